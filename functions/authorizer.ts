@@ -1,0 +1,44 @@
+/**
+ * The Lambda REQUEST authorizer of every operation (petstore-spec.md, "Authentication").
+ *
+ * Identity source: the `Authorization` header. The bearer token is looked up by its SHA-256 (one
+ * GetItem). A known, unrevoked key gets an Allow policy for the whole API, since API Gateway caches
+ * the policy per token and a policy for one method ARN would deny the key's other routes; the
+ * context carries `keyId` and `plan`, and `usageIdentifierKey` selects the key's usage plan
+ * (`apiKeySourceType: AUTHORIZER`). Anything else throws `Unauthorized`, which API Gateway answers
+ * with the UNAUTHORIZED gateway response: 401 `unauthorized` and `WWW-Authenticate: Bearer`.
+ */
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { authorizationHeader, bearerToken } from '../shared/keys/bearer.ts';
+import { keyStoreFromEnv } from '../shared/keys/store.ts';
+import { logger } from '../shared/logger.ts';
+
+const keys = keyStoreFromEnv();
+
+/** `arn:aws:execute-api:region:account:api/stage/METHOD/path` → `…:api/stage/*` (every route). */
+function wholeApiArn(methodArn: string): string {
+  const [arnPrefix = '', stage = '*'] = methodArn.split('/');
+  return `${arnPrefix}/${stage}/*`;
+}
+
+export async function handler(
+  event: APIGatewayRequestAuthorizerEvent,
+): Promise<APIGatewayAuthorizerResult> {
+  const token = bearerToken(authorizationHeader(event.headers));
+  const key = token ? await keys.findByToken(token) : undefined;
+  if (!key || key.revokedAt) {
+    logger.info('Refused API key', { reason: key ? 'revoked' : token ? 'unknown' : 'malformed' });
+    throw new Error('Unauthorized');
+  }
+  return {
+    principalId: key.keyId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [
+        { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) },
+      ],
+    },
+    context: { keyId: key.keyId, plan: key.plan },
+    usageIdentifierKey: key.usageIdentifier,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * The responses API Gateway makes by itself (no function runs), each shaped as the spec's Error
+ * body (petstore-spec.md, "Errors"). The stack turns every row into a gateway response; the local
+ * gateway emulator answers with the same rows.
+ *
+ * Every response type API Gateway has is listed with a fixed status, DEFAULT_4XX and DEFAULT_5XX
+ * included, because a gateway-response template cannot read the status it answers with and the
+ * body's `status` must equal it.
+ */
+import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../shared/http/errors.ts';
+import { resourcePaths } from './routes.ts';
+
+/** API Gateway's response types (the `ResponseType` of aws-cdk-lib/aws-apigateway). */
+export type GatewayResponseType =
+  | 'ACCESS_DENIED'
+  | 'API_CONFIGURATION_ERROR'
+  | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'AUTHORIZER_FAILURE'
+  | 'BAD_REQUEST_BODY'
+  | 'BAD_REQUEST_PARAMETERS'
+  | 'DEFAULT_4XX'
+  | 'DEFAULT_5XX'
+  | 'EXPIRED_TOKEN'
+  | 'INTEGRATION_FAILURE'
+  | 'INTEGRATION_TIMEOUT'
+  | 'INVALID_API_KEY'
+  | 'INVALID_SIGNATURE'
+  | 'MISSING_AUTHENTICATION_TOKEN'
+  | 'QUOTA_EXCEEDED'
+  | 'REQUEST_TOO_LARGE'
+  | 'RESOURCE_NOT_FOUND'
+  | 'THROTTLED'
+  | 'UNAUTHORIZED'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'WAF_FILTERED';
+
+/** One gateway response: the Error body and any extra headers (unquoted values). */
+export interface GatewayResponseDefinition {
+  readonly type: GatewayResponseType;
+  readonly body: ErrorBody;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+function row(
+  type: GatewayResponseType,
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): GatewayResponseDefinition {
+  return { type, body: { code, message, status: ERROR_CATALOGUE[code].status }, headers };
+}
+
+const UNAUTHORIZED_MESSAGE =
+  'Missing or invalid API key. Send it as "Authorization: Bearer <API_KEY>".';
+const FORBIDDEN_MESSAGE = 'This API key may not call this operation.';
+const INTERNAL_MESSAGE = 'An unexpected error occurred.';
+
+/** Every gateway response of the API, one per response type. */
+export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
+  row('UNAUTHORIZED', 'unauthorized', UNAUTHORIZED_MESSAGE, { 'WWW-Authenticate': 'Bearer' }),
+  row('ACCESS_DENIED', 'forbidden', FORBIDDEN_MESSAGE),
+  row('INVALID_API_KEY', 'forbidden', 'This API key is not enabled for this stage.'),
+  row('EXPIRED_TOKEN', 'forbidden', FORBIDDEN_MESSAGE),
+  row('INVALID_SIGNATURE', 'forbidden', FORBIDDEN_MESSAGE),
+  row('WAF_FILTERED', 'forbidden', 'The request was blocked by the firewall.'),
+  row('MISSING_AUTHENTICATION_TOKEN', 'not_found', 'No route matches this path.'),
+  row('RESOURCE_NOT_FOUND', 'not_found', 'No route matches this path.'),
+  row('BAD_REQUEST_BODY', 'invalid_body', 'The request body is invalid.'),
+  row('BAD_REQUEST_PARAMETERS', 'invalid_parameter', 'A request parameter is invalid.'),
+  row('REQUEST_TOO_LARGE', 'payload_too_large', 'The request body is larger than 16 KiB.'),
+  row('UNSUPPORTED_MEDIA_TYPE', 'unsupported_media_type', 'Send the body as application/json.'),
+  row('THROTTLED', 'rate_limited', 'Too many requests; back off and retry later.'),
+  row('QUOTA_EXCEEDED', 'quota_exceeded', "The API key's daily quota is used up."),
+  row('DEFAULT_4XX', 'bad_request', 'The request was rejected.'),
+  row('API_CONFIGURATION_ERROR', 'internal_error', INTERNAL_MESSAGE),
+  row('AUTHORIZER_CONFIGURATION_ERROR', 'internal_error', INTERNAL_MESSAGE),
+  row('AUTHORIZER_FAILURE', 'internal_error', INTERNAL_MESSAGE),
+  row('DEFAULT_5XX', 'internal_error', INTERNAL_MESSAGE),
+  row('INTEGRATION_FAILURE', 'bad_gateway', 'The backend failed to answer.'),
+  row('INTEGRATION_TIMEOUT', 'gateway_timeout', 'The backend did not answer in time.'),
+];
+
+/** The gateway response of one type. */
+export function gatewayResponse(type: GatewayResponseType): GatewayResponseDefinition {
+  const found = GATEWAY_RESPONSES.find((response) => response.type === type);
+  if (!found) throw new Error(`No gateway response is defined for ${type}`);
+  return found;
+}
+
+/**
+ * The 405 answer for a known path called with a method it does not serve. Deployed, a mock
+ * integration on the path's ANY method returns it; locally the emulator does.
+ *
+ * @param path A resource path of the route table, e.g. `/pets`.
+ * @returns The Error body and the `Allow` header listing the path's methods.
+ */
+export function methodNotAllowed(path: string): { body: ErrorBody; allow: string } {
+  const allow = (resourcePaths().get(path) ?? []).join(', ');
+  return {
+    body: {
+      code: 'method_not_allowed',
+      message: `This path accepts only: ${allow}.`,
+      status: ERROR_CATALOGUE.method_not_allowed.status,
+    },
+    allow,
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * AWS clients and configuration, created once per Lambda container (module scope), so that a
+ * missing setting fails at start-up and not at the first request.
+ */
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * Reads a required environment variable.
+ *
+ * @throws Error naming the variable when it is unset or empty.
+ */
+export function requireEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`Environment variable ${name} is required`);
+  return value;
+}
+
+/**
+ * A DynamoDB document client. With `endpoint` (or `DYNAMODB_ENDPOINT` in the environment) it talks
+ * to DynamoDB Local with fixed dummy credentials; otherwise to AWS with the default chain.
+ *
+ * @param endpoint URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`.
+ */
+export function createDocumentClient(
+  endpoint: string | undefined = process.env.DYNAMODB_ENDPOINT,
+): DynamoDBDocumentClient {
+  const config: DynamoDBClientConfig = endpoint
+    ? {
+        endpoint,
+        region: process.env.AWS_REGION ?? 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }
+    : {};
+  return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * The error-code catalogue and the error class every handler throws.
+ *
+ * Every error response of the API, from a function or from API Gateway itself, is an Error body
+ * `{ code, message, status }` with `status` equal to the HTTP status (petstore-spec.md, "Errors").
+ */
+
+/** Every `code` value the API can answer with, its HTTP status and when it is used. */
+export const ERROR_CATALOGUE = {
+  invalid_json: { status: 400, description: 'The body is empty or is not valid JSON.' },
+  invalid_body: {
+    status: 400,
+    description: 'The body is JSON but not a valid NewPet (missing, unknown or invalid field).',
+  },
+  invalid_parameter: {
+    status: 400,
+    description: 'A query or path parameter is invalid, or a query parameter is unknown.',
+  },
+  unauthorized: {
+    status: 401,
+    description:
+      'The Authorization header is missing, not a Bearer token, or the key is unknown or revoked.',
+  },
+  bad_request: {
+    status: 400,
+    description: 'API Gateway rejected the request for a reason no other code names.',
+  },
+  forbidden: { status: 403, description: 'The key may not call this operation.' },
+  not_found: { status: 404, description: 'No route matches the path.' },
+  pet_not_found: { status: 404, description: 'No pet has the requested id.' },
+  method_not_allowed: {
+    status: 405,
+    description: 'The path exists but not with this method; see the Allow header.',
+  },
+  payload_too_large: { status: 413, description: 'The body is larger than 16 KiB.' },
+  unsupported_media_type: {
+    status: 415,
+    description: 'The body is not sent as application/json.',
+  },
+  rate_limited: {
+    status: 429,
+    description: 'The rate limit of the key or of the API is exceeded.',
+  },
+  quota_exceeded: { status: 429, description: "The key's daily quota is used up." },
+  internal_error: {
+    status: 500,
+    description: 'An unexpected error; it is logged with the request id.',
+  },
+  bad_gateway: {
+    status: 502,
+    description: 'A backend function failed or answered malformed output.',
+  },
+  gateway_timeout: { status: 504, description: 'A backend function did not answer in time.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+/** A machine-readable error code (snake_case). */
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** The Error body of the spec. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  status: number;
+}
+
+/**
+ * An error a client caused or may see, turned into an Error response by the error handler.
+ *
+ * Compatible with middy's HTTP errors: it carries `statusCode` and `expose` (always true: the
+ * message is written for the client). The status comes from {@link ERROR_CATALOGUE}.
+ *
+ * @param code Catalogue code; fixes the HTTP status.
+ * @param message Human-readable text naming the offending field or parameter.
+ * @param options `headers` to add to the response (for example `Allow`), `cause` for logs.
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+  readonly expose = true;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.statusCode = ERROR_CATALOGUE[code].status;
+    this.headers = options.headers ?? {};
+  }
+
+  /** The Error body of this error. */
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, status: this.statusCode };
+  }
+}

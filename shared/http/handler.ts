@@ -1,0 +1,54 @@
+/**
+ * The middleware chain every operation's Lambda runs (see `functions/`).
+ */
+
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { logger } from '../logger.ts';
+import { errorHandler, jsonRequestBody, responseHeaders } from './middleware.ts';
+
+/** An operation's own code: receives the normalised event, returns the proxy result. */
+export type OperationFunction = (
+  event: APIGatewayProxyEvent,
+  context: Context,
+) => Promise<APIGatewayProxyResult>;
+
+/** Options of {@link httpHandler}. */
+export interface HttpHandlerOptions {
+  /**
+   * Parse the body as JSON, after checking Content-Type (415) and size (413).
+   * @default false - the body is left as API Gateway passed it
+   */
+  readonly jsonBody?: boolean;
+  /**
+   * Headers added to every response of the operation, errors included.
+   * @default - none
+   */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Wraps an operation in the service's middy chain:
+ *
+ * 1. Powertools logger context (request id on every log line);
+ * 2. header normalizer (lower-case names);
+ * 3. fixed response headers, if any;
+ * 4. error handler: every error becomes the Error body, unexpected ones a bare 500;
+ * 5. (the per-key rate limiter goes here: before any body parsing or store access, so that a
+ *    rejected request does no work);
+ * 6. for JSON bodies: Content-Type and size guards, then middy's JSON body parser.
+ *
+ * @returns The Lambda handler for API Gateway REST proxy events.
+ */
+export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions = {}) {
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(fn)
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(httpHeaderNormalizer());
+  if (options.headers) chain.use(responseHeaders(options.headers));
+  chain.use(errorHandler());
+  if (options.jsonBody) chain.use(jsonRequestBody()).use(httpJsonBodyParser());
+  return chain;
+}

@@ -1,0 +1,42 @@
+/**
+ * Validation at the edge: parse once with a valibot schema and turn the first issue into an
+ * {@link ApiError} whose message names the field or parameter.
+ */
+import * as v from 'valibot';
+import { ApiError, type ErrorCode } from './errors.ts';
+
+/**
+ * Parses `input` with `schema`.
+ *
+ * @param what How the message names the input as a whole, e.g. `body` or `query`.
+ * @param code Error code on failure: `invalid_body` or `invalid_parameter` (both HTTP 400).
+ * @returns The schema's output (defaults applied, text parameters converted).
+ * @throws ApiError with `code` and a message such as `name: must be a string`,
+ *   `categoryId: is required` or `colour: is not allowed`.
+ */
+export function parseOrThrow<const TSchema extends v.GenericSchema>(
+  schema: TSchema,
+  input: unknown,
+  what: string,
+  code: ErrorCode,
+): v.InferOutput<TSchema> {
+  // valibot's object schemas accept arrays; a body must be a JSON object.
+  if (
+    code === 'invalid_body' &&
+    (typeof input !== 'object' || input === null || Array.isArray(input))
+  ) {
+    throw new ApiError(code, `${what}: must be a JSON object`);
+  }
+  const result = v.safeParse(schema, input, { abortEarly: true });
+  if (result.success) return result.output;
+  const [issue] = result.issues;
+  const path = issue ? v.getDotPath(issue) : null;
+  throw new ApiError(code, `${path ?? what}: ${describe(issue)}`);
+}
+
+function describe(issue: v.BaseIssue<unknown> | undefined): string {
+  if (!issue) return 'is invalid';
+  if (issue.expected === 'never') return 'is not allowed';
+  if (issue.received === 'undefined') return 'is required';
+  return issue.message;
+}

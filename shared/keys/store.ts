@@ -1,0 +1,152 @@
+/**
+ * API keys: issuing, finding by bearer token, listing and revoking (petstore-spec.md,
+ * "Authentication"; how keys are issued is a gap the keys command fills).
+ *
+ * A bearer token is never stored: the keys table holds its SHA-256 as partition key, and a
+ * separate random usage identifier that the authorizer hands to API Gateway to pick the key's
+ * usage plan. A leaked row can neither call the API nor be turned back into a token.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient, requireEnv } from '../clients.ts';
+import type { PlanId } from '../plans.ts';
+import { KEY_ID_INDEX, KEYS_TABLE } from '../tables.ts';
+
+/** A key as stored in the keys table. */
+export interface ApiKeyRecord {
+  /** SHA-256 of the bearer token, lower-case hex (partition key). */
+  keyHash: string;
+  /** Public id of the key, `key_` + 16 hex digits; safe to log and show. */
+  keyId: string;
+  plan: PlanId;
+  /** Free text naming who holds the key. */
+  owner?: string;
+  /** Value of the key's API Gateway API key (the usage identifier), not the bearer token. */
+  usageIdentifier: string;
+  /** ISO 8601 time of issue. */
+  createdAt: string;
+  /** ISO 8601 time of revocation; a revoked key is refused. */
+  revokedAt?: string;
+}
+
+/** Prefix of every bearer token, so that a leaked one is easy to recognise and scan for. */
+export const TOKEN_PREFIX = 'psk_';
+
+/** SHA-256 of a bearer token, lower-case hex. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** A fresh bearer token: `psk_` + 32 random bytes in base64url (256 bits). */
+export function generateToken(): string {
+  return `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+/** Keys table access. */
+export class DynamoDbKeyStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /**
+   * Issues a key. The token is returned once and only its hash is kept.
+   *
+   * @returns The stored record and the bearer token.
+   */
+  async createKey(input: {
+    plan: PlanId;
+    owner?: string;
+  }): Promise<{ record: ApiKeyRecord; token: string }> {
+    const token = generateToken();
+    const record: ApiKeyRecord = {
+      keyHash: hashToken(token),
+      keyId: `key_${randomBytes(8).toString('hex')}`,
+      plan: input.plan,
+      owner: input.owner,
+      usageIdentifier: randomBytes(24).toString('base64url'),
+      createdAt: new Date().toISOString(),
+    };
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: record,
+        ConditionExpression: 'attribute_not_exists(keyHash)',
+      }),
+    );
+    return { record, token };
+  }
+
+  /** The record of a bearer token (revoked ones included), or `undefined`. One GetItem. */
+  async findByToken(token: string): Promise<ApiKeyRecord | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { keyHash: hashToken(token) } }),
+    );
+    return Item as ApiKeyRecord | undefined;
+  }
+
+  /** The record with this public id, or `undefined`. */
+  async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: KEY_ID_INDEX,
+        KeyConditionExpression: 'keyId = :keyId',
+        ExpressionAttributeValues: { ':keyId': keyId },
+      }),
+    );
+    return Items[0] as ApiKeyRecord | undefined;
+  }
+
+  /** Every key, oldest first. Reads the whole table: an ops command, not a request path. */
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    const records: ApiKeyRecord[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({ TableName: this.tableName, ExclusiveStartKey }),
+      );
+      records.push(...((page.Items ?? []) as ApiKeyRecord[]));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /**
+   * Revokes a key; later requests with it get 401 once the authorizer's cache entry expires.
+   *
+   * @returns The revoked record, or `undefined` when no key has this id. Revoking twice keeps
+   *   the first revocation time.
+   */
+  async revokeKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const record = await this.findById(keyId);
+    if (!record) return undefined;
+    const { Attributes } = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { keyHash: record.keyHash },
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes as ApiKeyRecord;
+  }
+}
+
+/**
+ * The key store of a deployed or local function: table name from `KEYS_TABLE_NAME`, endpoint
+ * from `DYNAMODB_ENDPOINT` when set.
+ *
+ * @throws Error at start-up when the table name is missing.
+ */
+export function keyStoreFromEnv(): DynamoDbKeyStore {
+  return new DynamoDbKeyStore(createDocumentClient(), requireEnv(KEYS_TABLE.envVar));
+}

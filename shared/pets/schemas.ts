@@ -1,0 +1,88 @@
+/**
+ * Valibot schemas of the spec's resources (petstore-spec.md, "Resources and their fields") and of
+ * the operations' parameters, with the decisions on the spec's gaps:
+ *
+ * - `status` defaults to `available` when omitted on creation;
+ * - `name` is a string of 1 to 100 Unicode code points with at least one non-space character,
+ *   stored exactly as sent (no trimming);
+ * - `categoryId` is an integer from 1 to 2^53 − 1: a larger int64 cannot travel exactly as a JSON
+ *   number through most clients, so it is rejected rather than stored changed;
+ * - unknown fields and unknown query parameters are rejected, never silently dropped.
+ */
+import * as v from 'valibot';
+
+/** The spec's PetStatus values. */
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+
+/** Status given to a pet created without one. */
+export const DEFAULT_PET_STATUS = 'available';
+
+/** Longest accepted `name`, in Unicode code points. */
+export const PET_NAME_MAX_LENGTH = 100;
+
+/** Page size of `GET /pets` (petstore-spec.md, "Limits" > "Page size"). */
+export const PAGE_LIMIT = { min: 1, max: 100, default: 20 } as const;
+
+/** PetStatus: exact, lower case. */
+export const PetStatusSchema = v.picklist(PET_STATUSES, 'must be one of available, pending, sold');
+
+/** `id` and `categoryId`: integers a JSON number carries exactly (1 to 2^53 − 1). */
+const PositiveSafeIntegerSchema = v.pipe(
+  v.number('must be an integer'),
+  v.integer('must be an integer'),
+  v.minValue(1, 'must be at least 1'),
+  v.maxValue(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`),
+);
+
+/** `name`: 1 to 100 code points, at least one of them not white space. */
+const PetNameSchema = v.pipe(
+  v.string('must be a string'),
+  v.regex(/\S/u, 'must contain at least one non-space character'),
+  v.check(
+    (name) => [...name].length <= PET_NAME_MAX_LENGTH,
+    `must be at most ${PET_NAME_MAX_LENGTH} characters`,
+  ),
+);
+
+/** Request body of `POST /pets`. Unknown fields are rejected. */
+export const NewPetSchema = v.strictObject({
+  name: PetNameSchema,
+  categoryId: PositiveSafeIntegerSchema,
+  status: v.optional(PetStatusSchema, DEFAULT_PET_STATUS),
+});
+
+/** An animal as returned. */
+export const PetSchema = v.strictObject({
+  id: PositiveSafeIntegerSchema,
+  name: PetNameSchema,
+  categoryId: PositiveSafeIntegerSchema,
+  status: PetStatusSchema,
+});
+
+/** Query string of `GET /pets`; `limit` arrives as text and leaves as a number. */
+export const ListPetsQuerySchema = v.strictObject({
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, `must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}`),
+      v.transform(Number),
+      v.minValue(PAGE_LIMIT.min, `must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}`),
+      v.maxValue(PAGE_LIMIT.max, `must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}`),
+    ),
+    String(PAGE_LIMIT.default),
+  ),
+  status: v.optional(PetStatusSchema),
+});
+
+/** Path parameter `petId` of `GET /pets/{petId}`: decimal digits of a positive integer. */
+export const PetIdSchema = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, 'must be a positive integer'),
+  v.transform(Number),
+  v.minValue(1, 'must be a positive integer'),
+);
+
+export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
+export type NewPet = v.InferOutput<typeof NewPetSchema>;
+export type Pet = v.InferOutput<typeof PetSchema>;
+export type ListPetsQuery = v.InferOutput<typeof ListPetsQuerySchema>;

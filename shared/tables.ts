@@ -1,0 +1,77 @@
+/**
+ * DynamoDB table definitions, read by the CDK stack and by the local stack, which creates the same
+ * tables in DynamoDB Local. Attribute names here are the ones the stores in `shared/` use.
+ */
+
+/** A key attribute: its name and DynamoDB scalar type (S string, N number). */
+export interface KeyAttribute {
+  readonly name: string;
+  readonly type: 'S' | 'N';
+}
+
+/** A global secondary index, projecting all attributes. */
+export interface IndexDefinition {
+  readonly indexName: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey?: KeyAttribute;
+}
+
+/** A table of the service. */
+export interface TableDefinition {
+  /** Construct id in the stack (a contract: changing it replaces the table and its data). */
+  readonly constructId: string;
+  /** Environment variable through which functions receive the table's name. */
+  readonly envVar: string;
+  /** Table name on DynamoDB Local, where there is one stack per process. */
+  readonly localName: string;
+  readonly partitionKey: KeyAttribute;
+  readonly globalSecondaryIndexes: readonly IndexDefinition[];
+  /** Attribute holding an expiry time in epoch seconds, enabled as the table's TTL. */
+  readonly timeToLiveAttribute?: string;
+}
+
+/** GSI of the pets table that serves `GET /pets?status=…` as a Query, ordered by id. */
+export const STATUS_INDEX = 'status-index';
+
+/** GSI of the keys table to find a key by its public id (list, revoke). */
+export const KEY_ID_INDEX = 'keyId-index';
+
+/** Pets, one item per pet, partition key `id` (number). */
+export const PETS_TABLE: TableDefinition = {
+  constructId: 'PetsTable',
+  envVar: 'PETS_TABLE_NAME',
+  localName: 'petstore-pets',
+  partitionKey: { name: 'id', type: 'N' },
+  globalSecondaryIndexes: [
+    {
+      indexName: STATUS_INDEX,
+      partitionKey: { name: 'status', type: 'S' },
+      sortKey: { name: 'id', type: 'N' },
+    },
+  ],
+};
+
+/** API keys, partition key `keyHash`: the SHA-256 (hex) of the bearer token, never the token. */
+export const KEYS_TABLE: TableDefinition = {
+  constructId: 'KeysTable',
+  envVar: 'KEYS_TABLE_NAME',
+  localName: 'petstore-keys',
+  partitionKey: { name: 'keyHash', type: 'S' },
+  globalSecondaryIndexes: [{ indexName: KEY_ID_INDEX, partitionKey: { name: 'keyId', type: 'S' } }],
+};
+
+/**
+ * Atomic counters, partition key `name`: the pet-id sequence, and the rate-limit windows to come,
+ * which expire through TTL on `expiresAt` (epoch seconds).
+ */
+export const COUNTERS_TABLE: TableDefinition = {
+  constructId: 'CountersTable',
+  envVar: 'COUNTERS_TABLE_NAME',
+  localName: 'petstore-counters',
+  partitionKey: { name: 'name', type: 'S' },
+  globalSecondaryIndexes: [],
+  timeToLiveAttribute: 'expiresAt',
+};
+
+/** Every table of the service. */
+export const TABLES: readonly TableDefinition[] = [PETS_TABLE, KEYS_TABLE, COUNTERS_TABLE];
