@@ -67,7 +67,11 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   row('RESOURCE_NOT_FOUND', 'not_found', 'No route matches this path.'),
   row('BAD_REQUEST_BODY', 'invalid_body', 'The request body is invalid.'),
   row('BAD_REQUEST_PARAMETERS', 'invalid_parameter', 'A request parameter is invalid.'),
-  row('REQUEST_TOO_LARGE', 'payload_too_large', 'The request body is larger than 16 KiB.'),
+  row(
+    'REQUEST_TOO_LARGE',
+    'payload_too_large',
+    "The request is larger than API Gateway's 10 MB payload limit.",
+  ),
   row('UNSUPPORTED_MEDIA_TYPE', 'unsupported_media_type', 'Send the body as application/json.'),
   row('THROTTLED', 'rate_limited', 'Too many requests; back off and retry later.'),
   row('QUOTA_EXCEEDED', 'quota_exceeded', "The API key's daily quota is used up."),

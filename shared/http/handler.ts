@@ -10,6 +10,15 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { logger } from '../logger.ts';
 import { errorHandler, jsonRequestBody, responseHeaders } from './middleware.ts';
 
+/**
+ * jsonRequestBody has already checked the media type; middy's own check is stricter (case-sensitive,
+ * no space before parameters) and its 415 would reach the client as 400 invalid_json.
+ * `disableContentTypeCheck` is a documented option that middy's type declarations lack.
+ */
+const SKIP_MEDIA_TYPE_CHECK = { disableContentTypeCheck: true } as Parameters<
+  typeof httpJsonBodyParser
+>[0];
+
 /** An operation's own code: receives the normalised event, returns the proxy result. */
 export type OperationFunction = (
   event: APIGatewayProxyEvent,
@@ -49,6 +58,6 @@ export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions =
     .use(httpHeaderNormalizer());
   if (options.headers) chain.use(responseHeaders(options.headers));
   chain.use(errorHandler());
-  if (options.jsonBody) chain.use(jsonRequestBody()).use(httpJsonBodyParser());
+  if (options.jsonBody) chain.use(jsonRequestBody()).use(httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK));
   return chain;
 }

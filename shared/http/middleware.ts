@@ -57,7 +57,7 @@ export function jsonRequestBody(): HttpMiddleware {
   return {
     before: function jsonRequestBodyBefore(request) {
       const { headers, body, isBase64Encoded } = request.event;
-      const contentType = headers['content-type'];
+      const contentType = headers?.['content-type'];
       if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
         throw new ApiError(
           'unsupported_media_type',

@@ -34,13 +34,19 @@ const PositiveSafeIntegerSchema = v.pipe(
   v.maxValue(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`),
 );
 
-/** `name`: 1 to 100 code points, at least one of them not white space. */
+/** A UTF-16 surrogate that is not half of a pair: JSON can carry it, UTF-8 storage cannot. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * `name`: 1 to 100 code points, at least one of them not white space, and well-formed Unicode
+ * (a lone surrogate such as `"\ud800"` would not be stored as sent).
+ */
 const PetNameSchema = v.pipe(
   v.string('must be a string'),
   v.regex(/\S/u, 'must contain at least one non-space character'),
   v.check(
-    (name) => [...name].length <= PET_NAME_MAX_LENGTH,
-    `must be at most ${PET_NAME_MAX_LENGTH} characters`,
+    (name) => !LONE_SURROGATE.test(name) && [...name].length <= PET_NAME_MAX_LENGTH,
+    `must be at most ${PET_NAME_MAX_LENGTH} characters of well-formed Unicode`,
   ),
 );
 

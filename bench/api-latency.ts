@@ -1,0 +1,165 @@
+/**
+ * `npm run bench`: latency and throughput of each operation on the local stack, on DynamoDB Local.
+ *
+ * For each operation it measures, over a fixed number of sequential requests after a warm-up:
+ * the handler called directly (function + DynamoDB Local), and the same request through the local
+ * gateway over HTTP (+ authorizer, cached, + HTTP on loopback), and prints p50/p95/p99 in
+ * milliseconds and the gateway/direct ratio. Then createPet with 16 requests in flight, and the
+ * process's memory. Traffic goes to 127.0.0.1 only; every loop is bounded by a count.
+ *
+ * Figures are for comparing changes on one machine, not absolute: DynamoDB Local on Java is far
+ * slower than DynamoDB.
+ */
+import { performance } from 'node:perf_hooks';
+import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
+import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
+import { startGateway } from '../infra/local/gateway.ts';
+import { freePort } from '../infra/local/ports.ts';
+import { createTables } from '../infra/local/tables.ts';
+import { createDocumentClient } from '../shared/clients.ts';
+import { keyStoreFromEnv } from '../shared/keys/store.ts';
+
+const WARM_UP = 30;
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
+const CONCURRENCY = 16;
+const CONCURRENT_REQUESTS = 800;
+
+interface Case {
+  name: string;
+  method: string;
+  resource: string;
+  path: string;
+  pathParameters?: Record<string, string>;
+  query?: string;
+  body?: string;
+  entry: string;
+}
+
+const dynamo = await startDynamoDbLocal({ port: await freePort() });
+try {
+  const client = createDocumentClient(dynamo.endpoint);
+  Object.assign(process.env, await createTables(client), {
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  });
+  client.destroy();
+  await run();
+} finally {
+  await dynamo.stop();
+}
+
+async function run(): Promise<void> {
+  const { token } = await keyStoreFromEnv().createKey({ plan: 'business', owner: 'bench' });
+  const gateway = await startGateway({ port: 0 });
+  const body = JSON.stringify({ name: 'Rex', categoryId: 1, status: 'available' });
+  const cases: Case[] = [
+    {
+      name: 'createPet',
+      method: 'POST',
+      resource: '/pets',
+      path: '/pets',
+      body,
+      entry: 'create-pet',
+    },
+    {
+      name: 'getPet',
+      method: 'GET',
+      resource: '/pets/{petId}',
+      path: '/pets/1',
+      pathParameters: { petId: '1' },
+      entry: 'get-pet',
+    },
+    {
+      name: 'listPets ?limit=20',
+      method: 'GET',
+      resource: '/pets',
+      path: '/pets',
+      query: 'limit=20',
+      entry: 'list-pets',
+    },
+    {
+      name: 'listPets ?status=available',
+      method: 'GET',
+      resource: '/pets',
+      path: '/pets',
+      query: 'status=available',
+      entry: 'list-pets',
+    },
+  ];
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+
+  console.log(`Local stack, ${SAMPLES} sequential requests per row after ${WARM_UP} warm-up (ms)`);
+  console.log('operation                    via          p50     p95     p99   gateway/direct p50');
+  for (const c of cases) {
+    const { handler } = (await import(`../functions/${c.entry}.ts`)) as {
+      handler: (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
+    };
+    const direct = await sample(async () => {
+      const event = createProxyEvent({
+        method: c.method,
+        resource: c.resource,
+        path: c.path,
+        pathParameters: c.pathParameters ?? null,
+        query: new URLSearchParams(c.query ?? ''),
+        headers,
+        body: c.body ?? null,
+      });
+      const result = await handler(event, createLambdaContext(c.entry));
+      if (result.statusCode >= 300) throw new Error(`${c.name} answered ${result.statusCode}`);
+    });
+    const url = `${gateway.url}${c.path}${c.query ? `?${c.query}` : ''}`;
+    const http = await sample(async () => {
+      const response = await fetch(url, { method: c.method, headers, body: c.body });
+      await response.arrayBuffer();
+      if (response.status >= 300) throw new Error(`${c.name} answered ${response.status}`);
+    });
+    for (const [label, figures] of [
+      ['direct', direct],
+      ['gateway', http],
+    ] as const) {
+      const ratio = label === 'gateway' ? `${(http.p50 / direct.p50).toFixed(2)}x` : '';
+      console.log(
+        `${c.name.padEnd(28)} ${label.padEnd(8)} ${fmt(figures.p50)} ${fmt(figures.p95)} ${fmt(figures.p99)}   ${ratio}`,
+      );
+    }
+  }
+
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < CONCURRENT_REQUESTS) {
+        next += 1;
+        const response = await fetch(`${gateway.url}/pets`, { method: 'POST', headers, body });
+        await response.arrayBuffer();
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    `createPet, ${CONCURRENCY} in flight: ${CONCURRENT_REQUESTS} requests in ${seconds.toFixed(2)} s = ${(CONCURRENT_REQUESTS / seconds).toFixed(0)} req/s`,
+  );
+  const memory = process.memoryUsage();
+  console.log(
+    `memory: rss ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB`,
+  );
+  await gateway.close();
+}
+
+/** Runs `fn` WARM_UP times unmeasured, then SAMPLES times; percentiles in ms. */
+async function sample(fn: () => Promise<void>): Promise<{ p50: number; p95: number; p99: number }> {
+  for (let i = 0; i < WARM_UP; i += 1) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < SAMPLES; i += 1) {
+    const start = performance.now();
+    await fn();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0;
+  return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+}
+
+function fmt(ms: number): string {
+  return ms.toFixed(2).padStart(7);
+}

@@ -1,0 +1,61 @@
+/**
+ * The CDK app (issue 2, section 6): one `cdk.Stage` per entry of `STAGES`, each holding one
+ * `PetstoreStack`, and the account-wide `ApiGatewayAccountStack` beside them. The AWS Solutions
+ * checks of cdk-nag run on every synthesis; an unacknowledged finding fails it.
+ *
+ * `cdk.json` runs this file; `npx cdk synth` needs no AWS credentials.
+ */
+import { pathToFileURL } from 'node:url';
+import { App, type AppProps, type Environment, Stage, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { ApiGatewayAccountStack } from './constructs/api-gateway-account-stack.ts';
+import { PetstoreStack } from './petstore-stack.ts';
+import { STAGES, type StageName } from './stages.ts';
+
+/**
+ * Name of the stack holding the API Gateway account's CloudWatch role, deployed once per account
+ * and region (`npx cdk deploy petstore-account`) before the first stage.
+ */
+export const ACCOUNT_STACK_NAME = 'petstore-account';
+
+/** Construct id of the stack inside each stage: the CLI selects it as `<stage>/Petstore`. */
+export const PETSTORE_STACK_ID = 'Petstore';
+
+/** The app and its stacks, for the CLI (which synthesizes it) and the tests. */
+export interface PetstoreApp {
+  readonly app: App;
+  readonly accountStack: ApiGatewayAccountStack;
+  readonly stacks: Readonly<Record<StageName, PetstoreStack>>;
+}
+
+/**
+ * Builds the app. Bundles the functions (local esbuild, a few seconds) but does not synthesize.
+ *
+ * Account and region come from `CDK_DEFAULT_ACCOUNT` and `CDK_DEFAULT_REGION`, which the CDK CLI
+ * sets from the caller's credentials; without them the stacks are environment-agnostic.
+ *
+ * @param props App props; tests pass `context` (the feature flags of `cdk.json`) and `outdir`.
+ */
+export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
+  const app = new App(props);
+  const env: Environment = {
+    account: process.env.CDK_DEFAULT_ACCOUNT,
+    region: process.env.CDK_DEFAULT_REGION,
+  };
+  const accountStack = new ApiGatewayAccountStack(app, ACCOUNT_STACK_NAME, {
+    stackName: ACCOUNT_STACK_NAME,
+    env,
+  });
+  const stacks = Object.fromEntries(
+    STAGES.map((stage) => [
+      stage,
+      new PetstoreStack(new Stage(app, stage, { env }), PETSTORE_STACK_ID, { stage }),
+    ]),
+  ) as Record<StageName, PetstoreStack>;
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, accountStack, stacks };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  createPetstoreApp().app.synth();
+}

@@ -1,0 +1,332 @@
+/**
+ * The local API Gateway: an emulator of the REST API on `node:http`, serving the stage `/v1`.
+ *
+ * It reads what the stack reads (the route table, the gateway responses) and calls the same
+ * function handlers, in the order API Gateway does (issue 2, section 5):
+ *
+ * 1. route: unknown path → MISSING_AUTHENTICATION_TOKEN (404), known path with another method →
+ *    405 `method_not_allowed` with `Allow`; body over 10 MB → REQUEST_TOO_LARGE;
+ * 2. authorizer: no Authorization header → UNAUTHORIZED without calling it; otherwise the
+ *    REQUEST authorizer, its result (Unauthorized included) cached per header value for the TTL;
+ *    `Unauthorized` → UNAUTHORIZED, another error → AUTHORIZER_FAILURE, a policy that does not
+ *    allow the method ARN → ACCESS_DENIED;
+ * 3. integration: the operation's handler with a proxy event and a Lambda context; its result is
+ *    copied to the response, a throw or a malformed result → INTEGRATION_FAILURE.
+ *
+ * Every response carries `x-amzn-RequestId`, the request id the functions log.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { basename, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
+import * as v from 'valibot';
+import type { ErrorBody } from '../../shared/http/errors.ts';
+import { logger } from '../../shared/logger.ts';
+import {
+  type GatewayResponseType,
+  gatewayResponse,
+  methodNotAllowed,
+} from '../gateway-responses.ts';
+import {
+  API_STAGE_NAME,
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  AUTHORIZER_ENTRY,
+  ROUTES,
+  type RouteDefinition,
+  resourcePaths,
+} from '../routes.ts';
+import { PortInUseError } from './errors.ts';
+import {
+  createAuthorizerEvent,
+  createLambdaContext,
+  createProxyEvent,
+  methodArn,
+  type ProxyRequest,
+} from './events.ts';
+import {
+  type AuthorizerResult,
+  AuthorizerResultSchema,
+  type ProxyResult,
+  ProxyResultSchema,
+  policyAllows,
+} from './lambda-results.ts';
+
+/** Environment variable that picks the gateway's port (default 3000). */
+export const PORT_ENV = 'PORT';
+
+/** API Gateway's payload limit: 10 MB. */
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+const REPO_ROOT = resolve(import.meta.dirname, '../..');
+
+/** Options of {@link startGateway}. */
+export interface GatewayOptions {
+  /** TCP port; 0 picks a free one. @default Number(process.env.PORT ?? 3000) */
+  readonly port?: number;
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /** Authorizer result cache TTL in seconds; 0 disables the cache. @default AUTHORIZER_CACHE_TTL_SECONDS */
+  readonly authorizerCacheTtlSeconds?: number;
+}
+
+/** A running local gateway. */
+export interface LocalGateway {
+  /** Base URL of the API, the stage included: `http://127.0.0.1:3000/v1`. */
+  readonly url: string;
+  /** Stops listening and closes open connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the local gateway. Handlers are imported at their first request, so the table
+ * environment variables (see infra/local/tables.ts) must be set by then.
+ *
+ * @throws PortInUseError when the port is taken.
+ */
+export async function startGateway(options: GatewayOptions = {}): Promise<LocalGateway> {
+  const port = options.port ?? Number(process.env[PORT_ENV] ?? 3000);
+  const host = options.host ?? '127.0.0.1';
+  const authorize = cachedAuthorizer(
+    options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
+  );
+  const server = createServer((request, response) => {
+    handleRequest(request, response, authorize).catch((error: unknown) => {
+      logger.error('Local gateway failed', { error });
+      if (!response.headersSent) sendGatewayResponse(response, 'DEFAULT_5XX');
+      else response.destroy();
+    });
+  });
+  await new Promise<void>((listening, failed) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      failed(
+        error.code === 'EADDRINUSE' ? new PortInUseError(port, 'the gateway', PORT_ENV) : error,
+      ),
+    );
+    server.listen(port, host, listening);
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${address.port}/${API_STAGE_NAME}`,
+    close: () =>
+      new Promise<void>((closed) => {
+        server.close(() => closed());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handleRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  authorize: Authorize,
+): Promise<void> {
+  const requestId = randomUUID();
+  response.setHeader('x-amzn-RequestId', requestId);
+  // Prefixed, so that a path starting with `//` stays a path and does not name a host.
+  const url = new URL(`http://gateway${request.url ?? '/'}`);
+  const method = request.method ?? 'GET';
+
+  const match = matchResource(url.pathname);
+  if (!match) return sendGatewayResponse(response, 'MISSING_AUTHENTICATION_TOKEN');
+  const route = ROUTES.find((r) => r.path === match.resource && r.method === method);
+  if (!route) {
+    const { body, allow } = methodNotAllowed(match.resource);
+    return sendError(response, body, { Allow: allow });
+  }
+  const body = await readBody(request);
+  if (body === undefined) return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
+
+  const proxyRequest: ProxyRequest = {
+    method,
+    resource: route.path,
+    path: match.path,
+    pathParameters: match.pathParameters,
+    query: url.searchParams,
+    headers: receivedHeaders(request),
+    body,
+    requestId,
+    sourceIp: request.socket.remoteAddress,
+  };
+  const authorization = request.headers.authorization;
+  if (!authorization) return sendGatewayResponse(response, 'UNAUTHORIZED');
+  const outcome = await authorize(authorization, proxyRequest);
+  if ('refusal' in outcome) return sendGatewayResponse(response, outcome.refusal);
+  const { policyDocument, principalId, context } = outcome.result;
+  if (!policyAllows(policyDocument, methodArn(method, match.path))) {
+    return sendGatewayResponse(response, 'ACCESS_DENIED');
+  }
+
+  const result = await invokeOperation(route, {
+    ...proxyRequest,
+    authorizer: { ...context, principalId },
+  });
+  if (!result) return sendGatewayResponse(response, 'INTEGRATION_FAILURE');
+  sendProxyResult(response, result);
+}
+
+/** The resource path of the route table that a request path (stage included) names. */
+function matchResource(
+  pathname: string,
+): { resource: string; path: string; pathParameters: Record<string, string> } | undefined {
+  const stagePrefix = `/${API_STAGE_NAME}/`;
+  if (!pathname.startsWith(stagePrefix)) return undefined;
+  const path = pathname.slice(stagePrefix.length - 1);
+  const segments = path.split('/');
+  for (const resource of resourcePaths().keys()) {
+    const parts = resource.split('/');
+    if (parts.length !== segments.length) continue;
+    const pathParameters: Record<string, string> = {};
+    const matched = parts.every((part, index) => {
+      const segment = segments[index] ?? '';
+      const parameter = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (!parameter) return part === segment;
+      pathParameters[parameter] = decodeSegment(segment);
+      return segment !== '';
+    });
+    if (matched) return { resource, path, pathParameters };
+  }
+  return undefined;
+}
+
+/** A URL-decoded path segment; a malformed escape is passed on as sent, for the function to refuse. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** The body as text, or `undefined` when it exceeds API Gateway's 10 MB (read to its end anyway). */
+async function readBody(request: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    if (bytes <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
+  }
+  return bytes <= MAX_PAYLOAD_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
+}
+
+/** Request headers with the names as the client sent them (API Gateway keeps their case). */
+function receivedHeaders(request: IncomingMessage): Record<string, string[]> {
+  const headers: Record<string, string[]> = {};
+  for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
+    const [name = '', value = ''] = request.rawHeaders.slice(i, i + 2);
+    headers[name] = [...(headers[name] ?? []), value];
+  }
+  return headers;
+}
+
+/** The authorizer's verdict on an Authorization header value. */
+type AuthorizerOutcome = { result: AuthorizerResult } | { refusal: GatewayResponseType };
+type Authorize = (authorization: string, request: ProxyRequest) => Promise<AuthorizerOutcome>;
+
+/**
+ * Calls the authorizer, caching its result per Authorization header value for `ttlSeconds`, as
+ * API Gateway does: an Allow (checked against each call's method ARN) and an Unauthorized are
+ * cached, a failure is not.
+ */
+function cachedAuthorizer(ttlSeconds: number): Authorize {
+  const cache = new Map<string, { expiresAt: number; outcome: AuthorizerOutcome }>();
+  return async function authorize(authorization, request) {
+    const cached = cache.get(authorization);
+    if (cached && cached.expiresAt > Date.now()) return cached.outcome;
+    const outcome = await callAuthorizer(request);
+    const cacheable = 'result' in outcome || outcome.refusal === 'UNAUTHORIZED';
+    if (ttlSeconds > 0 && cacheable) {
+      cache.set(authorization, { expiresAt: Date.now() + ttlSeconds * 1000, outcome });
+    }
+    return outcome;
+  };
+}
+
+async function callAuthorizer(request: ProxyRequest): Promise<AuthorizerOutcome> {
+  let output: unknown;
+  try {
+    const handler = await loadHandler(AUTHORIZER_ENTRY);
+    output = await handler(
+      createAuthorizerEvent(request),
+      lambdaContext(AUTHORIZER_ENTRY, request),
+    );
+  } catch (error) {
+    if (error instanceof Error && error.message === 'Unauthorized')
+      return { refusal: 'UNAUTHORIZED' };
+    logger.error('Authorizer failed', { requestId: request.requestId, error });
+    return { refusal: 'AUTHORIZER_FAILURE' };
+  }
+  const parsed = v.safeParse(AuthorizerResultSchema, output);
+  if (parsed.success) return { result: parsed.output };
+  logger.error('Malformed authorizer result', { requestId: request.requestId, output });
+  return { refusal: 'AUTHORIZER_CONFIGURATION_ERROR' };
+}
+
+/** The operation's result, or `undefined` when its handler threw or answered malformed output. */
+async function invokeOperation(
+  route: RouteDefinition,
+  request: ProxyRequest,
+): Promise<ProxyResult | undefined> {
+  try {
+    const handler = await loadHandler(route.entry);
+    const output = await handler(createProxyEvent(request), lambdaContext(route.entry, request));
+    const parsed = v.safeParse(ProxyResultSchema, output);
+    if (parsed.success) return parsed.output;
+    logger.error('Malformed Lambda proxy response', { requestId: request.requestId, output });
+  } catch (error) {
+    logger.error('Lambda function failed', { requestId: request.requestId, error });
+  }
+  return undefined;
+}
+
+type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
+
+const handlers = new Map<string, Promise<LambdaHandler>>();
+
+/** The `handler` export of a function entry (relative to the repository), imported once. */
+function loadHandler(entry: string): Promise<LambdaHandler> {
+  let handler = handlers.get(entry);
+  if (!handler) {
+    const url = pathToFileURL(resolve(REPO_ROOT, entry)).href;
+    handler = import(url).then((module: { handler: LambdaHandler }) => module.handler);
+    handlers.set(entry, handler);
+  }
+  return handler;
+}
+
+function lambdaContext(entry: string, request: ProxyRequest): Context {
+  return createLambdaContext(`petstore-${basename(entry, '.ts')}`, request.requestId);
+}
+
+function sendGatewayResponse(response: ServerResponse, type: GatewayResponseType): void {
+  const { body, headers } = gatewayResponse(type);
+  sendError(response, body, headers);
+}
+
+function sendError(
+  response: ServerResponse,
+  body: ErrorBody,
+  headers: Readonly<Record<string, string>>,
+): void {
+  response.writeHead(body.status, { ...headers, 'Content-Type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+/**
+ * Copies a proxy result to the response. `multiValueHeaders` win over `headers` of the same name,
+ * and the Content-Type defaults to JSON, as API Gateway does.
+ */
+function sendProxyResult(response: ServerResponse, result: ProxyResult): void {
+  response.setHeader('Content-Type', 'application/json');
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    response.setHeader(name, String(value));
+  }
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+    response.setHeader(name, values.map(String));
+  }
+  response.writeHead(result.statusCode);
+  response.end(
+    result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : undefined,
+  );
+}

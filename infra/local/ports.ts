@@ -1,0 +1,46 @@
+/**
+ * TCP port checks of the local stack.
+ */
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { PortInUseError } from './errors.ts';
+
+/**
+ * Fails fast when a port is taken, before starting something slow that would fail on it.
+ * It only probes: another process may still take the port before the caller binds it.
+ *
+ * @param port The port; 0 (an ephemeral port) always passes.
+ * @param host Interface to probe; `0.0.0.0` for a server that listens on every interface.
+ * @param service What needs the port, for the message, e.g. `the gateway`.
+ * @param envVar The environment variable that picks another port, for the message.
+ * @throws PortInUseError when the port is in use.
+ */
+export async function assertPortFree(
+  port: number,
+  host: string,
+  service: string,
+  envVar: string,
+): Promise<void> {
+  const server = createServer();
+  try {
+    server.listen(port, host);
+    await once(server, 'listening');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new PortInUseError(port, service, envVar);
+    }
+    throw error;
+  } finally {
+    if (server.listening) await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** A port that is free now on 127.0.0.1 (the kernel's pick of an ephemeral port). */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('No TCP address');
+  return address.port;
+}

@@ -1,0 +1,538 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, type CfnElement, type Stack, Stage } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyResult, Handler } from 'aws-lambda';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import cdkJson from '../../cdk.json' with { type: 'json' };
+import { ACCOUNT_STACK_NAME, createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
+import { GATEWAY_RESPONSES, methodNotAllowed } from '../../infra/gateway-responses.ts';
+import {
+  createAuthorizerEvent,
+  createLambdaContext,
+  createProxyEvent,
+} from '../../infra/local/events.ts';
+import { PetstoreStack } from '../../infra/petstore-stack.ts';
+import {
+  API_STAGE_NAME,
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  ROUTES,
+  resourcePaths,
+} from '../../infra/routes.ts';
+import {
+  STACK_OUTPUTS,
+  STAGES,
+  type StageName,
+  stackName,
+  usagePlanOutputName,
+} from '../../infra/stages.ts';
+import { keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { PLAN_IDS, PLANS } from '../../shared/plans.ts';
+import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE, TABLES } from '../../shared/tables.ts';
+
+/** What each stage does with its tables when the stack goes. */
+const TABLE_REMOVAL: Record<StageName, { policy: string; deletionProtection: boolean }> = {
+  staging: { policy: 'Delete', deletionProtection: false },
+  production: { policy: 'Retain', deletionProtection: true },
+};
+
+/** Construct ids of the stack's functions: one per route, then the authorizer. */
+const FUNCTION_IDS = [...ROUTES.map((route) => route.constructId), 'AuthorizerFunction'];
+
+const outdir = mkdtempSync(join(tmpdir(), 'petstore-cdk-'));
+let petstore: PetstoreApp;
+const templates = {} as Record<StageName, Template>;
+
+beforeAll(() => {
+  // GIVEN the app with cdk.json's feature flags; building it bundles every function (seconds)
+  petstore = createPetstoreApp({ context: cdkJson.context, outdir });
+  // WHEN each stage is synthesized, once for the whole file
+  for (const stage of STAGES) templates[stage] = Template.fromStack(petstore.stacks[stage]);
+});
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+/** The CloudFormation logical id of the construct `id` of the stack (its default child). */
+function logicalId(stack: Stack, id: string): string {
+  const construct = stack.node.findChild(id);
+  return stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
+}
+
+describe.each(STAGES)('the %s stage', (stage) => {
+  const stack = () => petstore.stacks[stage];
+  const template = () => templates[stage];
+  const arnOf = (tableId: string) => ({ 'Fn::GetAtt': [logicalId(stack(), tableId), 'Arn'] });
+  const apiStageRef = () => ({
+    Ref: Object.keys(
+      template().findResources('AWS::ApiGateway::Stage', {
+        Properties: { StageName: API_STAGE_NAME },
+      }),
+    )[0],
+  });
+
+  it('is the stack named stackName(stage)', () => {
+    expect(stack().stackName).toBe(stackName(stage));
+  });
+
+  describe('tables', () => {
+    it('creates exactly the tables of TABLES, on demand, with point-in-time recovery', () => {
+      template().resourceCountIs('AWS::DynamoDB::Table', TABLES.length);
+      for (const table of TABLES) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), table.constructId)];
+        expect(Properties).toMatchObject({
+          KeySchema: [{ AttributeName: table.partitionKey.name, KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        });
+      }
+    });
+
+    it('gives the pets table the status-index GSI: partition key status, sort key id', () => {
+      template().hasResource('AWS::DynamoDB::Table', {
+        Properties: Match.objectLike({
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+          GlobalSecondaryIndexes: [
+            {
+              IndexName: 'status-index',
+              KeySchema: [
+                { AttributeName: 'status', KeyType: 'HASH' },
+                { AttributeName: 'id', KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'ALL' },
+            },
+          ],
+        }),
+      });
+    });
+
+    it('gives the keys table its keyId GSI and the counters table its TTL, and nothing else', () => {
+      const resources = template().toJSON().Resources;
+      const keys = resources[logicalId(stack(), KEYS_TABLE.constructId)].Properties;
+      const counters = resources[logicalId(stack(), COUNTERS_TABLE.constructId)].Properties;
+      const pets = resources[logicalId(stack(), PETS_TABLE.constructId)].Properties;
+
+      expect(keys.GlobalSecondaryIndexes).toEqual([
+        {
+          IndexName: 'keyId-index',
+          KeySchema: [{ AttributeName: 'keyId', KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ]);
+      expect(counters.TimeToLiveSpecification).toEqual({
+        AttributeName: 'expiresAt',
+        Enabled: true,
+      });
+      expect(counters.GlobalSecondaryIndexes).toBeUndefined();
+      expect(pets.TimeToLiveSpecification).toBeUndefined();
+      expect(keys.TimeToLiveSpecification).toBeUndefined();
+    });
+
+    it(`${stage === 'production' ? 'retains and deletion-protects' : 'deletes'} every table with the stack`, () => {
+      const { policy, deletionProtection } = TABLE_REMOVAL[stage];
+      for (const table of TABLES) {
+        const resource = template().toJSON().Resources[logicalId(stack(), table.constructId)];
+        expect(resource.DeletionPolicy).toBe(policy);
+        expect(resource.UpdateReplacePolicy).toBe(policy);
+        expect(resource.Properties.DeletionProtectionEnabled).toBe(deletionProtection);
+      }
+    });
+  });
+
+  describe('functions', () => {
+    it('runs one Node.js 22 arm64 ESM function per route plus the authorizer', () => {
+      template().resourceCountIs('AWS::Lambda::Function', FUNCTION_IDS.length);
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        expect(Properties).toMatchObject({
+          Runtime: 'nodejs22.x',
+          Architectures: ['arm64'],
+          Handler: 'index.handler',
+        });
+      }
+    });
+
+    it('passes every table name by its env var, and the Powertools and source-map settings', () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        expect(Properties.Environment.Variables).toEqual({
+          PETS_TABLE_NAME: { Ref: logicalId(stack(), PETS_TABLE.constructId) },
+          KEYS_TABLE_NAME: { Ref: logicalId(stack(), KEYS_TABLE.constructId) },
+          COUNTERS_TABLE_NAME: { Ref: logicalId(stack(), COUNTERS_TABLE.constructId) },
+          POWERTOOLS_SERVICE_NAME: 'petstore',
+          POWERTOOLS_LOG_LEVEL: 'INFO',
+          NODE_OPTIONS: '--enable-source-maps',
+        });
+      }
+    });
+
+    it('logs each function to its own log group with a retention', () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        const logGroup = template().toJSON().Resources[logicalId(stack(), `${id}Logs`)];
+        expect(Properties.LoggingConfig).toEqual({
+          LogGroup: { Ref: logicalId(stack(), `${id}Logs`) },
+        });
+        expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
+      }
+    });
+
+    it('grants each function exactly the DynamoDB actions its store calls, and log writes', () => {
+      const pets = arnOf(PETS_TABLE.constructId);
+      const expected: Record<string, unknown[]> = {
+        ListPetsFunction: [
+          {
+            Action: ['dynamodb:Query', 'dynamodb:Scan'],
+            Effect: 'Allow',
+            Resource: [pets, { 'Fn::Join': ['', [pets, '/index/status-index']] }],
+          },
+        ],
+        CreatePetFunction: [
+          { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: pets },
+          {
+            Action: 'dynamodb:UpdateItem',
+            Effect: 'Allow',
+            Resource: arnOf(COUNTERS_TABLE.constructId),
+          },
+        ],
+        GetPetFunction: [{ Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: pets }],
+        AuthorizerFunction: [
+          { Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: arnOf(KEYS_TABLE.constructId) },
+        ],
+      };
+      const policies = Object.values(template().findResources('AWS::IAM::Policy'));
+
+      expect(policies).toHaveLength(FUNCTION_IDS.length);
+      for (const id of FUNCTION_IDS) {
+        const role = { Ref: logicalId(stack(), `${id}Role`) };
+        const policy = policies.find(
+          (p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([role]),
+        );
+        expect(policy?.Properties.PolicyDocument.Statement).toEqual([
+          {
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Effect: 'Allow',
+            Resource: arnOf(`${id}Logs`),
+          },
+          ...(expected[id] ?? []),
+        ]);
+      }
+    });
+
+    it('attaches no managed policy to any role', () => {
+      for (const role of Object.values(template().findResources('AWS::IAM::Role'))) {
+        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+      }
+    });
+  });
+
+  describe('RestApi', () => {
+    const authorizerRef = () => ({ Ref: logicalId(stack(), 'Authorizer') });
+
+    it('deploys to the stage v1 with the API key taken from the authorizer', () => {
+      template().hasResourceProperties('AWS::ApiGateway::Stage', { StageName: API_STAGE_NAME });
+      template().hasResourceProperties('AWS::ApiGateway::RestApi', {
+        ApiKeySourceType: 'AUTHORIZER',
+      });
+      expect(API_STAGE_NAME).toBe('v1');
+    });
+
+    it('writes JSON access logs to a log group of the stack', () => {
+      template().hasResourceProperties('AWS::ApiGateway::Stage', {
+        AccessLogSetting: {
+          DestinationArn: Match.anyValue(),
+          Format: Match.stringLikeRegexp('"keyId":"\\$context\\.authorizer\\.keyId"'),
+        },
+      });
+    });
+
+    it('has a REQUEST authorizer on the Authorization header, its result cached', () => {
+      template().resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+      template().hasResourceProperties('AWS::ApiGateway::Authorizer', {
+        Type: 'REQUEST',
+        IdentitySource: 'method.request.header.Authorization',
+        AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
+      });
+    });
+
+    it('puts every operation behind the authorizer and a required key, proxied to its function', () => {
+      const methods = template().findResources('AWS::ApiGateway::Method', {
+        Properties: { HttpMethod: Match.not('ANY') },
+      });
+      expect(Object.keys(methods)).toHaveLength(ROUTES.length);
+      for (const route of ROUTES) {
+        template().hasResourceProperties('AWS::ApiGateway::Method', {
+          HttpMethod: route.method,
+          OperationName: route.operationId,
+          AuthorizationType: 'CUSTOM',
+          AuthorizerId: authorizerRef(),
+          ApiKeyRequired: true,
+          Integration: {
+            Type: 'AWS_PROXY',
+            Uri: {
+              'Fn::Join': [
+                '',
+                Match.arrayWith([{ 'Fn::GetAtt': [logicalId(stack(), route.constructId), 'Arn'] }]),
+              ],
+            },
+          },
+        });
+      }
+    });
+
+    it('answers 405 with Allow from an ANY mock on every resource path', () => {
+      const expectedAllow: Record<string, string> = {
+        '/pets': 'GET, POST',
+        '/pets/{petId}': 'GET',
+      };
+      template().resourceCountIs('AWS::ApiGateway::Method', ROUTES.length + resourcePaths().size);
+      for (const path of resourcePaths().keys()) {
+        const { body } = methodNotAllowed(path);
+        template().hasResourceProperties('AWS::ApiGateway::Method', {
+          HttpMethod: 'ANY',
+          AuthorizationType: 'NONE',
+          Integration: {
+            Type: 'MOCK',
+            IntegrationResponses: [
+              {
+                StatusCode: '405',
+                ResponseTemplates: { 'application/json': JSON.stringify(body) },
+                ResponseParameters: {
+                  'method.response.header.Allow': `'${expectedAllow[path]}'`,
+                  'method.response.header.Content-Type': "'application/json'",
+                },
+              },
+            ],
+          },
+          MethodResponses: [Match.objectLike({ StatusCode: '405' })],
+        });
+      }
+    });
+
+    it('has one gateway response per GATEWAY_RESPONSES row, its status and body as in the table', () => {
+      const responses = Object.values(template().findResources('AWS::ApiGateway::GatewayResponse'));
+      expect(responses).toHaveLength(GATEWAY_RESPONSES.length);
+      for (const row of GATEWAY_RESPONSES) {
+        const response = responses.find((r) => r.Properties.ResponseType === row.type);
+        const properties = response?.Properties;
+        expect(properties?.StatusCode).toBe(String(row.body.status));
+        expect(JSON.parse(properties?.ResponseTemplates['application/json'])).toEqual(row.body);
+        expect(properties?.ResponseParameters).toEqual({
+          ...Object.fromEntries(
+            Object.entries(row.headers).map(([name, value]) => [
+              `gatewayresponse.header.${name}`,
+              `'${value}'`,
+            ]),
+          ),
+          'gatewayresponse.header.Content-Type': "'application/json'",
+        });
+      }
+    });
+
+    it('answers an unauthorized call with 401 and WWW-Authenticate: Bearer', () => {
+      template().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: 'UNAUTHORIZED',
+        StatusCode: '401',
+        ResponseParameters: Match.objectLike({
+          'gatewayresponse.header.WWW-Authenticate': "'Bearer'",
+        }),
+      });
+    });
+
+    it('never creates the account-wide AWS::ApiGateway::Account', () => {
+      template().resourceCountIs('AWS::ApiGateway::Account', 0);
+    });
+  });
+
+  describe('usage plans', () => {
+    it('has one usage plan per plan, its numbers from PLANS, bound to the v1 stage', () => {
+      template().resourceCountIs('AWS::ApiGateway::UsagePlan', PLAN_IDS.length);
+      for (const planId of PLAN_IDS) {
+        const plan = PLANS[planId];
+        template().hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+          UsagePlanName: `${stackName(stage)}-${plan.name}`,
+          Throttle: { RateLimit: plan.perMinute / 60, BurstLimit: plan.perMinute },
+          Quota: { Limit: plan.perDay, Period: 'DAY' },
+          ApiStages: [
+            Match.objectLike({
+              ApiId: { Ref: logicalId(stack(), 'Api') },
+              Stage: apiStageRef(),
+            }),
+          ],
+        });
+      }
+    });
+  });
+
+  describe('outputs', () => {
+    it('outputs the base URL, the RestApi id, the keys table and each usage plan id', () => {
+      const outputs = template().findOutputs('*');
+      expect(Object.keys(outputs).sort()).toEqual(
+        [
+          STACK_OUTPUTS.apiBaseUrl,
+          STACK_OUTPUTS.restApiId,
+          STACK_OUTPUTS.keysTableName,
+          ...PLAN_IDS.map(usagePlanOutputName),
+        ].sort(),
+      );
+      expect(outputs[STACK_OUTPUTS.restApiId]?.Value).toEqual({ Ref: logicalId(stack(), 'Api') });
+      expect(outputs[STACK_OUTPUTS.keysTableName]?.Value).toEqual({
+        Ref: logicalId(stack(), KEYS_TABLE.constructId),
+      });
+      expect(outputs[STACK_OUTPUTS.apiBaseUrl]?.Value).toEqual({
+        'Fn::Join': [
+          '',
+          [
+            'https://',
+            { Ref: logicalId(stack(), 'Api') },
+            '.execute-api.',
+            { Ref: 'AWS::Region' },
+            '.',
+            { Ref: 'AWS::URLSuffix' },
+            '/',
+            apiStageRef(),
+            '/',
+          ],
+        ],
+      });
+    });
+  });
+
+  describe('alarms', () => {
+    it('alarms on API 5XX, on each operation function error and on every function throttle', () => {
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: '5XXError',
+        Statistic: 'Sum',
+        Threshold: 1,
+      });
+      for (const route of ROUTES) {
+        template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+          MetricName: 'Errors',
+          Dimensions: [
+            { Name: 'FunctionName', Value: { Ref: logicalId(stack(), route.constructId) } },
+          ],
+        });
+      }
+      for (const id of FUNCTION_IDS) {
+        template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+          MetricName: 'Throttles',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack(), id) } }],
+        });
+      }
+    });
+  });
+
+  it('has no error annotation', () => {
+    expect(Annotations.fromStack(stack()).findError('*', Match.anyValue())).toEqual([]);
+  });
+});
+
+describe('the account stack', () => {
+  it('holds the one AWS::ApiGateway::Account with a CloudWatch role API Gateway assumes', () => {
+    const template = Template.fromStack(petstore.accountStack);
+
+    expect(petstore.accountStack.stackName).toBe(ACCOUNT_STACK_NAME);
+    template.resourceCountIs('AWS::ApiGateway::Account', 1);
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+      },
+    });
+  });
+});
+
+describe('cdk-nag', () => {
+  it('reports no unacknowledged AWS Solutions finding anywhere in the app', () => {
+    const report = new AwsSolutionsChecks().validateScope(petstore.app);
+
+    expect(report.violations).toEqual([]);
+  });
+});
+
+describe('PetstoreStack props', () => {
+  it('refuses a stage outside STAGES and says which are allowed', () => {
+    const scope = new Stage(new App({ outdir }), 'dev');
+
+    expect(() => new PetstoreStack(scope, 'Petstore', { stage: 'dev' as StageName })).toThrow(
+      "stage must be one of staging, production; got 'dev'",
+    );
+  });
+});
+
+describe('the bundles', () => {
+  /** Path of the bundled `index.mjs` of a function of the staging stack (both stages share it). */
+  function bundlePath(id: string): string {
+    const stack = petstore.stacks.staging;
+    const { Properties } = templates.staging.toJSON().Resources[logicalId(stack, id)];
+    const assetHash = String(Properties.Code.S3Key).replace(/\.zip$/, '');
+    return join(outdir, `asset.${assetHash}`, 'index.mjs');
+  }
+
+  /** Imports a function's bundle as Lambda loads it, and returns its handler. */
+  async function bundledHandler<Event, Result>(id: string): Promise<Handler<Event, Result>> {
+    const module = (await import(bundlePath(id))) as { handler: Handler<Event, Result> };
+    return module.handler;
+  }
+
+  it('are ESM with the createRequire banner and a source map, and carry the AWS SDK', () => {
+    for (const id of FUNCTION_IDS) {
+      const code = readFileSync(bundlePath(id), 'utf8');
+
+      expect(code.startsWith("import { createRequire } from 'node:module';")).toBe(true);
+      expect(code).not.toMatch(/from\s*["']@aws-sdk\//);
+      expect(code).toContain('DynamoDBClient');
+      expect(existsSync(`${bundlePath(id)}.map`)).toBe(true);
+    }
+  });
+
+  it('run: the bundled authorizer admits a key and the bundled createPet and getPet serve', async () => {
+    const { token, record } = await keyStoreFromEnv().createKey({ plan: 'free' });
+    const authorizer = await bundledHandler<unknown, APIGatewayAuthorizerResult>(
+      'AuthorizerFunction',
+    );
+    const createPet = await bundledHandler<unknown, APIGatewayProxyResult>('CreatePetFunction');
+    const getPet = await bundledHandler<unknown, APIGatewayProxyResult>('GetPetFunction');
+    const context = createLambdaContext('bundle-test');
+    const noCallback = () => {};
+
+    const allowed = await authorizer(
+      createAuthorizerEvent({
+        method: 'POST',
+        resource: '/pets',
+        path: '/pets',
+        headers: { Authorization: `Bearer ${token}` },
+      }),
+      context,
+      noCallback,
+    );
+    const created = await createPet(
+      createProxyEvent({
+        method: 'POST',
+        resource: '/pets',
+        path: '/pets',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Bundled', categoryId: 1 }),
+      }),
+      context,
+      noCallback,
+    );
+    const pet = JSON.parse(created?.body ?? '{}');
+    const fetched = await getPet(
+      createProxyEvent({
+        method: 'GET',
+        resource: '/pets/{petId}',
+        path: `/pets/${pet.id}`,
+        pathParameters: { petId: String(pet.id) },
+      }),
+      context,
+      noCallback,
+    );
+
+    expect(allowed?.principalId).toBe(record.keyId);
+    expect(created?.statusCode).toBe(201);
+    expect(fetched?.statusCode).toBe(200);
+    expect(JSON.parse(fetched?.body ?? '{}')).toEqual(pet);
+  });
+});

@@ -1,0 +1,225 @@
+/**
+ * The local gateway over HTTP: routing, the authorizer as API Gateway calls and caches it, the
+ * gateway responses, and the events the functions receive.
+ */
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayResponse } from '../../infra/gateway-responses.ts';
+import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
+import { createTables } from '../../infra/local/tables.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
+import { keyStoreFromEnv } from '../../shared/keys/store.ts';
+import type { Pet } from '../../shared/pets/schemas.ts';
+import { KEYS_TABLE } from '../../shared/tables.ts';
+
+const keys = keyStoreFromEnv();
+let gateway: LocalGateway;
+let token: string;
+
+beforeAll(async () => {
+  gateway = await startGateway({ port: 0 });
+  ({ token } = await keys.createKey({ plan: 'free' }));
+});
+afterAll(() => gateway.close());
+
+function call(path: string, init: RequestInit = {}, base = gateway.url): Promise<Response> {
+  return fetch(`${base}${path}`, init);
+}
+
+function bearer(value: string): RequestInit {
+  return { headers: { Authorization: `Bearer ${value}` } };
+}
+
+const UNAUTHORIZED = gatewayResponse('UNAUTHORIZED');
+
+async function expectUnauthorized(response: Response): Promise<void> {
+  expect(response.status).toBe(401);
+  expect(response.headers.get('www-authenticate')).toBe('Bearer');
+  expect(response.headers.get('content-type')).toBe('application/json');
+  expect(await response.json()).toEqual(UNAUTHORIZED.body);
+}
+
+describe('authentication', () => {
+  it('answers 401 when the Authorization header is missing', async () => {
+    await expectUnauthorized(await call('/pets'));
+  });
+
+  it('answers 401 when the scheme is Basic', async () => {
+    const response = await call('/pets', { headers: { Authorization: `Basic ${token}` } });
+    await expectUnauthorized(response);
+  });
+
+  it('answers 401 when the token has no scheme', async () => {
+    await expectUnauthorized(await call('/pets', { headers: { Authorization: token } }));
+  });
+
+  it('answers 401 when the key is unknown', async () => {
+    await expectUnauthorized(await call('/pets', bearer('psk_unknown')));
+  });
+
+  it('answers 401 when the key is revoked', async () => {
+    const { record, token: revoked } = await keys.createKey({ plan: 'pro' });
+    await keys.revokeKey(record.keyId);
+
+    await expectUnauthorized(await call('/pets', bearer(revoked)));
+  });
+
+  it('accepts the scheme in lower case', async () => {
+    const response = await call('/pets', { headers: { Authorization: `bearer ${token}` } });
+
+    expect(response.status).toBe(200);
+    expect(await response.json()).toBeInstanceOf(Array);
+  });
+});
+
+describe('authorizer cache', () => {
+  it('keeps accepting a key revoked after a successful call while its result is cached', async () => {
+    const { record, token: cachedToken } = await keys.createKey({ plan: 'free' });
+    expect((await call('/pets', bearer(cachedToken))).status).toBe(200);
+
+    await keys.revokeKey(record.keyId);
+
+    expect((await call('/pets', bearer(cachedToken))).status).toBe(200);
+  });
+
+  it('refuses a key revoked after a successful call when the cache is off', async () => {
+    const uncached = await startGateway({ port: 0, authorizerCacheTtlSeconds: 0 });
+    try {
+      const { record, token: uncachedToken } = await keys.createKey({ plan: 'free' });
+      expect((await call('/pets', bearer(uncachedToken), uncached.url)).status).toBe(200);
+
+      await keys.revokeKey(record.keyId);
+
+      await expectUnauthorized(await call('/pets', bearer(uncachedToken), uncached.url));
+    } finally {
+      await uncached.close();
+    }
+  });
+});
+
+describe('routing', () => {
+  const NOT_FOUND = gatewayResponse('MISSING_AUTHENTICATION_TOKEN').body;
+
+  it('answers 404 not_found for an unknown path under the stage', async () => {
+    const response = await call('/nope', bearer(token));
+
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toEqual(NOT_FOUND);
+  });
+
+  it('answers 404 not_found for a path outside the stage', async () => {
+    const response = await fetch(`${gateway.url.replace(/\/v1$/, '')}/pets`, bearer(token));
+
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual(NOT_FOUND);
+  });
+
+  it('answers 404 not_found for a path parameter left empty', async () => {
+    const response = await call('/pets/', bearer(token));
+
+    expect(response.status).toBe(404);
+  });
+
+  it('answers 405 with Allow when a known path is called with another method', async () => {
+    const response = await call('/pets', { method: 'DELETE', ...bearer(token) });
+
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, POST');
+    expect(await response.json()).toEqual({
+      code: 'method_not_allowed',
+      message: 'This path accepts only: GET, POST.',
+      status: 405,
+    });
+  });
+
+  it('answers 413 payload_too_large for a body over 10 MB, before the authorizer', async () => {
+    const response = await call('/pets', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: 'x'.repeat(10 * 1024 * 1024 + 1),
+    });
+
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual(gatewayResponse('REQUEST_TOO_LARGE').body);
+  });
+
+  it('adds x-amzn-RequestId to function and gateway answers alike', async () => {
+    const answers = [await call('/pets', bearer(token)), await call('/nope')];
+
+    for (const response of answers) {
+      expect(response.headers.get('x-amzn-requestid')).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+});
+
+describe('integration with the functions', () => {
+  async function createPet(body: unknown): Promise<Response> {
+    return call('/pets', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  }
+
+  it('passes the body and headers to createPet and copies its status and headers back', async () => {
+    const response = await createPet({ name: 'Rex "the dog" 🐕', categoryId: 3 });
+
+    expect(response.status).toBe(201);
+    const pet = (await response.json()) as Pet;
+    expect(pet).toEqual({
+      id: expect.any(Number),
+      name: 'Rex "the dog" 🐕',
+      categoryId: 3,
+      status: 'available',
+    });
+    expect(response.headers.get('location')).toBe(`/v1/pets/${pet.id}`);
+  });
+
+  it('passes URL-decoded path parameters to getPet', async () => {
+    const pet = (await (await createPet({ name: 'Tom', categoryId: 1 })).json()) as Pet;
+    const encodedId = [...String(pet.id)].map((digit) => `%3${digit}`).join('');
+
+    const response = await call(`/pets/${encodedId}`, bearer(token));
+
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(pet);
+    expect(response.headers.get('deprecation')).toMatch(/^@\d+$/);
+  });
+
+  it('passes query parameters to listPets', async () => {
+    const sold = await (await createPet({ name: 'Kim', categoryId: 2, status: 'sold' })).json();
+
+    const response = await call('/pets?status=sold&limit=5', bearer(token));
+
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([sold]);
+  });
+
+  it('passes the last value of a repeated query parameter, as API Gateway does', async () => {
+    const response = await call('/pets?status=available&status=bogus', bearer(token));
+
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'invalid_parameter' });
+  });
+});
+
+// Last: it deletes and re-creates this file's keys table.
+describe('authorizer failure', () => {
+  it('answers 500 internal_error when the authorizer fails, and does not cache the failure', async () => {
+    const client = createDocumentClient();
+    const neverSeen = bearer('psk_neverSeenBefore');
+    try {
+      await client.send(new DeleteTableCommand({ TableName: process.env[KEYS_TABLE.envVar] }));
+
+      const response = await call('/pets', neverSeen);
+
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual(gatewayResponse('AUTHORIZER_FAILURE').body);
+    } finally {
+      await createTables(client, (table) => process.env[table.envVar] ?? '');
+      client.destroy();
+    }
+    await expectUnauthorized(await call('/pets', neverSeen));
+  });
+});

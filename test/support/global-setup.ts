@@ -1,0 +1,31 @@
+/**
+ * vitest global setup: one DynamoDB Local (in memory) for the whole run, on a free port. Its
+ * endpoint is provided as `dynamoEndpoint`; test/support/tables-per-file.ts creates each test
+ * file's tables on it.
+ */
+import type { TestProject } from 'vitest/node';
+import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
+import { PortInUseError } from '../../infra/local/errors.ts';
+import { freePort } from '../../infra/local/ports.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** DynamoDB Local of the test run, e.g. `http://127.0.0.1:41234`. */
+    dynamoEndpoint: string;
+  }
+}
+
+/** Another process may take the free port before java binds it: then try another one. */
+const PORT_ATTEMPTS = 3;
+
+export default async function setup({ provide }: TestProject): Promise<() => Promise<void>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const dynamo = await startDynamoDbLocal({ port: await freePort() });
+      provide('dynamoEndpoint', dynamo.endpoint);
+      return () => dynamo.stop();
+    } catch (error) {
+      if (!(error instanceof PortInUseError) || attempt === PORT_ATTEMPTS) throw error;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler } from '../../functions/authorizer.ts';
+import { createAuthorizerEvent } from '../../infra/local/events.ts';
+import { type ApiKeyRecord, generateToken, keyStoreFromEnv } from '../../shared/keys/store.ts';
+
+const keys = keyStoreFromEnv();
+
+/** The authorizer event of `GET /pets/7` with these request headers. */
+function authorizerEvent(headers: Record<string, string>) {
+  return createAuthorizerEvent({
+    method: 'GET',
+    resource: '/pets/{petId}',
+    path: '/pets/7',
+    pathParameters: { petId: '7' },
+    headers,
+  });
+}
+
+let pro: { record: ApiKeyRecord; token: string };
+let revoked: { record: ApiKeyRecord; token: string };
+
+beforeAll(async () => {
+  pro = await keys.createKey({ plan: 'pro', owner: 'Acme' });
+  revoked = await keys.createKey({ plan: 'free' });
+  await keys.revokeKey(revoked.record.keyId);
+});
+
+describe('authorizer', () => {
+  it('allows the whole API for a valid key, with its id, plan and usage identifier', async () => {
+    const result = await handler(authorizerEvent({ Authorization: `Bearer ${pro.token}` }));
+
+    expect(result).toEqual({
+      principalId: pro.record.keyId,
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Action: 'execute-api:Invoke',
+            Effect: 'Allow',
+            Resource: 'arn:aws:execute-api:local:000000000000:local/v1/*',
+          },
+        ],
+      },
+      context: { keyId: pro.record.keyId, plan: 'pro' },
+      usageIdentifierKey: pro.record.usageIdentifier,
+    });
+    expect(result.usageIdentifierKey).not.toBe(pro.token);
+  });
+
+  it('builds the whole-API resource from the method ARN of a deployed API', async () => {
+    const event = {
+      ...authorizerEvent({ Authorization: `Bearer ${pro.token}` }),
+      methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/POST/pets',
+    };
+
+    const result = await handler(event);
+
+    expect(result.policyDocument.Statement).toEqual([
+      {
+        Action: 'execute-api:Invoke',
+        Effect: 'Allow',
+        Resource: 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/*',
+      },
+    ]);
+  });
+
+  it('accepts the scheme and the header name in lower case', async () => {
+    const result = await handler(authorizerEvent({ authorization: `bearer ${pro.token}` }));
+    expect(result.principalId).toBe(pro.record.keyId);
+  });
+
+  it('throws Unauthorized when the Authorization header is missing', async () => {
+    await expect(handler(authorizerEvent({}))).rejects.toThrow(/^Unauthorized$/);
+  });
+
+  it('throws Unauthorized for another scheme or a token without scheme', async () => {
+    for (const value of [`Basic ${pro.token}`, pro.token, 'Bearer', `Bearer ${pro.token} extra`]) {
+      await expect(handler(authorizerEvent({ Authorization: value })), value).rejects.toThrow(
+        /^Unauthorized$/,
+      );
+    }
+  });
+
+  it('throws Unauthorized for an unknown key', async () => {
+    await expect(
+      handler(authorizerEvent({ Authorization: `Bearer ${generateToken()}` })),
+    ).rejects.toThrow(/^Unauthorized$/);
+  });
+
+  it('throws Unauthorized when the usage identifier or the hash is sent instead of the token', async () => {
+    for (const value of [pro.record.usageIdentifier, pro.record.keyHash, pro.record.keyId]) {
+      await expect(handler(authorizerEvent({ Authorization: `Bearer ${value}` }))).rejects.toThrow(
+        /^Unauthorized$/,
+      );
+    }
+  });
+
+  it('throws Unauthorized for a revoked key', async () => {
+    await expect(
+      handler(authorizerEvent({ Authorization: `Bearer ${revoked.token}` })),
+    ).rejects.toThrow(/^Unauthorized$/);
+  });
+});

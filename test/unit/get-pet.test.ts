@@ -1,0 +1,83 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler } from '../../functions/get-pet.ts';
+import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
+import type { Pet } from '../../shared/pets/schemas.ts';
+import { petStoreFromEnv } from '../../shared/pets/store.ts';
+
+/** Headers every response of getPet carries, whatever its status. */
+const HEADERS = {
+  'Content-Type': 'application/json',
+  Deprecation: '@1795219200',
+  Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+  Link: '</v1/pets>; rel="successor-version"',
+};
+
+/** `GET /pets/{petId}` with this (already URL-decoded) path parameter. */
+function getPet(petId: string) {
+  return handler(
+    createProxyEvent({
+      method: 'GET',
+      resource: '/pets/{petId}',
+      path: `/pets/${encodeURIComponent(petId)}`,
+      pathParameters: { petId },
+    }),
+    createLambdaContext('get-pet'),
+  );
+}
+
+let pet: Pet;
+
+beforeAll(async () => {
+  pet = await petStoreFromEnv().createPet({ name: 'Rex 🐶', categoryId: 3, status: 'sold' });
+});
+
+describe('getPet', () => {
+  it('answers 200 with the pet and the deprecation headers', async () => {
+    expect(await getPet(String(pet.id))).toEqual({
+      statusCode: 200,
+      headers: HEADERS,
+      body: JSON.stringify({ id: pet.id, name: 'Rex 🐶', categoryId: 3, status: 'sold' }),
+    });
+  });
+
+  it('answers 404 pet_not_found with the deprecation headers when the pet does not exist', async () => {
+    const missing = String(pet.id + 1000);
+    expect(await getPet(missing)).toEqual({
+      statusCode: 404,
+      headers: HEADERS,
+      body: JSON.stringify({
+        code: 'pet_not_found',
+        message: `No pet has id ${missing}.`,
+        status: 404,
+      }),
+    });
+  });
+
+  it('answers 404 for an id too large to be a pet id', async () => {
+    for (const petId of ['9007199254740992', '9'.repeat(40), '1'.repeat(400)]) {
+      expect(await getPet(petId), petId).toEqual({
+        statusCode: 404,
+        headers: HEADERS,
+        body: JSON.stringify({
+          code: 'pet_not_found',
+          message: `No pet has id ${petId}.`,
+          status: 404,
+        }),
+      });
+    }
+  });
+
+  it('answers 400 invalid_parameter with the deprecation headers when petId is not a positive integer', async () => {
+    for (const petId of ['abc', '0', '-1', '1.5', '', ' 1', '1e3', '0x1']) {
+      expect(await getPet(petId), JSON.stringify(petId)).toEqual({
+        statusCode: 400,
+        headers: HEADERS,
+        body: JSON.stringify({
+          code: 'invalid_parameter',
+          message: 'petId: must be a positive integer',
+          status: 400,
+        }),
+      });
+    }
+  });
+});

@@ -1,0 +1,152 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import {
+  DynamoDbKeyStore,
+  generateToken,
+  hashToken,
+  keyStoreFromEnv,
+  TOKEN_PREFIX,
+} from '../../shared/keys/store.ts';
+import { KEYS_TABLE } from '../../shared/tables.ts';
+
+const client = createDocumentClient();
+const tableName = requireEnv(KEYS_TABLE.envVar);
+const keys = new DynamoDbKeyStore(client, tableName);
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+afterAll(() => client.destroy());
+
+/** Freezes `new Date()` (only Date: the SDK's timers keep running) at this ISO time. */
+function setNow(iso: string) {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(new Date(iso));
+}
+
+describe('hashToken', () => {
+  it('is the SHA-256 of the token in lower-case hex', () => {
+    // FIPS 180-2 test vector for "abc".
+    expect(hashToken('abc')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
+  });
+
+  it('hashes the UTF-8 bytes of the token', () => {
+    // printf 'é' | sha256sum (bytes c3 a9)
+    expect(hashToken('é')).toBe('4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c');
+  });
+});
+
+describe('generateToken', () => {
+  it('starts with psk_ and carries 256 random bits in base64url', () => {
+    const token = generateToken();
+
+    expect(token.startsWith(TOKEN_PREFIX)).toBe(true);
+    expect(TOKEN_PREFIX).toBe('psk_');
+    const secret = token.slice(TOKEN_PREFIX.length);
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(secret, 'base64url')).toHaveLength(32);
+  });
+
+  it('never returns the same token twice', () => {
+    const tokens = new Set(Array.from({ length: 1000 }, generateToken));
+    expect(tokens.size).toBe(1000);
+  });
+});
+
+describe('DynamoDbKeyStore', () => {
+  it('issues a key whose record holds the hash of the token, never the token', async () => {
+    setNow('2030-01-02T03:04:05.678Z');
+    const { record, token } = await keys.createKey({ plan: 'business', owner: 'Acme Ltd' });
+
+    expect(record).toEqual({
+      keyHash: hashToken(token),
+      keyId: expect.stringMatching(/^key_[0-9a-f]{16}$/),
+      plan: 'business',
+      owner: 'Acme Ltd',
+      usageIdentifier: expect.any(String),
+      createdAt: '2030-01-02T03:04:05.678Z',
+    });
+    expect(record.usageIdentifier).not.toBe(token);
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: { keyHash: record.keyHash } }),
+    );
+    expect(Item).toEqual(record);
+    const stored = JSON.stringify(Item);
+    expect(stored).not.toContain(token);
+    expect(stored).not.toContain(token.slice(TOKEN_PREFIX.length));
+  });
+
+  it('stores no owner when none is given', async () => {
+    const { record } = await keys.createKey({ plan: 'free' });
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: { keyHash: record.keyHash } }),
+    );
+    expect(Item).not.toHaveProperty('owner');
+  });
+
+  it('issues different ids, hashes and usage identifiers to each key', async () => {
+    const a = await keys.createKey({ plan: 'free' });
+    const b = await keys.createKey({ plan: 'free' });
+    expect(a.record.keyId).not.toBe(b.record.keyId);
+    expect(a.record.keyHash).not.toBe(b.record.keyHash);
+    expect(a.record.usageIdentifier).not.toBe(b.record.usageIdentifier);
+  });
+
+  it('finds a key by its token and by its id', async () => {
+    const { record, token } = await keys.createKey({ plan: 'pro' });
+
+    expect(await keys.findByToken(token)).toEqual(record);
+    expect(await keys.findById(record.keyId)).toEqual(record);
+  });
+
+  it('finds nothing for an unknown token or id', async () => {
+    expect(await keys.findByToken(generateToken())).toBeUndefined();
+    expect(await keys.findById('key_0000000000000000')).toBeUndefined();
+  });
+
+  it('revokes a key, and revoking it again keeps the first revocation time', async () => {
+    const { record, token } = await keys.createKey({ plan: 'free' });
+
+    setNow('2031-05-06T07:08:09.000Z');
+    const first = await keys.revokeKey(record.keyId);
+    setNow('2032-01-01T00:00:00.000Z');
+    const second = await keys.revokeKey(record.keyId);
+
+    expect(first).toEqual({ ...record, revokedAt: '2031-05-06T07:08:09.000Z' });
+    expect(second).toEqual(first);
+    expect(await keys.findByToken(token)).toEqual(first);
+  });
+
+  it('answers undefined when revoking an unknown key, and creates no record', async () => {
+    const before = (await keys.listKeys()).length;
+    expect(await keys.revokeKey('key_ffffffffffffffff')).toBeUndefined();
+    expect(await keys.listKeys()).toHaveLength(before);
+  });
+
+  it('lists every key, oldest first', async () => {
+    const issue = async (iso: string) => {
+      setNow(iso);
+      return (await keys.createKey({ plan: 'free', owner: iso })).record.keyId;
+    };
+    // Issued out of order, so that neither issue order nor hash order is oldest first.
+    const middle = await issue('2020-06-01T00:00:00.000Z');
+    const newest = await issue('2020-06-03T00:00:00.000Z');
+    const oldest = await issue('2020-05-31T00:00:00.000Z');
+    vi.useRealTimers();
+
+    const listed = await keys.listKeys();
+
+    const createdAt = listed.map((key) => key.createdAt);
+    expect(createdAt).toEqual([...createdAt].sort());
+    expect(listed.slice(0, 3).map((key) => key.keyId)).toEqual([oldest, middle, newest]);
+  });
+
+  it('is what keyStoreFromEnv builds from KEYS_TABLE_NAME', async () => {
+    const { record, token } = await keys.createKey({ plan: 'pro' });
+    expect(await keyStoreFromEnv().findByToken(token)).toEqual(record);
+  });
+});

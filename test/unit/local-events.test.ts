@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createAuthorizerEvent,
+  createLambdaContext,
+  createProxyEvent,
+  methodArn,
+} from '../../infra/local/events.ts';
+
+const getPet = { method: 'GET', resource: '/pets/{petId}', path: '/pets/7' };
+
+describe('createProxyEvent', () => {
+  it('keeps the last value of repeated headers in headers and all of them in multiValueHeaders', () => {
+    const event = createProxyEvent({
+      ...getPet,
+      headers: {
+        Accept: ['text/plain', 'application/json'],
+        'User-Agent': 'curl/8',
+        Skipped: undefined,
+      },
+    });
+
+    expect(event.headers).toEqual({ Accept: 'application/json', 'User-Agent': 'curl/8' });
+    expect(event.multiValueHeaders).toEqual({
+      Accept: ['text/plain', 'application/json'],
+      'User-Agent': ['curl/8'],
+    });
+    expect(event.requestContext.identity.userAgent).toBe('curl/8');
+  });
+
+  it('keeps the last value of repeated query parameters, and all of them in the multi-value map', () => {
+    const event = createProxyEvent({
+      ...getPet,
+      query: new URLSearchParams('status=sold&limit=5&status=pending'),
+    });
+
+    expect(event.queryStringParameters).toEqual({ status: 'pending', limit: '5' });
+    expect(event.multiValueQueryStringParameters).toEqual({
+      status: ['sold', 'pending'],
+      limit: ['5'],
+    });
+  });
+
+  it('gives null parameters, stage variables and body when the request has none', () => {
+    const event = createProxyEvent({ method: 'GET', resource: '/pets', path: '/pets', body: '' });
+
+    expect(event).toMatchObject({
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+      body: null,
+      isBase64Encoded: false,
+    });
+  });
+
+  it('carries the route, the path with and without the stage, and the request id', () => {
+    const event = createProxyEvent({
+      ...getPet,
+      pathParameters: { petId: '7' },
+      requestId: 'req-1',
+    });
+
+    expect(event).toMatchObject({
+      resource: '/pets/{petId}',
+      path: '/pets/7',
+      httpMethod: 'GET',
+      pathParameters: { petId: '7' },
+    });
+    expect(event.requestContext).toMatchObject({
+      stage: 'v1',
+      path: '/v1/pets/7',
+      resourcePath: '/pets/{petId}',
+      httpMethod: 'GET',
+      requestId: 'req-1',
+      identity: { sourceIp: '127.0.0.1' },
+    });
+    expect(event.requestContext.requestTimeEpoch).toBeGreaterThan(0);
+  });
+
+  it('passes the authorizer context with every value as a string, as API Gateway does', () => {
+    const event = createProxyEvent({
+      ...getPet,
+      authorizer: { principalId: 'key_1', plan: 'free', perMinute: 60, trusted: true },
+    });
+
+    expect(event.requestContext.authorizer).toEqual({
+      principalId: 'key_1',
+      plan: 'free',
+      perMinute: '60',
+      trusted: 'true',
+    });
+  });
+});
+
+describe('createAuthorizerEvent', () => {
+  it('makes a REQUEST event with the method ARN of the actual path and no body', () => {
+    const event = createAuthorizerEvent({
+      ...getPet,
+      pathParameters: { petId: '7' },
+      headers: { Authorization: 'Bearer psk_x' },
+    });
+
+    expect(event).toMatchObject({
+      type: 'REQUEST',
+      methodArn: 'arn:aws:execute-api:local:000000000000:local/v1/GET/pets/7',
+      resource: '/pets/{petId}',
+      path: '/pets/7',
+      httpMethod: 'GET',
+      headers: { Authorization: 'Bearer psk_x' },
+      pathParameters: { petId: '7' },
+    });
+    expect(event).not.toHaveProperty('body');
+    expect(event.requestContext.authorizer).toBeUndefined();
+  });
+});
+
+describe('methodArn', () => {
+  it('names region, account, API, stage, method and path', () => {
+    expect(methodArn('POST', '/pets')).toBe(
+      'arn:aws:execute-api:local:000000000000:local/v1/POST/pets',
+    );
+  });
+});
+
+describe('createLambdaContext', () => {
+  it('carries the function name and request id, and counts the remaining time down from 29 s', () => {
+    const context = createLambdaContext('petstore-list-pets', 'req-2');
+
+    expect(context).toMatchObject({
+      functionName: 'petstore-list-pets',
+      awsRequestId: 'req-2',
+      functionVersion: '$LATEST',
+      invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:petstore-list-pets',
+      logGroupName: '/aws/lambda/petstore-list-pets',
+    });
+    expect(context.getRemainingTimeInMillis()).toBeGreaterThan(0);
+    expect(context.getRemainingTimeInMillis()).toBeLessThanOrEqual(29_000);
+  });
+
+  it('gives each invocation a fresh request id by default', () => {
+    expect(createLambdaContext('f').awsRequestId).not.toBe(createLambdaContext('f').awsRequestId);
+  });
+});

@@ -1,0 +1,355 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import { httpHandler, type OperationFunction } from '../../shared/http/handler.ts';
+import { MAX_BODY_BYTES } from '../../shared/http/middleware.ts';
+import { jsonResponse } from '../../shared/http/responses.ts';
+import { logger } from '../../shared/logger.ts';
+
+const context = createLambdaContext('middleware-test', 'req-middleware');
+
+/** A POST event with a body; `contentType: null` sends no Content-Type header. */
+function postEvent(
+  body: string | null,
+  contentType: string | null = 'application/json',
+  extra: { isBase64Encoded?: boolean } = {},
+): APIGatewayProxyEvent {
+  const event = createProxyEvent({
+    method: 'POST',
+    resource: '/things',
+    path: '/things',
+    headers: contentType === null ? {} : { 'Content-Type': contentType },
+    body,
+  });
+  return { ...event, ...extra };
+}
+
+/** A JSON-body operation that answers 200 with the body it received after parsing. */
+const echo = httpHandler(async (event) => jsonResponse(200, { received: event.body }), {
+  jsonBody: true,
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('errorHandler', () => {
+  it('answers 500 internal_error without any detail of an unexpected error', async () => {
+    const logged = vi.spyOn(logger, 'error');
+    const secret = new Error('connect ECONNREFUSED 10.0.0.7:8000 table=petstore-pets');
+    const handler = httpHandler(async () => {
+      throw secret;
+    });
+
+    const response = await handler(
+      createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+      context,
+    );
+
+    expect(response).toEqual({
+      statusCode: 500,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        code: 'internal_error',
+        message: 'An unexpected error occurred.',
+        status: 500,
+      }),
+    });
+    expect(response.body).not.toContain('ECONNREFUSED');
+    expect(response.body).not.toContain('    at ');
+    expect(logged).toHaveBeenCalledWith('Unexpected error', { error: secret });
+  });
+
+  it('logs an unexpected error with the request id', async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    // The logger middleware resets the level (SILENT in tests) on every invocation: lift it for
+    // the error line only.
+    const logError = logger.error.bind(logger);
+    vi.spyOn(logger, 'error').mockImplementation((...args) => {
+      logger.setLogLevel('ERROR');
+      try {
+        Reflect.apply(logError, logger, args);
+      } finally {
+        logger.setLogLevel('SILENT');
+      }
+    });
+    const handler = httpHandler(async () => {
+      throw new Error('disk on fire');
+    });
+
+    await handler(
+      createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+      createLambdaContext('middleware-test', 'req-logged-500'),
+    );
+
+    const entries = written.map((line) => JSON.parse(line));
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        level: 'ERROR',
+        message: 'Unexpected error',
+        function_request_id: 'req-logged-500',
+        error: expect.objectContaining({ message: 'disk on fire' }),
+      }),
+    );
+  });
+
+  it('answers 500 internal_error when something other than an Error is thrown', async () => {
+    vi.spyOn(logger, 'error');
+    for (const thrown of ['a string', null, { statusCode: 400, message: 'looks like HTTP' }]) {
+      const handler = httpHandler(async () => {
+        throw thrown;
+      });
+      const response = await handler(
+        createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+        context,
+      );
+      expect(response.statusCode).toBe(500);
+      expect(JSON.parse(response.body)).toEqual({
+        code: 'internal_error',
+        message: 'An unexpected error occurred.',
+        status: 500,
+      });
+    }
+  });
+
+  it('answers an ApiError with its code, status, message and headers', async () => {
+    const handler = httpHandler(async () => {
+      throw new ApiError('method_not_allowed', 'Use GET or POST.', {
+        headers: { Allow: 'GET, POST' },
+      });
+    });
+
+    const response = await handler(
+      createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+      context,
+    );
+
+    expect(response).toEqual({
+      statusCode: 405,
+      headers: { 'Content-Type': 'application/json', Allow: 'GET, POST' },
+      body: JSON.stringify({
+        code: 'method_not_allowed',
+        message: 'Use GET or POST.',
+        status: 405,
+      }),
+    });
+  });
+});
+
+describe('responseHeaders', () => {
+  const headers = { Deprecation: '@1', 'X-Fixed': 'yes' };
+
+  it('adds the fixed headers to a successful response, keeping its own', async () => {
+    const handler = httpHandler(
+      async () => jsonResponse(201, { ok: true }, { Location: '/v1/x/1' }),
+      {
+        headers,
+      },
+    );
+
+    const response = await handler(
+      createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+      context,
+    );
+
+    expect(response).toEqual({
+      statusCode: 201,
+      headers: {
+        'Content-Type': 'application/json',
+        Location: '/v1/x/1',
+        Deprecation: '@1',
+        'X-Fixed': 'yes',
+      },
+      body: '{"ok":true}',
+    });
+  });
+
+  it('adds the fixed headers to error responses, expected or not', async () => {
+    vi.spyOn(logger, 'error');
+    const failures = [new ApiError('pet_not_found', 'No pet has id 1.'), new Error('boom')];
+    for (const failure of failures) {
+      const handler = httpHandler(
+        async () => {
+          throw failure;
+        },
+        { headers },
+      );
+      const response = await handler(
+        createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+        context,
+      );
+      expect(response.headers).toEqual({ 'Content-Type': 'application/json', ...headers });
+    }
+  });
+});
+
+describe('httpHandler', () => {
+  it('gives the operation lower-case header names', async () => {
+    const seen = vi.fn<OperationFunction>(async () => jsonResponse(200, {}));
+    const handler = httpHandler(seen);
+
+    await handler(
+      createProxyEvent({
+        method: 'GET',
+        resource: '/x',
+        path: '/x',
+        headers: { 'X-Request-Thing': 'a', Accept: 'application/json' },
+      }),
+      context,
+    );
+
+    expect(seen.mock.calls[0]?.[0].headers).toMatchObject({
+      'x-request-thing': 'a',
+      accept: 'application/json',
+    });
+  });
+});
+
+describe('jsonRequestBody and the JSON body parser', () => {
+  it('passes the parsed body to the operation', async () => {
+    const response = await echo(postEvent('{"name":"Rex","tags":["a"]}'), context);
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ received: { name: 'Rex', tags: ['a'] } });
+  });
+
+  it('accepts application/json with parameters, in any case, and +json media types', async () => {
+    for (const contentType of [
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'application/json ; charset=utf-8',
+      'Application/JSON',
+      'application/merge-patch+json',
+      'application/vnd.petstore.v1+json',
+    ]) {
+      const response = await echo(postEvent('{"a":1}', contentType), context);
+      expect(response.statusCode, contentType).toBe(200);
+      expect(JSON.parse(response.body)).toEqual({ received: { a: 1 } });
+    }
+  });
+
+  it('answers 415 unsupported_media_type for a Content-Type other than JSON', async () => {
+    for (const contentType of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/jsonx',
+      'text/json',
+      'application/json-patch',
+      '',
+    ]) {
+      const response = await echo(postEvent('{"a":1}', contentType), context);
+      expect(response, contentType).toEqual({
+        statusCode: 415,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          code: 'unsupported_media_type',
+          message: contentType
+            ? `Content-Type must be application/json, not "${contentType}".`
+            : 'Content-Type must be application/json, not missing.',
+          status: 415,
+        }),
+      });
+    }
+  });
+
+  it('answers 415 when the Content-Type header is missing', async () => {
+    const response = await echo(postEvent('{"a":1}', null), context);
+    expect(response.statusCode).toBe(415);
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'unsupported_media_type',
+      message: 'Content-Type must be application/json, not missing.',
+      status: 415,
+    });
+  });
+
+  it('answers 400 invalid_json for an empty or missing body', async () => {
+    for (const body of ['', null]) {
+      const response = await echo(postEvent(body), context);
+      expect(response).toEqual({
+        statusCode: 400,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          code: 'invalid_json',
+          message: 'body: is required and must be a JSON object',
+          status: 400,
+        }),
+      });
+    }
+  });
+
+  it('answers 400 invalid_json for malformed JSON', async () => {
+    for (const body of ['{', '{"a":1,}', "{'a':1}", 'Rex', '   ', '{"a":1}{"b":2}']) {
+      const response = await echo(postEvent(body), context);
+      expect(response, body).toEqual({
+        statusCode: 400,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          code: 'invalid_json',
+          message: 'body: is empty or not valid JSON',
+          status: 400,
+        }),
+      });
+    }
+  });
+
+  it('passes a body of exactly 16 KiB and answers 413 payload_too_large one byte over', async () => {
+    const exact = jsonOfBytes(MAX_BODY_BYTES);
+    expect(Buffer.byteLength(exact)).toBe(16_384);
+    expect((await echo(postEvent(exact), context)).statusCode).toBe(200);
+
+    const response = await echo(postEvent(jsonOfBytes(MAX_BODY_BYTES + 1)), context);
+    expect(response).toEqual({
+      statusCode: 413,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        code: 'payload_too_large',
+        message: 'body: is 16385 bytes; the limit is 16384 bytes.',
+        status: 413,
+      }),
+    });
+  });
+
+  it('counts UTF-8 bytes, not characters, against the size limit', async () => {
+    // 8,192 two-byte characters: 16,388 bytes with the quotes, but only 8,194 UTF-16 units.
+    const body = JSON.stringify('é'.repeat(8_192));
+    expect(body.length).toBeLessThan(MAX_BODY_BYTES);
+    const response = await echo(postEvent(body), context);
+    expect(response.statusCode).toBe(413);
+  });
+
+  it('decodes a base64-encoded body and measures its decoded size', async () => {
+    const encoded = (json: string) => Buffer.from(json, 'utf8').toString('base64');
+
+    const small = await echo(
+      postEvent(encoded('{"name":"Rex 🐶"}'), 'application/json', { isBase64Encoded: true }),
+      context,
+    );
+    expect(JSON.parse(small.body)).toEqual({ received: { name: 'Rex 🐶' } });
+
+    // The base64 text of exactly 16 KiB is longer than 16 KiB; only the decoded bytes count.
+    const exact = encoded(jsonOfBytes(MAX_BODY_BYTES));
+    expect(exact.length).toBeGreaterThan(MAX_BODY_BYTES);
+    const atLimit = await echo(
+      postEvent(exact, 'application/json', { isBase64Encoded: true }),
+      context,
+    );
+    expect(atLimit.statusCode).toBe(200);
+
+    const over = encoded(jsonOfBytes(MAX_BODY_BYTES + 1));
+    const tooLarge = await echo(
+      postEvent(over, 'application/json', { isBase64Encoded: true }),
+      context,
+    );
+    expect(tooLarge.statusCode).toBe(413);
+  });
+});
+
+/** A JSON object `{"pad":"xxx…"}` of exactly `bytes` UTF-8 bytes. */
+function jsonOfBytes(bytes: number): string {
+  const overhead = '{"pad":""}'.length;
+  return JSON.stringify({ pad: 'x'.repeat(bytes - overhead) });
+}
