@@ -88,38 +88,56 @@ async function run(): Promise<void> {
   ];
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
-  console.log(`Local stack, ${SAMPLES} sequential requests per row after ${WARM_UP} warm-up (ms)`);
-  console.log('operation                    via          p50     p95     p99   gateway/direct p50');
+  type Request = () => Promise<void>;
+  const requests: { name: string; direct: Request; gateway: Request }[] = [];
   for (const c of cases) {
     const { handler } = (await import(`../functions/${c.entry}.ts`)) as {
       handler: (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
     };
-    const direct = await sample(async () => {
-      const event = createProxyEvent({
-        method: c.method,
-        resource: c.resource,
-        path: c.path,
-        pathParameters: c.pathParameters ?? null,
-        query: new URLSearchParams(c.query ?? ''),
-        headers,
-        body: c.body ?? null,
-      });
-      const result = await handler(event, createLambdaContext(c.entry));
-      if (result.statusCode >= 300) throw new Error(`${c.name} answered ${result.statusCode}`);
-    });
     const url = `${gateway.url}${c.path}${c.query ? `?${c.query}` : ''}`;
-    const http = await sample(async () => {
-      const response = await fetch(url, { method: c.method, headers, body: c.body });
-      await response.arrayBuffer();
-      if (response.status >= 300) throw new Error(`${c.name} answered ${response.status}`);
+    requests.push({
+      name: c.name,
+      direct: async () => {
+        const event = createProxyEvent({
+          method: c.method,
+          resource: c.resource,
+          path: c.path,
+          pathParameters: c.pathParameters ?? null,
+          query: new URLSearchParams(c.query ?? ''),
+          headers,
+          body: c.body ?? null,
+        });
+        const result = await handler(event, createLambdaContext(c.entry));
+        if (result.statusCode >= 300) throw new Error(`${c.name} answered ${result.statusCode}`);
+      },
+      gateway: async () => {
+        const response = await fetch(url, { method: c.method, headers, body: c.body });
+        await response.arrayBuffer();
+        if (response.status >= 300) throw new Error(`${c.name} answered ${response.status}`);
+      },
     });
+  }
+
+  // Warm every path (JIT here and in DynamoDB Local's JVM) before measuring any.
+  for (const request of requests) {
+    for (let i = 0; i < WARM_UP; i += 1) {
+      await request.direct();
+      await request.gateway();
+    }
+  }
+  console.log(
+    `Local stack: ${SAMPLES} sequential requests per row, direct and gateway alternating, after ${WARM_UP} warm-up each (ms)`,
+  );
+  console.log('operation                    via          p50     p95     p99   gateway/direct p50');
+  for (const request of requests) {
+    const { direct, gateway: viaGateway } = await samplePair(request.direct, request.gateway);
     for (const [label, figures] of [
       ['direct', direct],
-      ['gateway', http],
+      ['gateway', viaGateway],
     ] as const) {
-      const ratio = label === 'gateway' ? `${(http.p50 / direct.p50).toFixed(2)}x` : '';
+      const ratio = label === 'gateway' ? `${(viaGateway.p50 / direct.p50).toFixed(2)}x` : '';
       console.log(
-        `${c.name.padEnd(28)} ${label.padEnd(8)} ${fmt(figures.p50)} ${fmt(figures.p95)} ${fmt(figures.p99)}   ${ratio}`,
+        `${request.name.padEnd(28)} ${label.padEnd(8)} ${fmt(figures.p50)} ${fmt(figures.p95)} ${fmt(figures.p99)}   ${ratio}`,
       );
     }
   }
@@ -146,16 +164,30 @@ async function run(): Promise<void> {
   await gateway.close();
 }
 
-/** Runs `fn` WARM_UP times unmeasured, then SAMPLES times; percentiles in ms. */
-async function sample(fn: () => Promise<void>): Promise<{ p50: number; p95: number; p99: number }> {
-  for (let i = 0; i < WARM_UP; i += 1) await fn();
-  const times: number[] = [];
+interface Percentiles {
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+/** Times `a` and `b` SAMPLES times each, alternating so that drift affects both alike; in ms. */
+async function samplePair(
+  a: () => Promise<void>,
+  b: () => Promise<void>,
+): Promise<{ direct: Percentiles; gateway: Percentiles }> {
+  const times: [number[], number[]] = [[], []];
   for (let i = 0; i < SAMPLES; i += 1) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
+    for (const [index, fn] of [a, b].entries()) {
+      const start = performance.now();
+      await fn();
+      times[index]?.push(performance.now() - start);
+    }
   }
-  times.sort((a, b) => a - b);
+  return { direct: percentiles(times[0]), gateway: percentiles(times[1]) };
+}
+
+function percentiles(times: number[]): Percentiles {
+  times.sort((x, y) => x - y);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0;
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
 }

@@ -137,34 +137,21 @@ describe('npm start', { timeout: START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () => {
     await expect(fetch(`http://127.0.0.1:${ports.DYNAMODB_PORT}`)).rejects.toThrow();
   });
 
-  it('exits 1 with one line naming PORT when the gateway port is in use', async () => {
+  it.each<[envVar: 'PORT' | 'DYNAMODB_PORT', port: string, service: string]>([
+    ['PORT', 'the gateway port', 'the gateway'],
+    ['DYNAMODB_PORT', 'the DynamoDB Local port', 'DynamoDB Local'],
+  ])('exits 1 with one line naming %s when %s is in use', async (envVar, _port, service) => {
     const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort() };
-    const server = await occupy(ports.PORT);
+    const server = await occupy(ports[envVar]);
     try {
       const started = startLocalStack(ports);
 
       expect(await exitCodeWithin(started, START_TIMEOUT_MS)).toBe(1);
       expect(lastLine(started.stderr())).toBe(
-        `Port ${ports.PORT} is already in use (the gateway); free it or set PORT to another port.`,
+        `Port ${ports[envVar]} is already in use (${service}); free it or set ${envVar} to another port.`,
       );
       expect(started.stdout()).toBe('');
       expect(dynamoDbLocalPids(ports.DYNAMODB_PORT)).toEqual([]);
-    } finally {
-      server.close();
-    }
-  });
-
-  it('exits 1 with one line naming DYNAMODB_PORT when the DynamoDB Local port is in use', async () => {
-    const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort() };
-    const server = await occupy(ports.DYNAMODB_PORT);
-    try {
-      const started = startLocalStack(ports);
-
-      expect(await exitCodeWithin(started, START_TIMEOUT_MS)).toBe(1);
-      expect(lastLine(started.stderr())).toBe(
-        `Port ${ports.DYNAMODB_PORT} is already in use (DynamoDB Local); free it or set DYNAMODB_PORT to another port.`,
-      );
-      expect(started.stdout()).toBe('');
     } finally {
       server.close();
     }

@@ -4,6 +4,7 @@ import { handler } from '../../functions/create-pet.ts';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
+import { errorResponse } from '../support/error-responses.ts';
 
 const store = petStoreFromEnv();
 
@@ -23,15 +24,6 @@ function createPetEvent(
 
 function createPet(body: string | null, contentType?: string | null) {
   return handler(createPetEvent(body, contentType), createLambdaContext('create-pet'));
-}
-
-/** The complete response of an Error with this status, code and message. */
-function errorResponse(status: number, code: string, message: string) {
-  return {
-    statusCode: status,
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ code, message, status }),
-  };
 }
 
 /** Number of pets stored (the tables of this file hold far fewer than 100). */

@@ -3,6 +3,7 @@ import { handler } from '../../functions/get-pet.ts';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
+import { errorResponse } from '../support/error-responses.ts';
 
 /** Headers every response of getPet carries, whatever its status. */
 const HEADERS = {
@@ -42,42 +43,24 @@ describe('getPet', () => {
 
   it('answers 404 pet_not_found with the deprecation headers when the pet does not exist', async () => {
     const missing = String(pet.id + 1000);
-    expect(await getPet(missing)).toEqual({
-      statusCode: 404,
-      headers: HEADERS,
-      body: JSON.stringify({
-        code: 'pet_not_found',
-        message: `No pet has id ${missing}.`,
-        status: 404,
-      }),
-    });
+    expect(await getPet(missing)).toEqual(
+      errorResponse(404, 'pet_not_found', `No pet has id ${missing}.`, HEADERS),
+    );
   });
 
   it('answers 404 for an id too large to be a pet id', async () => {
     for (const petId of ['9007199254740992', '9'.repeat(40), '1'.repeat(400)]) {
-      expect(await getPet(petId), petId).toEqual({
-        statusCode: 404,
-        headers: HEADERS,
-        body: JSON.stringify({
-          code: 'pet_not_found',
-          message: `No pet has id ${petId}.`,
-          status: 404,
-        }),
-      });
+      expect(await getPet(petId), petId).toEqual(
+        errorResponse(404, 'pet_not_found', `No pet has id ${petId}.`, HEADERS),
+      );
     }
   });
 
   it('answers 400 invalid_parameter with the deprecation headers when petId is not a positive integer', async () => {
     for (const petId of ['abc', '0', '-1', '1.5', '', ' 1', '1e3', '0x1']) {
-      expect(await getPet(petId), JSON.stringify(petId)).toEqual({
-        statusCode: 400,
-        headers: HEADERS,
-        body: JSON.stringify({
-          code: 'invalid_parameter',
-          message: 'petId: must be a positive integer',
-          status: 400,
-        }),
-      });
+      expect(await getPet(petId), JSON.stringify(petId)).toEqual(
+        errorResponse(400, 'invalid_parameter', 'petId: must be a positive integer', HEADERS),
+      );
     }
   });
 });

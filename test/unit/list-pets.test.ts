@@ -3,6 +3,7 @@ import { handler } from '../../functions/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
 import { PET_STATUSES, type Pet } from '../../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
+import { errorResponse } from '../support/error-responses.ts';
 
 /** `GET /pets` with this query string (e.g. `limit=5&status=sold`). */
 function listPets(query = '') {
@@ -15,14 +16,6 @@ function listPets(query = '') {
     }),
     createLambdaContext('list-pets'),
   );
-}
-
-function invalidParameter(message: string) {
-  return {
-    statusCode: 400,
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ code: 'invalid_parameter', message, status: 400 }),
-  };
 }
 
 /** The 25 pets of this file, in creation (= id) order; statuses cycle available, pending, sold. */
@@ -83,7 +76,7 @@ describe('listPets', () => {
   it('answers 400 invalid_parameter naming limit when it is not an integer from 1 to 100', async () => {
     for (const limit of ['0', '101', '1.5', '-1', 'abc', '', '1e1', '9'.repeat(25)]) {
       expect(await listPets(new URLSearchParams({ limit }).toString()), limit).toEqual(
-        invalidParameter('limit: must be an integer from 1 to 100'),
+        errorResponse(400, 'invalid_parameter', 'limit: must be an integer from 1 to 100'),
       );
     }
   });
@@ -91,15 +84,17 @@ describe('listPets', () => {
   it('answers 400 invalid_parameter naming status when it is not exactly a PetStatus', async () => {
     for (const status of ['Available', 'SOLD', '', 'bogus']) {
       expect(await listPets(new URLSearchParams({ status }).toString()), status).toEqual(
-        invalidParameter('status: must be one of available, pending, sold'),
+        errorResponse(400, 'invalid_parameter', 'status: must be one of available, pending, sold'),
       );
     }
   });
 
   it('answers 400 invalid_parameter for an unknown query parameter', async () => {
-    expect(await listPets('page=2')).toEqual(invalidParameter('page: is not allowed'));
+    expect(await listPets('page=2')).toEqual(
+      errorResponse(400, 'invalid_parameter', 'page: is not allowed'),
+    );
     expect(await listPets('limit=5&Status=sold')).toEqual(
-      invalidParameter('Status: is not allowed'),
+      errorResponse(400, 'invalid_parameter', 'Status: is not allowed'),
     );
   });
 
@@ -109,7 +104,7 @@ describe('listPets', () => {
       // API Gateway's JSON event makes each parameter an own property, even these names.
       event.queryStringParameters = JSON.parse(`{"${name}":"1"}`);
       expect(await handler(event, createLambdaContext('list-pets')), name).toEqual(
-        invalidParameter(`${name}: is not allowed`),
+        errorResponse(400, 'invalid_parameter', `${name}: is not allowed`),
       );
     }
   });

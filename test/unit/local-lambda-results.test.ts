@@ -8,6 +8,7 @@ import {
 
 const ARN = 'arn:aws:execute-api:local:000000000000:local/v1/GET/pets';
 
+/** The policy document of these statements, parsed as an authorizer result carries it. */
 function policy(...Statement: Record<string, unknown>[]) {
   return v.parse(AuthorizerResultSchema.entries.policyDocument, {
     Version: '2012-10-17',
@@ -15,21 +16,20 @@ function policy(...Statement: Record<string, unknown>[]) {
   });
 }
 
+/** A policy of one statement allowing `execute-api:Invoke` on a `Resource` or a `NotResource`. */
+function allowInvoke(where: { Resource: string } | { NotResource: string }) {
+  return policy({ Effect: 'Allow', Action: 'execute-api:Invoke', ...where });
+}
+
 describe('policyAllows', () => {
   it('allows a method under an Allow for the whole stage', () => {
-    const allowAll = policy({
-      Effect: 'Allow',
-      Action: 'execute-api:Invoke',
-      Resource: 'arn:aws:execute-api:local:000000000000:local/v1/*',
-    });
+    const allowAll = allowInvoke({ Resource: 'arn:aws:execute-api:local:000000000000:local/v1/*' });
 
     expect(policyAllows(allowAll, ARN)).toBe(true);
   });
 
   it('denies another method than the one an Allow names', () => {
-    const allowPost = policy({
-      Effect: 'Allow',
-      Action: 'execute-api:Invoke',
+    const allowPost = allowInvoke({
       Resource: 'arn:aws:execute-api:local:000000000000:local/v1/POST/pets',
     });
 
@@ -60,27 +60,15 @@ describe('policyAllows', () => {
   });
 
   it('reads NotResource as every resource but those', () => {
-    const allowButPost = policy({
-      Effect: 'Allow',
-      Action: 'execute-api:Invoke',
-      NotResource: '*/POST/*',
-    });
+    const allowButPost = allowInvoke({ NotResource: '*/POST/*' });
 
     expect(policyAllows(allowButPost, ARN)).toBe(true);
     expect(policyAllows(allowButPost, ARN.replace('GET', 'POST'))).toBe(false);
   });
 
   it('treats ? as one character and other characters literally', () => {
-    const oneChar = policy({
-      Effect: 'Allow',
-      Action: 'execute-api:Invoke',
-      Resource: '*/v?/GET/pets',
-    });
-    const dotted = policy({
-      Effect: 'Allow',
-      Action: 'execute-api:Invoke',
-      Resource: '*/v1/GET/pet.',
-    });
+    const oneChar = allowInvoke({ Resource: '*/v?/GET/pets' });
+    const dotted = allowInvoke({ Resource: '*/v1/GET/pet.' });
 
     expect(policyAllows(oneChar, ARN)).toBe(true);
     expect(policyAllows(dotted, ARN)).toBe(false);

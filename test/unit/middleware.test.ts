@@ -6,6 +6,7 @@ import { httpHandler, type OperationFunction } from '../../shared/http/handler.t
 import { MAX_BODY_BYTES } from '../../shared/http/middleware.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
+import { errorResponse } from '../support/error-responses.ts';
 
 const context = createLambdaContext('middleware-test', 'req-middleware');
 
@@ -47,15 +48,7 @@ describe('errorHandler', () => {
       context,
     );
 
-    expect(response).toEqual({
-      statusCode: 500,
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        code: 'internal_error',
-        message: 'An unexpected error occurred.',
-        status: 500,
-      }),
-    });
+    expect(response).toEqual(errorResponse(500, 'internal_error', 'An unexpected error occurred.'));
     expect(response.body).not.toContain('ECONNREFUSED');
     expect(response.body).not.toContain('    at ');
     expect(logged).toHaveBeenCalledWith('Unexpected error', { error: secret });
@@ -108,12 +101,9 @@ describe('errorHandler', () => {
         createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
         context,
       );
-      expect(response.statusCode).toBe(500);
-      expect(JSON.parse(response.body)).toEqual({
-        code: 'internal_error',
-        message: 'An unexpected error occurred.',
-        status: 500,
-      });
+      expect(response).toEqual(
+        errorResponse(500, 'internal_error', 'An unexpected error occurred.'),
+      );
     }
   });
 
@@ -129,15 +119,9 @@ describe('errorHandler', () => {
       context,
     );
 
-    expect(response).toEqual({
-      statusCode: 405,
-      headers: { 'Content-Type': 'application/json', Allow: 'GET, POST' },
-      body: JSON.stringify({
-        code: 'method_not_allowed',
-        message: 'Use GET or POST.',
-        status: 405,
-      }),
-    });
+    expect(response).toEqual(
+      errorResponse(405, 'method_not_allowed', 'Use GET or POST.', { Allow: 'GET, POST' }),
+    );
   });
 });
 
@@ -242,57 +226,44 @@ describe('jsonRequestBody and the JSON body parser', () => {
       '',
     ]) {
       const response = await echo(postEvent('{"a":1}', contentType), context);
-      expect(response, contentType).toEqual({
-        statusCode: 415,
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          code: 'unsupported_media_type',
-          message: contentType
+      expect(response, contentType).toEqual(
+        errorResponse(
+          415,
+          'unsupported_media_type',
+          contentType
             ? `Content-Type must be application/json, not "${contentType}".`
             : 'Content-Type must be application/json, not missing.',
-          status: 415,
-        }),
-      });
+        ),
+      );
     }
   });
 
   it('answers 415 when the Content-Type header is missing', async () => {
     const response = await echo(postEvent('{"a":1}', null), context);
-    expect(response.statusCode).toBe(415);
-    expect(JSON.parse(response.body)).toEqual({
-      code: 'unsupported_media_type',
-      message: 'Content-Type must be application/json, not missing.',
-      status: 415,
-    });
+    expect(response).toEqual(
+      errorResponse(
+        415,
+        'unsupported_media_type',
+        'Content-Type must be application/json, not missing.',
+      ),
+    );
   });
 
   it('answers 400 invalid_json for an empty or missing body', async () => {
     for (const body of ['', null]) {
       const response = await echo(postEvent(body), context);
-      expect(response).toEqual({
-        statusCode: 400,
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          code: 'invalid_json',
-          message: 'body: is required and must be a JSON object',
-          status: 400,
-        }),
-      });
+      expect(response).toEqual(
+        errorResponse(400, 'invalid_json', 'body: is required and must be a JSON object'),
+      );
     }
   });
 
   it('answers 400 invalid_json for malformed JSON', async () => {
     for (const body of ['{', '{"a":1,}', "{'a':1}", 'Rex', '   ', '{"a":1}{"b":2}']) {
       const response = await echo(postEvent(body), context);
-      expect(response, body).toEqual({
-        statusCode: 400,
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          code: 'invalid_json',
-          message: 'body: is empty or not valid JSON',
-          status: 400,
-        }),
-      });
+      expect(response, body).toEqual(
+        errorResponse(400, 'invalid_json', 'body: is empty or not valid JSON'),
+      );
     }
   });
 
@@ -302,15 +273,9 @@ describe('jsonRequestBody and the JSON body parser', () => {
     expect((await echo(postEvent(exact), context)).statusCode).toBe(200);
 
     const response = await echo(postEvent(jsonOfBytes(MAX_BODY_BYTES + 1)), context);
-    expect(response).toEqual({
-      statusCode: 413,
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        code: 'payload_too_large',
-        message: 'body: is 16385 bytes; the limit is 16384 bytes.',
-        status: 413,
-      }),
-    });
+    expect(response).toEqual(
+      errorResponse(413, 'payload_too_large', 'body: is 16385 bytes; the limit is 16384 bytes.'),
+    );
   });
 
   it('counts UTF-8 bytes, not characters, against the size limit', async () => {
