@@ -212,7 +212,8 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
 
 /** Request headers with the names as the client sent them (API Gateway keeps their case). */
 function receivedHeaders(request: IncomingMessage): Record<string, string[]> {
-  const headers: Record<string, string[]> = {};
+  // Null prototype: a header named `constructor` or `__proto__` is a name like any other.
+  const headers: Record<string, string[]> = Object.create(null);
   for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
     const [name = '', value = ''] = request.rawHeaders.slice(i, i + 2);
     headers[name] = [...(headers[name] ?? []), value];

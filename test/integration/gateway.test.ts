@@ -196,6 +196,19 @@ describe('integration with the functions', () => {
     expect(await response.json()).toEqual([sold]);
   });
 
+  it('treats headers named like Object members as ordinary headers', async () => {
+    const response = await call('/pets', {
+      headers: {
+        Authorization: `Bearer ${token}`,
+        constructor: 'a',
+        __proto__: 'b',
+        toString: 'c',
+      },
+    });
+
+    expect(response.status).toBe(200);
+  });
+
   it('passes the last value of a repeated query parameter, as API Gateway does', async () => {
     const response = await call('/pets?status=available&status=bogus', bearer(token));
 
