@@ -21,6 +21,11 @@ function wholeApiArn(methodArn: string): string {
   return `${arnPrefix}/${stage}/*`;
 }
 
+/**
+ * @param event REQUEST authorizer event; only its `Authorization` header and `methodArn` are read.
+ * @returns Allow policy for the whole API, `principalId` = key id, context `{ keyId, plan }`, `usageIdentifierKey`.
+ * @throws Error('Unauthorized') for a missing, malformed, unknown or revoked key (HTTP 401 at the gateway).
+ */
 export async function handler(
   event: APIGatewayRequestAuthorizerEvent,
 ): Promise<APIGatewayAuthorizerResult> {

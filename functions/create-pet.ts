@@ -12,6 +12,7 @@ import { petStoreFromEnv } from '../shared/pets/store.ts';
 
 const store = petStoreFromEnv();
 
+/** Lambda handler of createPet: API Gateway REST proxy event in, proxy result out. */
 export const handler = httpHandler(
   async function createPet(event) {
     const newPet = parseOrThrow(NewPetSchema, event.body, 'body', 'invalid_body');

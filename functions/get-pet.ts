@@ -15,6 +15,7 @@ import { petStoreFromEnv } from '../shared/pets/store.ts';
 
 const store = petStoreFromEnv();
 
+/** Lambda handler of getPet: API Gateway REST proxy event in, proxy result out. */
 export const handler = httpHandler(
   async function getPet(event) {
     const petId = parseOrThrow(

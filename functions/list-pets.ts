@@ -13,6 +13,7 @@ import { petStoreFromEnv } from '../shared/pets/store.ts';
 
 const store = petStoreFromEnv();
 
+/** Lambda handler of listPets: API Gateway REST proxy event in, proxy result out. */
 export const handler = httpHandler(async function listPets(event) {
   const query = parseOrThrow(
     ListPetsQuerySchema,

@@ -88,7 +88,11 @@ export const PetIdSchema = v.pipe(
   v.minValue(1, 'must be a positive integer'),
 );
 
+/** `available`, `pending` or `sold`. */
 export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
+/** A validated createPet body; `status` is filled in with its default. */
 export type NewPet = v.InferOutput<typeof NewPetSchema>;
+/** An animal as stored and returned. */
 export type Pet = v.InferOutput<typeof PetSchema>;
+/** A validated listPets query: `limit` a number (default 20), `status` optional. */
 export type ListPetsQuery = v.InferOutput<typeof ListPetsQuerySchema>;

@@ -1,7 +1,9 @@
 /**
  * The API end to end: the typed client generated from docs/openapi.yaml, over HTTP, against the
  * local gateway, the authorizer and the function handlers on DynamoDB Local (issue 2, sections 1
- * to 3). Inputs the typed client cannot express are sent with plain `fetch`.
+ * to 3). Inputs the typed client cannot express are sent with plain `fetch`. Every response, of
+ * the typed client or of `fetch`, is also checked against docs/openapi.yaml
+ * (test/support/openapi-conformance.ts).
  */
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +21,7 @@ import {
   type PetStatus,
 } from '../../shared/pets/schemas.ts';
 import { issueToken, type PetstoreClient, petstoreClient } from '../support/api-client.ts';
+import { expectConformingResponse, readBody } from '../support/openapi-conformance.ts';
 
 let gateway: LocalGateway;
 let token: string;
@@ -31,7 +34,10 @@ beforeAll(async () => {
 });
 afterAll(() => gateway?.close());
 
-/** A request the typed client cannot express, with the key unless `headers` replace it. */
+/**
+ * A request the typed client cannot express, with the key unless `headers` replace it; its answer
+ * must conform to docs/openapi.yaml.
+ */
 async function send(
   method: string,
   path: string,
@@ -42,8 +48,9 @@ async function send(
     body: init.body,
     headers: init.headers ?? { Authorization: `Bearer ${token}` },
   });
-  const text = await response.text();
-  return { response, body: text ? JSON.parse(text) : undefined };
+  const body = await readBody(response);
+  expectConformingResponse({ method, path }, response, body);
+  return { response, body };
 }
 
 /** POSTs `body` (text) to /pets as `application/json` with the key. */
@@ -414,5 +421,66 @@ describe('routes', () => {
 
     expectError(response, body, { status: 405, code: 'method_not_allowed' });
     expect(response.headers.get('allow')).toBe(allow);
+  });
+});
+
+describe('conformance to docs/openapi.yaml', () => {
+  it('rejects a typed-client call whose answer has a status the document does not list', async () => {
+    const client = petstoreClient(gateway.url, token);
+    // Runs before the conformance check (openapi-fetch runs onResponse last-added first).
+    client.use({ onResponse: () => Response.json({ code: 'teapot' }, { status: 418 }) });
+
+    await expect(client.GET('/pets')).rejects.toThrow(
+      'GET /pets 418: the status is not documented for the operation',
+    );
+  });
+
+  /** A real 201 of createPet, changed by `change`, then checked against the document. */
+  async function checkCreated(
+    change: { body?: (pet: Pet) => unknown; headers?: (headers: Headers) => void } = {},
+  ): Promise<void> {
+    const { data, response } = await api.POST('/pets', { body: { name: 'Rex', categoryId: 1 } });
+    const headers = new Headers(response.headers);
+    change.headers?.(headers);
+    const body = change.body ? change.body(expectPet(response, data)) : data;
+    const changed = new Response(null, { status: response.status, headers });
+    expectConformingResponse({ method: 'POST', path: '/pets' }, changed, body);
+  }
+
+  it('accepts a createPet 201 as the API sent it', async () => {
+    await expect(checkCreated()).resolves.toBeUndefined();
+  });
+
+  it.each([
+    [
+      'a body with an unknown field',
+      { body: (pet: Pet) => ({ ...pet, colour: 'brown' }) },
+      'body must NOT have additional properties',
+    ],
+    [
+      'a body without status',
+      { body: ({ status: _, ...pet }: Pet) => pet },
+      "body must have required property 'status'",
+    ],
+    [
+      'no Location header',
+      { headers: (headers: Headers) => headers.delete('location') },
+      'the required header Location is missing',
+    ],
+    [
+      'a Location outside /v1/pets',
+      { headers: (headers: Headers) => headers.set('location', '/pets/1') },
+      'Location must match pattern',
+    ],
+    [
+      'the Content-Type text/plain',
+      { headers: (headers: Headers) => headers.set('content-type', 'text/plain') },
+      'the Content-Type is not a documented media type',
+    ],
+  ])('rejects a createPet 201 with %s', async (_, change, failure) => {
+    const checked = checkCreated(change);
+
+    await expect(checked).rejects.toThrow(/^POST \/pets 201: /);
+    await expect(checked).rejects.toThrow(failure);
   });
 });
