@@ -4,13 +4,14 @@
  * Identity source: the `Authorization` header. The bearer token is looked up by its SHA-256 (one
  * GetItem). A known, unrevoked key gets an Allow policy for the whole API, since API Gateway caches
  * the policy per token and a policy for one method ARN would deny the key's other routes; the
- * context carries `keyId` and `plan`, and `usageIdentifierKey` selects the key's usage plan
+ * context carries `keyId`, `plan` and the key's limits (`perMinute`, `perDay`) for the functions'
+ * rate limiter, and `usageIdentifierKey` selects the key's usage plan
  * (`apiKeySourceType: AUTHORIZER`). Anything else throws `Unauthorized`, which API Gateway answers
  * with the UNAUTHORIZED gateway response: 401 `unauthorized` and `WWW-Authenticate: Bearer`.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { authorizationHeader, bearerToken } from '../shared/keys/bearer.ts';
-import { keyStoreFromEnv } from '../shared/keys/store.ts';
+import { keyLimits, keyStoreFromEnv } from '../shared/keys/store.ts';
 import { logger } from '../shared/logger.ts';
 
 const keys = keyStoreFromEnv();
@@ -23,7 +24,9 @@ function wholeApiArn(methodArn: string): string {
 
 /**
  * @param event REQUEST authorizer event; only its `Authorization` header and `methodArn` are read.
- * @returns Allow policy for the whole API, `principalId` = key id, context `{ keyId, plan }`, `usageIdentifierKey`.
+ * @returns Allow policy for the whole API, `principalId` = key id, context
+ *   `{ keyId, plan, perMinute, perDay }`, `usageIdentifierKey`. A plan change reaches the
+ *   functions when the cached result expires (60 s).
  * @throws Error('Unauthorized') for a missing, malformed, unknown or revoked key (HTTP 401 at the gateway).
  */
 export async function handler(
@@ -43,7 +46,7 @@ export async function handler(
         { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) },
       ],
     },
-    context: { keyId: key.keyId, plan: key.plan },
+    context: { keyId: key.keyId, plan: key.plan, ...keyLimits(key) },
     usageIdentifierKey: key.usageIdentifier,
   };
 }

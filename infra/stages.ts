@@ -2,7 +2,7 @@
  * The deployment stages and the names by which ops tools find a deployed stage's resources.
  * The CDK app and stack define them; the keys and deploy commands read them.
  */
-import { PLANS, type PlanId } from '../shared/plans.ts';
+import { PLANS, type StandardPlanId } from '../shared/plans.ts';
 
 /** The environments of petstore-spec.md ("What the service does"): staging and production. */
 export const STAGES = ['staging', 'production'] as const;
@@ -28,9 +28,11 @@ export const STACK_OUTPUTS = {
   restApiId: 'RestApiId',
   /** Physical name of the keys table. */
   keysTableName: 'KeysTableName',
+  /** Physical name of the counters table (rate-limit windows and bans). */
+  countersTableName: 'CountersTableName',
 } as const;
 
 /** Name of the stack output holding the id of a plan's usage plan, e.g. `UsagePlanIdFree`. */
-export function usagePlanOutputName(plan: PlanId): string {
+export function usagePlanOutputName(plan: StandardPlanId): string {
   return `UsagePlanId${PLANS[plan].name}`;
 }

@@ -39,9 +39,17 @@ export const ERROR_CATALOGUE = {
   },
   rate_limited: {
     status: 429,
-    description: 'The rate limit of the key or of the API is exceeded.',
+    description:
+      "The key's per-minute or per-day limit is used up, or API Gateway throttled it; see Retry-After.",
   },
-  quota_exceeded: { status: 429, description: "The key's daily quota is used up." },
+  quota_exceeded: {
+    status: 429,
+    description: "API Gateway's daily quota for the key (the edge backstop) is used up.",
+  },
+  api_key_temporarily_banned: {
+    status: 429,
+    description: 'The key kept sending after its 429s and is banned for a while; see Retry-After.',
+  },
   internal_error: {
     status: 500,
     description: 'An unexpected error; it is logged with the request id.',

@@ -8,6 +8,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { logger } from '../logger.ts';
+import { type RateLimiter, rateLimit, rateLimiterFromEnv } from '../rate-limit/middleware.ts';
 import { errorHandler, jsonRequestBody, responseHeaders } from './middleware.ts';
 
 /**
@@ -37,6 +38,16 @@ export interface HttpHandlerOptions {
    * @default - none
    */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The per-key rate limiter.
+   * @default - the DynamoDB limiter on the counters table (`rateLimiterFromEnv`)
+   */
+  readonly rateLimiter?: RateLimiter;
+  /**
+   * Clock of the rate limiter, epoch milliseconds; injected by tests.
+   * @default Date.now
+   */
+  readonly now?: () => number;
 }
 
 /**
@@ -45,9 +56,10 @@ export interface HttpHandlerOptions {
  * 1. Powertools logger context (request id on every log line);
  * 2. header normalizer (lower-case names);
  * 3. fixed response headers, if any;
- * 4. error handler: every error becomes the Error body, unexpected ones a bare 500;
- * 5. (the per-key rate limiter goes here: before any body parsing or store access, so that a
- *    rejected request does no work);
+ * 4. per-key rate limiter: before any body parsing or store access, so that a refused request
+ *    does no work; its headers go on every response (registered before the error handler, whose
+ *    Error response its `onError` then sees);
+ * 5. error handler: every error becomes the Error body, unexpected ones a bare 500;
  * 6. for JSON bodies: Content-Type and size guards, then middy's JSON body parser.
  *
  * @returns The Lambda handler for API Gateway REST proxy events.
@@ -57,6 +69,7 @@ export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions =
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpHeaderNormalizer());
   if (options.headers) chain.use(responseHeaders(options.headers));
+  chain.use(rateLimit({ limiter: options.rateLimiter ?? rateLimiterFromEnv(), now: options.now }));
   chain.use(errorHandler());
   if (options.jsonBody) chain.use(jsonRequestBody()).use(httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK));
   return chain;

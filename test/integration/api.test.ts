@@ -29,7 +29,7 @@ let api: PetstoreClient;
 
 beforeAll(async () => {
   gateway = await startGateway({ port: 0 });
-  token = await issueToken('free');
+  token = await issueToken('business');
   api = petstoreClient(gateway.url, token);
 });
 afterAll(() => gateway?.close());

@@ -6,7 +6,7 @@
  */
 import createClient, { type Client } from 'openapi-fetch';
 import { keyStoreFromEnv } from '../../shared/keys/store.ts';
-import type { PlanId } from '../../shared/plans.ts';
+import type { StandardPlanId } from '../../shared/plans.ts';
 import type { paths } from '../generated/petstore-api.d.ts';
 import { conformanceMiddleware } from './openapi-conformance.ts';
 
@@ -37,7 +37,7 @@ export function petstoreClient(baseUrl: string, token?: string): PetstoreClient 
  *
  * @returns The bearer token (only its hash is stored).
  */
-export async function issueToken(plan: PlanId = 'free'): Promise<string> {
+export async function issueToken(plan: StandardPlanId = 'free'): Promise<string> {
   const { token } = await keyStoreFromEnv().createKey({ plan, owner: 'integration tests' });
   return token;
 }

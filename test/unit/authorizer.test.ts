@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 
 describe('authorizer', () => {
-  it('allows the whole API for a valid key, with its id, plan and usage identifier', async () => {
+  it('allows the whole API for a valid key, with its id, plan, limits and usage identifier', async () => {
     const result = await handler(authorizerEvent({ Authorization: `Bearer ${pro.token}` }));
 
     expect(result).toEqual({
@@ -41,10 +41,24 @@ describe('authorizer', () => {
           },
         ],
       },
-      context: { keyId: pro.record.keyId, plan: 'pro' },
+      context: { keyId: pro.record.keyId, plan: 'pro', perMinute: 300, perDay: 10_000 },
       usageIdentifierKey: pro.record.usageIdentifier,
     });
     expect(result.usageIdentifierKey).not.toBe(pro.token);
+  });
+
+  it('passes an Enterprise key its own limits', async () => {
+    const enterprise = await keys.createKey({
+      plan: 'enterprise',
+      limits: { perMinute: 5_000, perDay: 2_000_000 },
+    });
+    const result = await handler(authorizerEvent({ Authorization: `Bearer ${enterprise.token}` }));
+    expect(result.context).toEqual({
+      keyId: enterprise.record.keyId,
+      plan: 'enterprise',
+      perMinute: 5_000,
+      perDay: 2_000_000,
+    });
   });
 
   it('builds the whole-API resource from the method ARN of a deployed API', async () => {

@@ -1,9 +1,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handler } from '../../functions/create-pet.ts';
-import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
+import { createLambdaContext } from '../../infra/local/events.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
+import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 
 const store = petStoreFromEnv();
@@ -13,7 +14,7 @@ function createPetEvent(
   body: string | null,
   contentType: string | null = 'application/json',
 ): APIGatewayProxyEvent {
-  return createProxyEvent({
+  return authorizedEvent({
     method: 'POST',
     resource: '/pets',
     path: '/pets',
@@ -23,7 +24,7 @@ function createPetEvent(
 }
 
 function createPet(body: string | null, contentType?: string | null) {
-  return handler(createPetEvent(body, contentType), createLambdaContext('create-pet'));
+  return invoke(handler, createPetEvent(body, contentType), createLambdaContext('create-pet'));
 }
 
 /** Number of pets stored (the tables of this file hold far fewer than 100). */
@@ -220,7 +221,7 @@ describe('createPet', () => {
     const body = Buffer.from('{"name":"Zoë 🐶","categoryId":3}', 'utf8').toString('base64');
     const event = { ...createPetEvent(body), isBase64Encoded: true };
 
-    const response = await handler(event, createLambdaContext('create-pet'));
+    const response = await invoke(handler, event, createLambdaContext('create-pet'));
 
     expect(response.statusCode).toBe(201);
     const pet = JSON.parse(response.body) as Pet;

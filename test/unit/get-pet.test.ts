@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/get-pet.ts';
-import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
+import { createLambdaContext } from '../../infra/local/events.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
+import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 
 /** Headers every response of getPet carries, whatever its status. */
@@ -15,8 +16,9 @@ const HEADERS = {
 
 /** `GET /pets/{petId}` with this (already URL-decoded) path parameter. */
 function getPet(petId: string) {
-  return handler(
-    createProxyEvent({
+  return invoke(
+    handler,
+    authorizedEvent({
       method: 'GET',
       resource: '/pets/{petId}',
       path: `/pets/${encodeURIComponent(petId)}`,

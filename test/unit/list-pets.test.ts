@@ -1,14 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/list-pets.ts';
-import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
+import { createLambdaContext } from '../../infra/local/events.ts';
 import { PET_STATUSES, type Pet } from '../../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
+import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 
 /** `GET /pets` with this query string (e.g. `limit=5&status=sold`). */
 function listPets(query = '') {
-  return handler(
-    createProxyEvent({
+  return invoke(
+    handler,
+    authorizedEvent({
       method: 'GET',
       resource: '/pets',
       path: '/pets',
@@ -100,10 +102,10 @@ describe('listPets', () => {
 
   it('answers 400 invalid_parameter for a parameter named like an Object.prototype member', async () => {
     for (const name of ['constructor', 'toString', '__proto__']) {
-      const event = createProxyEvent({ method: 'GET', resource: '/pets', path: '/pets' });
+      const event = authorizedEvent({ method: 'GET', resource: '/pets', path: '/pets' });
       // API Gateway's JSON event makes each parameter an own property, even these names.
       event.queryStringParameters = JSON.parse(`{"${name}":"1"}`);
-      expect(await handler(event, createLambdaContext('list-pets')), name).toEqual(
+      expect(await invoke(handler, event, createLambdaContext('list-pets')), name).toEqual(
         errorResponse(400, 'invalid_parameter', `${name}: is not allowed`),
       );
     }

@@ -1,11 +1,12 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
+import { createLambdaContext } from '../../infra/local/events.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { httpHandler, type OperationFunction } from '../../shared/http/handler.ts';
 import { MAX_BODY_BYTES } from '../../shared/http/middleware.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
+import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 
 const context = createLambdaContext('middleware-test', 'req-middleware');
@@ -16,7 +17,7 @@ function postEvent(
   contentType: string | null = 'application/json',
   extra: { isBase64Encoded?: boolean } = {},
 ): APIGatewayProxyEvent {
-  const event = createProxyEvent({
+  const event = authorizedEvent({
     method: 'POST',
     resource: '/things',
     path: '/things',
@@ -43,8 +44,9 @@ describe('errorHandler', () => {
       throw secret;
     });
 
-    const response = await handler(
-      createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+    const response = await invoke(
+      handler,
+      authorizedEvent({ method: 'GET', resource: '/x', path: '/x' }),
       context,
     );
 
@@ -75,8 +77,9 @@ describe('errorHandler', () => {
       throw new Error('disk on fire');
     });
 
-    await handler(
-      createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+    await invoke(
+      handler,
+      authorizedEvent({ method: 'GET', resource: '/x', path: '/x' }),
       createLambdaContext('middleware-test', 'req-logged-500'),
     );
 
@@ -97,8 +100,9 @@ describe('errorHandler', () => {
       const handler = httpHandler(async () => {
         throw thrown;
       });
-      const response = await handler(
-        createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+      const response = await invoke(
+        handler,
+        authorizedEvent({ method: 'GET', resource: '/x', path: '/x' }),
         context,
       );
       expect(response).toEqual(
@@ -114,8 +118,9 @@ describe('errorHandler', () => {
       });
     });
 
-    const response = await handler(
-      createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+    const response = await invoke(
+      handler,
+      authorizedEvent({ method: 'GET', resource: '/x', path: '/x' }),
       context,
     );
 
@@ -136,8 +141,9 @@ describe('responseHeaders', () => {
       },
     );
 
-    const response = await handler(
-      createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+    const response = await invoke(
+      handler,
+      authorizedEvent({ method: 'GET', resource: '/x', path: '/x' }),
       context,
     );
 
@@ -163,8 +169,9 @@ describe('responseHeaders', () => {
         },
         { headers },
       );
-      const response = await handler(
-        createProxyEvent({ method: 'GET', resource: '/x', path: '/x' }),
+      const response = await invoke(
+        handler,
+        authorizedEvent({ method: 'GET', resource: '/x', path: '/x' }),
         context,
       );
       expect(response.headers).toEqual({ 'Content-Type': 'application/json', ...headers });
@@ -177,8 +184,9 @@ describe('httpHandler', () => {
     const seen = vi.fn<OperationFunction>(async () => jsonResponse(200, {}));
     const handler = httpHandler(seen);
 
-    await handler(
-      createProxyEvent({
+    await invoke(
+      handler,
+      authorizedEvent({
         method: 'GET',
         resource: '/x',
         path: '/x',
@@ -196,7 +204,7 @@ describe('httpHandler', () => {
 
 describe('jsonRequestBody and the JSON body parser', () => {
   it('passes the parsed body to the operation', async () => {
-    const response = await echo(postEvent('{"name":"Rex","tags":["a"]}'), context);
+    const response = await invoke(echo, postEvent('{"name":"Rex","tags":["a"]}'), context);
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toEqual({ received: { name: 'Rex', tags: ['a'] } });
   });
@@ -210,7 +218,7 @@ describe('jsonRequestBody and the JSON body parser', () => {
       'application/merge-patch+json',
       'application/vnd.petstore.v1+json',
     ]) {
-      const response = await echo(postEvent('{"a":1}', contentType), context);
+      const response = await invoke(echo, postEvent('{"a":1}', contentType), context);
       expect(response.statusCode, contentType).toBe(200);
       expect(JSON.parse(response.body)).toEqual({ received: { a: 1 } });
     }
@@ -225,7 +233,7 @@ describe('jsonRequestBody and the JSON body parser', () => {
       'application/json-patch',
       '',
     ]) {
-      const response = await echo(postEvent('{"a":1}', contentType), context);
+      const response = await invoke(echo, postEvent('{"a":1}', contentType), context);
       expect(response, contentType).toEqual(
         errorResponse(
           415,
@@ -239,7 +247,7 @@ describe('jsonRequestBody and the JSON body parser', () => {
   });
 
   it('answers 415 when the Content-Type header is missing', async () => {
-    const response = await echo(postEvent('{"a":1}', null), context);
+    const response = await invoke(echo, postEvent('{"a":1}', null), context);
     expect(response).toEqual(
       errorResponse(
         415,
@@ -251,7 +259,7 @@ describe('jsonRequestBody and the JSON body parser', () => {
 
   it('answers 400 invalid_json for an empty or missing body', async () => {
     for (const body of ['', null]) {
-      const response = await echo(postEvent(body), context);
+      const response = await invoke(echo, postEvent(body), context);
       expect(response).toEqual(
         errorResponse(400, 'invalid_json', 'body: is required and must be a JSON object'),
       );
@@ -260,7 +268,7 @@ describe('jsonRequestBody and the JSON body parser', () => {
 
   it('answers 400 invalid_json for malformed JSON', async () => {
     for (const body of ['{', '{"a":1,}', "{'a':1}", 'Rex', '   ', '{"a":1}{"b":2}']) {
-      const response = await echo(postEvent(body), context);
+      const response = await invoke(echo, postEvent(body), context);
       expect(response, body).toEqual(
         errorResponse(400, 'invalid_json', 'body: is empty or not valid JSON'),
       );
@@ -270,9 +278,9 @@ describe('jsonRequestBody and the JSON body parser', () => {
   it('passes a body of exactly 16 KiB and answers 413 payload_too_large one byte over', async () => {
     const exact = jsonOfBytes(MAX_BODY_BYTES);
     expect(Buffer.byteLength(exact)).toBe(16_384);
-    expect((await echo(postEvent(exact), context)).statusCode).toBe(200);
+    expect((await invoke(echo, postEvent(exact), context)).statusCode).toBe(200);
 
-    const response = await echo(postEvent(jsonOfBytes(MAX_BODY_BYTES + 1)), context);
+    const response = await invoke(echo, postEvent(jsonOfBytes(MAX_BODY_BYTES + 1)), context);
     expect(response).toEqual(
       errorResponse(413, 'payload_too_large', 'body: is 16385 bytes; the limit is 16384 bytes.'),
     );
@@ -282,14 +290,15 @@ describe('jsonRequestBody and the JSON body parser', () => {
     // 8,192 two-byte characters: 16,388 bytes with the quotes, but only 8,194 UTF-16 units.
     const body = JSON.stringify('é'.repeat(8_192));
     expect(body.length).toBeLessThan(MAX_BODY_BYTES);
-    const response = await echo(postEvent(body), context);
+    const response = await invoke(echo, postEvent(body), context);
     expect(response.statusCode).toBe(413);
   });
 
   it('decodes a base64-encoded body and measures its decoded size', async () => {
     const encoded = (json: string) => Buffer.from(json, 'utf8').toString('base64');
 
-    const small = await echo(
+    const small = await invoke(
+      echo,
       postEvent(encoded('{"name":"Rex 🐶"}'), 'application/json', { isBase64Encoded: true }),
       context,
     );
@@ -298,14 +307,16 @@ describe('jsonRequestBody and the JSON body parser', () => {
     // The base64 text of exactly 16 KiB is longer than 16 KiB; only the decoded bytes count.
     const exact = encoded(jsonOfBytes(MAX_BODY_BYTES));
     expect(exact.length).toBeGreaterThan(MAX_BODY_BYTES);
-    const atLimit = await echo(
+    const atLimit = await invoke(
+      echo,
       postEvent(exact, 'application/json', { isBase64Encoded: true }),
       context,
     );
     expect(atLimit.statusCode).toBe(200);
 
     const over = encoded(jsonOfBytes(MAX_BODY_BYTES + 1));
-    const tooLarge = await echo(
+    const tooLarge = await invoke(
+      echo,
       postEvent(over, 'application/json', { isBase64Encoded: true }),
       context,
     );

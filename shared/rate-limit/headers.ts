@@ -1,0 +1,72 @@
+/**
+ * The rate-limit fields of every authenticated response (petstore-spec.md, "Limits" > "Rate limit
+ * headers" and "Exceeding the limit"), in two vocabularies:
+ *
+ * - `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds), as the spec
+ *   names them, for the binding window;
+ * - the IETF draft's structured fields (draft-ietf-httpapi-ratelimit-headers-10), for both windows:
+ *   `RateLimit-Policy: "minute";q=60;w=60, "day";q=1000;w=86400` and
+ *   `RateLimit: "minute";r=59;t=42, "day";r=999;t=50000` (`t` in seconds until the reset).
+ *
+ * A refused request also gets `Retry-After` in whole seconds (a delay, not a date) until the
+ * binding window resets or the ban ends.
+ */
+import type { RequestLimits } from '../plans.ts';
+import type { RateLimitDecision, WindowUsage } from './limiter.ts';
+import { secondsUntil, WINDOW_SECONDS, type WindowName, windowAt } from './windows.ts';
+
+/** Response header names, as sent. */
+export const RATE_LIMIT_HEADERS = {
+  limit: 'X-RateLimit-Limit',
+  remaining: 'X-RateLimit-Remaining',
+  reset: 'X-RateLimit-Reset',
+  policy: 'RateLimit-Policy',
+  state: 'RateLimit',
+  retryAfter: 'Retry-After',
+} as const;
+
+/** `RateLimit-Policy` for a key's limits: one list member per window, quota `q`, window `w` (s). */
+export function rateLimitPolicy(limits: RequestLimits): string {
+  const quota: Record<WindowName, number> = { minute: limits.perMinute, day: limits.perDay };
+  return (['minute', 'day'] as const)
+    .map((name) => `"${name}";q=${quota[name]};w=${WINDOW_SECONDS[name]}`)
+    .join(', ');
+}
+
+/**
+ * Every rate-limit header of a response, from the limiter's decision.
+ *
+ * @param nowMs The time the decision was taken, epoch milliseconds (for `t` and `Retry-After`).
+ * @returns Header name → value; `Retry-After` only when the request was refused.
+ */
+export function rateLimitHeaders(
+  decision: RateLimitDecision,
+  nowMs: number,
+): Record<string, string> {
+  const { binding, minute, day } = decision;
+  const state = (window: WindowUsage) =>
+    `"${window.name}";r=${window.remaining};t=${secondsUntil(window.resetAt, nowMs, 0)}`;
+  return {
+    [RATE_LIMIT_HEADERS.limit]: String(binding.limit),
+    [RATE_LIMIT_HEADERS.remaining]: String(binding.remaining),
+    [RATE_LIMIT_HEADERS.reset]: String(binding.resetAt),
+    [RATE_LIMIT_HEADERS.policy]: rateLimitPolicy({ perMinute: minute.limit, perDay: day.limit }),
+    [RATE_LIMIT_HEADERS.state]: `${state(minute)}, ${state(day)}`,
+    ...(decision.admitted
+      ? {}
+      : { [RATE_LIMIT_HEADERS.retryAfter]: String(secondsUntil(binding.resetAt, nowMs, 1)) }),
+  };
+}
+
+/**
+ * The headers of a request admitted without counting, because the counters table failed (fail
+ * open): what is known without a count, namely the policy and the minute window's limit and reset.
+ * `X-RateLimit-Remaining` and `RateLimit` are left out rather than guessed.
+ */
+export function uncountedHeaders(limits: RequestLimits, nowMs: number): Record<string, string> {
+  return {
+    [RATE_LIMIT_HEADERS.limit]: String(limits.perMinute),
+    [RATE_LIMIT_HEADERS.reset]: String(windowAt('minute', nowMs).resetAt),
+    [RATE_LIMIT_HEADERS.policy]: rateLimitPolicy(limits),
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * The per-key rate limiter as a middy middleware (petstore-spec.md, "Limits"), and the limiter a
+ * deployed or local function builds from its environment.
+ */
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { createDocumentClient, requireEnv } from '../clients.ts';
+import { ApiError } from '../http/errors.ts';
+import { logger } from '../logger.ts';
+import type { RequestLimits } from '../plans.ts';
+import { COUNTERS_TABLE } from '../tables.ts';
+import { rateLimitHeaders, uncountedHeaders } from './headers.ts';
+import {
+  type BanPolicy,
+  DEFAULT_BAN_POLICY,
+  DynamoDbRateLimiter,
+  type RateLimitDecision,
+} from './limiter.ts';
+import { secondsUntil } from './windows.ts';
+
+type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
+/** What the middleware needs of a limiter (the DynamoDB one, or a test's). */
+export type RateLimiter = Pick<DynamoDbRateLimiter, 'consume'>;
+
+/** Options of {@link rateLimit}. */
+export interface RateLimitOptions {
+  readonly limiter: RateLimiter;
+  /**
+   * Clock, epoch milliseconds.
+   * @default Date.now
+   */
+  readonly now?: () => number;
+}
+
+/** Environment variables that configure the ban (see {@link BanPolicy}). */
+export const BAN_POLICY_ENV = {
+  threshold: 'RATE_LIMIT_BAN_THRESHOLD',
+  durationSeconds: 'RATE_LIMIT_BAN_SECONDS',
+} as const;
+
+/**
+ * The key's identity and limits from the authorizer's context, which API Gateway passes as strings.
+ *
+ * @throws Error when the context lacks them: a deployment fault (every method has the
+ *   authorizer), never something a client can cause.
+ */
+export function authorizedKey(event: APIGatewayProxyEvent): {
+  keyId: string;
+  limits: RequestLimits;
+} {
+  const context = event.requestContext.authorizer ?? {};
+  const keyId = context.keyId;
+  const limits = { perMinute: Number(context.perMinute), perDay: Number(context.perDay) };
+  if (typeof keyId !== 'string' || !(limits.perMinute > 0) || !(limits.perDay > 0)) {
+    throw new Error('The authorizer context lacks keyId, perMinute or perDay');
+  }
+  return { keyId, limits };
+}
+
+/**
+ * Counts each request against its key's windows before any other work, and puts the rate-limit
+ * headers on every response, errors included (see `headers.ts`).
+ *
+ * Register it before the error handler: its `before` then runs after the header normalizer and
+ * before body parsing, and its `onError` after the error handler has built the Error response.
+ *
+ * - Over a limit: throws 429 `rate_limited`; the handler does not run (no pet is read or written).
+ * - Banned: throws 429 `api_key_temporarily_banned`, `Retry-After` until the ban ends.
+ * - Counters table failing: fails open, admits the request with a logged warning and the
+ *   headers that need no count (see `uncountedHeaders`); the usage plan still guards the edge.
+ */
+export function rateLimit(options: RateLimitOptions): HttpMiddleware {
+  const { limiter, now = Date.now } = options;
+  // Per invocation: the headers `before` worked out, for `after` and `onError` to send.
+  const headersOf = new WeakMap<object, Record<string, string>>();
+  const addHeaders: NonNullable<HttpMiddleware['after']> = (request) => {
+    const headers = headersOf.get(request);
+    if (request.response && headers) {
+      request.response.headers = { ...request.response.headers, ...headers };
+    }
+  };
+  return {
+    before: async function rateLimitBefore(request) {
+      const { keyId, limits } = authorizedKey(request.event);
+      const nowMs = now();
+      let decision: RateLimitDecision;
+      try {
+        decision = await limiter.consume(keyId, limits, nowMs);
+      } catch (error) {
+        logger.warn('Rate limiter unavailable; request admitted uncounted', { keyId, error });
+        headersOf.set(request, uncountedHeaders(limits, nowMs));
+        return;
+      }
+      const headers = rateLimitHeaders(decision, nowMs);
+      headersOf.set(request, headers);
+      if (!decision.admitted) throw refusal(decision, nowMs, headers);
+    },
+    after: addHeaders,
+    onError: addHeaders,
+  };
+}
+
+function refusal(
+  decision: RateLimitDecision,
+  nowMs: number,
+  headers: Record<string, string>,
+): ApiError {
+  const { binding, bannedUntil } = decision;
+  if (bannedUntil !== undefined) {
+    const seconds = secondsUntil(bannedUntil, nowMs, 1);
+    return new ApiError(
+      'api_key_temporarily_banned',
+      `This API key kept sending requests after being rate limited and is banned until ${new Date(bannedUntil * 1000).toISOString()}; retry after ${seconds} seconds.`,
+      { headers },
+    );
+  }
+  return new ApiError(
+    'rate_limited',
+    `Rate limit of ${binding.limit} requests per ${binding.name} exceeded; retry after ${secondsUntil(binding.resetAt, nowMs, 1)} seconds.`,
+    { headers },
+  );
+}
+
+/**
+ * The ban policy from the environment: {@link BAN_POLICY_ENV}, each defaulting to
+ * {@link DEFAULT_BAN_POLICY}.
+ *
+ * @throws Error at start-up when a variable is set but not a whole number >= 1.
+ */
+export function banPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): BanPolicy {
+  const read = (name: string, fallback: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 1) {
+      throw new Error(`Environment variable ${name} must be a whole number >= 1, not "${raw}"`);
+    }
+    return value;
+  };
+  return {
+    threshold: read(BAN_POLICY_ENV.threshold, DEFAULT_BAN_POLICY.threshold),
+    durationSeconds: read(BAN_POLICY_ENV.durationSeconds, DEFAULT_BAN_POLICY.durationSeconds),
+  };
+}
+
+/**
+ * The limiter of a deployed or local function: counters table from `COUNTERS_TABLE_NAME`, endpoint
+ * from `DYNAMODB_ENDPOINT` when set, ban policy from {@link banPolicyFromEnv}.
+ *
+ * @throws Error at start-up when the table name is missing or the ban policy is invalid.
+ */
+export function rateLimiterFromEnv(): DynamoDbRateLimiter {
+  return new DynamoDbRateLimiter(
+    createDocumentClient(),
+    requireEnv(COUNTERS_TABLE.envVar),
+    banPolicyFromEnv(),
+  );
+}

@@ -1,0 +1,40 @@
+/**
+ * The two fixed rate-limit windows of every key (petstore-spec.md, "Limits"): the UTC minute and
+ * the UTC day. Epoch seconds count UTC without leap seconds, so flooring them to 60 or 86 400
+ * aligns a window to the UTC clock.
+ */
+
+/** Name of a window; also its policy name in the `RateLimit` and `RateLimit-Policy` fields. */
+export type WindowName = 'minute' | 'day';
+
+/** Length of each window in seconds. */
+export const WINDOW_SECONDS: Readonly<Record<WindowName, number>> = { minute: 60, day: 86_400 };
+
+/** One window instance: where it starts and ends. */
+export interface WindowBounds {
+  readonly name: WindowName;
+  /** First second of the window, epoch seconds. */
+  readonly start: number;
+  /** First second after the window, epoch seconds: when its count resets. */
+  readonly resetAt: number;
+}
+
+/**
+ * The window of kind `name` that contains `nowMs`.
+ *
+ * @param nowMs Epoch milliseconds.
+ */
+export function windowAt(name: WindowName, nowMs: number): WindowBounds {
+  const length = WINDOW_SECONDS[name];
+  const start = Math.floor(nowMs / 1000 / length) * length;
+  return { name, start, resetAt: start + length };
+}
+
+/**
+ * Whole seconds from `nowMs` until `epochSeconds`, rounded up, never below `floor`.
+ *
+ * @param floor 1 for `Retry-After` (waiting 0 s would retry too soon), 0 for the `RateLimit` field.
+ */
+export function secondsUntil(epochSeconds: number, nowMs: number, floor: 0 | 1): number {
+  return Math.max(floor, Math.ceil(epochSeconds - nowMs / 1000));
+}

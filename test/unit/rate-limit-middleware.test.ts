@@ -1,0 +1,217 @@
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { handler as createPet } from '../../functions/create-pet.ts';
+import { handler as listPets } from '../../functions/list-pets.ts';
+import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
+import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import { httpHandler } from '../../shared/http/handler.ts';
+import { jsonResponse } from '../../shared/http/responses.ts';
+import { logger } from '../../shared/logger.ts';
+import { petStoreFromEnv } from '../../shared/pets/store.ts';
+import { DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { banPolicyFromEnv } from '../../shared/rate-limit/middleware.ts';
+import { COUNTERS_TABLE } from '../../shared/tables.ts';
+import { authorizedEvent } from '../support/authorized-event.ts';
+
+const client = createDocumentClient();
+const counters = requireEnv(COUNTERS_TABLE.envVar);
+const context = createLambdaContext('rate-limit-test', 'req-rate-limit');
+afterAll(() => client.destroy());
+afterEach(() => vi.restoreAllMocks());
+
+/** 2026-11-21T10:30:15Z: 45 s before the minute resets, 48 600 s before the day does. */
+const NOW = Date.parse('2026-11-21T10:30:15Z');
+const MINUTE_RESET = String(Date.parse('2026-11-21T10:31:00Z') / 1000);
+const DAY_RESET = String(Date.parse('2026-11-22T00:00:00Z') / 1000);
+
+let keys = 0;
+/** A fresh key with the given limits, as the authorizer's context describes it. */
+function key(perMinute: number, perDay: number) {
+  keys += 1;
+  return { keyId: `key_mw${keys}_${Date.now()}`, plan: 'enterprise', perMinute, perDay };
+}
+
+function getEvent(k: ReturnType<typeof key>) {
+  return authorizedEvent({ method: 'GET', resource: '/things', path: '/things' }, k);
+}
+
+/** An operation that counts its calls, behind a limiter with a 2-rejection ban and a fixed clock. */
+function countingOperation(
+  limiter = new DynamoDbRateLimiter(client, counters, { threshold: 2, durationSeconds: 600 }),
+) {
+  const calls = { count: 0 };
+  const handler = httpHandler(
+    async () => {
+      calls.count += 1;
+      return jsonResponse(200, { ok: true });
+    },
+    { rateLimiter: limiter, now: () => NOW },
+  );
+  return { handler, calls };
+}
+
+describe('rateLimit middleware', () => {
+  it('puts both vocabularies of rate-limit fields on an admitted answer', async () => {
+    const { handler } = countingOperation();
+    const response = await handler(getEvent(key(60, 1000)), context);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers).toEqual({
+      'Content-Type': 'application/json',
+      'X-RateLimit-Limit': '60',
+      'X-RateLimit-Remaining': '59',
+      'X-RateLimit-Reset': MINUTE_RESET,
+      'RateLimit-Policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
+      RateLimit: '"minute";r=59;t=45, "day";r=999;t=48585',
+    });
+  });
+
+  it('reports the day window in the X-RateLimit fields when it has fewer requests left', async () => {
+    const { handler } = countingOperation();
+    const response = await handler(getEvent(key(60, 30)), context);
+    expect(response.headers).toMatchObject({
+      'X-RateLimit-Limit': '30',
+      'X-RateLimit-Remaining': '29',
+      'X-RateLimit-Reset': DAY_RESET,
+    });
+  });
+
+  it('answers 429 rate_limited with Retry-After and does not run the operation', async () => {
+    const { handler, calls } = countingOperation();
+    const k = key(1, 1000);
+    await handler(getEvent(k), context);
+
+    const response = await handler(getEvent(k), context);
+    expect(calls.count).toBe(1);
+    expect(response).toEqual({
+      statusCode: 429,
+      headers: {
+        'Content-Type': 'application/json',
+        'Retry-After': '45',
+        'X-RateLimit-Limit': '1',
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': MINUTE_RESET,
+        'RateLimit-Policy': '"minute";q=1;w=60, "day";q=1000;w=86400',
+        RateLimit: '"minute";r=0;t=45, "day";r=999;t=48585',
+      },
+      body: JSON.stringify({
+        code: 'rate_limited',
+        message: 'Rate limit of 1 requests per minute exceeded; retry after 45 seconds.',
+        status: 429,
+      }),
+    });
+  });
+
+  it('answers 429 api_key_temporarily_banned with Retry-After until the ban ends', async () => {
+    const { handler, calls } = countingOperation();
+    const k = key(1, 1000);
+    const statuses = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await handler(getEvent(k), context)).statusCode);
+    expect(statuses).toEqual([200, 429, 429, 429]);
+
+    const response = await handler(getEvent(k), context);
+    expect(calls.count).toBe(1);
+    expect(response.statusCode).toBe(429);
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'api_key_temporarily_banned',
+      message:
+        'This API key kept sending requests after being rate limited and is banned until 2026-11-21T10:40:15.000Z; retry after 600 seconds.',
+      status: 429,
+    });
+    expect(response.headers).toMatchObject({
+      'Retry-After': '600',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(NOW / 1000 + 600),
+    });
+  });
+
+  it('fails open with a warning and the count-free fields when the counters table fails', async () => {
+    const warned = vi.spyOn(logger, 'warn');
+    const { handler, calls } = countingOperation(new DynamoDbRateLimiter(client, 'no-such-table'));
+    const k = key(60, 1000);
+    const response = await handler(getEvent(k), context);
+    expect(response.statusCode).toBe(200);
+    expect(calls.count).toBe(1);
+    expect(response.headers).toEqual({
+      'Content-Type': 'application/json',
+      'X-RateLimit-Limit': '60',
+      'X-RateLimit-Reset': MINUTE_RESET,
+      'RateLimit-Policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
+    });
+    expect(warned).toHaveBeenCalledWith(
+      'Rate limiter unavailable; request admitted uncounted',
+      expect.objectContaining({ keyId: k.keyId }),
+    );
+  });
+
+  it('answers 500 when the authorizer context is missing (a deployment fault)', async () => {
+    vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const { handler, calls } = countingOperation();
+    const response = await handler(
+      createProxyEvent({ method: 'GET', resource: '/things', path: '/things' }),
+      context,
+    );
+    expect(response.statusCode).toBe(500);
+    expect(calls.count).toBe(0);
+  });
+});
+
+describe('the operations behind the limiter', () => {
+  const pets = petStoreFromEnv();
+  const countPets = async () => (await pets.listPets({ limit: 100 })).length;
+
+  it('writes no pet for a createPet refused with 429', async () => {
+    const k = key(1, 1000);
+    const create = (name: string) =>
+      createPet(
+        authorizedEvent(
+          {
+            method: 'POST',
+            resource: '/pets',
+            path: '/pets',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ name, categoryId: 1 }),
+          },
+          k,
+        ),
+        createLambdaContext('create-pet'),
+      );
+    expect((await create('First')).statusCode).toBe(201);
+    const before = await countPets();
+
+    const refused = await create('Second');
+    expect(refused.statusCode).toBe(429);
+    expect(await countPets()).toBe(before);
+  });
+
+  it('puts the rate-limit fields on a 400 answer too', async () => {
+    const response = await listPets(
+      authorizedEvent(
+        { method: 'GET', resource: '/pets', path: '/pets', query: new URLSearchParams('limit=0') },
+        key(60, 1000),
+      ),
+      createLambdaContext('list-pets'),
+    );
+    expect(response.statusCode).toBe(400);
+    expect(response.headers).toMatchObject({
+      'X-RateLimit-Limit': '60',
+      'X-RateLimit-Remaining': '59',
+    });
+  });
+});
+
+describe('banPolicyFromEnv', () => {
+  it('defaults to 50 rejected requests per minute and 15-minute bans', () => {
+    expect(banPolicyFromEnv({})).toEqual({ threshold: 50, durationSeconds: 900 });
+  });
+
+  it('reads both settings from the environment', () => {
+    expect(
+      banPolicyFromEnv({ RATE_LIMIT_BAN_THRESHOLD: '5', RATE_LIMIT_BAN_SECONDS: '60' }),
+    ).toEqual({ threshold: 5, durationSeconds: 60 });
+  });
+
+  it.each(['0', '-1', '1.5', 'ten'])('refuses %j at start-up', (value) => {
+    expect(() => banPolicyFromEnv({ RATE_LIMIT_BAN_SECONDS: value })).toThrow(
+      `Environment variable RATE_LIMIT_BAN_SECONDS must be a whole number >= 1, not "${value}"`,
+    );
+  });
+});
