@@ -1,21 +1,29 @@
 /**
- * The keys command (issue 2, section 4; petstore-spec.md, "Authentication", whose gap "how API
- * keys are issued" it fills): issues, lists and revokes API keys on the local stack or on a
- * deployed stage. `keys.ts` is its argv entry; this module takes every dependency (key stores,
- * AWS clients, output writers) so that tests run it in-process.
+ * The keys command (issue 2, section 4, and issue 3; petstore-spec.md, "Authentication", whose gap
+ * "how API keys are issued" it fills, and "Limits"): issues, lists, moves between plans, unbans
+ * and revokes API keys on the local stack or on a deployed stage. `keys.ts` is its argv entry;
+ * this module takes every dependency (stores, AWS clients, output writers) so that tests run it
+ * in-process.
  */
 import { parseArgs } from 'node:util';
-import {
-  type APIGatewayClient,
-  CreateApiKeyCommand,
-  CreateUsagePlanKeyCommand,
-  DeleteApiKeyCommand,
-  GetApiKeysCommand,
-  UpdateApiKeyCommand,
-} from '@aws-sdk/client-api-gateway';
+import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import type { ApiKeyRecord, DynamoDbKeyStore } from '../../shared/keys/store.ts';
-import { isPlanId, PLAN_IDS, PLANS, type PlanId } from '../../shared/plans.ts';
+import { type ApiKeyRecord, type DynamoDbKeyStore, keyLimits } from '../../shared/keys/store.ts';
+import {
+  ALL_PLAN_IDS,
+  checkLimits,
+  isPlanId,
+  isStandardPlanId,
+  MAX_PER_DAY,
+  MAX_PER_MINUTE,
+  PLAN_IDS,
+  type PlanId,
+  planName,
+  type RequestLimits,
+} from '../../shared/plans.ts';
+import type { DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
 import {
   isStageName,
   STACK_OUTPUTS,
@@ -24,19 +32,37 @@ import {
   stackName,
   usagePlanOutputName,
 } from '../stages.ts';
+import {
+  type ApiKeyMove,
+  apiKeyIdsNamed,
+  deleteUsagePlan,
+  disableApiKey,
+  moveApiKey,
+  ownUsagePlanName,
+  registerApiKey,
+  type UsagePlanDestination,
+  usagePlansOf,
+} from './keys-api-gateway.ts';
+import { Rollback } from './rollback.ts';
 
 /** What the command needs from the outside world. */
 export interface KeysCommandDependencies {
-  /** Where the local stack keeps its keys: DynamoDB Local's URL and the keys table's name. */
-  readonly local: { readonly endpoint: string; readonly tableName: string };
+  /** Where the local stack keeps its keys and counters: DynamoDB Local's URL and the tables' names. */
+  readonly local: {
+    readonly endpoint: string;
+    readonly keysTableName: string;
+    readonly countersTableName: string;
+  };
   /**
    * Opens a keys table: on DynamoDB Local when `endpoint` is given, otherwise the deployed
    * stage's table on AWS (default credential chain).
    */
   readonly openKeyStore: (tableName: string, endpoint?: string) => DynamoDbKeyStore;
+  /** Opens a counters table (rate-limit windows and bans), on DynamoDB Local or AWS as above. */
+  readonly openRateLimiter: (tableName: string, endpoint?: string) => DynamoDbRateLimiter;
   /** Reads a deployed stage's stack outputs (DescribeStacks). */
   readonly cloudFormation: CloudFormationClient;
-  /** Creates, disables and deletes a deployed stage's API keys and usage-plan keys. */
+  /** Creates, moves, disables and deletes a deployed stage's API keys and usage plans. */
   readonly apiGateway: APIGatewayClient;
   /** Writes one line (without its line break) to standard output. */
   readonly stdout: (line: string) => void;
@@ -47,17 +73,32 @@ export interface KeysCommandDependencies {
 /** Exit status of the command: 0 done, 1 failed, 2 usage error. */
 export type ExitCode = 0 | 1 | 2;
 
+/** The commands, in the order the usage lists them. */
+const COMMANDS = ['create', 'list', 'set-plan', 'revoke', 'unban'] as const;
+
+type CommandName = (typeof COMMANDS)[number];
+
+/** A plan and, for Enterprise, the key's own limits (checked). */
+interface PlanChoice {
+  readonly plan: PlanId;
+  readonly limits?: RequestLimits;
+}
+
 /** A parsed command line. */
 type KeysCommand =
   | { readonly name: 'help' }
-  | {
-      readonly name: 'create';
-      readonly plan: PlanId;
-      readonly owner?: string;
-      readonly stage?: StageName;
-    }
+  | (PlanChoice & { readonly name: 'create'; readonly owner?: string; readonly stage?: StageName })
   | { readonly name: 'list'; readonly stage?: StageName }
-  | { readonly name: 'revoke'; readonly keyId: string; readonly stage?: StageName };
+  | (PlanChoice & { readonly name: 'set-plan'; readonly keyId: string; readonly stage?: StageName })
+  | { readonly name: 'revoke' | 'unban'; readonly keyId: string; readonly stage?: StageName };
+
+/** The options that belong to some commands only, with the commands that take them. */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly CommandName[]>> = {
+  plan: ['create', 'set-plan'],
+  'per-minute': ['create', 'set-plan'],
+  'per-day': ['create', 'set-plan'],
+  owner: ['create'],
+};
 
 /** A command line the command does not accept (exit status 2, followed by the usage). */
 class UsageError extends Error {
@@ -75,71 +116,90 @@ class KeysCommandError extends Error {
   }
 }
 
+const STANDARD_PLANS = PLAN_IDS.join('|');
+
 /** The help text, also printed after a usage error. */
 const KEYS_USAGE = `Usage: npm run keys -- <command> [options]
 
-Issues, lists and revokes Petstore API keys.
+Issues, lists, moves, unbans and revokes Petstore API keys.
 
 Commands:
-  create --plan ${PLAN_IDS.join('|')} [--owner TEXT]
+  create --plan ${STANDARD_PLANS} [--owner TEXT]
+  create --plan enterprise --per-minute N --per-day N [--owner TEXT]
                   Issue a key. Its bearer token is shown once, as the last line of stdout.
-  list            One line per key: id, plan, owner, created, status.
+  list            One line per key: id, plan, limits, ban, status, owner, created.
+  set-plan <key-id> --plan ${STANDARD_PLANS}
+  set-plan <key-id> --plan enterprise --per-minute N --per-day N
+                  Move a key to another plan, or give an Enterprise key new limits.
   revoke <key-id> Revoke a key; requests with it are then refused with 401.
+  unban <key-id>  Lift a key's temporary ban (given for repeated requests after a 429).
+
+A plan change or a revocation reaches requests when the authorizer's cached result for the key
+expires, within ${AUTHORIZER_CACHE_TTL_SECONDS} s.
 
 Options:
+  --per-minute N  An Enterprise key's requests per UTC minute: a whole number, 1 to ${MAX_PER_MINUTE}.
+  --per-day N     An Enterprise key's requests per UTC day: a whole number, from the per-minute
+                  limit to ${MAX_PER_DAY}.
   --stage ${STAGES.join('|')}
-                  Work on a deployed stage (its keys table, API keys and usage plans, found
-                  through the stack outputs; AWS credentials and region from the default chain).
+                  Work on a deployed stage (its keys and counters tables, API keys and usage
+                  plans, found through the stack outputs; AWS credentials and region from the
+                  default chain). There an Enterprise key gets a usage plan of its own.
                   Without it: the local stack of \`npm start\`.
   -h, --help      Show this help.
 
 Environment (local stack): DYNAMODB_PORT (default 8000) is DynamoDB Local's port on 127.0.0.1;
-KEYS_TABLE_NAME overrides the keys table's name (default petstore-keys).`;
+${KEYS_TABLE.envVar} and ${COUNTERS_TABLE.envVar} override the tables' names (default ${KEYS_TABLE.localName},
+${COUNTERS_TABLE.localName}).`;
 
 /** Characters that would break the one-line-per-key listing or a terminal. */
 const CONTROL_CHARACTERS = /\p{Cc}/u;
+
+/** `a`, `a or b`, `a, b or c`, for messages. */
+function oneOf(items: readonly string[]): string {
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items.join('');
+}
 
 /**
  * Parses the command's arguments (those after `npm run keys --`).
  *
  * @throws UsageError for an unknown command or option, a missing or unknown plan, stage or key
- *   id, an empty owner or one with control characters, or an option another command owns.
+ *   id, missing or invalid Enterprise limits or limits for a standard plan, an empty owner or
+ *   one with control characters, or an option another command owns.
  */
 function parseKeysArguments(args: readonly string[]): KeysCommand {
   const { values, positionals } = parseCommandLine(args);
   if (values.help) return { name: 'help' };
   const [name, ...operands] = positionals;
+  if (name === undefined) throw new UsageError(`Give a command: ${oneOf(COMMANDS)}.`);
+  if (!(COMMANDS as readonly string[]).includes(name)) {
+    throw new UsageError(`Unknown command "${name}": use ${oneOf(COMMANDS)}.`);
+  }
+  const command = name as CommandName;
+  rejectForeignOptions(command, values);
   const stage = parseStage(values.stage);
-  switch (name) {
-    case 'create': {
-      rejectExtraOperands(name, operands);
-      if (values.plan === undefined) {
-        throw new UsageError(`create needs --plan ${PLAN_IDS.join('|')}.`);
-      }
-      if (!isPlanId(values.plan)) {
-        throw new UsageError(`Unknown plan "${values.plan}": use one of ${PLAN_IDS.join(', ')}.`);
-      }
-      const owner = values.owner;
-      if (owner !== undefined && (owner.trim() === '' || CONTROL_CHARACTERS.test(owner))) {
-        throw new UsageError('--owner must be non-blank text without control characters.');
-      }
-      return { name, plan: values.plan, owner, stage };
-    }
+  switch (command) {
+    case 'create':
+      rejectExtraOperands(command, operands);
+      return {
+        name: command,
+        ...parsePlan(command, values),
+        owner: parseOwner(values.owner),
+        stage,
+      };
     case 'list':
-      rejectExtraOperands(name, operands);
-      rejectCreateOptions(name, values);
-      return { name, stage };
-    case 'revoke': {
-      const [keyId, ...extra] = operands;
-      if (keyId === undefined) throw new UsageError('revoke needs a key id.');
-      rejectExtraOperands(name, extra);
-      rejectCreateOptions(name, values);
-      return { name, keyId, stage };
-    }
-    case undefined:
-      throw new UsageError('Give a command: create, list or revoke.');
-    default:
-      throw new UsageError(`Unknown command "${name}": use create, list or revoke.`);
+      rejectExtraOperands(command, operands);
+      return { name: command, stage };
+    case 'set-plan':
+      return {
+        name: command,
+        keyId: parseKeyId(command, operands),
+        ...parsePlan(command, values),
+        stage,
+      };
+    case 'revoke':
+    case 'unban':
+      return { name: command, keyId: parseKeyId(command, operands), stage };
   }
 }
 
@@ -149,6 +209,8 @@ function parseCommandLine(args: readonly string[]) {
       args: [...args],
       options: {
         plan: { type: 'string' },
+        'per-minute': { type: 'string' },
+        'per-day': { type: 'string' },
         owner: { type: 'string' },
         stage: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -157,8 +219,21 @@ function parseCommandLine(args: readonly string[]) {
       strict: true,
     });
   } catch (error) {
-    // Node's message for an unknown option goes on with advice about `--`; its first sentence is the point.
-    throw new UsageError((error as Error).message.split('. To specify')[0] as string);
+    // Node's messages go on with advice about `--` (after a full stop or on further lines); the
+    // first sentence is the point, and the usage follows anyway.
+    const [first = ''] = (error as Error).message.split('\n');
+    throw new UsageError(first.split('. To specify')[0] as string);
+  }
+}
+
+function rejectForeignOptions(
+  command: CommandName,
+  values: Readonly<Record<string, string | boolean | undefined>>,
+): void {
+  for (const [option, commands] of Object.entries(COMMAND_OPTIONS)) {
+    if (values[option] !== undefined && !commands.includes(command)) {
+      throw new UsageError(`--${option} is only for ${oneOf(commands)}, not ${command}.`);
+    }
   }
 }
 
@@ -167,16 +242,61 @@ function parseStage(stage: string | undefined): StageName | undefined {
   throw new UsageError(`Unknown stage "${stage}": use one of ${STAGES.join(', ')}.`);
 }
 
-function rejectExtraOperands(command: string, extra: string[]): void {
+function parseKeyId(command: CommandName, operands: readonly string[]): string {
+  const [keyId, ...extra] = operands;
+  if (keyId === undefined) throw new UsageError(`${command} needs a key id.`);
+  rejectExtraOperands(command, extra);
+  return keyId;
+}
+
+function rejectExtraOperands(command: CommandName, extra: readonly string[]): void {
   if (extra.length > 0)
     throw new UsageError(`Unexpected argument for ${command}: ${extra.join(' ')}.`);
 }
 
-function rejectCreateOptions(command: string, values: { plan?: string; owner?: string }): void {
-  for (const option of ['plan', 'owner'] as const) {
-    if (values[option] !== undefined)
-      throw new UsageError(`--${option} is only for create, not ${command}.`);
+function parseOwner(owner: string | undefined): string | undefined {
+  if (owner !== undefined && (owner.trim() === '' || CONTROL_CHARACTERS.test(owner))) {
+    throw new UsageError('--owner must be non-blank text without control characters.');
   }
+  return owner;
+}
+
+/** `--plan`, and for Enterprise `--per-minute` and `--per-day`, checked with `checkLimits`. */
+function parsePlan(
+  command: CommandName,
+  values: { plan?: string; 'per-minute'?: string; 'per-day'?: string },
+): PlanChoice {
+  const { plan, 'per-minute': perMinute, 'per-day': perDay } = values;
+  if (plan === undefined)
+    throw new UsageError(`${command} needs --plan ${ALL_PLAN_IDS.join('|')}.`);
+  if (!isPlanId(plan)) {
+    throw new UsageError(`Unknown plan "${plan}": use one of ${ALL_PLAN_IDS.join(', ')}.`);
+  }
+  if (isStandardPlanId(plan)) {
+    if (perMinute !== undefined || perDay !== undefined) {
+      throw new UsageError(
+        `--per-minute and --per-day are only for --plan enterprise: ${planName(plan)} has fixed limits.`,
+      );
+    }
+    return { plan };
+  }
+  if (perMinute === undefined || perDay === undefined) {
+    throw new UsageError('--plan enterprise needs --per-minute N and --per-day N.');
+  }
+  try {
+    return {
+      plan,
+      limits: checkLimits({ perMinute: wholeNumber(perMinute), perDay: wholeNumber(perDay) }),
+    };
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new UsageError(`Invalid limits: ${error.message}.`);
+  }
+}
+
+/** Decimal digits as a number; anything else NaN, which `checkLimits` refuses (`Number` alone takes `1e3`, `0x10` or ``). */
+function wholeNumber(text: string): number {
+  return /^\d+$/.test(text) ? Number(text) : Number.NaN;
 }
 
 /**
@@ -184,13 +304,18 @@ function rejectCreateOptions(command: string, values: { plan?: string; owner?: s
  *
  * Output: `create` prints a summary and, as the LAST LINE OF STDOUT, the bearer token (so
  * `npm run keys -- create --plan free | tail -1` gives the key); `list` prints one line per key
- * (never a token or hash); `revoke` prints what it did. Errors go to stderr as one line; usage
- * errors add the usage.
+ * (never a token or hash); `set-plan`, `revoke` and `unban` print what they did. Errors go to
+ * stderr as one line; usage errors add the usage.
  *
  * On a stage, `create` stores the key, then creates its API Gateway API key (name = key id,
  * value = the record's usage identifier, never the token) and adds it to the plan's usage plan;
- * if API Gateway fails, the API key is deleted and the stored key revoked, so no usable key is
- * left half-made. `revoke` also disables the API Gateway API key.
+ * an Enterprise key gets a usage plan of its own (`<stack>-enterprise-<keyId>`, on the stage
+ * `API_STAGE_NAME` of the stack's RestApi) whose throttle and daily quota are
+ * `usagePlanSettings` of its limits. `set-plan` changes the stored key, then moves the API key
+ * from its usage plan to the new plan's, creating or updating the key's own usage plan for
+ * Enterprise and deleting it when the key leaves Enterprise. If API Gateway fails, both undo
+ * what they did (`Rollback`), so no usable key is left half-made or half-moved. `revoke` also
+ * disables the API Gateway API key.
  *
  * @param args The arguments after `npm run keys --`.
  * @returns 0 when done, 1 when the operation failed (unknown key id, DynamoDB Local not running,
@@ -224,8 +349,14 @@ export async function runKeysCommand(
       case 'list':
         await listKeys(target, dependencies);
         break;
+      case 'set-plan':
+        await setPlan(command, target, dependencies);
+        break;
       case 'revoke':
         await revokeKey(command.keyId, target, dependencies);
+        break;
+      case 'unban':
+        await unbanKey(command.keyId, target, dependencies);
         break;
     }
     return 0;
@@ -235,27 +366,47 @@ export async function runKeysCommand(
   }
 }
 
+/** A deployed stage's stack and its outputs. */
+interface Deployment {
+  readonly stack: string;
+  readonly outputs: ReadonlyMap<string, string>;
+}
+
 /** Where the command works: the local stack, or a deployed stage found through its outputs. */
 interface Target {
   /** For messages, e.g. `the local stack (table petstore-keys on DynamoDB Local at …)`. */
   readonly description: string;
+  readonly keysTableName: string;
   readonly keys: DynamoDbKeyStore;
-  /** Turns a failure of the keys table into an error that tells the operator what to do. */
-  readonly explain: (error: unknown) => Error;
-  /** The deployed stage's stack and its outputs, absent on the local stack. */
-  readonly deployed?: { readonly stack: string; readonly outputs: ReadonlyMap<string, string> };
+  /**
+   * Opens the counters table (rate-limit windows and bans). Only `list` and `unban` read it, so
+   * the other commands do not need its stack output.
+   */
+  readonly openCounters: () => {
+    readonly tableName: string;
+    readonly limiter: DynamoDbRateLimiter;
+  };
+  /** Turns a failure on one of the tables into an error that tells the operator what to do. */
+  readonly explain: (error: unknown, tableName: string) => Error;
+  /** Absent on the local stack. */
+  readonly deployed?: Deployment;
 }
 
 async function openTarget(
   stage: StageName | undefined,
-  { local, openKeyStore, cloudFormation }: KeysCommandDependencies,
+  { local, openKeyStore, openRateLimiter, cloudFormation }: KeysCommandDependencies,
 ): Promise<Target> {
   if (stage === undefined) {
     const where = `DynamoDB Local at ${local.endpoint}`;
     return {
-      description: `the local stack (table ${local.tableName} on ${where})`,
-      keys: openKeyStore(local.tableName, local.endpoint),
-      explain: (error) => {
+      description: `the local stack (table ${local.keysTableName} on ${where})`,
+      keysTableName: local.keysTableName,
+      keys: openKeyStore(local.keysTableName, local.endpoint),
+      openCounters: () => ({
+        tableName: local.countersTableName,
+        limiter: openRateLimiter(local.countersTableName, local.endpoint),
+      }),
+      explain: (error, tableName) => {
         if (isConnectionRefused(error)) {
           return new KeysCommandError(`${where} does not answer: start it with \`npm start\`.`, {
             cause: error,
@@ -263,7 +414,7 @@ async function openTarget(
         }
         if ((error as Error).name === 'ResourceNotFoundException') {
           return new KeysCommandError(
-            `${where} has no table ${local.tableName}: start the local stack with \`npm start\`, which creates it.`,
+            `${where} has no table ${tableName}: start the local stack with \`npm start\`, which creates it.`,
             { cause: error },
           );
         }
@@ -273,10 +424,15 @@ async function openTarget(
   }
   const stack = stackName(stage);
   const outputs = await stackOutputs(cloudFormation, stack);
-  const tableName = requireOutput(outputs, STACK_OUTPUTS.keysTableName, stack);
+  const keysTableName = requireOutput(outputs, STACK_OUTPUTS.keysTableName, stack);
   return {
-    description: `stage ${stage} (table ${tableName} of stack ${stack})`,
-    keys: openKeyStore(tableName),
+    description: `stage ${stage} (table ${keysTableName} of stack ${stack})`,
+    keysTableName,
+    keys: openKeyStore(keysTableName),
+    openCounters: () => {
+      const tableName = requireOutput(outputs, STACK_OUTPUTS.countersTableName, stack);
+      return { tableName, limiter: openRateLimiter(tableName) };
+    },
     explain: (error) => error as Error,
     deployed: { stack, outputs },
   };
@@ -322,13 +478,48 @@ async function onKeysTable<T>(
   try {
     return await operation(target.keys);
   } catch (error) {
-    throw target.explain(error);
+    throw target.explain(error, target.keysTableName);
   }
 }
 
-function describePlan(plan: PlanId): string {
-  const { name, perMinute, perDay } = PLANS[plan];
-  return `${name} (${perMinute.toLocaleString('en-US')} requests/minute, ${perDay.toLocaleString('en-US')} requests/day)`;
+/** Runs a counters-table operation, explaining its failure in the target's terms. */
+async function onCountersTable<T>(
+  target: Target,
+  operation: (limiter: DynamoDbRateLimiter) => Promise<T>,
+): Promise<T> {
+  const { tableName, limiter } = target.openCounters();
+  try {
+    return await operation(limiter);
+  } catch (error) {
+    throw target.explain(error, tableName);
+  }
+}
+
+function unknownKey(keyId: string, target: Target): KeysCommandError {
+  return new KeysCommandError(
+    `No key ${keyId} on ${target.description}: see \`npm run keys -- list\`.`,
+  );
+}
+
+/** `1,000`: the spec writes its limits this way. */
+function formatCount(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
+/** E.g. `Pro (300 requests/minute, 10,000 requests/day)`. */
+function describePlan(record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'>): string {
+  const { perMinute, perDay } = keyLimits(record);
+  return `${planName(record.plan)} (${formatCount(perMinute)} requests/minute, ${formatCount(perDay)} requests/day)`;
+}
+
+/** A record's own limits, which only an Enterprise key has: what `setPlan` needs to put it back. */
+function ownLimitsOf(record: ApiKeyRecord): RequestLimits | undefined {
+  return isStandardPlanId(record.plan) ? undefined : keyLimits(record);
+}
+
+/** ISO 8601 time of epoch seconds. */
+function isoTime(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString();
 }
 
 async function createKey(
@@ -337,72 +528,43 @@ async function createKey(
   { apiGateway, stdout }: KeysCommandDependencies,
 ): Promise<void> {
   // Resolve the usage plan before anything is stored, so that a missing output leaves nothing behind.
-  const usagePlanId =
-    target.deployed &&
-    requireOutput(
-      target.deployed.outputs,
-      usagePlanOutputName(command.plan),
-      target.deployed.stack,
-    );
+  const destination = target.deployed && usagePlanDestination(command.plan, target.deployed);
   const { record, token } = await onKeysTable(target, (keys) =>
-    keys.createKey({ plan: command.plan, owner: command.owner }),
+    keys.createKey({ plan: command.plan, owner: command.owner, limits: command.limits }),
   );
   stdout(`Issued key ${record.keyId} on ${target.description}`);
-  stdout(`  plan:  ${describePlan(record.plan)}`);
+  stdout(`  plan:  ${describePlan(record)}`);
   stdout(`  owner: ${record.owner ?? '-'}`);
-  if (usagePlanId !== undefined) {
-    const apiKeyId = await registerApiKey(apiGateway, record, usagePlanId, target);
-    stdout(`  API Gateway API key ${apiKeyId}, in usage plan ${usagePlanId}`);
+  if (destination) {
+    const rollback = new Rollback();
+    // The authorizer reads the keys table, so a revoked key is unusable whatever else fails.
+    rollback.add(`revoke key ${record.keyId}`, () =>
+      onKeysTable(target, (keys) => keys.revokeKey(record.keyId)),
+    );
+    const { apiKeyId, usagePlanId } = await rollback.run(
+      () => registerApiKey(apiGateway, record, destination, rollback),
+      (failure, undone) =>
+        new KeysCommandError(
+          `API Gateway refused the key (${failure.message}); undone: ${undone.join(', ')}. No usable key was issued.`,
+          { cause: failure },
+        ),
+    );
+    const own = destination.kind === 'own' ? 'its own ' : '';
+    stdout(`  API Gateway API key ${apiKeyId}, in ${own}usage plan ${usagePlanId}`);
   }
   stdout('The bearer token below is shown once; only its SHA-256 is kept.');
   stdout(token);
 }
 
 /**
- * Creates the API Gateway API key of a stored key and adds it to its usage plan; on failure,
- * deletes what was created and revokes the stored key.
+ * Where the API key of a key on `plan` belongs on a stage (see `UsagePlanDestination`).
  *
- * @returns The API Gateway API key's id.
+ * @throws KeysCommandError when the stack lacks the output that `plan` needs.
  */
-async function registerApiKey(
-  apiGateway: APIGatewayClient,
-  record: ApiKeyRecord,
-  usagePlanId: string,
-  target: Target,
-): Promise<string> {
-  let apiKeyId: string | undefined;
-  try {
-    const apiKey = await apiGateway.send(
-      new CreateApiKeyCommand({
-        name: record.keyId,
-        value: record.usageIdentifier,
-        enabled: true,
-        description: `Petstore ${PLANS[record.plan].name} key${record.owner ? ` of ${record.owner}` : ''}`,
-      }),
-    );
-    apiKeyId = apiKey.id;
-    if (!apiKeyId) throw new Error('CreateApiKey returned no id');
-    await apiGateway.send(
-      new CreateUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId, keyType: 'API_KEY' }),
-    );
-    return apiKeyId;
-  } catch (error) {
-    // Revoke first: the authorizer reads the keys table, so a revoked key is unusable even if
-    // deleting the API key fails too.
-    await onKeysTable(target, (keys) => keys.revokeKey(record.keyId));
-    const undone = [`revoked key ${record.keyId}`];
-    if (apiKeyId) {
-      await apiGateway.send(new DeleteApiKeyCommand({ apiKey: apiKeyId })).then(
-        () => undone.push(`deleted API Gateway API key ${apiKeyId}`),
-        (deleteError: Error) =>
-          undone.push(`could NOT delete API Gateway API key ${apiKeyId} (${deleteError.message})`),
-      );
-    }
-    throw new KeysCommandError(
-      `API Gateway refused the key (${(error as Error).message}); ${undone.join(', ')}: no usable key was issued.`,
-      { cause: error },
-    );
-  }
+function usagePlanDestination(plan: PlanId, { stack, outputs }: Deployment): UsagePlanDestination {
+  return isStandardPlanId(plan)
+    ? { kind: 'shared', usagePlanId: requireOutput(outputs, usagePlanOutputName(plan), stack) }
+    : { kind: 'own', stack, restApiId: requireOutput(outputs, STACK_OUTPUTS.restApiId, stack) };
 }
 
 async function listKeys(target: Target, { stdout }: KeysCommandDependencies): Promise<void> {
@@ -411,15 +573,26 @@ async function listKeys(target: Target, { stdout }: KeysCommandDependencies): Pr
     stdout(`No keys on ${target.description}.`);
     return;
   }
+  const now = Date.now();
+  const bans = await onCountersTable(target, (limiter) =>
+    Promise.all(records.map((record) => limiter.banState(record.keyId, now))),
+  );
   const rows = [
-    ['KEY ID', 'PLAN', 'OWNER', 'CREATED', 'STATUS'],
-    ...records.map((record) => [
-      record.keyId,
-      record.plan,
-      record.owner ?? '-',
-      record.createdAt,
-      record.revokedAt ? 'revoked' : 'active',
-    ]),
+    ['KEY ID', 'PLAN', 'PER MINUTE', 'PER DAY', 'BAN', 'STATUS', 'OWNER', 'CREATED'],
+    ...records.map((record, index) => {
+      const { perMinute, perDay } = keyLimits(record);
+      const ban = bans[index];
+      return [
+        record.keyId,
+        planName(record.plan),
+        formatCount(perMinute),
+        formatCount(perDay),
+        ban ? `banned until ${isoTime(ban.bannedUntil)}` : 'not banned',
+        record.revokedAt ? 'revoked' : 'active',
+        record.owner ?? '-',
+        record.createdAt,
+      ];
+    }),
   ];
   const widths =
     rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
@@ -433,34 +606,122 @@ async function listKeys(target: Target, { stdout }: KeysCommandDependencies): Pr
   }
 }
 
+async function setPlan(
+  command: Extract<KeysCommand, { name: 'set-plan' }>,
+  target: Target,
+  { apiGateway, stdout }: KeysCommandDependencies,
+): Promise<void> {
+  const { keyId, plan, limits } = command;
+  const current = await onKeysTable(target, (keys) => keys.findById(keyId));
+  if (!current) throw unknownKey(keyId, target);
+  if (current.revokedAt) {
+    throw new KeysCommandError(
+      `Key ${keyId} was revoked at ${current.revokedAt}; a revoked key keeps its plan.`,
+    );
+  }
+  // Everything the stage needs is looked up first, so that a missing output or API key changes nothing.
+  const move =
+    target.deployed && (await lookUpApiKeyMove(apiGateway, keyId, plan, target.deployed));
+  const changed = await onKeysTable(target, (keys) => keys.setPlan(keyId, plan, limits));
+  if (!changed) throw unknownKey(keyId, target);
+  const { previous, record } = changed;
+  const rollback = new Rollback();
+  rollback.add(`put key ${keyId} back on ${planName(previous.plan)}`, () =>
+    onKeysTable(target, (keys) => keys.setPlan(keyId, previous.plan, ownLimitsOf(previous))),
+  );
+  const moved = move
+    ? await rollback.run(
+        () => moveApiKey(apiGateway, move, previous, record, rollback),
+        (failure, undone) =>
+          new KeysCommandError(
+            `API Gateway refused the move (${failure.message}); undone: ${undone.join(', ')}. Key ${keyId} stays on ${describePlan(previous)}.`,
+            { cause: failure },
+          ),
+      )
+    : [];
+  stdout(`Moved key ${keyId} on ${target.description}`);
+  stdout(`  from: ${describePlan(previous)}`);
+  stdout(`  to:   ${describePlan(record)}`);
+  for (const line of moved) stdout(`  ${line}`);
+  stdout(
+    `Requests with the key get the new limits when the authorizer's cached result expires, within ${AUTHORIZER_CACHE_TTL_SECONDS} s.`,
+  );
+  if (move?.ownPlan && move.destination.kind === 'shared') {
+    await deleteOwnUsagePlan(apiGateway, keyId, move.ownPlan.id, stdout);
+  }
+}
+
+/**
+ * Looks up what moving a key's API key to `plan` involves: the API key (exactly one must be
+ * named after the key), the usage plans it is in, among them the key's own, and the destination.
+ *
+ * @throws KeysCommandError when the stack lacks an output or the API key is missing or ambiguous.
+ */
+async function lookUpApiKeyMove(
+  apiGateway: APIGatewayClient,
+  keyId: string,
+  plan: PlanId,
+  deployment: Deployment,
+): Promise<ApiKeyMove> {
+  const destination = usagePlanDestination(plan, deployment);
+  const apiKeyIds = await apiKeyIdsNamed(apiGateway, keyId);
+  const [apiKeyId] = apiKeyIds;
+  if (apiKeyId === undefined || apiKeyIds.length > 1) {
+    throw new KeysCommandError(
+      `Key ${keyId} needs exactly one API Gateway API key named after it, and there are ${apiKeyIds.length}: nothing was changed.`,
+    );
+  }
+  const from = await usagePlansOf(apiGateway, apiKeyId);
+  const ownName = ownUsagePlanName(deployment.stack, keyId);
+  return {
+    apiKeyId,
+    from,
+    ownPlan: from.find(({ name }) => name === ownName),
+    destination,
+  };
+}
+
+/**
+ * Deletes the own usage plan of a key that has left Enterprise (the API key is out of it by then).
+ *
+ * @throws KeysCommandError when API Gateway refuses: the move itself stands, only an empty usage
+ *   plan is left, which the message says how to delete.
+ */
+async function deleteOwnUsagePlan(
+  apiGateway: APIGatewayClient,
+  keyId: string,
+  usagePlanId: string,
+  stdout: (line: string) => void,
+): Promise<void> {
+  try {
+    await deleteUsagePlan(apiGateway, usagePlanId);
+  } catch (error) {
+    throw new KeysCommandError(
+      `Key ${keyId} has moved, but its old usage plan ${usagePlanId} could not be deleted (${(error as Error).message}): delete it with \`aws apigateway delete-usage-plan --usage-plan-id ${usagePlanId}\`.`,
+      { cause: error },
+    );
+  }
+  stdout(`Deleted usage plan ${usagePlanId}, the key's own while it was on Enterprise.`);
+}
+
 async function revokeKey(
   keyId: string,
   target: Target,
   { apiGateway, stdout, stderr }: KeysCommandDependencies,
 ): Promise<void> {
   const record = await onKeysTable(target, (keys) => keys.revokeKey(keyId));
-  if (!record)
-    throw new KeysCommandError(
-      `No key ${keyId} on ${target.description}: see \`npm run keys -- list\`.`,
-    );
+  if (!record) throw unknownKey(keyId, target);
   stdout(
-    `Revoked key ${keyId} (${PLANS[record.plan].name}, owner ${record.owner ?? '-'}) at ${record.revokedAt}.`,
+    `Revoked key ${keyId} (${planName(record.plan)}, owner ${record.owner ?? '-'}) at ${record.revokedAt}.`,
   );
   if (!target.deployed) return;
   try {
-    // The API key is named after the key id (see registerApiKey); nameQuery matches by prefix.
-    const { items = [] } = await apiGateway.send(new GetApiKeysCommand({ nameQuery: keyId }));
-    const apiKeyIds = items.flatMap(({ id, name }) => (id && name === keyId ? [id] : []));
+    const apiKeyIds = await apiKeyIdsNamed(apiGateway, keyId);
     if (apiKeyIds.length === 0) {
       stderr(`keys: note: no API Gateway API key is named ${keyId}; nothing to disable.`);
     }
     for (const apiKeyId of apiKeyIds) {
-      await apiGateway.send(
-        new UpdateApiKeyCommand({
-          apiKey: apiKeyId,
-          patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }],
-        }),
-      );
+      await disableApiKey(apiGateway, apiKeyId);
       stdout(`Disabled API Gateway API key ${apiKeyId}.`);
     }
   } catch (error) {
@@ -469,4 +730,18 @@ async function revokeKey(
       { cause: error },
     );
   }
+}
+
+async function unbanKey(
+  keyId: string,
+  target: Target,
+  { stdout }: KeysCommandDependencies,
+): Promise<void> {
+  if (!(await onKeysTable(target, (keys) => keys.findById(keyId)))) throw unknownKey(keyId, target);
+  const lifted = await onCountersTable(target, (limiter) => limiter.unban(keyId, Date.now()));
+  stdout(
+    lifted
+      ? `Lifted the ban on key ${keyId}; it would have run until ${isoTime(lifted.bannedUntil)}.`
+      : `Key ${keyId} is not banned; nothing to lift.`,
+  );
 }

@@ -1,27 +1,32 @@
 /**
- * `npm run keys -- create|list|revoke …`: the argv entry of the keys command (see
+ * `npm run keys -- create|list|set-plan|revoke|unban …`: the argv entry of the keys command (see
  * `keys-command.ts`, and `--help`, for what it does).
  *
  * Configuration: the local stack is DynamoDB Local at `http://127.0.0.1:${DYNAMODB_PORT ?? 8000}`
- * with the keys table `KEYS_TABLE_NAME ?? petstore-keys` (the override lets tests point the
- * command at their own table); a deployed stage uses the default AWS credential chain and region.
+ * with the keys table `KEYS_TABLE_NAME ?? petstore-keys` and the counters table
+ * `COUNTERS_TABLE_NAME ?? petstore-counters` (the overrides let tests point the command at their
+ * own tables); a deployed stage uses the default AWS credential chain and region.
  * Exit status: 0 done, 1 failed, 2 usage error.
  */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { DynamoDbKeyStore } from '../../shared/keys/store.ts';
-import { KEYS_TABLE } from '../../shared/tables.ts';
+import { DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import { runKeysCommand } from './keys-command.ts';
 
 process.exitCode = await runKeysCommand(process.argv.slice(2), {
   local: {
     endpoint: `http://127.0.0.1:${process.env.DYNAMODB_PORT ?? 8000}`,
-    tableName: process.env[KEYS_TABLE.envVar] ?? KEYS_TABLE.localName,
+    keysTableName: process.env[KEYS_TABLE.envVar] ?? KEYS_TABLE.localName,
+    countersTableName: process.env[COUNTERS_TABLE.envVar] ?? COUNTERS_TABLE.localName,
   },
   // An empty endpoint means AWS even when DYNAMODB_ENDPOINT is set in the shell.
   openKeyStore: (tableName, endpoint = '') =>
     new DynamoDbKeyStore(createDocumentClient(endpoint), tableName),
+  openRateLimiter: (tableName, endpoint = '') =>
+    new DynamoDbRateLimiter(createDocumentClient(endpoint), tableName),
   cloudFormation: new CloudFormationClient({}),
   apiGateway: new APIGatewayClient({}),
   stdout: (line) => process.stdout.write(`${line}\n`),

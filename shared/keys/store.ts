@@ -1,12 +1,14 @@
 /**
- * API keys: issuing, finding by bearer token, listing and revoking (petstore-spec.md,
- * "Authentication"; how keys are issued is a gap the keys command fills).
+ * API keys: issuing, finding by bearer token, listing, moving between plans and revoking
+ * (petstore-spec.md, "Authentication" and "Limits"; how keys are issued is a gap the keys command
+ * fills).
  *
  * A bearer token is never stored: the keys table holds its SHA-256 as partition key, and a
  * separate random usage identifier that the authorizer hands to API Gateway to pick the key's
  * usage plan. A leaked row can neither call the API nor be turned back into a token.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -16,7 +18,13 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, requireEnv } from '../clients.ts';
-import type { PlanId } from '../plans.ts';
+import {
+  isStandardPlanId,
+  limitsFor,
+  type PlanId,
+  planName,
+  type RequestLimits,
+} from '../plans.ts';
 import { KEY_ID_INDEX, KEYS_TABLE } from '../tables.ts';
 
 /** A key as stored in the keys table. */
@@ -26,6 +34,10 @@ export interface ApiKeyRecord {
   /** Public id of the key, `key_` + 16 hex digits; safe to log and show. */
   keyId: string;
   plan: PlanId;
+  /** Requests per UTC minute: set for Enterprise keys only (standard plans read `PLANS`). */
+  perMinute?: number;
+  /** Requests per UTC day: set for Enterprise keys only. */
+  perDay?: number;
   /** Free text naming who holds the key. */
   owner?: string;
   /** Value of the key's API Gateway API key (the usage identifier), not the bearer token. */
@@ -34,6 +46,33 @@ export interface ApiKeyRecord {
   createdAt: string;
   /** ISO 8601 time of revocation; a revoked key is refused. */
   revokedAt?: string;
+}
+
+/**
+ * The request limits of a key: its plan's, or its own for Enterprise.
+ *
+ * @throws RangeError for an Enterprise record without valid limits.
+ */
+export function keyLimits(
+  record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'>,
+): RequestLimits {
+  return limitsFor(record.plan, record);
+}
+
+/**
+ * The limits to store on a key of `plan`: Enterprise's own, checked; none for a standard plan,
+ * whose numbers live in `PLANS` so that changing them there moves every key on it.
+ *
+ * @throws RangeError for Enterprise without valid limits, or for a standard plan with limits.
+ */
+function ownLimits(plan: PlanId, limits: RequestLimits | undefined): RequestLimits | undefined {
+  if (!isStandardPlanId(plan)) return limitsFor(plan, limits);
+  if (limits) {
+    throw new RangeError(
+      `a ${planName(plan)} key has its plan's limits; only an Enterprise key has its own`,
+    );
+  }
+  return undefined;
 }
 
 /** Prefix of every bearer token, so that a leaked one is easy to recognise and scan for. */
@@ -59,17 +98,22 @@ export class DynamoDbKeyStore {
   /**
    * Issues a key. The token is returned once and only its hash is kept.
    *
+   * @param input.limits An Enterprise key's own limits (required for Enterprise, refused otherwise).
    * @returns The stored record and the bearer token.
+   * @throws RangeError when `limits` do not fit the plan (see `checkLimits`); nothing is stored.
    */
   async createKey(input: {
     plan: PlanId;
     owner?: string;
+    limits?: RequestLimits;
   }): Promise<{ record: ApiKeyRecord; token: string }> {
+    const limits = ownLimits(input.plan, input.limits);
     const token = generateToken();
     const record: ApiKeyRecord = {
       keyHash: hashToken(token),
       keyId: `key_${randomBytes(8).toString('hex')}`,
       plan: input.plan,
+      ...limits,
       owner: input.owner,
       usageIdentifier: randomBytes(24).toString('base64url'),
       createdAt: new Date().toISOString(),
@@ -124,6 +168,57 @@ export class DynamoDbKeyStore {
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
     return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /**
+   * Moves a key to `plan` (any plan to any plan, Enterprise to Enterprise with new limits) in one
+   * conditional UpdateItem: the plan is set, and `perMinute`/`perDay` are set for Enterprise or
+   * removed for a standard plan. Requests see the change when the authorizer's cached result for
+   * the key expires (`AUTHORIZER_CACHE_TTL_SECONDS`, 60 s).
+   *
+   * @param limits An Enterprise key's own limits (required for Enterprise, refused otherwise).
+   * @returns The record before and after the change, or `undefined` when no key has this id.
+   * @throws RangeError when `limits` do not fit the plan (see `checkLimits`); nothing is changed.
+   */
+  async setPlan(
+    keyId: string,
+    plan: PlanId,
+    limits?: RequestLimits,
+  ): Promise<{ previous: ApiKeyRecord; record: ApiKeyRecord } | undefined> {
+    const own = ownLimits(plan, limits);
+    const found = await this.findById(keyId);
+    if (!found) return undefined;
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { keyHash: found.keyHash },
+          UpdateExpression: own
+            ? 'SET #plan = :plan, #perMinute = :perMinute, #perDay = :perDay'
+            : 'SET #plan = :plan REMOVE #perMinute, #perDay',
+          // Without it, UpdateItem would create a stray item if the key were gone.
+          ConditionExpression: 'attribute_exists(#keyHash)',
+          ExpressionAttributeNames: {
+            '#keyHash': 'keyHash',
+            '#plan': 'plan',
+            '#perMinute': 'perMinute',
+            '#perDay': 'perDay',
+          },
+          ExpressionAttributeValues: {
+            ':plan': plan,
+            ...(own && { ':perMinute': own.perMinute, ':perDay': own.perDay }),
+          },
+          // The old item, read atomically with the write: what a caller restores to undo the move.
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      const previous = Attributes as ApiKeyRecord;
+      const { perMinute: _perMinute, perDay: _perDay, ...rest } = previous;
+      return { previous, record: { ...rest, plan, ...own } };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import {
   DynamoDbKeyStore,
   generateToken,
   hashToken,
+  keyLimits,
   keyStoreFromEnv,
   TOKEN_PREFIX,
 } from '../../shared/keys/store.ts';
@@ -19,6 +20,12 @@ afterEach(() => {
 });
 
 afterAll(() => client.destroy());
+
+/** The keys table's item for a key hash, as DynamoDB holds it. */
+async function storedItem(keyHash: string) {
+  const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { keyHash } }));
+  return Item;
+}
 
 /** Freezes `new Date()` (only Date: the SDK's timers keep running) at this ISO time. */
 function setNow(iso: string) {
@@ -143,6 +150,108 @@ describe('DynamoDbKeyStore', () => {
     const createdAt = listed.map((key) => key.createdAt);
     expect(createdAt).toEqual([...createdAt].sort());
     expect(listed.slice(0, 3).map((key) => key.keyId)).toEqual([oldest, middle, newest]);
+  });
+
+  it('issues an Enterprise key with its own limits on the record', async () => {
+    const { record, token } = await keys.createKey({
+      plan: 'enterprise',
+      limits: { perMinute: 5_000, perDay: 2_000_000 },
+    });
+
+    expect(record).toMatchObject({ plan: 'enterprise', perMinute: 5_000, perDay: 2_000_000 });
+    expect(await keys.findByToken(token)).toEqual(record);
+    expect(keyLimits(record)).toEqual({ perMinute: 5_000, perDay: 2_000_000 });
+  });
+
+  it('stores no limits on a key of a standard plan, which reads them from its plan', async () => {
+    const { record } = await keys.createKey({ plan: 'pro' });
+
+    const item = await storedItem(record.keyHash);
+    expect(item).not.toHaveProperty('perMinute');
+    expect(item).not.toHaveProperty('perDay');
+    expect(keyLimits(record)).toEqual({ perMinute: 300, perDay: 10_000 });
+  });
+
+  it.each([
+    { plan: 'enterprise', limits: undefined, error: /needs its own per-minute and per-day/ },
+    { plan: 'enterprise', limits: { perMinute: 100, perDay: 99 }, error: /per-day limit/ },
+    { plan: 'enterprise', limits: { perMinute: 0, perDay: 10 }, error: /per-minute limit/ },
+    { plan: 'free', limits: { perMinute: 100, perDay: 1_000 }, error: /only an Enterprise key/ },
+  ] as const)(
+    'refuses to issue a $plan key with limits $limits, and stores nothing',
+    async ({ plan, limits, error }) => {
+      const before = await keys.listKeys();
+
+      await expect(keys.createKey({ plan, limits })).rejects.toThrow(error);
+
+      expect(await keys.listKeys()).toEqual(before);
+    },
+  );
+
+  it('moves a key from a standard plan to Enterprise, storing its limits', async () => {
+    const { record } = await keys.createKey({ plan: 'pro', owner: 'mover' });
+
+    const changed = await keys.setPlan(record.keyId, 'enterprise', {
+      perMinute: 2_000,
+      perDay: 500_000,
+    });
+
+    const moved = { ...record, plan: 'enterprise', perMinute: 2_000, perDay: 500_000 };
+    expect(changed).toEqual({ previous: record, record: moved });
+    expect(await storedItem(record.keyHash)).toEqual(moved);
+  });
+
+  it('gives an Enterprise key new limits', async () => {
+    const { record } = await keys.createKey({
+      plan: 'enterprise',
+      limits: { perMinute: 100, perDay: 10_000 },
+    });
+
+    const changed = await keys.setPlan(record.keyId, 'enterprise', { perMinute: 200, perDay: 300 });
+
+    expect(changed?.previous).toEqual(record);
+    expect(await storedItem(record.keyHash)).toEqual({ ...record, perMinute: 200, perDay: 300 });
+  });
+
+  it('moves an Enterprise key to a standard plan, removing its own limits', async () => {
+    const { record } = await keys.createKey({
+      plan: 'enterprise',
+      limits: { perMinute: 100, perDay: 10_000 },
+    });
+
+    const changed = await keys.setPlan(record.keyId, 'business');
+
+    const { perMinute: _perMinute, perDay: _perDay, ...rest } = record;
+    expect(changed).toEqual({ previous: record, record: { ...rest, plan: 'business' } });
+    expect(await storedItem(record.keyHash)).toEqual({ ...rest, plan: 'business' });
+  });
+
+  it('keeps the revocation of a key it moves', async () => {
+    const { record } = await keys.createKey({ plan: 'free' });
+    const revoked = await keys.revokeKey(record.keyId);
+
+    await keys.setPlan(record.keyId, 'pro');
+
+    expect(await storedItem(record.keyHash)).toEqual({ ...revoked, plan: 'pro' });
+  });
+
+  it('refuses limits that do not fit the new plan, and changes nothing', async () => {
+    const { record } = await keys.createKey({ plan: 'free' });
+
+    await expect(keys.setPlan(record.keyId, 'enterprise')).rejects.toThrow(RangeError);
+    await expect(keys.setPlan(record.keyId, 'pro', { perMinute: 10, perDay: 100 })).rejects.toThrow(
+      RangeError,
+    );
+
+    expect(await storedItem(record.keyHash)).toEqual(record);
+  });
+
+  it('answers undefined when moving an unknown key, and creates no record', async () => {
+    const before = await keys.listKeys();
+
+    expect(await keys.setPlan('key_eeeeeeeeeeeeeeee', 'pro')).toBeUndefined();
+
+    expect(await keys.listKeys()).toEqual(before);
   });
 
   it('is what keyStoreFromEnv builds from KEYS_TABLE_NAME', async () => {
