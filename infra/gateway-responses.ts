@@ -8,6 +8,7 @@
  * body's `status` must equal it.
  */
 import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../shared/http/errors.ts';
+import { RATE_LIMIT_HEADERS } from '../shared/rate-limit/headers.ts';
 import { resourcePaths } from './routes.ts';
 
 /** API Gateway's response types (the `ResponseType` of aws-cdk-lib/aws-apigateway). */
@@ -55,6 +56,29 @@ const UNAUTHORIZED_MESSAGE =
 const FORBIDDEN_MESSAGE = 'This API key may not call this operation.';
 const INTERNAL_MESSAGE = 'An unexpected error occurred.';
 
+/**
+ * `Retry-After` of THROTTLED, in seconds. A gateway response is static, so API Gateway cannot
+ * compute the delay. The edge only throttles a key far past its per-minute limit (the functions
+ * refuse first, and the usage plan's burst is `BACKSTOP_FACTOR` times that limit), and its token
+ * bucket refills at the per-minute rate: 60 s after it stops, a key has a minute's requests again.
+ */
+export const THROTTLED_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * `Retry-After` of QUOTA_EXCEEDED, in seconds. The quota comes back when the usage plan's day
+ * ends, a time a static gateway response cannot compute; an hour is a conservative interval to
+ * poll at: at most 24 refused requests a day, and the client resumes at most an hour late.
+ */
+export const QUOTA_EXCEEDED_RETRY_AFTER_SECONDS = 3_600;
+
+/** Headers of the usage plan's refusals: nothing is left, and when to try again. */
+function edgeRefusalHeaders(retryAfterSeconds: number): Record<string, string> {
+  return {
+    [RATE_LIMIT_HEADERS.retryAfter]: String(retryAfterSeconds),
+    [RATE_LIMIT_HEADERS.remaining]: '0',
+  };
+}
+
 /** Every gateway response of the API, one per response type. */
 export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   row('UNAUTHORIZED', 'unauthorized', UNAUTHORIZED_MESSAGE, { 'WWW-Authenticate': 'Bearer' }),
@@ -73,8 +97,18 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
     "The request is larger than API Gateway's 10 MB payload limit.",
   ),
   row('UNSUPPORTED_MEDIA_TYPE', 'unsupported_media_type', 'Send the body as application/json.'),
-  row('THROTTLED', 'rate_limited', 'Too many requests; back off and retry later.'),
-  row('QUOTA_EXCEEDED', 'quota_exceeded', "The API key's daily quota is used up."),
+  row(
+    'THROTTLED',
+    'rate_limited',
+    `Too many requests; back off and retry after ${THROTTLED_RETRY_AFTER_SECONDS} seconds.`,
+    edgeRefusalHeaders(THROTTLED_RETRY_AFTER_SECONDS),
+  ),
+  row(
+    'QUOTA_EXCEEDED',
+    'quota_exceeded',
+    `The API key's daily quota is used up; back off and retry after ${QUOTA_EXCEEDED_RETRY_AFTER_SECONDS} seconds.`,
+    edgeRefusalHeaders(QUOTA_EXCEEDED_RETRY_AFTER_SECONDS),
+  ),
   row('DEFAULT_4XX', 'bad_request', 'The request was rejected.'),
   row('API_CONFIGURATION_ERROR', 'internal_error', INTERNAL_MESSAGE),
   row('AUTHORIZER_CONFIGURATION_ERROR', 'internal_error', INTERNAL_MESSAGE),

@@ -35,7 +35,9 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { PLAN_IDS, PLANS, usagePlanSettings } from '../shared/plans.ts';
+import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../shared/plans.ts';
+import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/limiter.ts';
+import { BAN_POLICY_ENV } from '../shared/rate-limit/middleware.ts';
 import {
   COUNTERS_TABLE,
   KEYS_TABLE,
@@ -99,18 +101,29 @@ interface TableAccess {
   readonly index?: string;
 }
 
-/** Exactly the DynamoDB calls each function's store makes (least privilege). */
+/**
+ * The rate limiter's calls on a request path: conditional and plain UpdateItem on the counters
+ * table (its GetItem serves only the keys command's `banState`).
+ */
+const RATE_LIMITER_ACCESS: TableAccess = {
+  table: COUNTERS_TABLE,
+  actions: ['dynamodb:UpdateItem'],
+};
+
+/**
+ * Exactly the DynamoDB calls each function makes (least privilege): its store's and, for every
+ * operation, the rate limiter's. createPet's UpdateItem on the counters table serves both the
+ * pet-id sequence and the limiter.
+ */
 const TABLE_ACCESS: Readonly<
   Record<RouteDefinition['operationId'] | 'authorizer', readonly TableAccess[]>
 > = {
   listPets: [
     { table: PETS_TABLE, actions: ['dynamodb:Query', 'dynamodb:Scan'], index: STATUS_INDEX },
+    RATE_LIMITER_ACCESS,
   ],
-  createPet: [
-    { table: PETS_TABLE, actions: ['dynamodb:PutItem'] },
-    { table: COUNTERS_TABLE, actions: ['dynamodb:UpdateItem'] },
-  ],
-  getPet: [{ table: PETS_TABLE, actions: ['dynamodb:GetItem'] }],
+  createPet: [{ table: PETS_TABLE, actions: ['dynamodb:PutItem'] }, RATE_LIMITER_ACCESS],
+  getPet: [{ table: PETS_TABLE, actions: ['dynamodb:GetItem'] }, RATE_LIMITER_ACCESS],
   authorizer: [{ table: KEYS_TABLE, actions: ['dynamodb:GetItem'] }],
 };
 
@@ -130,16 +143,25 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
    * (RETAIN) and the tables are deletion-protected; in staging they go with it (DESTROY).
    */
   readonly stage: StageName;
+
+  /**
+   * When the operations' rate limiter bans a key that keeps sending after its 429s; passed to each
+   * operation function as the `BAN_POLICY_ENV` variables.
+   *
+   * @default DEFAULT_BAN_POLICY
+   */
+  readonly banPolicy?: BanPolicy;
 }
 
 /**
  * One stage of the Petstore API (issue 2, section 6), named `stackName(stage)`.
  *
  * Resources: the tables of `TABLES` (on-demand, point-in-time recovery, their GSIs and TTL); one
- * NodejsFunction per route plus the authorizer (Node.js 22, arm64, ESM); a RestApi whose stage is
- * `v1` with a Lambda REQUEST authorizer and a required key on every operation,
+ * NodejsFunction per route plus the authorizer (Node.js 22, arm64, ESM), each operation running the
+ * per-key rate limiter on the counters table (the primary limit); a RestApi whose stage is `v1`
+ * with a Lambda REQUEST authorizer and a required key on every operation,
  * `apiKeySourceType: AUTHORIZER`, an ANY method per path answering 405 and the Error-shaped
- * gateway responses; one usage plan per plan;
+ * gateway responses; one usage plan per standard plan, the edge backstop (`usagePlanSettings`);
  * alarms on API 5XX, on the operations' errors and on every function's throttles. Outputs: the
  * names of `STACK_OUTPUTS` and one `usagePlanOutputName(plan)` per plan.
  *
@@ -147,7 +169,8 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
  * stages in one account would fight over it): deploy `ApiGatewayAccountStack` once per account
  * and region first.
  *
- * @throws Error when `stage` is not one of `STAGES`.
+ * @throws Error when `stage` is not one of `STAGES`, or when `banPolicy` holds a number that is not
+ *   a whole number >= 1.
  */
 export class PetstoreStack extends Stack {
   /** The stage's RestApi. */
@@ -159,6 +182,7 @@ export class PetstoreStack extends Stack {
     if (!isStageName(props.stage)) {
       throw new Error(`stage must be one of ${STAGES.join(', ')}; got '${props.stage}'`);
     }
+    const banPolicy = checkBanPolicy(props.banPolicy ?? DEFAULT_BAN_POLICY);
     super(scope, id, { ...props, stackName: stackName(props.stage) });
     const production = props.stage === 'production';
     const removalPolicy = production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
@@ -184,12 +208,17 @@ export class PetstoreStack extends Stack {
     });
 
     this.api = this.createApi(removalPolicy);
+    const operationEnvironment = {
+      ...environment,
+      [BAN_POLICY_ENV.threshold]: String(banPolicy.threshold),
+      [BAN_POLICY_ENV.durationSeconds]: String(banPolicy.durationSeconds),
+    };
     for (const route of ROUTES) {
       const handler = this.createFunction(
         route.constructId,
         route.entry,
         TABLE_ACCESS[route.operationId],
-        environment,
+        operationEnvironment,
         removalPolicy,
       );
       this.api.root
@@ -221,7 +250,10 @@ export class PetstoreStack extends Stack {
       const settings = usagePlanSettings(plan);
       const usagePlan = this.api.addUsagePlan(`UsagePlan${plan.name}`, {
         name: `${this.stackName}-${plan.name}`,
-        description: `${plan.name}: ${plan.perMinute} requests per minute, ${plan.perDay} per day`,
+        description:
+          `${plan.name} plan: ${plan.perMinute} requests per minute and ${plan.perDay} per day, ` +
+          `enforced by the functions. This usage plan is the edge backstop at ${BACKSTOP_FACTOR}x: ` +
+          `burst ${settings.burstLimit}, ${settings.quotaPerDay} requests per day.`,
         throttle: { rateLimit: settings.rateLimit, burstLimit: settings.burstLimit },
         quota: { limit: settings.quotaPerDay, period: Period.DAY },
         apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
@@ -233,6 +265,9 @@ export class PetstoreStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.api.restApiId });
     new CfnOutput(this, STACK_OUTPUTS.keysTableName, {
       value: this.table(KEYS_TABLE).tableName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.countersTableName, {
+      value: this.table(COUNTERS_TABLE).tableName,
     });
   }
 
@@ -436,6 +471,22 @@ export class PetstoreStack extends Stack {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
   }
+}
+
+/**
+ * Checks the `banPolicy` prop.
+ *
+ * @returns The policy, unchanged.
+ * @throws Error unless `threshold` and `durationSeconds` are whole numbers >= 1.
+ */
+function checkBanPolicy(policy: BanPolicy): BanPolicy {
+  for (const field of ['threshold', 'durationSeconds'] as const) {
+    const value = policy[field];
+    if (!Number.isInteger(value) || value < 1) {
+      throw new Error(`banPolicy.${field} must be a whole number >= 1; got ${value}`);
+    }
+  }
+  return policy;
 }
 
 /**

@@ -10,7 +10,10 @@
  *    REQUEST authorizer, its result (Unauthorized included) cached per header value for the TTL;
  *    `Unauthorized` → UNAUTHORIZED, another error → AUTHORIZER_FAILURE, a policy that does not
  *    allow the method ARN → ACCESS_DENIED;
- * 3. integration: the operation's handler with a proxy event and a Lambda context; its result is
+ * 3. usage plan (the edge backstop, see usage-plans.ts): the key's token bucket, then its daily
+ *    quota, with `usagePlanSettings` of the limits in the authorizer's context → THROTTLED, then
+ *    QUOTA_EXCEEDED; a context without valid limits means a key in no usage plan → INVALID_API_KEY;
+ * 4. integration: the operation's handler with a proxy event and a Lambda context; its result is
  *    copied to the response, a throw or a malformed result → INTEGRATION_FAILURE.
  *
  * Every response carries `x-amzn-RequestId`, the request id the functions log.
@@ -24,6 +27,7 @@ import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import type { ErrorBody } from '../../shared/http/errors.ts';
 import { logger } from '../../shared/logger.ts';
+import { checkLimits, type RequestLimits } from '../../shared/plans.ts';
 import {
   type GatewayResponseType,
   gatewayResponse,
@@ -52,6 +56,7 @@ import {
   ProxyResultSchema,
   policyAllows,
 } from './lambda-results.ts';
+import { UsagePlanEmulator } from './usage-plans.ts';
 
 /** Environment variable that picks the gateway's port (default 3000). */
 export const PORT_ENV = 'PORT';
@@ -69,6 +74,12 @@ export interface GatewayOptions {
   readonly host?: string;
   /** Authorizer result cache TTL in seconds; 0 disables the cache. @default AUTHORIZER_CACHE_TTL_SECONDS */
   readonly authorizerCacheTtlSeconds?: number;
+  /**
+   * The gateway's clock, epoch milliseconds: it expires the authorizer cache and drives the usage
+   * plans' token buckets and quotas. The functions keep their own clock.
+   * @default Date.now
+   */
+  readonly now?: () => number;
 }
 
 /** A running local gateway. */
@@ -88,11 +99,16 @@ export interface LocalGateway {
 export async function startGateway(options: GatewayOptions = {}): Promise<LocalGateway> {
   const port = options.port ?? Number(process.env[PORT_ENV] ?? 3000);
   const host = options.host ?? '127.0.0.1';
-  const authorize = cachedAuthorizer(
-    options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
-  );
+  const now = options.now ?? Date.now;
+  const stage: Stage = {
+    authorize: cachedAuthorizer(
+      options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
+      now,
+    ),
+    usagePlans: new UsagePlanEmulator(now),
+  };
   const server = createServer((request, response) => {
-    handleRequest(request, response, authorize).catch((error: unknown) => {
+    handleRequest(request, response, stage).catch((error: unknown) => {
       logger.error('Local gateway failed', { error });
       if (!response.headersSent) sendGatewayResponse(response, 'DEFAULT_5XX');
       else response.destroy();
@@ -117,10 +133,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
   };
 }
 
+/** What the emulated stage keeps between requests: the authorizer cache and the usage plans. */
+interface Stage {
+  readonly authorize: Authorize;
+  readonly usagePlans: UsagePlanEmulator;
+}
+
 async function handleRequest(
   request: IncomingMessage,
   response: ServerResponse,
-  authorize: Authorize,
+  stage: Stage,
 ): Promise<void> {
   const requestId = randomUUID();
   response.setHeader('x-amzn-RequestId', requestId);
@@ -151,12 +173,16 @@ async function handleRequest(
   };
   const authorization = request.headers.authorization;
   if (!authorization) return sendGatewayResponse(response, 'UNAUTHORIZED');
-  const outcome = await authorize(authorization, proxyRequest);
+  const outcome = await stage.authorize(authorization, proxyRequest);
   if ('refusal' in outcome) return sendGatewayResponse(response, outcome.refusal);
   const { policyDocument, principalId, context } = outcome.result;
   if (!policyAllows(policyDocument, methodArn(method, match.path))) {
     return sendGatewayResponse(response, 'ACCESS_DENIED');
   }
+  const usagePlan = usagePlanOf(outcome.result);
+  if (!usagePlan) return sendGatewayResponse(response, 'INVALID_API_KEY');
+  const refusal = stage.usagePlans.consume(usagePlan.key, usagePlan.limits);
+  if (refusal) return sendGatewayResponse(response, refusal);
 
   const result = await invokeOperation(route, {
     ...proxyRequest,
@@ -226,19 +252,41 @@ type AuthorizerOutcome = { result: AuthorizerResult } | { refusal: GatewayRespon
 type Authorize = (authorization: string, request: ProxyRequest) => Promise<AuthorizerOutcome>;
 
 /**
- * Calls the authorizer, caching its result per Authorization header value for `ttlSeconds`, as
- * API Gateway does: an Allow (checked against each call's method ARN) and an Unauthorized are
- * cached, a failure is not.
+ * The usage plan an authorized request counts against: its key (`usageIdentifierKey`, else
+ * `principalId`) and the limits of the authorizer's context (`perMinute`, `perDay`; strings once
+ * API Gateway has passed them on, numbers straight from the handler).
+ *
+ * @returns `undefined` when the context carries no valid limits: deployed, such a key would be in
+ *   no usage plan, which API Gateway refuses.
  */
-function cachedAuthorizer(ttlSeconds: number): Authorize {
+function usagePlanOf(result: AuthorizerResult): { key: string; limits: RequestLimits } | undefined {
+  const limits = {
+    perMinute: Number(result.context?.perMinute),
+    perDay: Number(result.context?.perDay),
+  };
+  try {
+    checkLimits(limits);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return undefined;
+  }
+  return { key: result.usageIdentifierKey ?? result.principalId, limits };
+}
+
+/**
+ * Calls the authorizer, caching its result per Authorization header value for `ttlSeconds` by
+ * the clock `now` (epoch ms), as API Gateway does: an Allow (checked against each call's method
+ * ARN) and an Unauthorized are cached, a failure is not.
+ */
+function cachedAuthorizer(ttlSeconds: number, now: () => number): Authorize {
   const cache = new Map<string, { expiresAt: number; outcome: AuthorizerOutcome }>();
   return async function authorize(authorization, request) {
     const cached = cache.get(authorization);
-    if (cached && cached.expiresAt > Date.now()) return cached.outcome;
+    if (cached && cached.expiresAt > now()) return cached.outcome;
     const outcome = await callAuthorizer(request);
     const cacheable = 'result' in outcome || outcome.refusal === 'UNAUTHORIZED';
     if (ttlSeconds > 0 && cacheable) {
-      cache.set(authorization, { expiresAt: Date.now() + ttlSeconds * 1000, outcome });
+      cache.set(authorization, { expiresAt: now() + ttlSeconds * 1000, outcome });
     }
     return outcome;
   };

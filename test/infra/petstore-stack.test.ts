@@ -5,15 +5,23 @@ import { App, type CfnElement, type Stack, Stage } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult, Handler } from 'aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import cdkJson from '../../cdk.json' with { type: 'json' };
 import { ACCOUNT_STACK_NAME, createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
-import { GATEWAY_RESPONSES, methodNotAllowed } from '../../infra/gateway-responses.ts';
+import {
+  GATEWAY_RESPONSES,
+  gatewayResponse,
+  methodNotAllowed,
+  QUOTA_EXCEEDED_RETRY_AFTER_SECONDS,
+  THROTTLED_RETRY_AFTER_SECONDS,
+} from '../../infra/gateway-responses.ts';
 import {
   createAuthorizerEvent,
   createLambdaContext,
   createProxyEvent,
 } from '../../infra/local/events.ts';
+import { AuthorizerResultSchema } from '../../infra/local/lambda-results.ts';
 import { PetstoreStack } from '../../infra/petstore-stack.ts';
 import {
   API_STAGE_NAME,
@@ -29,7 +37,9 @@ import {
   usagePlanOutputName,
 } from '../../infra/stages.ts';
 import { keyStoreFromEnv } from '../../shared/keys/store.ts';
-import { PLAN_IDS, PLANS } from '../../shared/plans.ts';
+import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../../shared/plans.ts';
+import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../shared/rate-limit/limiter.ts';
+import { BAN_POLICY_ENV } from '../../shared/rate-limit/middleware.ts';
 import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE, TABLES } from '../../shared/tables.ts';
 
 /** What each stage does with its tables when the stack goes. */
@@ -38,8 +48,19 @@ const TABLE_REMOVAL: Record<StageName, { policy: string; deletionProtection: boo
   production: { policy: 'Retain', deletionProtection: true },
 };
 
+/** Construct ids of the operation functions, one per route. */
+const OPERATION_IDS = ROUTES.map((route) => route.constructId);
+
 /** Construct ids of the stack's functions: one per route, then the authorizer. */
-const FUNCTION_IDS = [...ROUTES.map((route) => route.constructId), 'AuthorizerFunction'];
+const FUNCTION_IDS = [...OPERATION_IDS, 'AuthorizerFunction'];
+
+/** The ban variables an operation function gets for `policy`. */
+function banEnvironment(policy: BanPolicy): Record<string, string> {
+  return {
+    [BAN_POLICY_ENV.threshold]: String(policy.threshold),
+    [BAN_POLICY_ENV.durationSeconds]: String(policy.durationSeconds),
+  };
+}
 
 const outdir = mkdtempSync(join(tmpdir(), 'petstore-cdk-'));
 let petstore: PetstoreApp;
@@ -153,7 +174,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
-    it('passes every table name by its env var, and the Powertools and source-map settings', () => {
+    it('passes every table name by its env var, the Powertools and source-map settings, and the operations the default ban policy', () => {
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
         expect(Properties.Environment.Variables).toEqual({
@@ -163,6 +184,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           POWERTOOLS_SERVICE_NAME: 'petstore',
           POWERTOOLS_LOG_LEVEL: 'INFO',
           NODE_OPTIONS: '--enable-source-maps',
+          ...(OPERATION_IDS.includes(id) ? banEnvironment(DEFAULT_BAN_POLICY) : {}),
         });
       }
     });
@@ -178,8 +200,13 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
-    it('grants each function exactly the DynamoDB actions its store calls, and log writes', () => {
+    it('grants each function exactly the DynamoDB actions its store and rate limiter call, and log writes', () => {
       const pets = arnOf(PETS_TABLE.constructId);
+      const counters = {
+        Action: 'dynamodb:UpdateItem',
+        Effect: 'Allow',
+        Resource: arnOf(COUNTERS_TABLE.constructId),
+      };
       const expected: Record<string, unknown[]> = {
         ListPetsFunction: [
           {
@@ -187,16 +214,13 @@ describe.each(STAGES)('the %s stage', (stage) => {
             Effect: 'Allow',
             Resource: [pets, { 'Fn::Join': ['', [pets, '/index/status-index']] }],
           },
+          counters,
         ],
         CreatePetFunction: [
           { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: pets },
-          {
-            Action: 'dynamodb:UpdateItem',
-            Effect: 'Allow',
-            Resource: arnOf(COUNTERS_TABLE.constructId),
-          },
+          counters,
         ],
-        GetPetFunction: [{ Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: pets }],
+        GetPetFunction: [{ Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: pets }, counters],
         AuthorizerFunction: [
           { Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: arnOf(KEYS_TABLE.constructId) },
         ],
@@ -330,6 +354,28 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
+    it.each([
+      ['THROTTLED', 'rate_limited', THROTTLED_RETRY_AFTER_SECONDS],
+      ['QUOTA_EXCEEDED', 'quota_exceeded', QUOTA_EXCEEDED_RETRY_AFTER_SECONDS],
+    ] as const)(
+      'answers %s with 429 %s, a static Retry-After of %i s and X-RateLimit-Remaining 0',
+      (type, code, retryAfter) => {
+        template().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+          ResponseType: type,
+          StatusCode: '429',
+          ResponseTemplates: {
+            'application/json': JSON.stringify(gatewayResponse(type).body),
+          },
+          ResponseParameters: {
+            'gatewayresponse.header.Retry-After': `'${retryAfter}'`,
+            'gatewayresponse.header.X-RateLimit-Remaining': "'0'",
+            'gatewayresponse.header.Content-Type': "'application/json'",
+          },
+        });
+        expect(gatewayResponse(type).body.code).toBe(code);
+      },
+    );
+
     it('answers an unauthorized call with 401 and WWW-Authenticate: Bearer', () => {
       template().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
         ResponseType: 'UNAUTHORIZED',
@@ -346,14 +392,15 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('usage plans', () => {
-    it('has one usage plan per plan, its numbers from PLANS, bound to the v1 stage', () => {
+    it('has one usage plan per plan, the backstop of usagePlanSettings(PLANS[id]), bound to the v1 stage', () => {
       template().resourceCountIs('AWS::ApiGateway::UsagePlan', PLAN_IDS.length);
       for (const planId of PLAN_IDS) {
         const plan = PLANS[planId];
+        const settings = usagePlanSettings(plan);
         template().hasResourceProperties('AWS::ApiGateway::UsagePlan', {
           UsagePlanName: `${stackName(stage)}-${plan.name}`,
-          Throttle: { RateLimit: plan.perMinute / 60, BurstLimit: plan.perMinute },
-          Quota: { Limit: plan.perDay, Period: 'DAY' },
+          Throttle: { RateLimit: settings.rateLimit, BurstLimit: settings.burstLimit },
+          Quota: { Limit: settings.quotaPerDay, Period: 'DAY' },
           ApiStages: [
             Match.objectLike({
               ApiId: { Ref: logicalId(stack(), 'Api') },
@@ -363,22 +410,46 @@ describe.each(STAGES)('the %s stage', (stage) => {
         });
       }
     });
+
+    it("describes each usage plan with the plan's numbers and the backstop's", () => {
+      for (const planId of PLAN_IDS) {
+        const plan = PLANS[planId];
+        const { burstLimit, quotaPerDay } = usagePlanSettings(plan);
+        const [usagePlan] = Object.values(
+          template().findResources('AWS::ApiGateway::UsagePlan', {
+            Properties: { UsagePlanName: `${stackName(stage)}-${plan.name}` },
+          }),
+        );
+        const description: string = usagePlan?.Properties.Description;
+        for (const part of [
+          `${plan.name} plan: ${plan.perMinute} requests per minute and ${plan.perDay} per day`,
+          `backstop at ${BACKSTOP_FACTOR}x`,
+          `burst ${burstLimit}, ${quotaPerDay} requests per day`,
+        ]) {
+          expect(description).toContain(part);
+        }
+      }
+    });
   });
 
   describe('outputs', () => {
-    it('outputs the base URL, the RestApi id, the keys table and each usage plan id', () => {
+    it('outputs the base URL, the RestApi id, the keys and counters tables and each usage plan id', () => {
       const outputs = template().findOutputs('*');
       expect(Object.keys(outputs).sort()).toEqual(
         [
           STACK_OUTPUTS.apiBaseUrl,
           STACK_OUTPUTS.restApiId,
           STACK_OUTPUTS.keysTableName,
+          STACK_OUTPUTS.countersTableName,
           ...PLAN_IDS.map(usagePlanOutputName),
         ].sort(),
       );
       expect(outputs[STACK_OUTPUTS.restApiId]?.Value).toEqual({ Ref: logicalId(stack(), 'Api') });
       expect(outputs[STACK_OUTPUTS.keysTableName]?.Value).toEqual({
         Ref: logicalId(stack(), KEYS_TABLE.constructId),
+      });
+      expect(outputs[STACK_OUTPUTS.countersTableName]?.Value).toEqual({
+        Ref: logicalId(stack(), COUNTERS_TABLE.constructId),
       });
       expect(outputs[STACK_OUTPUTS.apiBaseUrl]?.Value).toEqual({
         'Fn::Join': [
@@ -459,6 +530,56 @@ describe('PetstoreStack props', () => {
       "stage must be one of staging, production; got 'dev'",
     );
   });
+
+  it('passes a custom banPolicy to every operation function and none to the authorizer', () => {
+    // GIVEN a stack with its own ban policy, in an app of its own
+    const banPolicy = { threshold: 5, durationSeconds: 60 };
+    const appOutdir = mkdtempSync(join(tmpdir(), 'petstore-cdk-ban-'));
+    try {
+      const app = new App({ context: cdkJson.context, outdir: appOutdir });
+      const stack = new PetstoreStack(app, 'Petstore', { stage: 'staging', banPolicy });
+
+      // WHEN it is synthesized
+      const { Resources } = Template.fromStack(stack).toJSON();
+
+      // THEN each operation function gets the policy's variables, and the authorizer none
+      const variablesOf = (id: string): Record<string, unknown> =>
+        Resources[logicalId(stack, id)].Properties.Environment.Variables;
+      for (const id of OPERATION_IDS) {
+        expect(variablesOf(id)).toMatchObject(banEnvironment(banPolicy));
+      }
+      for (const name of Object.values(BAN_POLICY_ENV)) {
+        expect(variablesOf('AuthorizerFunction')).not.toHaveProperty(name);
+      }
+    } finally {
+      rmSync(appOutdir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [
+      { threshold: 0, durationSeconds: 900 },
+      'banPolicy.threshold must be a whole number >= 1; got 0',
+    ],
+    [
+      { threshold: 2.5, durationSeconds: 900 },
+      'banPolicy.threshold must be a whole number >= 1; got 2.5',
+    ],
+    [
+      { threshold: 100, durationSeconds: -1 },
+      'banPolicy.durationSeconds must be a whole number >= 1; got -1',
+    ],
+    [
+      { threshold: 100, durationSeconds: Number.NaN },
+      'banPolicy.durationSeconds must be a whole number >= 1; got NaN',
+    ],
+  ])('refuses the banPolicy %o and says what is allowed', (banPolicy, message) => {
+    const scope = new Stage(new App({ outdir }), 'bad-ban');
+
+    expect(() => new PetstoreStack(scope, 'Petstore', { stage: 'staging', banPolicy })).toThrow(
+      message,
+    );
+  });
 });
 
 describe('the bundles', () => {
@@ -487,7 +608,7 @@ describe('the bundles', () => {
     }
   });
 
-  it('run: the bundled authorizer admits a key and the bundled createPet and getPet serve', async () => {
+  it('run: the bundled authorizer admits a key and the bundled createPet and getPet serve with its context', async () => {
     const { token, record } = await keyStoreFromEnv().createKey({ plan: 'free' });
     const authorizer = await bundledHandler<unknown, APIGatewayAuthorizerResult>(
       'AuthorizerFunction',
@@ -507,6 +628,9 @@ describe('the bundles', () => {
       context,
       noCallback,
     );
+    // API Gateway passes the authorizer's context on to the functions, whose rate limiter reads it.
+    const { principalId, context: authorizerContext } = v.parse(AuthorizerResultSchema, allowed);
+    const authorizerOutput = { ...authorizerContext, principalId };
     const created = await createPet(
       createProxyEvent({
         method: 'POST',
@@ -514,6 +638,7 @@ describe('the bundles', () => {
         path: '/pets',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ name: 'Bundled', categoryId: 1 }),
+        authorizer: authorizerOutput,
       }),
       context,
       noCallback,
@@ -525,12 +650,13 @@ describe('the bundles', () => {
         resource: '/pets/{petId}',
         path: `/pets/${pet.id}`,
         pathParameters: { petId: String(pet.id) },
+        authorizer: authorizerOutput,
       }),
       context,
       noCallback,
     );
 
-    expect(allowed?.principalId).toBe(record.keyId);
+    expect(principalId).toBe(record.keyId);
     expect(created?.statusCode).toBe(201);
     expect(fetched?.statusCode).toBe(200);
     expect(JSON.parse(fetched?.body ?? '{}')).toEqual(pet);

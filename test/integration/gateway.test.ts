@@ -1,15 +1,22 @@
 /**
  * The local gateway over HTTP: routing, the authorizer as API Gateway calls and caches it, the
- * gateway responses, and the events the functions receive.
+ * usage plans (the edge backstop), the gateway responses, and the events the functions receive.
  */
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { keyStoreFromEnv } from '../../shared/keys/store.ts';
+import {
+  type ApiKeyRecord,
+  generateToken,
+  hashToken,
+  keyStoreFromEnv,
+} from '../../shared/keys/store.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
+import type { RequestLimits } from '../../shared/plans.ts';
 import { KEYS_TABLE } from '../../shared/tables.ts';
 
 const keys = keyStoreFromEnv();
@@ -214,6 +221,84 @@ describe('integration with the functions', () => {
 
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ code: 'invalid_parameter' });
+  });
+});
+
+describe('usage plans', () => {
+  /** The clock of `edge`'s gateway, epoch ms; it stands still unless a test moves it. */
+  let clockMs = Date.UTC(2026, 10, 21, 12, 0, 0);
+  let edge: LocalGateway;
+
+  beforeAll(async () => {
+    edge = await startGateway({ port: 0, now: () => clockMs });
+  });
+  afterAll(() => edge.close());
+
+  /** Issues an Enterprise key with its own limits, as the keys command stores one. */
+  async function issueEnterpriseKey(limits: RequestLimits): Promise<string> {
+    const enterpriseToken = generateToken();
+    const record: ApiKeyRecord = {
+      keyHash: hashToken(enterpriseToken),
+      keyId: `key_${hashToken(enterpriseToken).slice(0, 16)}`,
+      plan: 'enterprise',
+      ...limits,
+      usageIdentifier: hashToken(`usage ${enterpriseToken}`),
+      createdAt: new Date().toISOString(),
+    };
+    const client = createDocumentClient();
+    try {
+      await client.send(
+        new PutCommand({ TableName: process.env[KEYS_TABLE.envVar], Item: record }),
+      );
+    } finally {
+      client.destroy();
+    }
+    return enterpriseToken;
+  }
+
+  async function expectGatewayResponse(
+    response: Response,
+    type: 'THROTTLED' | 'QUOTA_EXCEEDED',
+  ): Promise<void> {
+    const expected = gatewayResponse(type);
+    expect(response.status).toBe(429);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('retry-after')).toBe(expected.headers['Retry-After']);
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(await response.json()).toEqual(expected.body);
+  }
+
+  it('answers THROTTLED (429 rate_limited, Retry-After) when a key sends more than its burst at once', async () => {
+    // GIVEN a key of 1 request per minute and per day: usage plan burst 2, quota 2
+    const enterpriseToken = await issueEnterpriseKey({ perMinute: 1, perDay: 1 });
+
+    // WHEN it sends 3 requests within one instant of the gateway's clock
+    const first = await call('/pets', bearer(enterpriseToken), edge.url);
+    await call('/pets', bearer(enterpriseToken), edge.url);
+    const third = await call('/pets', bearer(enterpriseToken), edge.url);
+
+    // THEN the first reaches the function, and the third gets the gateway response, not the
+    // function's own 429
+    expect(first.status).toBe(200);
+    await expectGatewayResponse(third, 'THROTTLED');
+  });
+
+  it('answers QUOTA_EXCEEDED (429 quota_exceeded) when the daily quota is used up, throttled requests not counted', async () => {
+    // GIVEN a key (burst 2, quota 2) whose 2 requests passed the usage plan (the function refused
+    // the second: 1 per day) and whose next 2 were throttled
+    const enterpriseToken = await issueEnterpriseKey({ perMinute: 1, perDay: 1 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      statuses.push((await call('/pets', bearer(enterpriseToken), edge.url)).status);
+    }
+
+    // WHEN its bucket has refilled, later the same UTC day
+    clockMs += 2 * 60_000;
+    const response = await call('/pets', bearer(enterpriseToken), edge.url);
+
+    // THEN the quota refuses it
+    expect(statuses).toEqual([200, 429, 429, 429]);
+    await expectGatewayResponse(response, 'QUOTA_EXCEEDED');
   });
 });
 
