@@ -1,17 +1,23 @@
 /**
  * Drift tests: docs/openapi.yaml against the code it documents (route table, valibot schemas,
- * error catalogue, gateway responses, deprecation headers, plans). Spectral checks the document's
- * own validity; these tests check that it tells the truth.
+ * error catalogue, gateway responses, deprecation headers, plans, rate limits). Spectral checks
+ * the document's own validity; these tests check that it tells the truth.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type ConversionConfig, type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import * as v from 'valibot';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { GATEWAY_RESPONSES, gatewayResponse } from '../../infra/gateway-responses.ts';
+import { GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
+import { createLambdaContext } from '../../infra/local/events.ts';
 import { API_STAGE_NAME, AUTHORIZER_CACHE_TTL_SECONDS, ROUTES } from '../../infra/routes.ts';
-import { ERROR_CATALOGUE, type ErrorCode } from '../../shared/http/errors.ts';
+import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../../shared/http/errors.ts';
+import { httpHandler } from '../../shared/http/handler.ts';
 import { MAX_BODY_BYTES } from '../../shared/http/middleware.ts';
+import { jsonResponse } from '../../shared/http/responses.ts';
 import { GET_PET_DEPRECATION_HEADERS, GET_PET_SUNSET } from '../../shared/pets/deprecation.ts';
 import {
   ListPetsQuerySchema,
@@ -22,7 +28,13 @@ import {
   PetIdSchema,
   PetSchema,
 } from '../../shared/pets/schemas.ts';
-import { PLANS } from '../../shared/plans.ts';
+import { BACKSTOP_FACTOR, ENTERPRISE_PLAN, PLANS } from '../../shared/plans.ts';
+import { RATE_LIMIT_HEADERS, uncountedHeaders } from '../../shared/rate-limit/headers.ts';
+import { DEFAULT_BAN_POLICY, DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { BAN_POLICY_ENV } from '../../shared/rate-limit/middleware.ts';
+import { COUNTERS_TABLE } from '../../shared/tables.ts';
+import { authorizedEvent } from '../support/authorized-event.ts';
+import { expectConformingResponse } from '../support/openapi-conformance.ts';
 
 type Node = Record<string, unknown>;
 
@@ -78,6 +90,32 @@ function responses(operationId: string): [status: string, response: Node][] {
     status,
     at(operation(operationId), 'responses', status),
   ]);
+}
+
+/** Every response of every operation, resolved, labelled `<operationId> <status>`. */
+function operationResponses(): { label: string; status: string; response: Node }[] {
+  return documentedOperations().flatMap(({ operation }) =>
+    Object.keys(at(operation, 'responses')).map((status) => ({
+      label: `${operation.operationId} ${status}`,
+      status,
+      response: at(operation, 'responses', status),
+    })),
+  );
+}
+
+/** A response's headers, each resolved, keyed by name (none when it documents none). */
+function headersOf(response: Node): Record<string, Node> {
+  return Object.fromEntries(
+    Object.keys((response.headers as Node | undefined) ?? {}).map((name) => [
+      name,
+      at(response, 'headers', name),
+    ]),
+  );
+}
+
+/** A description as Markdown renders it: line breaks and runs of spaces are one space. */
+function prose(node: Node): string {
+  return String(node.description).replace(/\s+/g, ' ');
 }
 
 /** The operation's parameters, resolved. */
@@ -151,6 +189,46 @@ const ROUTE_LEVEL_CODES: readonly ErrorCode[] = ['not_found', 'method_not_allowe
 
 /** Statuses getPet's own function answers, each carrying the deprecation headers. */
 const GET_PET_FUNCTION_STATUSES = ['200', '400', '404', '500'];
+
+/** Every rate-limit header the functions send (shared/rate-limit/headers.ts). */
+const RATE_LIMIT_HEADER_NAMES: readonly string[] = Object.values(RATE_LIMIT_HEADERS);
+
+/** The headers that report the key's windows: all but `Retry-After`, which only a 429 carries. */
+const COUNT_HEADER_NAMES = RATE_LIMIT_HEADER_NAMES.filter(
+  (name) => name !== RATE_LIMIT_HEADERS.retryAfter,
+);
+
+/** The count headers a function sends even for a request it admitted uncounted (fail open). */
+const UNCOUNTED_HEADER_NAMES = Object.keys(uncountedHeaders(PLANS.free, 0));
+
+/**
+ * Codes that only an operation's function answers: no gateway response and no route-level answer
+ * uses them. A response with only these codes is always made by the function.
+ */
+const FUNCTION_ONLY_CODES = (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter(
+  (code) =>
+    !ROUTE_LEVEL_CODES.includes(code) &&
+    !GATEWAY_RESPONSES.some((response) => response.body.code === code),
+);
+
+/** Codes that no function answers: API Gateway makes these answers before or instead of one. */
+const GATEWAY_ONLY_CODES: readonly ErrorCode[] = [
+  'unauthorized',
+  'forbidden',
+  'bad_request',
+  'quota_exceeded',
+  'bad_gateway',
+  'gateway_timeout',
+];
+
+/** API Gateway's usage-plan refusals, with their static headers. */
+const GATEWAY_429S = GATEWAY_RESPONSES.filter((response) => response.body.status === 429);
+
+/**
+ * The instant of the document's rate-limit examples: 2026-11-21T10:30:15Z, 45 s before its
+ * minute window resets and 48 585 s before its day window does.
+ */
+const EXAMPLES_AT = Date.parse('2026-11-21T10:30:15Z');
 
 describe('docs/openapi.yaml', () => {
   describe('operations', () => {
@@ -231,10 +309,10 @@ describe('docs/openapi.yaml', () => {
       expect(code['x-codes']).toEqual(ERROR_CATALOGUE);
     });
 
-    it('lists every error code with its status in the description table', () => {
+    it('lists every error code with its status and use in the description table', () => {
       const description = at(document, 'info').description as string;
-      for (const [code, { status }] of Object.entries(ERROR_CATALOGUE)) {
-        expect(description).toContain(`| \`${code}\` | ${status} |`);
+      for (const [code, { status, description: use }] of Object.entries(ERROR_CATALOGUE)) {
+        expect(description).toContain(`| \`${code}\` | ${status} | ${use} |`);
       }
     });
 
@@ -275,34 +353,27 @@ describe('docs/openapi.yaml', () => {
   });
 
   describe('error responses', () => {
-    const errorResponses = documentedOperations().flatMap(({ operation }) =>
-      Object.keys(at(operation, 'responses'))
-        .filter((status) => Number(status) >= 400)
-        .map((status) => ({
-          operationId: operation.operationId,
-          status,
-          response: at(operation, 'responses', status),
-        })),
-    );
+    const errorResponses = operationResponses().filter(({ status }) => Number(status) >= 400);
 
-    it.each(
-      errorResponses.map((entry) => [`${entry.operationId} ${entry.status}`, entry] as const),
-    )('documents %s with codes of its status and Error examples', (_, { status, response }) => {
-      const codes = response['x-error-codes'] as ErrorCode[];
-      expect(codes.length).toBeGreaterThan(0);
-      for (const code of codes) expect(ERROR_CATALOGUE[code].status).toBe(Number(status));
-      const media = at(response, 'content', 'application/json');
-      expect(media.schema).toEqual({ $ref: '#/components/schemas/Error' });
-      const examples = media.example
-        ? [media.example]
-        : Object.values(media.examples as Node).map((example) => resolve(example).value);
-      expect(examples.length).toBeGreaterThan(0);
-      for (const example of examples as Node[]) {
-        expect(Object.keys(example).sort()).toEqual(['code', 'message', 'status']);
-        expect(codes).toContain(example.code);
-        expect(example.status).toBe(Number(status));
-      }
-    });
+    it.each(errorResponses.map((entry) => [entry.label, entry] as const))(
+      'documents %s with codes of its status and Error examples',
+      (_, { status, response }) => {
+        const codes = response['x-error-codes'] as ErrorCode[];
+        expect(codes.length).toBeGreaterThan(0);
+        for (const code of codes) expect(ERROR_CATALOGUE[code].status).toBe(Number(status));
+        const media = at(response, 'content', 'application/json');
+        expect(media.schema).toEqual({ $ref: '#/components/schemas/Error' });
+        const examples = media.example
+          ? [media.example]
+          : Object.values(media.examples as Node).map((example) => resolve(example).value);
+        expect(examples.length).toBeGreaterThan(0);
+        for (const example of examples as Node[]) {
+          expect(Object.keys(example).sort()).toEqual(['code', 'message', 'status']);
+          expect(codes).toContain(example.code);
+          expect(example.status).toBe(Number(status));
+        }
+      },
+    );
 
     it.each(ROUTES.map((route) => route.operationId))(
       'lists in %s every answer API Gateway can make for it',
@@ -332,15 +403,28 @@ describe('docs/openapi.yaml', () => {
         'BadGateway',
         'GatewayTimeout',
       ]) {
-        const media = at(document, 'components', 'responses', name, 'content', 'application/json');
+        const component = at(document, 'components', 'responses', name);
+        const media = at(component, 'content', 'application/json');
         const examples = media.example
-          ? [media.example]
-          : Object.values(media.examples as Node).map((example) => resolve(example).value);
-        for (const example of examples) expect(gatewayBodies).toContainEqual(example);
-      }
-      const unauthorized = at(document, 'components', 'responses', 'Unauthorized');
-      for (const [header, value] of Object.entries(gatewayResponse('UNAUTHORIZED').headers)) {
-        expect(at(unauthorized, 'headers', header, 'schema').const).toBe(value);
+          ? [{ value: media.example }]
+          : Object.values(media.examples as Node).map(resolve);
+        // The examples marked as the function's are checked against its answers below.
+        for (const example of examples.filter((e) => e['x-made-by'] !== 'function')) {
+          expect(gatewayBodies).toContainEqual(example.value);
+        }
+        for (const example of examples.filter((e) => e['x-made-by'] === 'function')) {
+          const { code, status } = example.value as ErrorBody;
+          expect(ERROR_CATALOGUE[code]?.status).toBe(status);
+        }
+        const codes = component['x-error-codes'] as ErrorCode[];
+        for (const gateway of GATEWAY_RESPONSES.filter((r) => codes.includes(r.body.code))) {
+          for (const [header, value] of Object.entries(gateway.headers)) {
+            const declared = at(component, 'headers', header);
+            expect(declared.required, `${name} ${header}`).toBe(true);
+            const schema = at(declared, 'schema');
+            if ('const' in schema) expect(String(schema.const)).toBe(value);
+          }
+        }
       }
     });
 
@@ -355,9 +439,10 @@ describe('docs/openapi.yaml', () => {
     it('documents the deprecation headers with their values on every answer of its function', () => {
       for (const status of GET_PET_FUNCTION_STATUSES) {
         const headers = at(operation('getPet'), 'responses', status, 'headers');
-        expect(Object.keys(headers).sort()).toEqual(
-          Object.keys(GET_PET_DEPRECATION_HEADERS).sort(),
+        const others = Object.keys(headers).filter(
+          (name) => !RATE_LIMIT_HEADER_NAMES.includes(name),
         );
+        expect(others.sort()).toEqual(Object.keys(GET_PET_DEPRECATION_HEADERS).sort());
         for (const [name, value] of Object.entries(GET_PET_DEPRECATION_HEADERS)) {
           expect(at(headers, name)).toMatchObject({ required: true, schema: { const: value } });
         }
@@ -380,13 +465,289 @@ describe('docs/openapi.yaml', () => {
   });
 
   describe('limits', () => {
+    const description = () => prose(at(document, 'info'));
+
     it('states the numbers of every plan', () => {
-      const description = at(document, 'info').description as string;
+      const text = at(document, 'info').description as string;
       for (const plan of Object.values(PLANS)) {
-        expect(description).toContain(
+        expect(text).toContain(
           `${plan.name}: ${plan.perMinute.toLocaleString('en-US')}/min and ${plan.perDay.toLocaleString('en-US')}/day`,
         );
       }
+      expect(text).toContain(`${ENTERPRISE_PLAN.name}: custom numbers per key`);
+    });
+
+    it('states that a plan change or a revocation takes effect within the authorizer cache time', () => {
+      expect(description()).toContain(
+        `a plan change or a revocation takes effect within ${AUTHORIZER_CACHE_TTL_SECONDS} s`,
+      );
+    });
+
+    it('states the default ban, the variables that change it and the command that lifts it', () => {
+      const { threshold, durationSeconds } = DEFAULT_BAN_POLICY;
+      const tooManyRequests = prose(at(document, 'components', 'responses', 'TooManyRequests'));
+      for (const text of [description(), tooManyRequests]) {
+        expect(text).toContain(`more than ${threshold} refused`);
+        expect(text).toContain(`banned for ${durationSeconds / 60} minutes`);
+      }
+      for (const variable of Object.values(BAN_POLICY_ENV)) {
+        expect(description()).toContain(`\`${variable}\``);
+      }
+      expect(description()).toContain('`npm run keys -- unban <key-id>`');
+    });
+
+    it("states the edge backstop's factor and API Gateway's fixed Retry-After", () => {
+      expect(description()).toContain(`${BACKSTOP_FACTOR} × the per-minute limit`);
+      expect(description()).toContain(`${BACKSTOP_FACTOR} × the per-day limit`);
+      const texts = [
+        description(),
+        prose(at(document, 'components', 'headers', RATE_LIMIT_HEADERS.retryAfter)),
+        prose(at(document, 'components', 'responses', 'TooManyRequests')),
+      ];
+      for (const { headers } of GATEWAY_429S) {
+        for (const text of texts) {
+          expect(text).toContain(
+            `\`${RATE_LIMIT_HEADERS.retryAfter}: ${headers[RATE_LIMIT_HEADERS.retryAfter]}\``,
+          );
+        }
+      }
+    });
+
+    it('names exactly the rate-limit headers the code sends', () => {
+      const otherHeaders = [
+        'Location',
+        'WWW-Authenticate',
+        ...Object.keys(GET_PET_DEPRECATION_HEADERS),
+      ];
+      const documented = new Set(
+        operationResponses().flatMap(({ response }) => Object.keys(headersOf(response))),
+      );
+      expect([...documented].filter((name) => !otherHeaders.includes(name)).sort()).toEqual(
+        [...RATE_LIMIT_HEADER_NAMES].sort(),
+      );
+    });
+
+    it('declares the count headers on every 2xx and on every answer only a function makes', () => {
+      const functionAnswers = operationResponses().filter(
+        ({ status, response }) =>
+          status.startsWith('2') ||
+          ((response['x-error-codes'] as ErrorCode[] | undefined) ?? []).every((code) =>
+            FUNCTION_ONLY_CODES.includes(code),
+          ),
+      );
+      expect(functionAnswers.map(({ label }) => label)).toContain('getPet 404');
+      for (const { label, response } of functionAnswers) {
+        const headers = headersOf(response);
+        for (const name of COUNT_HEADER_NAMES) {
+          expect(headers[name], `${label} ${name}`).toBeDefined();
+          // Only the headers a request admitted uncounted still gets are always there.
+          expect(headers[name]?.required === true, `${label} ${name} required`).toBe(
+            UNCOUNTED_HEADER_NAMES.includes(name),
+          );
+        }
+      }
+    });
+
+    it('types the counts and Retry-After as integers', () => {
+      const integers: readonly string[] = [
+        RATE_LIMIT_HEADERS.limit,
+        RATE_LIMIT_HEADERS.remaining,
+        RATE_LIMIT_HEADERS.reset,
+        RATE_LIMIT_HEADERS.retryAfter,
+      ];
+      for (const { label, response } of operationResponses()) {
+        for (const [name, header] of Object.entries(headersOf(response))) {
+          if (integers.includes(name)) {
+            expect(at(header, 'schema').type, `${label} ${name}`).toBe('integer');
+          }
+        }
+      }
+    });
+
+    it('requires no rate-limit header that an API Gateway answer with the same code lacks', () => {
+      for (const { label, status, response } of operationResponses()) {
+        const codes = (response['x-error-codes'] as ErrorCode[] | undefined) ?? [];
+        const gatewayAnswers = GATEWAY_RESPONSES.filter(
+          ({ body }) => codes.includes(body.code) && body.status === Number(status),
+        );
+        for (const [name, header] of Object.entries(headersOf(response))) {
+          if (!RATE_LIMIT_HEADER_NAMES.includes(name) || header.required !== true) continue;
+          for (const gateway of gatewayAnswers) {
+            expect(gateway.headers, `${label} ${name} (${gateway.type})`).toHaveProperty(name);
+          }
+        }
+      }
+    });
+
+    it('declares no count header on the answers only API Gateway makes', () => {
+      const gatewayAnswers = operationResponses().filter(({ response }) => {
+        const codes = (response['x-error-codes'] as ErrorCode[] | undefined) ?? [];
+        return codes.length > 0 && codes.every((code) => GATEWAY_ONLY_CODES.includes(code));
+      });
+      expect(gatewayAnswers.map(({ status }) => status)).toEqual(
+        expect.arrayContaining(['401', '403', '502', '504']),
+      );
+      for (const { label, response } of gatewayAnswers) {
+        for (const name of COUNT_HEADER_NAMES) {
+          expect(headersOf(response), label).not.toHaveProperty(name);
+        }
+      }
+    });
+
+    it('lists every 429 code in TooManyRequests, with Retry-After and no requests left', () => {
+      const tooManyRequests = at(document, 'components', 'responses', 'TooManyRequests');
+      const codes429 = Object.entries(ERROR_CATALOGUE)
+        .filter(([, { status }]) => status === 429)
+        .map(([code]) => code);
+      expect([...(tooManyRequests['x-error-codes'] as string[])].sort()).toEqual(codes429.sort());
+      expect(codes429).toContain('api_key_temporarily_banned');
+      const headers = headersOf(tooManyRequests);
+      expect(headers[RATE_LIMIT_HEADERS.retryAfter]).toMatchObject({ required: true });
+      expect(at(headers[RATE_LIMIT_HEADERS.retryAfter], 'schema')).toMatchObject({
+        type: 'integer',
+        minimum: 1,
+      });
+      expect(headers[RATE_LIMIT_HEADERS.remaining]).toMatchObject({
+        required: true,
+        schema: { type: 'integer', const: 0 },
+      });
+    });
+
+    it.each(
+      documentedOperations().flatMap(({ method, path, operation }) =>
+        GATEWAY_429S.map(
+          (gateway) =>
+            [gateway.type, String(operation.operationId), { method, path, gateway }] as const,
+        ),
+      ),
+    )("accepts API Gateway's %s answer, static headers included, on %s", (_, __, entry) => {
+      const { method, path, gateway } = entry;
+      const response = new Response(JSON.stringify(gateway.body), {
+        status: gateway.body.status,
+        headers: { ...gateway.headers, 'Content-Type': 'application/json' },
+      });
+      // Throws, naming the operation and what does not conform, unless the document allows it.
+      expectConformingResponse({ method, path }, response, gateway.body);
+    });
+
+    describe("the functions' rate limiter at the examples' instant", () => {
+      /** A fresh Free key's answers at EXAMPLES_AT, from its first request to its first banned one. */
+      const answers: APIGatewayProxyResult[] = [];
+      const client = createDocumentClient();
+      afterAll(() => client.destroy());
+
+      beforeAll(async () => {
+        const handler = httpHandler(async () => jsonResponse(200, []), {
+          rateLimiter: new DynamoDbRateLimiter(client, requireEnv(COUNTERS_TABLE.envVar)),
+          now: () => EXAMPLES_AT,
+        });
+        const key = {
+          keyId: `key_${randomBytes(8).toString('hex')}`,
+          plan: 'free',
+          ...PLANS.free,
+        };
+        const event = authorizedEvent({ method: 'GET', resource: '/pets', path: '/pets' }, key);
+        const context = createLambdaContext('openapi-examples');
+        // The limit is used up, then the ban's threshold is passed by one refused request.
+        for (let i = 0; i < PLANS.free.perMinute + DEFAULT_BAN_POLICY.threshold + 1; i += 1) {
+          answers.push(await handler(event, context));
+        }
+      });
+
+      const firstOf = (code: ErrorCode) => {
+        const found = answers.find(({ body }) => (JSON.parse(body) as ErrorBody).code === code);
+        if (!found) throw new Error(`No ${code} answer`);
+        return found;
+      };
+
+      it('gives each rate-limit header the example of a fresh Free key', () => {
+        const examples = (name: string) =>
+          (at(document, 'components', 'headers', name, 'schema').examples as unknown[]).map(String);
+        for (const name of COUNT_HEADER_NAMES) {
+          expect(examples(name), name).toEqual([answers[0]?.headers?.[name]]);
+        }
+        expect(examples(RATE_LIMIT_HEADERS.retryAfter)).toEqual([
+          firstOf('rate_limited').headers?.[RATE_LIMIT_HEADERS.retryAfter],
+        ]);
+      });
+
+      it("gives TooManyRequests the function's rate_limited and api_key_temporarily_banned bodies", () => {
+        const media = at(
+          document,
+          'components',
+          'responses',
+          'TooManyRequests',
+          'content',
+          'application/json',
+        );
+        const functionExamples = Object.values(media.examples as Node)
+          .map(resolve)
+          .filter((example) => example['x-made-by'] === 'function')
+          .map((example) => example.value);
+        expect(functionExamples).toEqual([
+          JSON.parse(firstOf('rate_limited').body),
+          JSON.parse(firstOf('api_key_temporarily_banned').body),
+        ]);
+      });
+
+      /** Checks a listPets answer against the document, its headers first changed by `change`. */
+      function checkListPets(
+        result: APIGatewayProxyResult | undefined,
+        change: (headers: Headers) => void = () => {},
+      ): void {
+        if (!result) throw new Error('No such answer');
+        const headers = new Headers(
+          Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]),
+        );
+        change(headers);
+        const response = new Response(null, { status: result.statusCode, headers });
+        expectConformingResponse(
+          { method: 'GET', path: '/pets' },
+          response,
+          JSON.parse(result.body),
+        );
+      }
+
+      it('accepts its 200, rate_limited and api_key_temporarily_banned answers as sent', () => {
+        checkListPets(answers[0]);
+        checkListPets(firstOf('rate_limited'));
+        checkListPets(firstOf('api_key_temporarily_banned'));
+      });
+
+      it('accepts a 200 without X-RateLimit-Remaining and RateLimit, as when failing open', () => {
+        checkListPets(answers[0], (headers) => {
+          headers.delete(RATE_LIMIT_HEADERS.remaining);
+          headers.delete(RATE_LIMIT_HEADERS.state);
+        });
+      });
+
+      it.each([
+        [RATE_LIMIT_HEADERS.remaining, '1.5', 'X-RateLimit-Remaining must be integer'],
+        [RATE_LIMIT_HEADERS.remaining, '-1', 'X-RateLimit-Remaining must be >= 0'],
+        [RATE_LIMIT_HEADERS.reset, '99999999999999999999', 'X-RateLimit-Reset must be integer'],
+        [RATE_LIMIT_HEADERS.limit, '0x3c', 'X-RateLimit-Limit must be integer'],
+        [RATE_LIMIT_HEADERS.state, '"minute";r=59', 'RateLimit must match pattern'],
+      ])('rejects a 200 whose %s is %s', (name, value, failure) => {
+        expect(() => checkListPets(answers[0], (headers) => headers.set(name, value))).toThrow(
+          failure,
+        );
+      });
+
+      it('rejects a 200 without X-RateLimit-Limit', () => {
+        expect(() =>
+          checkListPets(answers[0], (headers) => headers.delete(RATE_LIMIT_HEADERS.limit)),
+        ).toThrow('the required header X-RateLimit-Limit is missing');
+      });
+
+      it('rejects a 429 whose optional RateLimit-Policy is malformed, or whose Retry-After is 0', () => {
+        const refused = firstOf('rate_limited');
+        expect(() =>
+          checkListPets(refused, (headers) => headers.set(RATE_LIMIT_HEADERS.policy, '60')),
+        ).toThrow('RateLimit-Policy must match pattern');
+        expect(() =>
+          checkListPets(refused, (headers) => headers.set(RATE_LIMIT_HEADERS.retryAfter, '0')),
+        ).toThrow('Retry-After must be >= 1');
+      });
     });
   });
 });

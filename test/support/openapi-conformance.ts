@@ -141,8 +141,9 @@ function mediaType(response: Response): string | undefined {
  * Asserts that an answer is one the document promises for its operation: its status is listed
  * (exactly, as `4XX`, or as `default`); its Content-Type is a documented media type; its body
  * validates against that media type's schema (ajv's errors in the failure message), or is empty
- * when the response documents no content; and every header marked `required: true` is present
- * and validates against its schema (the schemas' `const`, `enum` and `pattern` included). A path
+ * when the response documents no content; every header marked `required: true` is present; and
+ * every documented header that is present, required or not, validates against its schema (the
+ * schemas' `const`, `enum` and `pattern` included; see {@link typedHeaderValue} for integers). A path
  * no template matches, or a documented path with a method it does not serve, must be the
  * route-level answer `info.description` documents: 404 `not_found`, or 405
  * `method_not_allowed` with an `Allow` header listing exactly the path's documented methods.
@@ -190,13 +191,32 @@ export function expectConformingResponse(
   const headers = child(documented, 'headers');
   for (const name of Object.keys(headers?.node ?? {})) {
     const header = headers && child(headers, name);
-    if (header?.node.required !== true) continue;
+    if (!header) continue;
     const value = response.headers.get(name);
-    expect(value, `${label}: the required header ${name} is missing`).not.toBeNull();
-    if (value !== null && header.node.schema !== undefined) {
-      expectValid(`${header.pointer}/schema`, value, name, `${label}: the header does not conform`);
+    if (header.node.required === true) {
+      expect(value, `${label}: the required header ${name} is missing`).not.toBeNull();
+    }
+    const schema = child(header, 'schema');
+    if (value !== null && schema) {
+      expectValid(
+        `${header.pointer}/schema`,
+        typedHeaderValue(value, schema.node),
+        name,
+        `${label}: the header does not conform`,
+      );
     }
   }
+}
+
+/**
+ * A header's value as its schema types it. A header travels as text, so an integer schema
+ * (`type: integer`) gets the number when the text is decimal digits, with an optional leading
+ * minus, that a JSON number holds exactly; any other text stays a string and fails `type`.
+ */
+function typedHeaderValue(value: string, schema: Node): unknown {
+  if (schema.type !== 'integer' || !/^-?[0-9]+$/.test(value)) return value;
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : value;
 }
 
 /** The route-level half of {@link expectConformingResponse}. */
