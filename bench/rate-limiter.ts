@@ -1,0 +1,141 @@
+/**
+ * `npm run bench` (second part): the cost of the per-key rate limiter on DynamoDB Local.
+ *
+ * Prints, for admitted and for refused requests: DynamoDB calls and consumed write capacity units
+ * (WCU, as DynamoDB reports them with `ReturnConsumedCapacity: TOTAL`) per request; then the
+ * latency the limiter adds: the same trivial operation's handler behind the DynamoDB limiter and
+ * behind a limiter that does no I/O, timed alternately (p50/p95/p99 and the p50 difference); then
+ * `consume` with 16 in flight.
+ * Every loop is bounded by a count; traffic goes to 127.0.0.1 only.
+ */
+import { performance } from 'node:perf_hooks';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
+import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
+import { freePort } from '../infra/local/ports.ts';
+import { createTables } from '../infra/local/tables.ts';
+import { createDocumentClient } from '../shared/clients.ts';
+import { httpHandler } from '../shared/http/handler.ts';
+import { jsonResponse } from '../shared/http/responses.ts';
+import type { RequestLimits } from '../shared/plans.ts';
+import { DynamoDbRateLimiter, type RateLimitDecision } from '../shared/rate-limit/limiter.ts';
+import { windowAt } from '../shared/rate-limit/windows.ts';
+import { COUNTERS_TABLE } from '../shared/tables.ts';
+import { formatMs, type Percentiles, percentiles, throughput } from './stats.ts';
+
+/** A limiter that admits every request without I/O: the baseline the DynamoDB one is timed against. */
+async function admitWithoutCounting(
+  _keyId: string,
+  limits: RequestLimits,
+  nowMs: number,
+): Promise<RateLimitDecision> {
+  const minute = {
+    ...windowAt('minute', nowMs),
+    limit: limits.perMinute,
+    remaining: limits.perMinute,
+  };
+  const day = { ...windowAt('day', nowMs), limit: limits.perDay, remaining: limits.perDay };
+  return { admitted: true, minute, day, binding: minute };
+}
+
+const WARM_UP = 200;
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300) * 3;
+const CONCURRENCY = 16;
+const CONCURRENT_REQUESTS = 2_000;
+/** Limits no loop here reaches, so every measured request is admitted. */
+const UNREACHED = { perMinute: 600_000, perDay: 864_000_000 };
+
+/** Counts every call the client sends and the write units DynamoDB reports for it. */
+function meter(client: DynamoDBDocumentClient) {
+  const totals = { calls: 0, wcu: 0 };
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      totals.calls += 1;
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      try {
+        const result = await next(args);
+        const used = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } })
+          .ConsumedCapacity;
+        totals.wcu += used?.CapacityUnits ?? 0;
+        return result;
+      } catch (error) {
+        // A refused conditional write still consumes a write unit (DynamoDB pricing).
+        totals.wcu += 1;
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'benchMeter' },
+  );
+  return totals;
+}
+
+const dynamo = await startDynamoDbLocal({ port: await freePort() });
+try {
+  const setup = createDocumentClient(dynamo.endpoint);
+  const tables = await createTables(setup);
+  setup.destroy();
+  const client = createDocumentClient(dynamo.endpoint);
+  const totals = meter(client);
+  const limiter = new DynamoDbRateLimiter(client, tables[COUNTERS_TABLE.envVar] ?? '');
+
+  const now = Date.now();
+  const perRequest = async (label: string, count: number, run: () => Promise<unknown>) => {
+    const before = { ...totals };
+    for (let i = 0; i < count; i += 1) await run();
+    const calls = (totals.calls - before.calls) / count;
+    const wcu = (totals.wcu - before.wcu) / count;
+    console.log(`${label.padEnd(44)} ${calls.toFixed(2)} calls  ${wcu.toFixed(2)} WCU`);
+  };
+  console.log('Rate limiter on DynamoDB Local, per request:');
+  await perRequest('admitted', 100, () => limiter.consume('key_admitted', UNREACHED, now));
+  const small = { perMinute: 1, perDay: 1_000 };
+  await limiter.consume('key_refused', small, now);
+  await perRequest('refused by the minute window', 40, () =>
+    limiter.consume('key_refused', small, now),
+  );
+  const banned = { perMinute: 1, perDay: 1_000 };
+  for (let i = 0; i < 60; i += 1) await limiter.consume('key_banned', banned, now);
+  await perRequest('refused during a ban', 40, () => limiter.consume('key_banned', banned, now));
+
+  // The same trivial operation behind the DynamoDB limiter and behind one that admits without
+  // any I/O, timed alternately: the difference is what the limiter adds to a request.
+  const operation = async () => jsonResponse(200, []);
+  const limited = httpHandler(operation, { rateLimiter: limiter });
+  const unlimited = httpHandler(operation, { rateLimiter: { consume: admitWithoutCounting } });
+  const event = createProxyEvent({
+    method: 'GET',
+    resource: '/pets',
+    path: '/pets',
+    authorizer: { keyId: 'key_latency', plan: 'enterprise', ...UNREACHED },
+  });
+  const context = createLambdaContext('bench');
+  const times: [number[], number[]] = [[], []];
+  for (let i = 0; i < WARM_UP + SAMPLES; i += 1) {
+    for (const [index, handler] of [limited, unlimited].entries()) {
+      const start = performance.now();
+      await handler(event, context);
+      if (i >= WARM_UP) times[index]?.push(performance.now() - start);
+    }
+  }
+  const [withLimiter, withoutLimiter] = times.map(percentiles);
+  const row = (label: string, p: Percentiles | undefined) =>
+    console.log(
+      `${label.padEnd(44)} p50 ${formatMs(p?.p50 ?? 0)}  p95 ${formatMs(p?.p95 ?? 0)}  p99 ${formatMs(p?.p99 ?? 0)}`,
+    );
+  console.log(`An operation's handler, ${SAMPLES} sequential requests each, alternating (ms):`);
+  row('with the DynamoDB limiter', withLimiter);
+  row('with a limiter that does no I/O', withoutLimiter);
+  console.log(
+    `the limiter adds (p50 difference):           ${formatMs((withLimiter?.p50 ?? 0) - (withoutLimiter?.p50 ?? 0))} ms`,
+  );
+
+  const perSecond = await throughput(CONCURRENCY, CONCURRENT_REQUESTS, () =>
+    limiter.consume('key_concurrent', UNREACHED, Date.now()),
+  );
+  console.log(
+    `consume, ${CONCURRENCY} in flight: ${CONCURRENT_REQUESTS} requests, ${perSecond.toFixed(0)} req/s`,
+  );
+  client.destroy();
+} finally {
+  await dynamo.stop();
+}
