@@ -28,13 +28,14 @@ import {
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import { ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { type Attribute, AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { METRICS_NAMESPACE, RATE_LIMIT_METRICS, SERVICE_NAME } from '../shared/metrics.ts';
 import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../shared/plans.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/limiter.ts';
 import { BAN_POLICY_ENV } from '../shared/rate-limit/middleware.ts';
@@ -244,6 +245,16 @@ export class PetstoreStack extends Stack {
     // The authorizer throws for every refused key, so its Errors count clients, not faults; its
     // own failures reach clients as 5XX and trip this alarm.
     this.alarmOnSum('Api5xx', this.api.deploymentStage.metricServerError(), 'API 5XX responses');
+    // Failing open keeps the API up but uncounted; ops must hear of it at once.
+    this.alarmOnSum(
+      'RateLimiterUnavailable',
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: RATE_LIMIT_METRICS.unavailable,
+        dimensionsMap: { service: SERVICE_NAME },
+      }),
+      'requests admitted uncounted because the rate limiter could not reach its counters table',
+    );
 
     for (const planId of PLAN_IDS) {
       const plan = PLANS[planId];
@@ -340,7 +351,8 @@ export class PetstoreStack extends Stack {
       bundling: BUNDLING,
       environment: {
         ...environment,
-        POWERTOOLS_SERVICE_NAME: 'petstore',
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         NODE_OPTIONS: '--enable-source-maps',
       },

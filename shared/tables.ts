@@ -61,8 +61,8 @@ export const KEYS_TABLE: TableDefinition = {
 };
 
 /**
- * Atomic counters, partition key `name`: the pet-id sequence, and the rate-limit windows to come,
- * which expire through TTL on `expiresAt` (epoch seconds).
+ * Atomic counters, partition key `name`: the pet-id sequence, and the rate-limit windows and bans
+ * of shared/rate-limit/limiter.ts, which expire through TTL on `expiresAt` (epoch seconds).
  */
 export const COUNTERS_TABLE: TableDefinition = {
   constructId: 'CountersTable',

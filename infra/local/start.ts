@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     const client = createDocumentClient(dynamo.endpoint);
     Object.assign(process.env, await createTables(client), { DYNAMODB_ENDPOINT: dynamo.endpoint });
     process.env.AWS_REGION ??= 'us-east-1';
+    // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
+    process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
     client.destroy();
     const issued = await issueKeysForEmptyStore();
     const gateway = await startGateway({ port });

@@ -7,9 +7,10 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient, requireEnv } from '../clients.ts';
 import { ApiError } from '../http/errors.ts';
 import { logger } from '../logger.ts';
+import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
 import type { RequestLimits } from '../plans.ts';
 import { COUNTERS_TABLE } from '../tables.ts';
-import { rateLimitHeaders, uncountedHeaders } from './headers.ts';
+import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from './headers.ts';
 import {
   type BanPolicy,
   DEFAULT_BAN_POLICY,
@@ -67,8 +68,12 @@ export function authorizedKey(event: APIGatewayProxyEvent): {
  *
  * - Over a limit: throws 429 `rate_limited`; the handler does not run (no pet is read or written).
  * - Banned: throws 429 `api_key_temporarily_banned`, `Retry-After` until the ban ends.
- * - Counters table failing: fails open, admits the request with a logged warning and the
- *   headers that need no count (see `uncountedHeaders`); the usage plan still guards the edge.
+ * - Counters table failing: fails open, admits the request with a logged warning, the metric
+ *   `RateLimiterUnavailable` (alarmed on) and the headers that need no count (see
+ *   `uncountedHeaders`); the usage plan still guards the edge.
+ *
+ * Each refusal is logged (key id, code, window) and counted as `RateLimitRefused` or
+ * `RateLimitBanned`.
  */
 export function rateLimit(options: RateLimitOptions): HttpMiddleware {
   const { limiter, now = Date.now } = options;
@@ -89,12 +94,27 @@ export function rateLimit(options: RateLimitOptions): HttpMiddleware {
         decision = await limiter.consume(keyId, limits, nowMs);
       } catch (error) {
         logger.warn('Rate limiter unavailable; request admitted uncounted', { keyId, error });
+        countOne(RATE_LIMIT_METRICS.unavailable);
         headersOf.set(request, uncountedHeaders(limits, nowMs));
         return;
       }
       const headers = rateLimitHeaders(decision, nowMs);
       headersOf.set(request, headers);
-      if (!decision.admitted) throw refusal(decision, nowMs, headers);
+      if (!decision.admitted) {
+        const error = refusal(decision, nowMs, headers);
+        logger.info('Request refused by the rate limiter', {
+          keyId,
+          code: error.code,
+          window: decision.binding.name,
+          retryAfterSeconds: Number(headers[RATE_LIMIT_HEADERS.retryAfter]),
+        });
+        countOne(
+          decision.bannedUntil === undefined
+            ? RATE_LIMIT_METRICS.refused
+            : RATE_LIMIT_METRICS.banned,
+        );
+        throw error;
+      }
     },
     after: addHeaders,
     onError: addHeaders,

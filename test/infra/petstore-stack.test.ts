@@ -182,6 +182,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           KEYS_TABLE_NAME: { Ref: logicalId(stack(), KEYS_TABLE.constructId) },
           COUNTERS_TABLE_NAME: { Ref: logicalId(stack(), COUNTERS_TABLE.constructId) },
           POWERTOOLS_SERVICE_NAME: 'petstore',
+          POWERTOOLS_METRICS_NAMESPACE: 'Petstore',
           POWERTOOLS_LOG_LEVEL: 'INFO',
           NODE_OPTIONS: '--enable-source-maps',
           ...(OPERATION_IDS.includes(id) ? banEnvironment(DEFAULT_BAN_POLICY) : {}),
@@ -492,6 +493,17 @@ describe.each(STAGES)('the %s stage', (stage) => {
           Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack(), id) } }],
         });
       }
+    });
+
+    it('alarms on the first request the rate limiter admits uncounted (fail open)', () => {
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'Petstore',
+        MetricName: 'RateLimiterUnavailable',
+        Dimensions: [{ Name: 'service', Value: 'petstore' }],
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
     });
   });
 

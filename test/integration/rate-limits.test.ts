@@ -199,3 +199,28 @@ describe('temporary ban', () => {
     expect((await get(token)).status).toBe(200);
   });
 });
+
+describe('plan changes', () => {
+  it('apply once the authorizer cache has expired (60 s), keeping the old limits until then', async () => {
+    const { record, token } = await keys.createKey({
+      plan: 'enterprise',
+      limits: { perMinute: 10, perDay: 100 },
+    });
+    expect(statuses(await getInTurn(token, 11)).slice(9)).toEqual([200, 429]);
+
+    await keys.setPlan(record.keyId, 'enterprise', { perMinute: 12, perDay: 100 });
+    advance(30);
+    const cached = await get(token);
+    expect(cached.status).toBe(429);
+    expect(cached.body.code).toBe('rate_limited');
+    expect(cached.headers.get('x-ratelimit-limit')).toBe('10');
+
+    advance(30);
+    const moved = await getInTurn(token, 13);
+    expect(statuses(moved).filter((status) => status === 200)).toHaveLength(12);
+    expect(moved[12]?.body.code).toBe('rate_limited');
+    expect(moved[0]?.headers.get('ratelimit-policy')).toBe(
+      '"minute";q=12;w=60, "day";q=100;w=86400',
+    );
+  });
+});

@@ -1,3 +1,4 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { handler as createPet } from '../../functions/create-pet.ts';
 import { handler as listPets } from '../../functions/list-pets.ts';
@@ -75,12 +76,14 @@ describe('rateLimit middleware', () => {
   });
 
   it('answers 429 rate_limited with Retry-After and does not run the operation', async () => {
+    const counted = vi.spyOn(Metrics.prototype, 'addMetric');
     const { handler, calls } = countingOperation();
     const k = key(1, 1000);
     await handler(getEvent(k), context);
 
     const response = await handler(getEvent(k), context);
     expect(calls.count).toBe(1);
+    expect(counted.mock.calls).toEqual([['RateLimitRefused', MetricUnit.Count, 1]]);
     expect(response).toEqual({
       statusCode: 429,
       headers: {
@@ -101,6 +104,7 @@ describe('rateLimit middleware', () => {
   });
 
   it('answers 429 api_key_temporarily_banned with Retry-After until the ban ends', async () => {
+    const counted = vi.spyOn(Metrics.prototype, 'addMetric');
     const { handler, calls } = countingOperation();
     const k = key(1, 1000);
     const statuses = [];
@@ -109,6 +113,7 @@ describe('rateLimit middleware', () => {
 
     const response = await handler(getEvent(k), context);
     expect(calls.count).toBe(1);
+    expect(counted).toHaveBeenLastCalledWith('RateLimitBanned', MetricUnit.Count, 1);
     expect(response.statusCode).toBe(429);
     expect(JSON.parse(response.body)).toEqual({
       code: 'api_key_temporarily_banned',
@@ -123,8 +128,9 @@ describe('rateLimit middleware', () => {
     });
   });
 
-  it('fails open with a warning and the count-free fields when the counters table fails', async () => {
+  it('fails open with a warning, a metric and the count-free fields when the counters table fails', async () => {
     const warned = vi.spyOn(logger, 'warn');
+    const counted = vi.spyOn(Metrics.prototype, 'addMetric');
     const { handler, calls } = countingOperation(new DynamoDbRateLimiter(client, 'no-such-table'));
     const k = key(60, 1000);
     const response = await handler(getEvent(k), context);
@@ -136,6 +142,7 @@ describe('rateLimit middleware', () => {
       'X-RateLimit-Reset': MINUTE_RESET,
       'RateLimit-Policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
     });
+    expect(counted.mock.calls).toEqual([['RateLimiterUnavailable', MetricUnit.Count, 1]]);
     expect(warned).toHaveBeenCalledWith(
       'Rate limiter unavailable; request admitted uncounted',
       expect.objectContaining({ keyId: k.keyId }),

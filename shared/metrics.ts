@@ -1,0 +1,32 @@
+/**
+ * The service's CloudWatch metrics (Powertools for AWS Lambda, embedded metric format): namespace
+ * `Petstore`, dimension `service` = `petstore`. `POWERTOOLS_METRICS_DISABLED=true` turns them off
+ * (tests, the local stack).
+ */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/** CloudWatch namespace of the service's metrics. */
+export const METRICS_NAMESPACE = 'Petstore';
+
+/** Value of the `service` dimension on every metric. */
+export const SERVICE_NAME = 'petstore';
+
+/** The rate limiter's metrics (counts of requests). */
+export const RATE_LIMIT_METRICS = {
+  /** Refused with 429 `rate_limited`. */
+  refused: 'RateLimitRefused',
+  /** Refused with 429 `api_key_temporarily_banned`. */
+  banned: 'RateLimitBanned',
+  /** Admitted uncounted because the counters table failed (fail open): alarmed on. */
+  unavailable: 'RateLimiterUnavailable',
+} as const;
+
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+
+/**
+ * Emits a count of 1 for `name` at once (one EMF log line), so that no middleware has to flush a
+ * store of metrics at the end of each invocation.
+ */
+export function countOne(name: string): void {
+  metrics.singleMetric().addMetric(name, MetricUnit.Count, 1);
+}
