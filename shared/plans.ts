@@ -87,6 +87,24 @@ export function checkLimits(limits: RequestLimits): RequestLimits {
 }
 
 /**
+ * The limits an authorizer context carries (`perMinute`, `perDay`: numbers from the authorizer,
+ * strings once API Gateway has passed them on to a function).
+ *
+ * @returns The limits, or `undefined` when either is missing or fails {@link checkLimits}.
+ */
+export function limitsInContext(
+  context: Readonly<Record<string, unknown>> | null | undefined,
+): RequestLimits | undefined {
+  const limits = { perMinute: Number(context?.perMinute), perDay: Number(context?.perDay) };
+  try {
+    return checkLimits(limits);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
+/**
  * The limits of a key on `plan`: the plan's own numbers for a standard plan, `custom` for Enterprise.
  *
  * @throws RangeError for Enterprise without valid custom limits.

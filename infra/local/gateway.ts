@@ -27,7 +27,7 @@ import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import type { ErrorBody } from '../../shared/http/errors.ts';
 import { logger } from '../../shared/logger.ts';
-import { checkLimits, type RequestLimits } from '../../shared/plans.ts';
+import { limitsInContext, type RequestLimits } from '../../shared/plans.ts';
 import {
   type GatewayResponseType,
   gatewayResponse,
@@ -260,17 +260,8 @@ type Authorize = (authorization: string, request: ProxyRequest) => Promise<Autho
  *   no usage plan, which API Gateway refuses.
  */
 function usagePlanOf(result: AuthorizerResult): { key: string; limits: RequestLimits } | undefined {
-  const limits = {
-    perMinute: Number(result.context?.perMinute),
-    perDay: Number(result.context?.perDay),
-  };
-  try {
-    checkLimits(limits);
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    return undefined;
-  }
-  return { key: result.usageIdentifierKey ?? result.principalId, limits };
+  const limits = limitsInContext(result.context);
+  return limits && { key: result.usageIdentifierKey ?? result.principalId, limits };
 }
 
 /**

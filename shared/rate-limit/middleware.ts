@@ -8,7 +8,7 @@ import { createDocumentClient, requireEnv } from '../clients.ts';
 import { ApiError } from '../http/errors.ts';
 import { logger } from '../logger.ts';
 import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
-import type { RequestLimits } from '../plans.ts';
+import { limitsInContext, type RequestLimits } from '../plans.ts';
 import { COUNTERS_TABLE } from '../tables.ts';
 import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from './headers.ts';
 import {
@@ -50,10 +50,10 @@ export function authorizedKey(event: APIGatewayProxyEvent): {
   keyId: string;
   limits: RequestLimits;
 } {
-  const context = event.requestContext.authorizer ?? {};
-  const keyId = context.keyId;
-  const limits = { perMinute: Number(context.perMinute), perDay: Number(context.perDay) };
-  if (typeof keyId !== 'string' || !(limits.perMinute > 0) || !(limits.perDay > 0)) {
+  const context = event.requestContext.authorizer;
+  const keyId = context?.keyId;
+  const limits = limitsInContext(context);
+  if (typeof keyId !== 'string' || !limits) {
     throw new Error('The authorizer context lacks keyId, perMinute or perDay');
   }
   return { keyId, limits };

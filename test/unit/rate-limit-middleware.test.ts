@@ -66,11 +66,15 @@ describe('rateLimit middleware', () => {
   });
 
   it('reports the day window in the X-RateLimit fields when it has fewer requests left', async () => {
-    const { handler } = countingOperation();
-    const response = await handler(getEvent(key(60, 30)), context);
+    const limiter = new DynamoDbRateLimiter(client, counters);
+    const { handler } = countingOperation(limiter);
+    const k = key(10, 12);
+    // 8 requests in the previous minute: this minute has 10 left, the day 4.
+    for (let i = 0; i < 8; i += 1) await limiter.consume(k.keyId, k, NOW - 60_000);
+    const response = await handler(getEvent(k), context);
     expect(response.headers).toMatchObject({
-      'X-RateLimit-Limit': '30',
-      'X-RateLimit-Remaining': '29',
+      'X-RateLimit-Limit': '12',
+      'X-RateLimit-Remaining': '3',
       'X-RateLimit-Reset': DAY_RESET,
     });
   });
