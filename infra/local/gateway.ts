@@ -4,25 +4,36 @@
  * It reads what the stack reads (the route table, the gateway responses) and calls the same
  * function handlers, in the order API Gateway does (issue 2, section 5):
  *
+ * 0. the request itself: what Node's parser refuses, a request not sent in time and `CONNECT`
+ *    get an Error body (see client-errors.ts); a target that is not a path → DEFAULT_4XX (400),
+ *    one over 8192 bytes → 414;
  * 1. route: unknown path → MISSING_AUTHENTICATION_TOKEN (404), known path with another method →
- *    405 `method_not_allowed` with `Allow`; body over 10 MB → REQUEST_TOO_LARGE;
- * 2. authorizer: no Authorization header → UNAUTHORIZED without calling it; otherwise the
- *    REQUEST authorizer, its result (Unauthorized included) cached per header value for the TTL;
- *    `Unauthorized` → UNAUTHORIZED, another error → AUTHORIZER_FAILURE, a policy that does not
- *    allow the method ARN → ACCESS_DENIED;
+ *    405 `method_not_allowed` with `Allow`; a declared body over 10 MB → REQUEST_TOO_LARGE;
+ * 2. authorizer, from the headers alone (the body is not read yet): no Authorization value, or
+ *    more than one (ambiguous credentials) → UNAUTHORIZED without calling it; otherwise the
+ *    REQUEST authorizer, its result (Unauthorized included) cached per value for the TTL in a
+ *    bounded cache (authorizer-cache.ts); `Unauthorized` → UNAUTHORIZED, another error →
+ *    AUTHORIZER_FAILURE, a policy that does not allow the method ARN → ACCESS_DENIED;
  * 3. usage plan (the edge backstop, see usage-plans.ts): the key's token bucket, then its daily
  *    quota, with `usagePlanSettings` of the limits in the authorizer's context → THROTTLED, then
  *    QUOTA_EXCEEDED; a context without valid limits means a key in no usage plan → INVALID_API_KEY;
- * 4. integration: the operation's handler with a proxy event and a Lambda context; its result is
- *    copied to the response, a throw or a malformed result → INTEGRATION_FAILURE.
+ * 4. body: read up to API Gateway's 10 MB, then REQUEST_TOO_LARGE without reading further;
+ * 5. integration: the operation's handler with a proxy event and a Lambda context; its result is
+ *    copied to the response, a throw or a malformed result → INTEGRATION_FAILURE, no answer
+ *    within the integration timeout (29 s) → INTEGRATION_TIMEOUT (504) at once.
  *
- * Every response carries `x-amzn-RequestId`, the request id the functions log.
+ * Every response carries `x-amzn-RequestId`, the request id the functions log. Invocations run as
+ * on a Lambda execution environment with concurrency (Lambda Managed Instances): each in its own
+ * context of the Lambda `InvokeStore`, so that the functions' shared Powertools logger writes each
+ * invocation's own request id, however many run at once.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
+import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import type { ErrorBody } from '../../shared/http/errors.ts';
@@ -41,6 +52,13 @@ import {
   type RouteDefinition,
   resourcePaths,
 } from '../routes.ts';
+import { AuthorizerCache, authorizationValues } from './authorizer-cache.ts';
+import {
+  clientErrorBody,
+  MAX_TARGET_BYTES,
+  URI_TOO_LONG,
+  writeErrorToSocket,
+} from './client-errors.ts';
 import { PortInUseError } from './errors.ts';
 import {
   createAuthorizerEvent,
@@ -64,6 +82,23 @@ export const PORT_ENV = 'PORT';
 /** API Gateway's payload limit: 10 MB. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
+/** API Gateway's integration timeout for REST APIs: 29 s. */
+export const INTEGRATION_TIMEOUT_MS = 29_000;
+
+/**
+ * How long a client may take to send its request line and headers, and its whole request; then
+ * it gets 408. Node checks them every {@link CONNECTIONS_CHECK_INTERVAL_MS}.
+ */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 60_000;
+const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
+
+/**
+ * Declares invocations concurrent to the functions' Powertools utilities (as Lambda Managed
+ * Instances do), which then keep their per-invocation state in the Lambda `InvokeStore`.
+ */
+const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
+
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
 /** Options of {@link startGateway}. */
@@ -74,6 +109,8 @@ export interface GatewayOptions {
   readonly host?: string;
   /** Authorizer result cache TTL in seconds; 0 disables the cache. @default AUTHORIZER_CACHE_TTL_SECONDS */
   readonly authorizerCacheTtlSeconds?: number;
+  /** How long an operation may take before the client gets 504. @default INTEGRATION_TIMEOUT_MS */
+  readonly integrationTimeoutMs?: number;
   /**
    * The gateway's clock, epoch milliseconds: it expires the authorizer cache and drives the usage
    * plans' token buckets and quotas. The functions keep their own clock.
@@ -100,20 +137,46 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
   const port = options.port ?? Number(process.env[PORT_ENV] ?? 3000);
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? Date.now;
+  process.env[MAX_CONCURRENCY_ENV] ??= '1000';
   const stage: Stage = {
     authorize: cachedAuthorizer(
       options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
       now,
     ),
     usagePlans: new UsagePlanEmulator(now),
+    integrationTimeoutMs: options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
   };
-  const server = createServer((request, response) => {
-    handleRequest(request, response, stage).catch((error: unknown) => {
-      logger.error('Local gateway failed', { error });
-      if (!response.headersSent) sendGatewayResponse(response, 'DEFAULT_5XX');
-      else response.destroy();
-    });
+  // Created before any function is imported: Powertools refuses to log without it once
+  // concurrency is declared.
+  invokeStore = await InvokeStore.getInstanceAsync(true);
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
+    },
+    (request, response) => {
+      handleRequest(request, response, stage).catch((error: unknown) => {
+        logger.error('Local gateway failed', { error });
+        if (!response.headersSent) sendGatewayResponse(response, 'DEFAULT_5XX');
+        else response.destroy();
+      });
+    },
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === 'ECONNRESET') return socket.destroy();
+    writeErrorToSocket(socket, clientErrorBody(error), { 'x-amzn-RequestId': randomUUID() });
   });
+  // A tunnel is no request to the API: its target is no path of it.
+  server.on('connect', (_request: IncomingMessage, socket) =>
+    writeErrorToSocket(socket, gatewayResponse('DEFAULT_4XX').body, {
+      'x-amzn-RequestId': randomUUID(),
+    }),
+  );
+  // RFC 9110 lets a server ignore an expectation it does not know; API Gateway does.
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) =>
+    server.emit('request', request, response),
+  );
   await new Promise<void>((listening, failed) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       failed(
@@ -137,6 +200,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
 interface Stage {
   readonly authorize: Authorize;
   readonly usagePlans: UsagePlanEmulator;
+  readonly integrationTimeoutMs: number;
 }
 
 async function handleRequest(
@@ -146,8 +210,10 @@ async function handleRequest(
 ): Promise<void> {
   const requestId = randomUUID();
   response.setHeader('x-amzn-RequestId', requestId);
-  // Prefixed, so that a path starting with `//` stays a path and does not name a host.
-  const url = new URL(`http://gateway${request.url ?? '/'}`);
+  const target = request.url ?? '';
+  if (Buffer.byteLength(target) > MAX_TARGET_BYTES) return sendError(response, URI_TOO_LONG, {});
+  const url = originFormUrl(target);
+  if (!url) return sendGatewayResponse(response, 'DEFAULT_4XX');
   const method = request.method ?? 'GET';
 
   const match = matchResource(url.pathname);
@@ -157,23 +223,24 @@ async function handleRequest(
     const { body, allow } = methodNotAllowed(match.resource);
     return sendError(response, body, { Allow: allow });
   }
-  const body = await readBody(request);
-  if (body === undefined) return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
+  if (Number(request.headers['content-length'] ?? 0) > MAX_PAYLOAD_BYTES) {
+    return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
+  }
 
-  const proxyRequest: ProxyRequest = {
+  const headersOnly: ProxyRequest = {
     method,
     resource: route.path,
     path: match.path,
     pathParameters: match.pathParameters,
     query: url.searchParams,
     headers: receivedHeaders(request),
-    body,
     requestId,
     sourceIp: request.socket.remoteAddress,
   };
-  const authorization = request.headers.authorization;
-  if (!authorization) return sendGatewayResponse(response, 'UNAUTHORIZED');
-  const outcome = await stage.authorize(authorization, proxyRequest);
+  const [authorization, ...others] = authorizationValues(request);
+  // Two values are two identities: which one would the authorizer judge?
+  if (!authorization || others.length > 0) return sendGatewayResponse(response, 'UNAUTHORIZED');
+  const outcome = await stage.authorize(authorization, headersOnly);
   if ('refusal' in outcome) return sendGatewayResponse(response, outcome.refusal);
   const { policyDocument, principalId, context } = outcome.result;
   if (!policyAllows(policyDocument, methodArn(method, match.path))) {
@@ -184,12 +251,45 @@ async function handleRequest(
   const refusal = stage.usagePlans.consume(usagePlan.key, usagePlan.limits);
   if (refusal) return sendGatewayResponse(response, refusal);
 
-  const result = await invokeOperation(route, {
-    ...proxyRequest,
-    authorizer: { ...context, principalId },
-  });
+  const body = await readBody(request);
+  if (body === undefined) return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
+  const result = await withTimeout(
+    invokeOperation(route, {
+      ...headersOnly,
+      body: body.toString('utf8'),
+      authorizer: { ...context, principalId },
+    }),
+    stage.integrationTimeoutMs,
+  );
+  if (result === TIMED_OUT) return sendGatewayResponse(response, 'INTEGRATION_TIMEOUT');
   if (!result) return sendGatewayResponse(response, 'INTEGRATION_FAILURE');
   sendProxyResult(response, result);
+}
+
+/**
+ * The URL of an origin-form request target (`/v1/pets?limit=5`), or `undefined` for any other
+ * form (`*`, `http://host/…`, `host:port`) or a target the URL parser refuses.
+ */
+function originFormUrl(target: string): URL | undefined {
+  if (!target.startsWith('/')) return undefined;
+  try {
+    // Prefixed, so that a path starting with `//` stays a path and does not name a host.
+    return new URL(`http://gateway${target}`);
+  } catch {
+    return undefined;
+  }
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** The promise's value, or {@link TIMED_OUT} when it has not settled within `ms`. */
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([promise, sleep(ms, TIMED_OUT, { signal: timer.signal })]);
+  } finally {
+    timer.abort();
+  }
 }
 
 /** The resource path of the route table that a request path (stage included) names. */
@@ -225,15 +325,19 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** The body as text, or `undefined` when it exceeds API Gateway's 10 MB (read to its end anyway). */
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
+/**
+ * The body, or `undefined` as soon as it exceeds API Gateway's 10 MB: the rest is not read, and
+ * the connection is closed after the answer.
+ */
+async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     bytes += chunk.length;
-    if (bytes <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
+    if (bytes > MAX_PAYLOAD_BYTES) return undefined;
+    chunks.push(chunk);
   }
-  return bytes <= MAX_PAYLOAD_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
+  return Buffer.concat(chunks);
 }
 
 /** Request headers with the names as the client sent them (API Gateway keeps their case). */
@@ -270,15 +374,13 @@ function usagePlanOf(result: AuthorizerResult): { key: string; limits: RequestLi
  * ARN) and an Unauthorized are cached, a failure is not.
  */
 function cachedAuthorizer(ttlSeconds: number, now: () => number): Authorize {
-  const cache = new Map<string, { expiresAt: number; outcome: AuthorizerOutcome }>();
+  const cache = new AuthorizerCache<AuthorizerOutcome>(ttlSeconds, now);
   return async function authorize(authorization, request) {
     const cached = cache.get(authorization);
-    if (cached && cached.expiresAt > now()) return cached.outcome;
+    if (cached) return cached;
     const outcome = await callAuthorizer(request);
-    const cacheable = 'result' in outcome || outcome.refusal === 'UNAUTHORIZED';
-    if (ttlSeconds > 0 && cacheable) {
-      cache.set(authorization, { expiresAt: now() + ttlSeconds * 1000, outcome });
-    }
+    if ('result' in outcome || outcome.refusal === 'UNAUTHORIZED')
+      cache.set(authorization, outcome);
     return outcome;
   };
 }
@@ -287,10 +389,7 @@ async function callAuthorizer(request: ProxyRequest): Promise<AuthorizerOutcome>
   let output: unknown;
   try {
     const handler = await loadHandler(AUTHORIZER_ENTRY);
-    output = await handler(
-      createAuthorizerEvent(request),
-      lambdaContext(AUTHORIZER_ENTRY, request),
-    );
+    output = await invoke(handler, createAuthorizerEvent(request), AUTHORIZER_ENTRY, request);
   } catch (error) {
     if (error instanceof Error && error.message === 'Unauthorized')
       return { refusal: 'UNAUTHORIZED' };
@@ -310,7 +409,7 @@ async function invokeOperation(
 ): Promise<ProxyResult | undefined> {
   try {
     const handler = await loadHandler(route.entry);
-    const output = await handler(createProxyEvent(request), lambdaContext(route.entry, request));
+    const output = await invoke(handler, createProxyEvent(request), route.entry, request);
     const parsed = v.safeParse(ProxyResultSchema, output);
     if (parsed.success) return parsed.output;
     logger.error('Malformed Lambda proxy response', { requestId: request.requestId, output });
@@ -335,8 +434,26 @@ function loadHandler(entry: string): Promise<LambdaHandler> {
   return handler;
 }
 
-function lambdaContext(entry: string, request: ProxyRequest): Context {
-  return createLambdaContext(`petstore-${basename(entry, '.ts')}`, request.requestId);
+/** The Lambda `InvokeStore` of this process, created by {@link startGateway}. */
+let invokeStore: InvokeStoreBase | undefined;
+
+/**
+ * Runs one invocation of a function in its own InvokeStore context (the request id is the
+ * invocation's), with its Lambda context.
+ */
+function invoke(
+  handler: LambdaHandler,
+  event: unknown,
+  entry: string,
+  request: ProxyRequest,
+): Promise<unknown> {
+  const context = createLambdaContext(`petstore-${basename(entry, '.ts')}`, request.requestId);
+  const run = () => handler(event, context);
+  if (!invokeStore) return run();
+  return invokeStore.run(
+    { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId },
+    run,
+  );
 }
 
 function sendGatewayResponse(response: ServerResponse, type: GatewayResponseType): void {
@@ -349,6 +466,8 @@ function sendError(
   body: ErrorBody,
   headers: Readonly<Record<string, string>>,
 ): void {
+  // A body left unread is not drained: the connection closes after the answer.
+  if (!response.req.complete) response.shouldKeepAlive = false;
   response.writeHead(body.status, { ...headers, 'Content-Type': 'application/json' });
   response.end(JSON.stringify(body));
 }

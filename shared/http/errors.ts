@@ -33,6 +33,15 @@ export const ERROR_CATALOGUE = {
     description: 'The path exists but not with this method; see the Allow header.',
   },
   payload_too_large: { status: 413, description: 'The body is larger than 16 KiB.' },
+  request_timeout: {
+    status: 408,
+    description: 'The client did not send the whole request in time.',
+  },
+  uri_too_long: { status: 414, description: 'The request target is longer than 8192 bytes.' },
+  headers_too_large: {
+    status: 431,
+    description: 'The request line and headers together are larger than 16 KiB.',
+  },
   unsupported_media_type: {
     status: 415,
     description: 'The body is not sent as application/json.',

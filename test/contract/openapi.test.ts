@@ -184,8 +184,17 @@ const GATEWAY_CODES_OF_EVERY_OPERATION: readonly ErrorCode[] = [
   'gateway_timeout',
 ];
 
-/** Codes of answers that belong to no operation: an unknown path, an unserved method. */
-const ROUTE_LEVEL_CODES: readonly ErrorCode[] = ['not_found', 'method_not_allowed'];
+/**
+ * Codes of answers that belong to no operation: an unknown path, an unserved method, and a request
+ * that cannot be read in time or within the limits of the request line and headers.
+ */
+const ROUTE_LEVEL_CODES: readonly ErrorCode[] = [
+  'not_found',
+  'method_not_allowed',
+  'request_timeout',
+  'uri_too_long',
+  'headers_too_large',
+];
 
 /** Statuses getPet's own function answers, each carrying the deprecation headers. */
 const GET_PET_FUNCTION_STATUSES = ['200', '400', '404', '500'];
