@@ -15,6 +15,7 @@ import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { startGateway } from '../infra/local/gateway.ts';
 import { freePort } from '../infra/local/ports.ts';
+import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/clients.ts';
 import { keyLimits, keyStoreFromEnv } from '../shared/keys/store.ts';
@@ -37,6 +38,8 @@ interface Case {
   entry: string;
 }
 
+// The bench's own DynamoDB Local credentials, read from the environment by every client.
+Object.assign(process.env, credentialsEnv(generateCredentials()));
 const dynamo = await startDynamoDbLocal({ port: await freePort() });
 try {
   const client = createDocumentClient(dynamo.endpoint);

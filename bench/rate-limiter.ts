@@ -13,6 +13,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { freePort } from '../infra/local/ports.ts';
+import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/clients.ts';
 import { httpHandler } from '../shared/http/handler.ts';
@@ -69,6 +70,8 @@ function meter(client: DynamoDBDocumentClient) {
   return totals;
 }
 
+// The bench's own DynamoDB Local credentials, read from the environment by every client.
+Object.assign(process.env, credentialsEnv(generateCredentials()));
 const dynamo = await startDynamoDbLocal({ port: await freePort() });
 try {
   const setup = createDocumentClient(dynamo.endpoint);

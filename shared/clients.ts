@@ -18,18 +18,26 @@ export function requireEnv(name: string): string {
 
 /**
  * A DynamoDB document client. With `endpoint` (or `DYNAMODB_ENDPOINT` in the environment) it talks
- * to DynamoDB Local with fixed dummy credentials; otherwise to AWS with the default chain.
+ * to DynamoDB Local with the local stack's credentials: `local`, else `AWS_ACCESS_KEY_ID`,
+ * `AWS_SECRET_ACCESS_KEY` and `AWS_REGION` (DynamoDB Local keeps one database per access key id
+ * and region); otherwise to AWS with the default chain.
  *
  * @param endpoint URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`.
+ * @param local DynamoDB Local credentials and region. @default - from the environment
+ * @throws Error naming the variable when a local client has no credentials.
  */
 export function createDocumentClient(
   endpoint: string | undefined = process.env.DYNAMODB_ENDPOINT,
+  local?: { accessKeyId: string; secretAccessKey: string; region?: string },
 ): DynamoDBDocumentClient {
   const config: DynamoDBClientConfig = endpoint
     ? {
         endpoint,
-        region: process.env.AWS_REGION ?? 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        region: local?.region ?? process.env.AWS_REGION ?? 'us-east-1',
+        credentials: {
+          accessKeyId: local?.accessKeyId ?? requireEnv('AWS_ACCESS_KEY_ID'),
+          secretAccessKey: local?.secretAccessKey ?? requireEnv('AWS_SECRET_ACCESS_KEY'),
+        },
       }
     : {};
   return DynamoDBDocumentClient.from(new DynamoDBClient(config), {

@@ -47,11 +47,16 @@ import { Rollback } from './rollback.ts';
 
 /** What the command needs from the outside world. */
 export interface KeysCommandDependencies {
-  /** Where the local stack keeps its keys and counters: DynamoDB Local's URL and the tables' names. */
+  /**
+   * Where the local stack keeps its keys and counters: DynamoDB Local's URL, the tables' names,
+   * and the file of the stack's credentials with whether it holds them.
+   */
   readonly local: {
     readonly endpoint: string;
     readonly keysTableName: string;
     readonly countersTableName: string;
+    readonly credentialsFile: string;
+    readonly hasCredentials: boolean;
   };
   /**
    * Opens a keys table: on DynamoDB Local when `endpoint` is given, otherwise the deployed
@@ -397,6 +402,11 @@ async function openTarget(
   { local, openKeyStore, openRateLimiter, cloudFormation }: KeysCommandDependencies,
 ): Promise<Target> {
   if (stage === undefined) {
+    if (!local.hasCredentials) {
+      throw new KeysCommandError(
+        `No DynamoDB Local credentials in ${local.credentialsFile}: start the local stack once with \`npm start\`, which creates them.`,
+      );
+    }
     const where = `DynamoDB Local at ${local.endpoint}`;
     return {
       description: `the local stack (table ${local.keysTableName} on ${where})`,
@@ -408,9 +418,10 @@ async function openTarget(
       }),
       explain: (error, tableName) => {
         if (isConnectionRefused(error)) {
-          return new KeysCommandError(`${where} does not answer: start it with \`npm start\`.`, {
-            cause: error,
-          });
+          return new KeysCommandError(
+            `${where} does not answer: start the local stack with \`npm start\`, or set DYNAMODB_PORT to the DynamoDB Local port of the one running.`,
+            { cause: error },
+          );
         }
         if ((error as Error).name === 'ResourceNotFoundException') {
           return new KeysCommandError(

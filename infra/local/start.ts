@@ -1,26 +1,51 @@
 /**
  * `npm start [-- --in-memory]`: the whole API at http://127.0.0.1:3000/v1 with no AWS account
- * (issue 2, section 5).
+ * (issue 2, section 5), and its reference at http://127.0.0.1:3000/docs.
  *
- * Starts DynamoDB Local on 127.0.0.1:8000 with its data under `.petstore/dynamodb` (or in memory),
- * creates the tables from shared/tables.ts, issues one key per plan when the store has none, and
- * starts the local gateway. Ctrl-C or SIGTERM stops both and exits 0. `PORT` and `DYNAMODB_PORT`
- * pick other ports. A missing Java or a port in use is one line on stderr and exit code 1.
+ * Starts DynamoDB Local on port 8000 with its data under `.petstore/dynamodb` (or in memory) and
+ * the stack's own credentials (`.petstore/dynamodb.env`), creates the tables from
+ * shared/tables.ts, issues one key per plan when the store has none, and starts the local
+ * gateway. Ctrl-C or SIGTERM stops both and exits 0. `PORT` and `DYNAMODB_PORT` pick other
+ * ports, `PETSTORE_DIR` another directory. A missing Java or a port in use is one line on stderr
+ * and exit code 1.
+ *
+ * Supervision: when DynamoDB Local dies, a stack on disk starts it again and says so in one
+ * line; an in-memory stack has lost its data, says so in one line and exits 1. A pid file per
+ * DynamoDB port lets the next start stop a DynamoDB Local that a gateway killed hard left behind.
  */
+// Before any AWS SDK client exists: the SDK's Node version notice is nothing a user of the local
+// stack can act on (the project supports Node 20.19+).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { type DynamoDbKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
-import { assertJava, DYNAMODB_PORT_ENV, startDynamoDbLocal } from './dynamodb-local.ts';
+import {
+  assertJava,
+  DYNAMODB_PORT_ENV,
+  type DynamoDbLocal,
+  type DynamoDbLocalOptions,
+  startDynamoDbLocal,
+} from './dynamodb-local.ts';
 import { LocalStackError } from './errors.ts';
 // The gateway imports the function handlers at their first request, after the env is set below.
-import { PORT_ENV, startGateway } from './gateway.ts';
+import { type LocalGateway, PORT_ENV, startGateway } from './gateway.ts';
 import { assertPortFree } from './ports.ts';
+import {
+  credentialsEnv,
+  dataDirectory,
+  loadOrCreateCredentials,
+  migrateSharedDatabase,
+  removePidFile,
+  stackDirectory,
+  stopLeftBehind,
+  writePidFile,
+} from './stack-files.ts';
 import { createTables } from './tables.ts';
 
-const DATA_DIRECTORY = resolve(import.meta.dirname, '../../.petstore/dynamodb');
+const HOST = '127.0.0.1';
 
 /** What a signal stops: grows as the stack starts (before DynamoDB Local answers, exiting kills it). */
 let stop = async () => {};
@@ -30,33 +55,88 @@ async function main(): Promise<void> {
   const inMemory = parseOptions().inMemory;
   const port = portFromEnv(PORT_ENV, 3000);
   const dynamoPort = portFromEnv(DYNAMODB_PORT_ENV, 8000);
+  if (port === dynamoPort && port !== 0) {
+    throw new LocalStackError(
+      `${PORT_ENV} and ${DYNAMODB_PORT_ENV} are both ${port}: the gateway and DynamoDB Local need a port each; set one of them to another port.`,
+    );
+  }
+  const directory = stackDirectory();
+  const dataDir = inMemory ? undefined : dataDirectory(directory);
 
   assertJava();
-  await assertPortFree(port, '127.0.0.1', 'the gateway', PORT_ENV);
-  if (!inMemory) mkdirSync(DATA_DIRECTORY, { recursive: true });
-  const dynamo = await startDynamoDbLocal({
+  const leftBehind = await stopLeftBehind(directory, dynamoPort);
+  if (leftBehind) {
+    console.error(
+      `Stopped DynamoDB Local (pid ${leftBehind}) left behind by an earlier npm start.`,
+    );
+  }
+  await assertPortFree(port, HOST, 'the gateway', PORT_ENV);
+  const credentials = loadOrCreateCredentials(directory);
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    migrateSharedDatabase(dataDir, credentials);
+  }
+  // The functions' clients read the stack's credentials from the environment, as on Lambda.
+  Object.assign(process.env, credentialsEnv(credentials));
+  delete process.env.AWS_SESSION_TOKEN;
+  const dynamoOptions: DynamoDbLocalOptions = {
     port: dynamoPort,
-    dbPath: inMemory ? undefined : DATA_DIRECTORY,
-  });
-  stop = dynamo.stop;
+    dbPath: dataDir,
+    // Only the stack's own pages (its /docs) may call DynamoDB Local from a browser.
+    corsOrigin: `http://${HOST}:${port}`,
+    credentials,
+  };
+  let dynamo = await startDynamoDbLocal(dynamoOptions);
+  writePidFile(directory, dynamoPort, dynamo.pid);
+  stop = async () => {
+    await dynamo.stop();
+    removePidFile(directory, dynamoPort);
+  };
+  let gateway: LocalGateway;
   try {
     const client = createDocumentClient(dynamo.endpoint);
     Object.assign(process.env, await createTables(client), { DYNAMODB_ENDPOINT: dynamo.endpoint });
-    process.env.AWS_REGION ??= 'us-east-1';
     // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
     client.destroy();
     const issued = await issueKeysForEmptyStore();
-    const gateway = await startGateway({ port });
-    stop = async () => {
-      await gateway.close();
-      await dynamo.stop();
-    };
-    printBanner(gateway.url, inMemory ? 'in memory' : DATA_DIRECTORY, issued);
+    gateway = await startGateway({ port, host: HOST });
+    printBanner(gateway.url, dataDir ?? 'in memory', issued);
   } catch (error) {
-    await dynamo.stop();
+    await stop();
     throw error;
   }
+  stop = async () => {
+    await gateway.close();
+    await dynamo.stop();
+    removePidFile(directory, dynamoPort);
+  };
+
+  const supervise = (running: DynamoDbLocal): void => {
+    running.died.then(async (how) => {
+      if (!dataDir) {
+        console.error(
+          `DynamoDB Local exited (${how}); the in-memory data is gone, so the stack stops.`,
+        );
+        await gateway.close();
+        removePidFile(directory, dynamoPort);
+        process.exit(1);
+      }
+      try {
+        dynamo = await startDynamoDbLocal(dynamoOptions);
+      } catch (error) {
+        console.error(
+          `DynamoDB Local exited (${how}) and could not be restarted: ${(error as Error).message}`,
+        );
+        await gateway.close();
+        process.exit(1);
+      }
+      writePidFile(directory, dynamoPort, dynamo.pid);
+      console.error(`DynamoDB Local exited (${how}); restarted it (pid ${dynamo.pid}).`);
+      supervise(dynamo);
+    });
+  };
+  supervise(dynamo);
 }
 
 type IssuedKey = Awaited<ReturnType<DynamoDbKeyStore['createKey']>>;
@@ -71,7 +151,11 @@ async function issueKeysForEmptyStore(): Promise<IssuedKey[]> {
 }
 
 function printBanner(url: string, data: string, issued: IssuedKey[]): void {
-  const lines = [`Petstore API: ${url}`, `DynamoDB Local data: ${data}`];
+  const lines = [
+    `Petstore API: ${url}`,
+    `API reference: ${new URL('/docs', url)}`,
+    `DynamoDB Local data: ${data}`,
+  ];
   if (issued.length > 0) {
     lines.push('Keys issued for this new store (shown once; only their SHA-256 is kept):');
     for (const { record, token } of issued) {
@@ -107,10 +191,14 @@ function onSignal(): void {
   );
 }
 
+/**
+ * `--in-memory`, given after `--` (`npm start -- --in-memory`) or straight to npm
+ * (`npm start --in-memory`), which npm keeps for itself and passes on as `npm_config_in_memory`.
+ */
 function parseOptions(): { inMemory: boolean } {
   try {
     const { values } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false } } });
-    return { inMemory: values['in-memory'] };
+    return { inMemory: values['in-memory'] || process.env.npm_config_in_memory === 'true' };
   } catch (error) {
     throw new LocalStackError(`${(error as Error).message}. Usage: npm start [-- --in-memory]`);
   }

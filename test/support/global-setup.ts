@@ -1,17 +1,21 @@
 /**
- * vitest global setup: one DynamoDB Local (in memory) for the whole run, on a free port. Its
- * endpoint is provided as `dynamoEndpoint`; test/support/tables-per-file.ts creates each test
+ * vitest global setup: one DynamoDB Local (in memory) for the whole run, on a free port, with
+ * credentials of its own as a local stack has. Its endpoint and credentials are provided as
+ * `dynamoEndpoint` and `dynamoCredentials`; test/support/tables-per-file.ts creates each test
  * file's tables on it.
  */
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { PortInUseError } from '../../infra/local/errors.ts';
 import { freePort } from '../../infra/local/ports.ts';
+import { generateCredentials, type LocalCredentials } from '../../infra/local/stack-files.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** DynamoDB Local of the test run, e.g. `http://127.0.0.1:41234`. */
     dynamoEndpoint: string;
+    /** The credentials that see the run's tables (DynamoDB Local keeps a database per key id). */
+    dynamoCredentials: LocalCredentials;
   }
 }
 
@@ -21,8 +25,10 @@ const PORT_ATTEMPTS = 3;
 export default async function setup({ provide }: TestProject): Promise<() => Promise<void>> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const dynamo = await startDynamoDbLocal({ port: await freePort() });
+      const credentials = generateCredentials();
+      const dynamo = await startDynamoDbLocal({ port: await freePort(), credentials });
       provide('dynamoEndpoint', dynamo.endpoint);
+      provide('dynamoCredentials', credentials);
       return () => dynamo.stop();
     } catch (error) {
       if (!(error instanceof PortInUseError) || attempt === PORT_ATTEMPTS) throw error;

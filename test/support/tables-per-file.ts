@@ -2,16 +2,18 @@
  * vitest setup file, run in each test file's worker before the file's imports: points the
  * DynamoDB clients at the run's DynamoDB Local and creates fresh tables for this file only, named
  * `<localName>-<random id>`, so that test files never see each other's data. It sets
- * DYNAMODB_ENDPOINT, AWS_REGION and each table's env var (PETS_TABLE_NAME, KEYS_TABLE_NAME,
+ * DYNAMODB_ENDPOINT, the run's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION)
+ * and each table's env var (PETS_TABLE_NAME, KEYS_TABLE_NAME,
  * COUNTERS_TABLE_NAME), which the functions read at module load.
  */
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import { credentialsEnv } from '../../infra/local/stack-files.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
-process.env.AWS_REGION ??= 'us-east-1';
+Object.assign(process.env, credentialsEnv(inject('dynamoCredentials')));
 
 const suffix = randomBytes(4).toString('hex');
 const client = createDocumentClient();

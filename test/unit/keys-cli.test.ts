@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
   APIGatewayClient,
@@ -17,8 +20,9 @@ import {
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys-command.ts';
+import { writeCredentials } from '../../infra/local/stack-files.ts';
 import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stages.ts';
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
 import {
@@ -38,14 +42,20 @@ const keys = keyStoreFromEnv();
 const documentClient = createDocumentClient();
 const limiter = new DynamoDbRateLimiter(documentClient, countersTableName);
 
+/** This file's tables on the run's DynamoDB Local, as the local stack's keys command sees them. */
+const localStack: KeysCommandDependencies['local'] = {
+  endpoint,
+  keysTableName: tableName,
+  countersTableName,
+  credentialsFile: '.petstore/dynamodb.env',
+  hasCredentials: true,
+};
+
 const cloudFormation = mockClient(CloudFormationClient);
 const apiGateway = mockClient(APIGatewayClient);
 
 /** Runs the command in-process against this file's tables; stdout and stderr as lines. */
-async function keysCommand(
-  args: string[],
-  local = { endpoint, keysTableName: tableName, countersTableName },
-) {
+async function keysCommand(args: string[], local: KeysCommandDependencies['local'] = localStack) {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const dependencies: KeysCommandDependencies = {
@@ -362,22 +372,33 @@ describe('keys command on the local stack', () => {
     const deadEndpoint = `http://127.0.0.1:${await closedPort()}`;
 
     const { code, stderr } = await keysCommand(['list'], {
+      ...localStack,
       endpoint: deadEndpoint,
-      keysTableName: tableName,
-      countersTableName,
     });
 
     expect(code).toBe(1);
     expect(stderr).toEqual([
-      `keys: DynamoDB Local at ${deadEndpoint} does not answer: start it with \`npm start\`.`,
+      `keys: DynamoDB Local at ${deadEndpoint} does not answer: start the local stack with \`npm start\`, or set DYNAMODB_PORT to the DynamoDB Local port of the one running.`,
+    ]);
+  });
+
+  it('says to start the local stack once when it has no credentials file yet', async () => {
+    const { code, stderr } = await keysCommand(['list'], {
+      ...localStack,
+      credentialsFile: '/nowhere/dynamodb.env',
+      hasCredentials: false,
+    });
+
+    expect(code).toBe(1);
+    expect(stderr).toEqual([
+      'keys: No DynamoDB Local credentials in /nowhere/dynamodb.env: start the local stack once with `npm start`, which creates them.',
     ]);
   });
 
   it('says to start the local stack when the keys table does not exist', async () => {
     const { code, stderr } = await keysCommand(['create', '--plan', 'free'], {
-      endpoint,
+      ...localStack,
       keysTableName: 'no-such-keys-table',
-      countersTableName,
     });
 
     expect(code).toBe(1);
@@ -392,8 +413,7 @@ describe('keys command on the local stack', () => {
     const { record } = await keys.createKey({ plan: 'free' });
 
     const { code, stderr } = await keysCommand(['unban', record.keyId], {
-      endpoint,
-      keysTableName: tableName,
+      ...localStack,
       countersTableName: 'no-such-counters-table',
     });
 
@@ -1006,20 +1026,25 @@ describe('keys command on a deployed stage', () => {
 describe('the keys entry, run as `npx tsx infra/cli/keys.ts`', () => {
   it('issues a key whose token, the last line of stdout, the store accepts', async () => {
     const { DYNAMODB_ENDPOINT: _, ...environment } = process.env;
+    const stackDir = await mkdtemp(join(tmpdir(), 'petstore-keys-'));
+    writeCredentials(stackDir, inject('dynamoCredentials'));
 
     const { stdout } = await promisify(execFile)(
       'npx',
       ['tsx', 'infra/cli/keys.ts', 'create', '--plan', 'pro'],
       {
         cwd: new URL('../..', import.meta.url),
-        // The entry finds DynamoDB Local through DYNAMODB_PORT, and this file's table through KEYS_TABLE_NAME.
+        // The entry finds DynamoDB Local through DYNAMODB_PORT, its credentials through
+        // PETSTORE_DIR, and this file's table through KEYS_TABLE_NAME.
         env: {
           ...environment,
           DYNAMODB_PORT: new URL(endpoint).port,
+          PETSTORE_DIR: stackDir,
           [KEYS_TABLE.envVar]: tableName,
         },
       },
     );
+    await rm(stackDir, { recursive: true });
 
     const token = stdout.trimEnd().split('\n').at(-1) ?? '';
     expect(await keys.findByToken(token)).toMatchObject({ plan: 'pro' });
