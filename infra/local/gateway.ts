@@ -52,6 +52,7 @@ import {
   type RouteDefinition,
   resourcePaths,
 } from '../routes.ts';
+import { DOCS_PATH, serveApiReference } from './api-reference.ts';
 import { AuthorizerCache, authorizationValues } from './authorizer-cache.ts';
 import {
   clientErrorBody,
@@ -145,6 +146,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
     ),
     usagePlans: new UsagePlanEmulator(now),
     integrationTimeoutMs: options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
+    baseUrl: '',
   };
   // Created before any function is imported: Powertools refuses to log without it once
   // concurrency is declared.
@@ -186,8 +188,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
     server.listen(port, host, listening);
   });
   const address = server.address() as AddressInfo;
+  stage.baseUrl = `http://${host}:${address.port}/${API_STAGE_NAME}`;
   return {
-    url: `http://${host}:${address.port}/${API_STAGE_NAME}`,
+    url: stage.baseUrl,
     close: () =>
       new Promise<void>((closed) => {
         server.close(() => closed());
@@ -201,6 +204,8 @@ interface Stage {
   readonly authorize: Authorize;
   readonly usagePlans: UsagePlanEmulator;
   readonly integrationTimeoutMs: number;
+  /** The API's base URL, once the server listens: the first server of the reference page. */
+  baseUrl: string;
 }
 
 async function handleRequest(
@@ -215,6 +220,9 @@ async function handleRequest(
   const url = originFormUrl(target);
   if (!url) return sendGatewayResponse(response, 'DEFAULT_4XX');
   const method = request.method ?? 'GET';
+  if (url.pathname === DOCS_PATH || url.pathname.startsWith(`${DOCS_PATH}/`)) {
+    return serveDocs(url.pathname, method, stage.baseUrl, response);
+  }
 
   const match = matchResource(url.pathname);
   if (!match) return sendGatewayResponse(response, 'MISSING_AUTHENTICATION_TOKEN');
@@ -264,6 +272,22 @@ async function handleRequest(
   if (result === TIMED_OUT) return sendGatewayResponse(response, 'INTEGRATION_TIMEOUT');
   if (!result) return sendGatewayResponse(response, 'INTEGRATION_FAILURE');
   sendProxyResult(response, result);
+}
+
+/** The API reference page and its files (GET or HEAD only); another path under it → 404. */
+function serveDocs(pathname: string, method: string, baseUrl: string, response: ServerResponse) {
+  if (method !== 'GET' && method !== 'HEAD') {
+    const allow = 'GET, HEAD';
+    const message = `This path accepts only: ${allow}.`;
+    return sendError(
+      response,
+      { code: 'method_not_allowed', message, status: 405 },
+      { Allow: allow },
+    );
+  }
+  if (!serveApiReference(pathname, baseUrl, response)) {
+    sendGatewayResponse(response, 'MISSING_AUTHENTICATION_TOKEN');
+  }
 }
 
 /**

