@@ -35,21 +35,31 @@ const HEADERS_TOO_LARGE: ErrorBody = {
 /**
  * The Error body for a parse or timeout error of Node's HTTP server (`clientError`).
  *
- * A header overflow before the end of the request line is a target too long (414), after it
- * headers too large (431); a timeout is 408; a body over the chunk-extension limit is 413; any
- * other parse error (bad method, bad header, bad framing) is 400 `bad_request`.
+ * A header overflow with a request line (as far as received) over {@link MAX_TARGET_BYTES} is a
+ * target too long (414), else headers too large (431); a timeout is 408; a body over the
+ * chunk-extension limit is 413; any other parse error (bad method, bad header, bad framing) is
+ * 400 `bad_request`.
  */
 export function clientErrorBody(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): ErrorBody {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return REQUEST_TIMEOUT;
     case 'HPE_HEADER_OVERFLOW':
-      return error.rawPacket?.includes('\r\n') === false ? URI_TOO_LONG : HEADERS_TOO_LARGE;
+      return requestLineBytes(error.rawPacket) > MAX_TARGET_BYTES
+        ? URI_TOO_LONG
+        : HEADERS_TOO_LARGE;
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return gatewayResponse('REQUEST_TOO_LARGE').body;
     default:
       return gatewayResponse('DEFAULT_4XX').body;
   }
+}
+
+/** Bytes of the request line in what the parser last received (all of it when it has no end). */
+function requestLineBytes(packet: Buffer | undefined): number {
+  if (!packet) return 0;
+  const end = packet.indexOf('\r\n');
+  return end === -1 ? packet.length : end;
 }
 
 /**

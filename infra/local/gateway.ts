@@ -96,9 +96,12 @@ const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 
 /**
  * Declares invocations concurrent to the functions' Powertools utilities (as Lambda Managed
- * Instances do), which then keep their per-invocation state in the Lambda `InvokeStore`.
+ * Instances do), which then keep their per-invocation state in the Lambda `InvokeStore`. Set when
+ * this module loads: the first AWS SDK call of the process creates the process's one InvokeStore,
+ * concurrent only if this is set by then.
  */
 const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
+process.env[MAX_CONCURRENCY_ENV] ??= '1000';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
@@ -138,7 +141,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
   const port = options.port ?? Number(process.env[PORT_ENV] ?? 3000);
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? Date.now;
-  process.env[MAX_CONCURRENCY_ENV] ??= '1000';
   const stage: Stage = {
     authorize: cachedAuthorizer(
       options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
@@ -148,9 +150,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
     integrationTimeoutMs: options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
     baseUrl: '',
   };
-  // Created before any function is imported: Powertools refuses to log without it once
-  // concurrency is declared.
-  invokeStore = await InvokeStore.getInstanceAsync(true);
+  // Before any function is imported: Powertools refuses to log without it once concurrency is
+  // declared.
+  invokeStore = await concurrentInvokeStore();
   const server = createServer(
     {
       headersTimeout: HEADERS_TIMEOUT_MS,
@@ -462,6 +464,30 @@ function loadHandler(entry: string): Promise<LambdaHandler> {
 let invokeStore: InvokeStoreBase | undefined;
 
 /**
+ * The process's InvokeStore, checked to keep one context per invocation across awaits.
+ *
+ * @throws Error when an AWS SDK call created a sequential one before this module was loaded.
+ */
+async function concurrentInvokeStore(): Promise<InvokeStoreBase> {
+  const store = await InvokeStore.getInstanceAsync(true);
+  const probe = Symbol('probe');
+  const seen = await Promise.all(
+    [1, 2].map((n) =>
+      store.run({ [probe]: n }, async () => {
+        await Promise.resolve();
+        return store.get(probe);
+      }),
+    ),
+  );
+  if (seen[0] !== 1) {
+    throw new Error(
+      `The Lambda InvokeStore of this process is sequential: set ${MAX_CONCURRENCY_ENV} before the first AWS SDK call, or import the gateway earlier.`,
+    );
+  }
+  return store;
+}
+
+/**
  * Runs one invocation of a function in its own InvokeStore context (the request id is the
  * invocation's), with its Lambda context.
  */
@@ -492,8 +518,13 @@ function sendError(
 ): void {
   // A body left unread is not drained: the connection closes after the answer.
   if (!response.req.complete) response.shouldKeepAlive = false;
-  response.writeHead(body.status, { ...headers, 'Content-Type': 'application/json' });
-  response.end(JSON.stringify(body));
+  const payload = JSON.stringify(body);
+  response.writeHead(body.status, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(payload),
+  });
+  response.end(payload);
 }
 
 /**
