@@ -352,6 +352,13 @@ describe('docs/openapi.yaml', () => {
       expect(meaningful(status?.schema).enum).toEqual([...PET_STATUSES]);
     });
 
+    it('gives petId an example the code accepts, for tools that build requests (Dredd)', () => {
+      const [petId] = parameters('getPet');
+
+      expect(petId?.example).toBeDefined();
+      expect(v.is(PetIdSchema, String(petId?.example))).toBe(true);
+    });
+
     it('documents petId as the positive integer the code accepts', () => {
       const [petId] = parameters('getPet');
       expect(petId).toMatchObject({ name: 'petId', in: 'path', required: true });
