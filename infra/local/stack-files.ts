@@ -113,6 +113,8 @@ export function credentialsEnv(credentials: LocalCredentials): Record<string, st
     AWS_ACCESS_KEY_ID: credentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_REGION: LOCAL_REGION,
+    // The AWS CLI v1 reads only this one.
+    AWS_DEFAULT_REGION: LOCAL_REGION,
   };
 }
 
