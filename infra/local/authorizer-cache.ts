@@ -53,7 +53,8 @@ export class AuthorizerCache<Outcome extends object> {
       max: AUTHORIZER_CACHE_MAX_ENTRIES,
       maxSize: AUTHORIZER_CACHE_MAX_BYTES,
       sizeCalculation: (outcome) => JSON.stringify(outcome).length + ENTRY_OVERHEAD_BYTES,
-      ttl: ttlSeconds * 1000,
+      // lru-cache keeps an entry while its age is at most `ttl`; API Gateway's is gone at the TTL.
+      ttl: ttlSeconds * 1000 - 1,
       // The injected clock moves in jumps in tests: never trust a stale reading of it.
       ttlResolution: 0,
       perf: { now },
