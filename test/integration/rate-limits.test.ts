@@ -11,9 +11,10 @@ import { keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { PLAN_IDS, PLANS, type StandardPlanId } from '../../shared/plans.ts';
 import { rateLimiterFromEnv } from '../../shared/rate-limit/middleware.ts';
 import { issueToken, petstoreClient } from '../support/api-client.ts';
+import { testInstant } from '../support/clock.ts';
 
-const START = Date.parse('2026-11-21T10:30:00Z');
-const MIDNIGHT = Date.parse('2026-11-22T00:00:00Z') / 1000;
+const START = testInstant(0, '10:30:00');
+const MIDNIGHT = testInstant(1, '00:00:00') / 1000;
 const keys = keyStoreFromEnv();
 let gateway: LocalGateway;
 
