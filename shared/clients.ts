@@ -17,10 +17,26 @@ export function requireEnv(name: string): string {
 }
 
 /**
- * A DynamoDB document client. With `endpoint` (or `DYNAMODB_ENDPOINT` in the environment) it talks
- * to DynamoDB Local with the local stack's credentials: `local`, else `AWS_ACCESS_KEY_ID`,
- * `AWS_SECRET_ACCESS_KEY` and `AWS_REGION` (DynamoDB Local keeps one database per access key id
- * and region); otherwise to AWS with the default chain.
+ * Bounds of every DynamoDB call, so that a store that does not answer can never hang a function.
+ * One attempt waits at most `requestTimeoutMs` for a response after `connectionTimeoutMs` for a
+ * connection; the SDK's standard retry strategy makes at most `maxAttempts`, with backoff. A call
+ * is further cut short by the `abortSignal` its caller passes (the invocation's deadline).
+ */
+export const DYNAMODB_CALL_BOUNDS = {
+  /** Milliseconds to open a TCP connection. */
+  connectionTimeoutMs: 1_000,
+  /** Milliseconds one attempt waits for its response. */
+  requestTimeoutMs: 2_000,
+  /** Attempts per call, the first included. */
+  maxAttempts: 3,
+} as const;
+
+/**
+ * A DynamoDB document client with {@link DYNAMODB_CALL_BOUNDS}. With `endpoint` (or
+ * `DYNAMODB_ENDPOINT` in the environment) it talks to DynamoDB Local with the local stack's
+ * credentials: `local`, else `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_REGION`
+ * (DynamoDB Local keeps one database per access key id and region); otherwise to AWS with the
+ * default chain.
  *
  * @param endpoint URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`.
  * @param local DynamoDB Local credentials and region. @default - from the environment
@@ -30,16 +46,21 @@ export function createDocumentClient(
   endpoint: string | undefined = process.env.DYNAMODB_ENDPOINT,
   local?: { accessKeyId: string; secretAccessKey: string; region?: string },
 ): DynamoDBDocumentClient {
-  const config: DynamoDBClientConfig = endpoint
-    ? {
-        endpoint,
-        region: local?.region ?? process.env.AWS_REGION ?? 'us-east-1',
-        credentials: {
-          accessKeyId: local?.accessKeyId ?? requireEnv('AWS_ACCESS_KEY_ID'),
-          secretAccessKey: local?.secretAccessKey ?? requireEnv('AWS_SECRET_ACCESS_KEY'),
-        },
-      }
-    : {};
+  const config: DynamoDBClientConfig = {
+    maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,
+    requestHandler: {
+      connectionTimeout: DYNAMODB_CALL_BOUNDS.connectionTimeoutMs,
+      requestTimeout: DYNAMODB_CALL_BOUNDS.requestTimeoutMs,
+    },
+    ...(endpoint && {
+      endpoint,
+      region: local?.region ?? process.env.AWS_REGION ?? 'us-east-1',
+      credentials: {
+        accessKeyId: local?.accessKeyId ?? requireEnv('AWS_ACCESS_KEY_ID'),
+        secretAccessKey: local?.secretAccessKey ?? requireEnv('AWS_SECRET_ACCESS_KEY'),
+      },
+    }),
+  };
   return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
     marshallOptions: { removeUndefinedValues: true },
   });

@@ -7,7 +7,6 @@
  * keys cannot grow the gateway: the least recently used entries go first.
  */
 import { createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { LRUCache } from 'lru-cache';
 
 /** Most identities kept at once. */
@@ -18,23 +17,6 @@ export const AUTHORIZER_CACHE_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Bytes of an entry beyond its result: the key (a SHA-256 in hex) and lru-cache's bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 256;
-
-/**
- * The identity a request presents, as the authorizer judges it: every `Authorization` value,
- * in order (Node's `request.headers` keeps only the first of repeated values; `rawHeaders` has
- * them all).
- *
- * @returns The values; empty when the request has none.
- */
-export function authorizationValues(request: Pick<IncomingMessage, 'rawHeaders'>): string[] {
-  const values: string[] = [];
-  for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
-    if (request.rawHeaders[i]?.toLowerCase() === 'authorization') {
-      values.push(request.rawHeaders[i + 1] ?? '');
-    }
-  }
-  return values;
-}
 
 /**
  * A TTL cache of authorizer outcomes keyed by the SHA-256 of one `Authorization` value: the key

@@ -37,6 +37,7 @@ import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import type { ErrorBody } from '../../shared/http/errors.ts';
+import { authorizationValues } from '../../shared/keys/bearer.ts';
 import { logger } from '../../shared/logger.ts';
 import { limitsInContext, type RequestLimits } from '../../shared/plans.ts';
 import {
@@ -53,7 +54,7 @@ import {
   resourcePaths,
 } from '../routes.ts';
 import { DOCS_PATH, serveApiReference } from './api-reference.ts';
-import { AuthorizerCache, authorizationValues } from './authorizer-cache.ts';
+import { AuthorizerCache } from './authorizer-cache.ts';
 import {
   clientErrorBody,
   MAX_TARGET_BYTES,
@@ -237,18 +238,20 @@ async function handleRequest(
     return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
   }
 
+  const headers = receivedHeaders(request);
   const headersOnly: ProxyRequest = {
     method,
     resource: route.path,
     path: match.path,
     pathParameters: match.pathParameters,
     query: url.searchParams,
-    headers: receivedHeaders(request),
+    headers,
     requestId,
     sourceIp: request.socket.remoteAddress,
   };
-  const [authorization, ...others] = authorizationValues(request);
-  // Two values are two identities: which one would the authorizer judge?
+  // Every value: Node keeps only the first of repeated Authorization headers in `headers`.
+  const [authorization, ...others] = authorizationValues({ multiValueHeaders: headers });
+  // Two values are two identities: which one would the authorizer judge? Refused unseen, uncached.
   if (!authorization || others.length > 0) return sendGatewayResponse(response, 'UNAUTHORIZED');
   const outcome = await stage.authorize(authorization, headersOnly);
   if ('refusal' in outcome) return sendGatewayResponse(response, outcome.refusal);
@@ -266,7 +269,7 @@ async function handleRequest(
   const result = await withTimeout(
     invokeOperation(route, {
       ...headersOnly,
-      body: body.toString('utf8'),
+      body,
       authorizer: { ...context, principalId },
     }),
     stage.integrationTimeoutMs,
@@ -352,8 +355,8 @@ function decodeSegment(segment: string): string {
 }
 
 /**
- * The body, or `undefined` as soon as it exceeds API Gateway's 10 MB: the rest is not read, and
- * the connection is closed after the answer.
+ * The body's bytes, or `undefined` as soon as it exceeds API Gateway's 10 MB: the rest is not
+ * read, and the connection is closed after the answer.
  */
 async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
@@ -395,7 +398,8 @@ function usagePlanOf(result: AuthorizerResult): { key: string; limits: RequestLi
 }
 
 /**
- * Calls the authorizer, caching its result per Authorization header value for `ttlSeconds` by
+ * Calls the authorizer, caching its result per Authorization header values (all of them, joined
+ * by a line feed, which no header value can hold) for `ttlSeconds` by
  * the clock `now` (epoch ms), as API Gateway does: an Allow (checked against each call's method
  * ARN) and an Unauthorized are cached, a failure is not.
  */

@@ -26,6 +26,8 @@ import { PetstoreStack } from '../../infra/petstore-stack.ts';
 import {
   API_STAGE_NAME,
   AUTHORIZER_CACHE_TTL_SECONDS,
+  BINARY_MEDIA_TYPES,
+  FUNCTION_TIMEOUT_SECONDS,
   ROUTES,
   resourcePaths,
 } from '../../infra/routes.ts';
@@ -40,7 +42,13 @@ import { keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../../shared/plans.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../shared/rate-limit/limiter.ts';
 import { BAN_POLICY_ENV } from '../../shared/rate-limit/middleware.ts';
-import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE, TABLES } from '../../shared/tables.ts';
+import {
+  COUNTERS_TABLE,
+  IDEMPOTENCY_TABLE,
+  KEYS_TABLE,
+  PETS_TABLE,
+  TABLES,
+} from '../../shared/tables.ts';
 
 /** What each stage does with its tables when the stack goes. */
 const TABLE_REMOVAL: Record<StageName, { policy: string; deletionProtection: boolean }> = {
@@ -162,6 +170,14 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('functions', () => {
+    it('gives every function the timeout the local gateway emulates (10 s)', () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        expect(Properties.Timeout).toBe(FUNCTION_TIMEOUT_SECONDS);
+      }
+      expect(FUNCTION_TIMEOUT_SECONDS).toBe(10);
+    });
+
     it('runs one Node.js 22 arm64 ESM function per route plus the authorizer', () => {
       template().resourceCountIs('AWS::Lambda::Function', FUNCTION_IDS.length);
       for (const id of FUNCTION_IDS) {
@@ -181,6 +197,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           PETS_TABLE_NAME: { Ref: logicalId(stack(), PETS_TABLE.constructId) },
           KEYS_TABLE_NAME: { Ref: logicalId(stack(), KEYS_TABLE.constructId) },
           COUNTERS_TABLE_NAME: { Ref: logicalId(stack(), COUNTERS_TABLE.constructId) },
+          IDEMPOTENCY_TABLE_NAME: { Ref: logicalId(stack(), IDEMPOTENCY_TABLE.constructId) },
           POWERTOOLS_SERVICE_NAME: 'petstore',
           POWERTOOLS_METRICS_NAMESPACE: 'Petstore',
           POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -218,8 +235,21 @@ describe.each(STAGES)('the %s stage', (stage) => {
           counters,
         ],
         CreatePetFunction: [
-          { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: pets },
-          counters,
+          {
+            Action: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+            Effect: 'Allow',
+            Resource: [pets, { 'Fn::Join': ['', [pets, '/index/status-index']] }],
+          },
+          {
+            Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+            Effect: 'Allow',
+            Resource: arnOf(COUNTERS_TABLE.constructId),
+          },
+          {
+            Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            Effect: 'Allow',
+            Resource: arnOf(IDEMPOTENCY_TABLE.constructId),
+          },
         ],
         GetPetFunction: [{ Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: pets }, counters],
         AuthorizerFunction: [
@@ -261,6 +291,13 @@ describe.each(STAGES)('the %s stage', (stage) => {
         ApiKeySourceType: 'AUTHORIZER',
       });
       expect(API_STAGE_NAME).toBe('v1');
+    });
+
+    it('passes every request body to the functions as bytes (binary media type */*)', () => {
+      template().hasResourceProperties('AWS::ApiGateway::RestApi', {
+        BinaryMediaTypes: ['*/*'],
+      });
+      expect(BINARY_MEDIA_TYPES).toEqual(['*/*']);
     });
 
     it('writes JSON access logs to a log group of the stack', () => {
@@ -319,6 +356,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           AuthorizationType: 'NONE',
           Integration: {
             Type: 'MOCK',
+            ContentHandling: 'CONVERT_TO_TEXT',
             IntegrationResponses: [
               {
                 StatusCode: '405',

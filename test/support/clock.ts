@@ -1,21 +1,49 @@
 /**
- * Instants for tests that write to DynamoDB Local with an injected clock. DynamoDB Local deletes
- * items whose TTL attribute lies in the past within about a second, so such tests never use fixed
- * calendar dates: their days start tomorrow (UTC), whenever the tests run.
+ * Test instants derived from the real clock, for tests whose instants reach DynamoDB Local.
+ *
+ * The rate limiter's counter items carry a TTL (`expiresAt`) derived from the instant it is
+ * given, and DynamoDB Local deletes items whose TTL lies in the past within about a second, so a
+ * fixed calendar date in a test turns into a failure once the real clock has passed it. Instants
+ * on the UTC day after the current one are safe: every item they write expires a day or more
+ * after the real now, and a run that crosses midnight still sees them ahead. Tests keep the time
+ * of day they mean (`10:30:15`, `23:59:30`) as a literal and take only the date from here, so
+ * their expected strings are as exact as with a fixed date.
+ *
+ * The dates are taken once, when the module is loaded: every instant of a test file lies on the
+ * same dates, even if the real date changes while the file runs.
  */
 
-const MS_PER_DAY = 86_400_000;
+/** One UTC day in milliseconds (epoch time has no leap seconds). */
+export const DAY_MS = 86_400_000;
 
-/** Midnight UTC at the start of tomorrow, epoch milliseconds. */
-const DAY_ZERO = (Math.floor(Date.now() / MS_PER_DAY) + 1) * MS_PER_DAY;
+/** `YYYY-MM-DD` of the UTC day `days` days after the one holding `epochMs`. */
+function utcDateAfter(epochMs: number, days: number): string {
+  return new Date(epochMs + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** When this module was loaded, epoch milliseconds: one reading, so the dates below agree. */
+const LOADED_AT = Date.now();
+
+/** The UTC date after today's, `YYYY-MM-DD`, as of when this module was loaded. */
+export const TOMORROW = utcDateAfter(LOADED_AT, 1);
+
+/** The UTC date after {@link TOMORROW}, `YYYY-MM-DD`: where the windows of tomorrow reset. */
+export const DAY_AFTER_TOMORROW = utcDateAfter(LOADED_AT, 2);
 
 /**
- * An instant on a test day.
+ * Epoch milliseconds of a UTC date and time of day.
  *
- * @param day Days after day zero (tomorrow, UTC): 0 is day zero, 1 the day after.
- * @param time UTC time of day, `HH:MM:SS`.
- * @returns Epoch milliseconds.
+ * @param date `YYYY-MM-DD`, usually {@link TOMORROW} or {@link DAY_AFTER_TOMORROW}.
+ * @param time `HH:MM`, `HH:MM:SS` or `HH:MM:SS.sss`, UTC.
+ * @throws Error when the two do not make a valid instant.
  */
-export function testInstant(day: number, time: string): number {
-  return DAY_ZERO + day * MS_PER_DAY + Date.parse(`1970-01-01T${time}Z`);
+export function utcInstant(date: string, time: string): number {
+  const epochMs = Date.parse(`${date}T${time}Z`);
+  if (Number.isNaN(epochMs)) throw new Error(`Not a UTC date and time: ${date} ${time}`);
+  return epochMs;
+}
+
+/** Epoch milliseconds of `time` (`HH:MM[:SS[.sss]]`, UTC) on {@link TOMORROW}. */
+export function tomorrowAt(time: string): number {
+  return utcInstant(TOMORROW, time);
 }

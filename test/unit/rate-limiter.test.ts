@@ -10,15 +10,17 @@ import {
 } from '../../shared/rate-limit/limiter.ts';
 import { secondsUntil, windowAt } from '../../shared/rate-limit/windows.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
-import { testInstant } from '../support/clock.ts';
+import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 
 const client = createDocumentClient();
 const tableName = requireEnv(COUNTERS_TABLE.envVar);
 afterAll(() => client.destroy());
 
 const FREE = PLANS.free;
-/** 10:30:00 UTC on the first test day, the first second of a minute. */
-const T0 = testInstant(0, '10:30:00');
+/** 10:30:00 UTC tomorrow, the first second of a minute: its counter items expire in the future. */
+const T0 = tomorrowAt('10:30:00');
+/** 00:00 UTC after tomorrow, where the day windows of these tests reset. */
+const MIDNIGHT = utcInstant(DAY_AFTER_TOMORROW, '00:00:00');
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
@@ -98,24 +100,24 @@ describe('DynamoDbRateLimiter.consume', () => {
     const [ninth] = await sendSequentially(rl, keyId, limits, 1, T0 + MINUTE);
     // minute: 9 left, day: 3 left
     expect(ninth?.binding).toMatchObject({ name: 'day', limit: 12, remaining: 3 });
-    expect(ninth?.binding.resetAt).toBe(testInstant(1, '00:00:00') / 1000);
+    expect(ninth?.binding.resetAt).toBe(MIDNIGHT / 1000);
   });
 
   it('refuses on the day window until 00:00 UTC, then admits again', async () => {
     const rl = limiter();
     const keyId = freshKey();
     const limits = { perMinute: 5, perDay: 5 };
-    const lateEvening = testInstant(0, '23:59:30');
-    await sendSequentially(rl, keyId, limits, 5, testInstant(0, '08:00:00'));
+    const lateEvening = tomorrowAt('23:59:30');
+    await sendSequentially(rl, keyId, limits, 5, tomorrowAt('08:00:00'));
 
     const refused = await rl.consume(keyId, limits, lateEvening);
     expect(refused.admitted).toBe(false);
     expect(refused.binding).toMatchObject({ name: 'day', remaining: 0 });
-    expect(refused.binding.resetAt).toBe(testInstant(1, '00:00:00') / 1000);
+    expect(refused.binding.resetAt).toBe(MIDNIGHT / 1000);
     // The minute it was refused in has no count from it.
     expect(refused.minute.remaining).toBe(5);
 
-    const nextDay = await rl.consume(keyId, limits, testInstant(1, '00:00:00'));
+    const nextDay = await rl.consume(keyId, limits, MIDNIGHT);
     expect(nextDay.admitted).toBe(true);
     expect(nextDay.day).toMatchObject({ remaining: 4 });
   });
@@ -225,9 +227,9 @@ describe('temporary ban', () => {
   it('keeps a ban that runs past midnight UTC in force on the next day', async () => {
     const rl = limiter(policy);
     const keyId = freshKey();
-    const beforeMidnight = testInstant(0, '23:55:00');
+    const beforeMidnight = tomorrowAt('23:55:00');
     await exhaust(rl, keyId, 4, beforeMidnight);
-    const nextDay = await rl.consume(keyId, limits, testInstant(1, '00:05:00'));
+    const nextDay = await rl.consume(keyId, limits, utcInstant(DAY_AFTER_TOMORROW, '00:05:00'));
     expect(nextDay.admitted).toBe(false);
     expect(nextDay.bannedUntil).toBe(beforeMidnight / 1000 + 900);
     expect((await rl.consume(keyId, limits, beforeMidnight + 900 * SECOND)).admitted).toBe(true);
@@ -261,13 +263,13 @@ describe('counterName', () => {
 
 describe('windowAt and secondsUntil', () => {
   it('aligns the day to 00:00 UTC and the minute to its first second', () => {
-    const at = testInstant(0, '23:59:59') + 500;
+    const at = Date.parse('2026-11-21T23:59:59.500Z');
     expect(windowAt('day', at)).toEqual({
       name: 'day',
-      start: testInstant(0, '00:00:00') / 1000,
-      resetAt: testInstant(1, '00:00:00') / 1000,
+      start: Date.parse('2026-11-21T00:00:00Z') / 1000,
+      resetAt: Date.parse('2026-11-22T00:00:00Z') / 1000,
     });
-    expect(windowAt('minute', at).resetAt).toBe(testInstant(1, '00:00:00') / 1000);
+    expect(windowAt('minute', at).resetAt).toBe(Date.parse('2026-11-22T00:00:00Z') / 1000);
   });
 
   it('rounds a wait up to whole seconds, never below its floor', () => {
