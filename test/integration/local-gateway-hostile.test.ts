@@ -213,18 +213,27 @@ describe('memory', { timeout: 240_000 }, () => {
     );
   }
 
-  it('grows the gateway by less than 100 MiB for 12,000 distinct 8 KB keys and 40 unauthenticated 10 MB bodies', async () => {
-    const pid = await stackPid();
-    const before = residentBytes(pid);
+  /** Sends `count` requests, each with a distinct unknown 8 KB key, from `first` on. */
+  async function unknownKeys(first: number, count: number): Promise<void> {
     const padding = 'k'.repeat(8 * 1024);
-
-    await inParallel(12_000, 16, async (i) => {
+    await inParallel(count, 16, async (i) => {
       const response = await fetch(`${url}/pets`, {
-        headers: { Authorization: `Bearer psk_${i}${padding}` },
+        headers: { Authorization: `Bearer psk_${first + i}${padding}` },
       });
       expect(response.status).toBe(401);
       await response.arrayBuffer();
     });
+  }
+
+  it('grows the gateway by less than 100 MiB for 12,000 distinct 8 KB keys and 40 unauthenticated 10 MB bodies', async () => {
+    // The same traffic first, so that the heap has grown to its working size: what follows
+    // measures what the gateway keeps, not how much garbage V8 lets pile up (each invocation's
+    // deadline timer holds its objects for 9 s).
+    await unknownKeys(0, 4_000);
+    const pid = await stackPid();
+    const before = residentBytes(pid);
+
+    await unknownKeys(4_000, 12_000);
     const body = Buffer.alloc(10 * 1024 * 1024, 'a');
     await inParallel(40, 8, async () => {
       const response = await fetch(`${url}/pets`, {
