@@ -17,7 +17,7 @@
  * 3. usage plan (the edge backstop, see usage-plans.ts): the key's token bucket, then its daily
  *    quota, with `usagePlanSettings` of the limits in the authorizer's context → THROTTLED, then
  *    QUOTA_EXCEEDED; a context without valid limits means a key in no usage plan → INVALID_API_KEY;
- * 4. body: read up to API Gateway's 10 MB, then REQUEST_TOO_LARGE without reading further;
+ * 4. body: kept up to API Gateway's 10 MB, then REQUEST_TOO_LARGE (the rest read and dropped);
  * 5. integration: the operation's handler with a proxy event and a Lambda context; its result is
  *    copied to the response, a throw or a malformed result → INTEGRATION_FAILURE, no answer
  *    within the integration timeout (29 s) → INTEGRATION_TIMEOUT (504) at once.
@@ -355,18 +355,19 @@ function decodeSegment(segment: string): string {
 }
 
 /**
- * The body's bytes, or `undefined` as soon as it exceeds API Gateway's 10 MB: the rest is not
- * read, and the connection is closed after the answer.
+ * The body's bytes, or `undefined` when it exceeds API Gateway's 10 MB. Past 10 MB nothing more is
+ * kept: the rest is read and dropped, so that the client, still sending, gets the answer rather
+ * than a reset connection (the server's request timeout bounds how long it may send).
  */
 async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     bytes += chunk.length;
-    if (bytes > MAX_PAYLOAD_BYTES) return undefined;
-    chunks.push(chunk);
+    if (bytes <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
+    else chunks.length = 0;
   }
-  return Buffer.concat(chunks);
+  return bytes <= MAX_PAYLOAD_BYTES ? Buffer.concat(chunks) : undefined;
 }
 
 /** Request headers with the names as the client sent them (API Gateway keeps their case). */
@@ -520,8 +521,6 @@ function sendError(
   body: ErrorBody,
   headers: Readonly<Record<string, string>>,
 ): void {
-  // A body left unread is not drained: the connection closes after the answer.
-  if (!response.req.complete) response.shouldKeepAlive = false;
   const payload = JSON.stringify(body);
   response.writeHead(body.status, {
     ...headers,
