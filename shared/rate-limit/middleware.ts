@@ -44,7 +44,7 @@ export interface RateLimitOptions {
  * this fails open, as one that errors does, so a slow limiter never uses up the time the
  * operation needs for its own store.
  */
-export const RATE_LIMITER_DEADLINE_MS = 3_000;
+export const RATE_LIMITER_DEADLINE_MS = 4_000;
 
 /** Environment variables that configure the ban (see {@link BanPolicy}). */
 export const BAN_POLICY_ENV = {
