@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, type CfnElement, type Stack, Stage } from 'aws-cdk-lib';
+import { App, CfnElement, type Stack, Stage } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult, Handler } from 'aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import cdkJson from '../../cdk.json' with { type: 'json' };
@@ -75,10 +76,19 @@ beforeAll(() => {
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-/** The CloudFormation logical id of the construct `id` of the stack (its default child). */
-function logicalId(stack: Stack, id: string): string {
-  const construct = stack.node.findChild(id);
-  return stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
+/**
+ * The CloudFormation logical id of the construct at `path` under the stack (e.g. `Api/Authorizer`),
+ * following default children down to the CloudFormation resource.
+ */
+function logicalId(stack: Stack, path: string): string {
+  let construct: IConstruct = stack.node.findChild(path.split('/')[0] ?? path);
+  for (const id of path.split('/').slice(1)) construct = construct.node.findChild(id);
+  while (!CfnElement.isCfnElement(construct)) {
+    const child = construct.node.defaultChild;
+    if (!child) throw new Error(`${path} has no CloudFormation resource`);
+    construct = child;
+  }
+  return stack.getLogicalId(construct);
 }
 
 describe.each(STAGES)('the %s stage', (stage) => {
@@ -95,6 +105,28 @@ describe.each(STAGES)('the %s stage', (stage) => {
 
   it('is the stack named stackName(stage)', () => {
     expect(stack().stackName).toBe(stackName(stage));
+  });
+
+  it('keeps the logical ids of the data and of what clients hold: tables, RestApi, stage, usage plans', () => {
+    // GIVEN the logical ids deployed stacks already have (a changed one replaces the resource: an
+    // empty table, a new base URL, usage plans without their API keys)
+    const pinned: Record<string, string> = {
+      PetsTable56B0D675: 'AWS::DynamoDB::Table',
+      KeysTableDD857A22: 'AWS::DynamoDB::Table',
+      CountersTable23DAAD26: 'AWS::DynamoDB::Table',
+      ApiF70053CD: 'AWS::ApiGateway::RestApi',
+      ApiDeploymentStagev102147F91: 'AWS::ApiGateway::Stage',
+      ApiUsagePlanFree256CC719: 'AWS::ApiGateway::UsagePlan',
+      ApiUsagePlanPro24D338D6: 'AWS::ApiGateway::UsagePlan',
+      ApiUsagePlanBusiness50B62649: 'AWS::ApiGateway::UsagePlan',
+    };
+
+    // WHEN the stage is synthesized
+    const resources = template().toJSON().Resources;
+
+    // THEN each is there under its old id, and the stack keeps its name
+    for (const [id, type] of Object.entries(pinned)) expect(resources[id]?.Type).toBe(type);
+    expect(stack().stackName).toBe(`petstore-${stage}`);
   });
 
   describe('tables', () => {
@@ -193,9 +225,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
     it('logs each function to its own log group with a retention', () => {
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
-        const logGroup = template().toJSON().Resources[logicalId(stack(), `${id}Logs`)];
+        const logGroup = template().toJSON().Resources[logicalId(stack(), `${id}/Logs`)];
         expect(Properties.LoggingConfig).toEqual({
-          LogGroup: { Ref: logicalId(stack(), `${id}Logs`) },
+          LogGroup: { Ref: logicalId(stack(), `${id}/Logs`) },
         });
         expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
       }
@@ -230,7 +262,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
 
       expect(policies).toHaveLength(FUNCTION_IDS.length);
       for (const id of FUNCTION_IDS) {
-        const role = { Ref: logicalId(stack(), `${id}Role`) };
+        const role = { Ref: logicalId(stack(), `${id}/Role`) };
         const policy = policies.find(
           (p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([role]),
         );
@@ -238,7 +270,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           {
             Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
             Effect: 'Allow',
-            Resource: arnOf(`${id}Logs`),
+            Resource: arnOf(`${id}/Logs`),
           },
           ...(expected[id] ?? []),
         ]);
@@ -253,7 +285,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('RestApi', () => {
-    const authorizerRef = () => ({ Ref: logicalId(stack(), 'Authorizer') });
+    const authorizerRef = () => ({ Ref: logicalId(stack(), 'Api/Authorizer') });
 
     it('deploys to the stage v1 with the API key taken from the authorizer', () => {
       template().hasResourceProperties('AWS::ApiGateway::Stage', { StageName: API_STAGE_NAME });
