@@ -9,7 +9,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { type Attribute, AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { METRICS_NAMESPACE, RATE_LIMIT_METRICS, SERVICE_NAME } from '../shared/metrics.ts';
+import { METRICS_NAMESPACE, metricDimensions, SERVICE_NAME, STAGE_ENV } from '../shared/metrics.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/limiter.ts';
 import { BAN_POLICY_ENV } from '../shared/rate-limit/middleware.ts';
 import {
@@ -19,7 +19,7 @@ import {
   TABLES,
   type TableDefinition,
 } from '../shared/tables.ts';
-import { alarmOnSum } from './constructs/alarms.ts';
+import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
@@ -27,8 +27,10 @@ import { AUTHORIZER, ROUTES } from './routes.ts';
 import {
   isStageName,
   STACK_OUTPUTS,
+  STAGE_SETTINGS,
   STAGES,
   type StageName,
+  type StageSettings,
   stackName,
   usagePlanOutputName,
 } from './stages.ts';
@@ -57,6 +59,41 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
    * @default DEFAULT_BAN_POLICY
    */
   readonly banPolicy?: BanPolicy;
+
+  /**
+   * An e-mail address subscribed to the stage's alarm topic.
+   *
+   * @default - no subscription
+   */
+  readonly alarmEmail?: string;
+
+  /**
+   * A regional AWS WAF web ACL on the API stage.
+   *
+   * @default STAGE_SETTINGS[stage].webAcl (on in production, off in staging)
+   */
+  readonly webAcl?: boolean;
+
+  /**
+   * Requests per source IP in 5 minutes above which the web ACL blocks the address.
+   *
+   * @default DEFAULT_IP_RATE_LIMIT (20,000)
+   */
+  readonly ipRateLimit?: number;
+
+  /**
+   * How CodeDeploy shifts the operations' traffic to a new version.
+   *
+   * @default STAGE_SETTINGS[stage].deployment (canary in production, all at once in staging)
+   */
+  readonly deployment?: StageSettings['deployment'];
+
+  /**
+   * `NODE_OPTIONS=--enable-source-maps` on every function.
+   *
+   * @default STAGE_SETTINGS[stage].sourceMaps
+   */
+  readonly sourceMaps?: boolean;
 }
 
 /**
@@ -64,10 +101,12 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
  *
  * Resources: the tables of `TABLES` (on-demand, point-in-time recovery, their GSIs and TTL), kept
  * at the stack's scope under their construct ids so that their logical ids never change; the
- * authorizer's {@link ServiceFunction}; one {@link OperationFunction} per route, each running the
- * per-key rate limiter on the counters table (the primary limit); the {@link PetstoreApi}; an alarm
- * on the rate limiter failing open. Outputs: the names of `STACK_OUTPUTS` and one
- * `usagePlanOutputName(plan)` per plan.
+ * authorizer's {@link ServiceFunction}; one {@link OperationFunction} per route (served through
+ * its `live` alias, shifted by CodeDeploy, rolled back on its errors or the API's 5XX), each
+ * running the per-key rate limiter on the counters table (the primary limit); the
+ * {@link PetstoreApi}; the {@link Monitoring} (alarm topic, every alarm notifying it, dashboard).
+ * Every function gets the stage in `PETSTORE_STAGE`, so that the service's own metrics carry it.
+ * Outputs: the names of `STACK_OUTPUTS` and one `usagePlanOutputName(plan)` per plan.
  *
  * Access logs need the API Gateway account's CloudWatch role, which this stack never creates (two
  * stages in one account would fight over it): deploy `ApiGatewayAccountStack` once per account
@@ -89,6 +128,8 @@ export class PetstoreStack extends Stack {
     }
     const banPolicy = checkBanPolicy(props.banPolicy ?? DEFAULT_BAN_POLICY);
     super(scope, id, { ...props, stackName: stackName(props.stage) });
+    const settings = STAGE_SETTINGS[props.stage];
+    const sourceMaps = props.sourceMaps ?? settings.sourceMaps;
     const production = props.stage === 'production';
     const removalPolicy = production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
@@ -104,42 +145,51 @@ export class PetstoreStack extends Stack {
       ),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      [STAGE_ENV]: props.stage,
     };
     const authorizer = new ServiceFunction(this, AUTHORIZER.constructId, {
       definition: AUTHORIZER,
       tables: this.tables,
       environment,
       removalPolicy,
+      sourceMaps,
     });
     this.api = new PetstoreApi(this, 'Api', {
       authorizerFunction: authorizer.function,
       removalPolicy,
+      webAcl: (props.webAcl ?? settings.webAcl) ? { ipRateLimit: props.ipRateLimit } : undefined,
     });
     const operationEnvironment = {
       ...environment,
       [BAN_POLICY_ENV.threshold]: String(banPolicy.threshold),
       [BAN_POLICY_ENV.durationSeconds]: String(banPolicy.durationSeconds),
     };
-    for (const route of ROUTES) {
+    const operations = ROUTES.map((route) => {
       const operation = new OperationFunction(this, route.constructId, {
         definition: route,
         tables: this.tables,
         environment: operationEnvironment,
         removalPolicy,
+        sourceMaps,
+        deployment: props.deployment ?? settings.deployment,
+        rollbackAlarms: [this.api.serverErrorsAlarm],
       });
-      this.api.addOperation(route, operation.function);
-    }
-    // Failing open keeps the API up but uncounted; ops must hear of it at once.
-    alarmOnSum(
-      this,
-      'RateLimiterUnavailable',
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: RATE_LIMIT_METRICS.unavailable,
-        dimensionsMap: { service: SERVICE_NAME },
-      }),
-      'requests admitted uncounted because the rate limiter could not reach its counters table',
-    );
+      this.api.addOperation(route, operation.alias);
+      return operation;
+    });
+    const monitoring = new Monitoring(this, 'Monitoring', {
+      api: this.api,
+      functions: [...operations, authorizer],
+      tables: this.tables,
+      serviceMetric: (metricName) =>
+        new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName,
+          dimensionsMap: metricDimensions(props.stage),
+        }),
+      alarmEmail: props.alarmEmail,
+      removalPolicy,
+    });
 
     for (const [planId, usagePlan] of this.api.usagePlans) {
       new CfnOutput(this, usagePlanOutputName(planId), { value: usagePlan.usagePlanId });
@@ -152,6 +202,8 @@ export class PetstoreStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.countersTableName, {
       value: this.table(COUNTERS_TABLE).tableName,
     });
+    new CfnOutput(this, STACK_OUTPUTS.dashboardUrl, { value: monitoring.dashboardUrl });
+    new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, { value: monitoring.topic.topicArn });
   }
 
   private createTable(

@@ -6,6 +6,7 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import {
   type Alarm,
   ComparisonOperator,
+  MathExpression,
   type Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -15,14 +16,24 @@ import type { Construct } from 'constructs';
 export const ALARM_PERIOD = Duration.minutes(5);
 
 /**
- * An alarm when `metric`'s sum over {@link ALARM_PERIOD} reaches 1; no data counts as fine.
+ * An alarm when `metric`'s sum over {@link ALARM_PERIOD} reaches 1; no data counts as fine. A math
+ * expression is taken as it is (its metrics' statistics already Sum), over the same period.
  *
  * @param scope Where the alarm is created, as `${id}Alarm`.
  * @param what What is counted, for the description, e.g. `function errors`.
  */
-export function alarmOnSum(scope: Construct, id: string, metric: Metric, what: string): Alarm {
+export function alarmOnSum(
+  scope: Construct,
+  id: string,
+  metric: Metric | MathExpression,
+  what: string,
+): Alarm {
   const minutes = ALARM_PERIOD.toMinutes();
-  return metric.with({ statistic: 'Sum', period: ALARM_PERIOD }).createAlarm(scope, `${id}Alarm`, {
+  const summed =
+    metric instanceof MathExpression
+      ? metric.with({ period: ALARM_PERIOD })
+      : metric.with({ statistic: 'Sum', period: ALARM_PERIOD });
+  return summed.createAlarm(scope, `${id}Alarm`, {
     alarmDescription: `${Stack.of(scope).stackName}: ${what} in the last ${minutes} minutes`,
     threshold: 1,
     evaluationPeriods: 1,

@@ -8,6 +8,7 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  EndpointType,
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -18,9 +19,14 @@ import {
   RestApi,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
-import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  type Alarm,
+  ComparisonOperator,
+  type Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
   BACKSTOP_FACTOR,
@@ -36,8 +42,12 @@ import {
   type RouteDefinition,
   resourcePaths,
 } from '../routes.ts';
-import { alarmOnSum } from './alarms.ts';
+import { ALARM_PERIOD, alarmOnSum } from './alarms.ts';
+import { ApiWebAcl } from './api-web-acl.ts';
 import { LOG_RETENTION } from './service-function.ts';
+
+/** Namespace of the metric the access log's authorizer failures are counted in. */
+const AUTHORIZER_FAILURES_NAMESPACE = 'Petstore';
 
 /** Props of {@link PetstoreApi}. */
 export interface PetstoreApiProps {
@@ -46,14 +56,30 @@ export interface PetstoreApiProps {
 
   /** What happens to the access log group when the stack goes. */
   readonly removalPolicy: RemovalPolicy;
+
+  /**
+   * A regional AWS WAF web ACL on the stage (see {@link ApiWebAcl}).
+   *
+   * @default - no web ACL
+   */
+  readonly webAcl?: { readonly ipRateLimit?: number };
+
+  /**
+   * The API latency (p99, whole requests) that trips the latency alarm when three 5-minute periods
+   * in a row reach it.
+   *
+   * @default Duration.seconds(1)
+   */
+  readonly latencyP99Threshold?: Duration;
 }
 
 /**
  * The stage's RestApi (stage `v1`, `apiKeySourceType: AUTHORIZER`, JSON access logs), its REQUEST
  * authorizer (result cached {@link AUTHORIZER_CACHE_TTL_SECONDS} s), one Error-shaped gateway
  * response per row of `GATEWAY_RESPONSES`, an ANY mock answering 405 on every resource path, one
- * usage plan per standard plan (`usagePlanSettings`) and an alarm on 5XX answers. Operations are
- * added with {@link addOperation}.
+ * usage plan per standard plan (`usagePlanSettings`); X-Ray tracing on the stage; a REGIONAL
+ * endpoint, optionally behind a web ACL; alarms on 5XX answers, on authorizer failures (counted
+ * from the access log) and on p99 latency. Operations are added with {@link addOperation}.
  *
  * The RestApi is this construct's default child, so that its logical id, and those of its stage
  * and usage plans, are the ones it had at the stack's scope: a new RestApi would change the base
@@ -71,12 +97,28 @@ export class PetstoreApi extends Construct {
   /** Fires on the first 5XX answer in five minutes. */
   readonly serverErrorsAlarm: Alarm;
 
+  /**
+   * Requests the authorizer failed (not refused): access-log lines whose error type is
+   * AUTHORIZER_FAILURE or AUTHORIZER_CONFIGURATION_ERROR, by RestApi id. The authorizer's Lambda
+   * Errors cannot tell these apart, since it throws for every refused key too.
+   */
+  readonly authorizerFailures: Metric;
+
+  /** The web ACL on the stage, when `webAcl` was given. */
+  readonly webAcl?: ApiWebAcl;
+
   private readonly authorizer: RequestAuthorizer;
+
+  private readonly accessLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: PetstoreApiProps) {
     super(scope, id);
     const { stackName } = Stack.of(this);
-    this.restApi = createRestApi(this, stackName, props.removalPolicy);
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: LOG_RETENTION,
+      removalPolicy: props.removalPolicy,
+    });
+    this.restApi = createRestApi(this, stackName, this.accessLogs, props.webAcl !== undefined);
     this.authorizer = new RequestAuthorizer(this, 'Authorizer', {
       handler: props.authorizerFunction,
       identitySources: [IdentitySource.header('Authorization')],
@@ -92,19 +134,50 @@ export class PetstoreApi extends Construct {
       });
     }
     this.usagePlans = new Map(PLAN_IDS.map((planId) => [planId, this.addUsagePlan(planId)]));
-    // The authorizer throws for every refused key, so its Errors count clients, not faults; its
-    // own failures reach clients as 5XX and trip this alarm.
+    if (props.webAcl) {
+      this.webAcl = new ApiWebAcl(this, 'WebAcl', {
+        stage: this.restApi.deploymentStage,
+        ipRateLimit: props.webAcl.ipRateLimit,
+      });
+    }
+
     this.serverErrorsAlarm = alarmOnSum(
       this,
       'ServerErrors',
       this.restApi.deploymentStage.metricServerError(),
       'API 5XX responses',
     );
+    const failures = new MetricFilter(this, 'AuthorizerFailuresFilter', {
+      logGroup: this.accessLogs,
+      filterPattern: FilterPattern.any(
+        FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_FAILURE'),
+        FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_CONFIGURATION_ERROR'),
+      ),
+      metricNamespace: AUTHORIZER_FAILURES_NAMESPACE,
+      metricName: 'AuthorizerFailures',
+      metricValue: '1',
+      dimensions: { ApiId: '$.apiId' },
+    });
+    this.authorizerFailures = failures.metric({
+      dimensionsMap: { ApiId: this.restApi.restApiId },
+    });
+    alarmOnSum(this, 'AuthorizerFailures', this.authorizerFailures, 'authorizer failures');
+    const latency = props.latencyP99Threshold ?? Duration.seconds(1);
+    this.restApi.deploymentStage
+      .metricLatency({ statistic: 'p99', period: ALARM_PERIOD })
+      .createAlarm(this, 'LatencyP99Alarm', {
+        alarmDescription: `${stackName}: API latency p99 at or above ${latency.toMilliseconds()} ms for 15 minutes`,
+        threshold: latency.toMilliseconds(),
+        evaluationPeriods: 3,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
   }
 
   /**
    * Serves `route` with `handler` (Lambda proxy integration), behind the authorizer and a
-   * required API key.
+   * required API key. Pass an alias to let CodeDeploy shift traffic between versions: API Gateway
+   * then invokes the alias, and may invoke only it.
    */
   addOperation(route: RouteDefinition, handler: IFunction): void {
     this.restApi.root
@@ -175,48 +248,79 @@ export class PetstoreApi extends Construct {
   }
 }
 
-/** The RestApi with its `v1` stage and JSON access logs, as the `Default` child of `scope`. */
-function createRestApi(scope: Construct, name: string, removalPolicy: RemovalPolicy): RestApi {
-  const accessLogs = new LogGroup(scope, 'AccessLogs', { retention: LOG_RETENTION, removalPolicy });
+/**
+ * The access log line: one JSON object per request. Fields API Gateway always fills with a number
+ * are written as JSON numbers; integrationLatency and integrationStatus stay strings because API
+ * Gateway writes `-` for them when no integration ran (a refused key, a 405), which as a bare
+ * value would make the line invalid JSON for Logs Insights and the metric filter.
+ */
+export const ACCESS_LOG_FIELDS: Readonly<Record<string, { value: string; number?: true }>> = {
+  requestId: { value: AccessLogField.contextRequestId() },
+  requestTime: { value: AccessLogField.contextRequestTime() },
+  apiId: { value: AccessLogField.contextApiId() },
+  sourceIp: { value: AccessLogField.contextIdentitySourceIp() },
+  userAgent: { value: AccessLogField.contextIdentityUserAgent() },
+  httpMethod: { value: AccessLogField.contextHttpMethod() },
+  resourcePath: { value: AccessLogField.contextResourcePath() },
+  path: { value: AccessLogField.contextPath() },
+  status: { value: AccessLogField.contextStatus(), number: true },
+  responseLength: { value: AccessLogField.contextResponseLength(), number: true },
+  responseLatency: { value: AccessLogField.contextResponseLatency(), number: true },
+  integrationLatency: { value: AccessLogField.contextIntegrationLatency() },
+  integrationStatus: { value: AccessLogField.contextIntegrationStatus() },
+  keyId: { value: AccessLogField.contextAuthorizer('keyId') },
+  xrayTraceId: { value: AccessLogField.contextXrayTraceId() },
+  errorType: { value: AccessLogField.contextErrorResponseType() },
+  errorMessage: { value: AccessLogField.contextErrorMessage() },
+  authorizerError: { value: AccessLogField.contextAuthorizerError() },
+  integrationError: { value: AccessLogField.contextIntegrationErrorMessage() },
+};
+
+/** {@link ACCESS_LOG_FIELDS} as an access log format: numbers bare, everything else quoted. */
+function accessLogFormat(): string {
+  const fields = Object.entries(ACCESS_LOG_FIELDS).map(
+    ([name, { value, number }]) => `"${name}":${number ? value : `"${value}"`}`,
+  );
+  return `{${fields.join(',')}}`;
+}
+
+/**
+ * The RestApi (REGIONAL endpoint) with its `v1` stage, X-Ray tracing and JSON access logs, as the
+ * `Default` child of `scope`.
+ */
+function createRestApi(
+  scope: Construct,
+  name: string,
+  accessLogs: LogGroup,
+  webAcl: boolean,
+): RestApi {
   const api = new RestApi(scope, 'Default', {
     restApiName: name,
     description: 'Petstore API (petstore-spec.md)',
     cloudWatchRole: false,
     apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+    endpointTypes: [EndpointType.REGIONAL],
     deployOptions: {
       stageName: API_STAGE_NAME,
+      tracingEnabled: true,
       accessLogDestination: new LogGroupLogDestination(accessLogs),
-      accessLogFormat: AccessLogFormat.custom(
-        JSON.stringify({
-          requestId: AccessLogField.contextRequestId(),
-          requestTime: AccessLogField.contextRequestTime(),
-          sourceIp: AccessLogField.contextIdentitySourceIp(),
-          httpMethod: AccessLogField.contextHttpMethod(),
-          resourcePath: AccessLogField.contextResourcePath(),
-          status: AccessLogField.contextStatus(),
-          responseLength: AccessLogField.contextResponseLength(),
-          responseLatency: AccessLogField.contextResponseLatency(),
-          keyId: AccessLogField.contextAuthorizer('keyId'),
-          errorType: AccessLogField.contextErrorResponseType(),
-          errorMessage: AccessLogField.contextErrorMessage(),
-          authorizerError: AccessLogField.contextAuthorizerError(),
-          integrationError: AccessLogField.contextIntegrationErrorMessage(),
-        }),
-      ),
+      accessLogFormat: AccessLogFormat.custom(accessLogFormat()),
     },
   });
   // RestApi adds an `Endpoint` output under a hashed name; ApiBaseUrl is the one ops tools read.
   api.node.tryRemoveChild('Endpoint');
+  if (!webAcl) {
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'This stage runs without a web ACL by its stage setting (staging: test traffic only, and no WAF charges); production has one with AWS managed rules and a per-IP rate rule.',
+    });
+  }
   Validations.of(api).acknowledge(
     {
       id: 'AwsSolutions-APIG2',
       reason:
         'The functions validate every request with valibot so that each 400 carries a catalogue code and names the field; an API Gateway validator would answer with its own message.',
-    },
-    {
-      id: 'AwsSolutions-APIG3',
-      reason:
-        'No web ACL: every method needs a key checked by the authorizer, and each key is throttled by its usage plan.',
     },
     {
       id: 'AwsSolutions-APIG6',
