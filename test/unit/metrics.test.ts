@@ -7,7 +7,10 @@ afterEach(() => {
 });
 
 /** The EMF document `countOne(name)` prints in a container whose stage is `stage`. */
-async function emittedFor(stage: string | undefined, name: string): Promise<Record<string, unknown>> {
+async function emittedFor(
+  stage: string | undefined,
+  name: string,
+): Promise<Record<string, unknown>> {
   vi.resetModules();
   vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
   vi.stubEnv('POWERTOOLS_DEV', 'false');
