@@ -14,12 +14,15 @@ import { petStoreFromEnv } from '../shared/pets/store.ts';
 const store = petStoreFromEnv();
 
 /** Lambda handler of listPets: API Gateway REST proxy event in, proxy result out. */
-export const handler = httpHandler(async function listPets(event) {
-  const query = parseOrThrow(
-    ListPetsQuerySchema,
-    event.queryStringParameters ?? {},
-    'query',
-    'invalid_parameter',
-  );
-  return jsonResponse(200, await store.listPets(query));
-});
+export const handler = httpHandler(
+  async function listPets(event, _context, { signal }) {
+    const query = parseOrThrow(
+      ListPetsQuerySchema,
+      event.queryStringParameters ?? {},
+      'query',
+      'invalid_parameter',
+    );
+    return jsonResponse(200, await store.listPets({ ...query, signal }));
+  },
+  { queryParameters: Object.keys(ListPetsQuerySchema.entries) },
+);

@@ -8,6 +8,7 @@
 
 import {
   COUNTERS_TABLE,
+  IDEMPOTENCY_TABLE,
   KEYS_TABLE,
   PETS_TABLE,
   STATUS_INDEX,
@@ -60,8 +61,10 @@ export interface RouteDefinition extends FunctionDefinition {
 
 /**
  * Every operation of the API, in the spec's order. Each row's `tableAccess` is its store's calls and
- * the rate limiter's; createPet's UpdateItem on the counters table serves both the pet-id sequence
- * and the limiter.
+ * the rate limiter's. createPet's pet-id sequence is an item of the pets table (UpdateItem; PutItem
+ * and one Query per status to seed it once, GetItem of its old counters-table item); its
+ * idempotency records are put, completed in the pet's transaction (UpdateItem) and released
+ * (DeleteItem).
  */
 export const ROUTES: readonly RouteDefinition[] = [
   {
@@ -81,7 +84,18 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/pets',
     entry: 'functions/create-pet.ts',
     constructId: 'CreatePetFunction',
-    tableAccess: [{ table: PETS_TABLE, actions: ['dynamodb:PutItem'] }, RATE_LIMITER_ACCESS],
+    tableAccess: [
+      {
+        table: PETS_TABLE,
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+        index: STATUS_INDEX,
+      },
+      { table: COUNTERS_TABLE, actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'] },
+      {
+        table: IDEMPOTENCY_TABLE,
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      },
+    ],
   },
   {
     operationId: 'getPet',
@@ -100,6 +114,20 @@ export const AUTHORIZER: FunctionDefinition = {
   constructId: 'AuthorizerFunction',
   tableAccess: [{ table: KEYS_TABLE, actions: ['dynamodb:GetItem'] }],
 };
+
+/**
+ * Timeout of every function (the operations and the authorizer), in seconds. The functions answer
+ * 503 before it passes (see `shared/deadline.ts`); the local gateway gives each invocation this
+ * much remaining time, as Lambda does.
+ */
+export const FUNCTION_TIMEOUT_SECONDS = 10;
+
+/**
+ * Media types whose request bodies API Gateway passes to the functions base64-encoded: all of them,
+ * so that a function sees the bytes a client sent and can refuse a body that is not valid UTF-8
+ * (as text, API Gateway would pass it on with the bad bytes already replaced).
+ */
+export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
 
 /** Name of the deployment stage: the version segment that ends the base URL. */
 export const API_STAGE_NAME = 'v1';

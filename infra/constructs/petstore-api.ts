@@ -8,6 +8,7 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  ContentHandling,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
@@ -39,6 +40,7 @@ import { GATEWAY_RESPONSES, methodNotAllowed } from '../gateway-responses.ts';
 import {
   API_STAGE_NAME,
   AUTHORIZER_CACHE_TTL_SECONDS,
+  BINARY_MEDIA_TYPES,
   type RouteDefinition,
   resourcePaths,
 } from '../routes.ts';
@@ -219,6 +221,8 @@ export class PetstoreApi extends Construct {
     const method = this.restApi.root.resourceForPath(path).addMethod(
       'ANY',
       new MockIntegration({
+        // Bodies arrive as binary (BINARY_MEDIA_TYPES); the request template needs text.
+        contentHandling: ContentHandling.CONVERT_TO_TEXT,
         requestTemplates: { 'application/json': JSON.stringify({ statusCode: body.status }) },
         integrationResponses: [
           {
@@ -300,6 +304,7 @@ function createRestApi(
     cloudWatchRole: false,
     apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     endpointTypes: [EndpointType.REGIONAL],
+    binaryMediaTypes: [...BINARY_MEDIA_TYPES],
     deployOptions: {
       stageName: API_STAGE_NAME,
       tracingEnabled: true,

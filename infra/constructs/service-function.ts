@@ -13,7 +13,7 @@ import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { TableDefinition } from '../../shared/tables.ts';
-import type { FunctionDefinition } from '../routes.ts';
+import { FUNCTION_TIMEOUT_SECONDS, type FunctionDefinition } from '../routes.ts';
 import { alarmOnSum } from './alarms.ts';
 
 /** Entries in the route table are relative to the repository root, whatever the cwd. */
@@ -84,7 +84,7 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * A NodejsFunction (Node.js 22, arm64, ESM, 256 MB, 10 s, X-Ray active tracing) with its own log
+ * A NodejsFunction (Node.js 22, arm64, ESM, 256 MB, `FUNCTION_TIMEOUT_SECONDS`, X-Ray active tracing) with its own log
  * group (one month) and a role that may write there, send traces and make exactly the DynamoDB
  * calls of `definition.tableAccess` (no managed policy, no wildcard on data), and an alarm on its
  * throttles.
@@ -131,7 +131,7 @@ export class ServiceFunction extends Construct {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: 256,
-      timeout: Duration.seconds(10),
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,
       logGroup,
       projectRoot: REPOSITORY_ROOT,

@@ -2,13 +2,13 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
-import { DynamoDbPetStore, PET_ID_SEQUENCE, petStoreFromEnv } from '../../shared/pets/store.ts';
+import { DynamoDbPetStore, PET_ID_SEQUENCE_ID, petStoreFromEnv } from '../../shared/pets/store.ts';
 import { COUNTERS_TABLE, PETS_TABLE } from '../../shared/tables.ts';
 
 const client = createDocumentClient();
 const tables = {
   pets: requireEnv(PETS_TABLE.envVar),
-  counters: requireEnv(COUNTERS_TABLE.envVar),
+  legacyCounters: requireEnv(COUNTERS_TABLE.envVar),
 };
 const store = new DynamoDbPetStore(client, tables);
 
@@ -53,13 +53,13 @@ describe('DynamoDbPetStore', () => {
 
   it('refuses to overwrite an existing pet when the id sequence is behind', async () => {
     const pet = await store.createPet({ name: 'Keep me', categoryId: 2, status: 'sold' });
-    const counter = { TableName: tables.counters, Key: { name: PET_ID_SEQUENCE } };
+    const counter = { TableName: tables.pets, Key: { id: PET_ID_SEQUENCE_ID } };
     const { Item: sequence } = await client.send(new GetCommand(counter));
     try {
       await client.send(
         new PutCommand({
-          TableName: tables.counters,
-          Item: { name: PET_ID_SEQUENCE, value: pet.id - 1 },
+          TableName: tables.pets,
+          Item: { id: PET_ID_SEQUENCE_ID, value: pet.id - 1 },
         }),
       );
 
@@ -68,7 +68,7 @@ describe('DynamoDbPetStore', () => {
       ).rejects.toBeInstanceOf(ConditionalCheckFailedException);
       expect(await store.getPet(pet.id)).toEqual(pet);
     } finally {
-      await client.send(new PutCommand({ TableName: tables.counters, Item: sequence }));
+      await client.send(new PutCommand({ TableName: tables.pets, Item: sequence }));
     }
   });
 
@@ -95,6 +95,8 @@ describe('DynamoDbPetStore', () => {
     expect(all.length).toBeGreaterThan(3);
     for (const pet of all) expect(Object.keys(pet)).toEqual(['id', 'name', 'categoryId', 'status']);
 
+    // The pet-id sequence shares the table but is not a pet.
+    expect(all.map((pet) => pet.id)).not.toContain(PET_ID_SEQUENCE_ID);
     const some = await store.listPets({ limit: 3 });
     expect(some).toHaveLength(3);
     for (const pet of some) expect(all).toContainEqual(pet);
