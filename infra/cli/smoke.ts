@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../../shared/idempotency/key.ts';
 import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
 import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit/headers.ts';
 import { isStageName, STACK_OUTPUTS, STAGES, stackName } from '../stages.ts';
@@ -54,7 +55,7 @@ function expectRateLimitHeaders(headers: Headers): void {
 
 /**
  * Runs every check against `baseUrl` (ending in `/v1/` or `/v1`) with the bearer `key`, in order:
- * createPet with an Idempotency-Key, getPet with its deprecation headers, listPets filtered by
+ * createPet with an Idempotency-Key, the same request again (replayed), getPet with its deprecation headers, listPets filtered by
  * status, the rate-limit headers, and a 401 without a key. A check whose request fails (network,
  * unexpected answer) fails alone; checks that need the created pet fail when creation did.
  *
@@ -85,23 +86,38 @@ export async function runSmoke(baseUrl: string, key: string): Promise<SmokeCheck
 
   let created: { id: number; status: string } | undefined;
   let createHeaders: Headers | undefined;
-  await check('createPet with an Idempotency-Key answers 201 with the pet', async () => {
-    const pet = { name: `smoke ${new Date().toISOString()}`, categoryId: 1, status: 'available' };
-    const answer = await call('/pets', {
+  const pet = { name: `smoke ${new Date().toISOString()}`, categoryId: 1, status: 'available' };
+  const idempotencyKey = randomUUID();
+  const create = () =>
+    call('/pets', {
       method: 'POST',
       headers: {
         ...authorized,
         'Content-Type': 'application/json',
-        'Idempotency-Key': randomUUID(),
+        'Idempotency-Key': idempotencyKey,
       },
       body: JSON.stringify(pet),
     });
+  await check('createPet with an Idempotency-Key answers 201 with the pet', async () => {
+    const answer = await create();
     const body = answer.body as { id?: unknown; name?: unknown; status?: unknown } | undefined;
     expect(answer.status === 201, `status ${answer.status}: ${JSON.stringify(answer.body)}`);
     expect(typeof body?.id === 'number' && body.name === pet.name, `body ${JSON.stringify(body)}`);
     created = { id: body.id as number, status: String(body.status) };
     createHeaders = answer.headers;
     return `201, id ${body.id}`;
+  });
+  await check('createPet retried with the same Idempotency-Key replays the same pet', async () => {
+    expect(created !== undefined, 'no pet was created');
+    const answer = await create();
+    expect(answer.status === 201, `status ${answer.status}: ${JSON.stringify(answer.body)}`);
+    expect(
+      (answer.body as { id?: unknown }).id === created.id,
+      `body ${JSON.stringify(answer.body)}`,
+    );
+    const replayed = answer.headers.get(IDEMPOTENT_REPLAYED_HEADER);
+    expect(replayed === 'true', `${IDEMPOTENT_REPLAYED_HEADER} is '${replayed}'`);
+    return `201, id ${created.id}, ${IDEMPOTENT_REPLAYED_HEADER}: true`;
   });
   await check('getPet answers 200 with the created pet and its deprecation headers', async () => {
     expect(created !== undefined, 'no pet was created');

@@ -28,6 +28,7 @@ import { PetstoreStack } from '../../infra/petstore-stack.ts';
 import {
   API_STAGE_NAME,
   AUTHORIZER_CACHE_TTL_SECONDS,
+  FUNCTION_TIMEOUT_SECONDS,
   ROUTES,
   resourcePaths,
 } from '../../infra/routes.ts';
@@ -123,6 +124,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       PetsTable56B0D675: 'AWS::DynamoDB::Table',
       KeysTableDD857A22: 'AWS::DynamoDB::Table',
       CountersTable23DAAD26: 'AWS::DynamoDB::Table',
+      IdempotencyTable22A5A209: 'AWS::DynamoDB::Table',
       ApiF70053CD: 'AWS::ApiGateway::RestApi',
       ApiDeploymentStagev102147F91: 'AWS::ApiGateway::Stage',
       ApiUsagePlanFree256CC719: 'AWS::ApiGateway::UsagePlan',
@@ -318,6 +320,13 @@ describe.each(STAGES)('the %s stage', (stage) => {
         } else {
           expect(role.Properties.ManagedPolicyArns).toBeUndefined();
         }
+      }
+    });
+
+    it('gives every function the timeout FUNCTION_TIMEOUT_SECONDS', () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        expect(Properties.Timeout).toBe(FUNCTION_TIMEOUT_SECONDS);
       }
     });
 
@@ -803,6 +812,17 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('edge', () => {
+    it('passes every request body as bytes, and the 405 mocks convert it to text for their template', () => {
+      template().hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
+      const mocks = template().findResources('AWS::ApiGateway::Method', {
+        Properties: { HttpMethod: 'ANY' },
+      });
+      expect(Object.keys(mocks)).toHaveLength(resourcePaths().size);
+      for (const mock of Object.values(mocks)) {
+        expect(mock.Properties.Integration.ContentHandling).toBe('CONVERT_TO_TEXT');
+      }
+    });
+
     it('has a REGIONAL endpoint and X-Ray tracing on the v1 stage', () => {
       template().hasResourceProperties('AWS::ApiGateway::RestApi', {
         EndpointConfiguration: { Types: ['REGIONAL'] },

@@ -47,6 +47,11 @@ describe('smoke test', () => {
         expect.stringMatching(/^201, id \d+$/),
       ],
       [
+        'createPet retried with the same Idempotency-Key replays the same pet',
+        true,
+        expect.stringMatching(/^201, id \d+, Idempotent-Replayed: true$/),
+      ],
+      [
         'getPet answers 200 with the created pet and its deprecation headers',
         true,
         '200, Deprecation, Sunset, Link',
@@ -70,12 +75,13 @@ describe('smoke test', () => {
 
     expect(checks.filter((check) => !check.ok).map((check) => check.name)).toEqual([
       'createPet with an Idempotency-Key answers 201 with the pet',
+      'createPet retried with the same Idempotency-Key replays the same pet',
       'getPet answers 200 with the created pet and its deprecation headers',
       'listPets filtered by status answers 200 with pets of that status only',
       'every answer with a key carries the rate-limit headers',
     ]);
     expect(checks[0]?.detail).toMatch(/^status 401: /);
-    expect(formatCheck(checks[1] ?? { name: '', ok: true, detail: '' })).toBe(
+    expect(formatCheck(checks[2] ?? { name: '', ok: true, detail: '' })).toBe(
       'FAIL getPet answers 200 with the created pet and its deprecation headers: no pet was created',
     );
   });
@@ -85,7 +91,7 @@ describe('smoke test', () => {
     const failing = await runScript(['--url', gateway.url, '--key', 'not-a-key']);
 
     expect(passing.status).toBe(0);
-    expect(passing.stdout.trim().split('\n')).toHaveLength(5);
+    expect(passing.stdout.trim().split('\n')).toHaveLength(6);
     expect(
       passing.stdout
         .trim()
