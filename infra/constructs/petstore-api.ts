@@ -318,7 +318,7 @@ function createRestApi(
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG3',
       reason:
-        'This stage runs without a web ACL by its stage setting (staging: test traffic only, and no WAF charges); production has one with AWS managed rules and a per-IP rate rule.',
+        "No web ACL because this stage's webAcl setting is off, the default only in staging, whose traffic is the team's own tests (production has one by default: AWS managed rules and a per-IP rate rule). Every method still needs a key checked by the authorizer.",
     });
   }
   Validations.of(api).acknowledge(
