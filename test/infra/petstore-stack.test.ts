@@ -28,6 +28,7 @@ import { PetstoreStack } from '../../infra/petstore-stack.ts';
 import {
   API_STAGE_NAME,
   AUTHORIZER_CACHE_TTL_SECONDS,
+  BINARY_MEDIA_TYPES,
   FUNCTION_TIMEOUT_SECONDS,
   ROUTES,
   resourcePaths,
@@ -205,6 +206,14 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('functions', () => {
+    it('gives every function the timeout the local gateway emulates (10 s)', () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        expect(Properties.Timeout).toBe(FUNCTION_TIMEOUT_SECONDS);
+      }
+      expect(FUNCTION_TIMEOUT_SECONDS).toBe(10);
+    });
+
     it('runs one Node.js 22 arm64 ESM function per route plus the authorizer', () => {
       template().resourceCountIs('AWS::Lambda::Function', FUNCTION_IDS.length);
       for (const id of FUNCTION_IDS) {
@@ -323,13 +332,6 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
-    it('gives every function the timeout FUNCTION_TIMEOUT_SECONDS', () => {
-      for (const id of FUNCTION_IDS) {
-        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
-        expect(Properties.Timeout).toBe(FUNCTION_TIMEOUT_SECONDS);
-      }
-    });
-
     it('runs every function with X-Ray active tracing', () => {
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
@@ -347,6 +349,13 @@ describe.each(STAGES)('the %s stage', (stage) => {
         ApiKeySourceType: 'AUTHORIZER',
       });
       expect(API_STAGE_NAME).toBe('v1');
+    });
+
+    it('passes every request body to the functions as bytes (binary media type */*)', () => {
+      template().hasResourceProperties('AWS::ApiGateway::RestApi', {
+        BinaryMediaTypes: ['*/*'],
+      });
+      expect(BINARY_MEDIA_TYPES).toEqual(['*/*']);
     });
 
     it('writes JSON access logs to a log group of the stack', () => {
@@ -405,6 +414,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           AuthorizationType: 'NONE',
           Integration: {
             Type: 'MOCK',
+            ContentHandling: 'CONVERT_TO_TEXT',
             IntegrationResponses: [
               {
                 StatusCode: '405',
@@ -812,17 +822,6 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('edge', () => {
-    it('passes every request body as bytes, and the 405 mocks convert it to text for their template', () => {
-      template().hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
-      const mocks = template().findResources('AWS::ApiGateway::Method', {
-        Properties: { HttpMethod: 'ANY' },
-      });
-      expect(Object.keys(mocks)).toHaveLength(resourcePaths().size);
-      for (const mock of Object.values(mocks)) {
-        expect(mock.Properties.Integration.ContentHandling).toBe('CONVERT_TO_TEXT');
-      }
-    });
-
     it('has a REGIONAL endpoint and X-Ray tracing on the v1 stage', () => {
       template().hasResourceProperties('AWS::ApiGateway::RestApi', {
         EndpointConfiguration: { Types: ['REGIONAL'] },
