@@ -129,10 +129,10 @@ describe('a frozen store (a hang)', () => {
     );
 
     for (const answer of answers) expectUnavailable(answer);
-    expect((answers[0]?.body as { message: string }).message).toContain(
+    expect((answers[0]?.body as { message?: string } | undefined)?.message).toContain(
       'the pet may or may not have been created',
     );
-    expect((answers[3]?.body as { message: string }).message).toBe(
+    expect((answers[3]?.body as { message?: string } | undefined)?.message).toBe(
       'The API key could not be checked; retry after 5 seconds.',
     );
 
