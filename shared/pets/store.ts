@@ -118,9 +118,35 @@ export class DynamoDbPetStore implements PetStore {
         { abortSignal: signal },
       );
     } else {
-      await this.client.send(new PutCommand(put), { abortSignal: signal });
+      await this.putPet(put, signal);
     }
     return pet;
+  }
+
+  /**
+   * Writes a new pet's item, on condition that its id is free. When the condition fails because
+   * the item is this very write (an attempt that landed but whose answer was lost, retried by the
+   * SDK), the write succeeded; any other item under the id is a conflict.
+   */
+  private async putPet(
+    put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string },
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    try {
+      await this.client.send(new PutCommand(put), { abortSignal: signal });
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const { Item } = await this.client.send(
+        new GetCommand({
+          TableName: put.TableName,
+          Key: { id: put.Item.id },
+          ConsistentRead: true,
+        }),
+        { abortSignal: signal },
+      );
+      const ours = Object.entries(put.Item).every(([name, value]) => Item?.[name] === value);
+      if (!ours) throw error;
+    }
   }
 
   async getPet(id: number, options: { signal?: AbortSignal } = {}): Promise<Pet | undefined> {
@@ -136,29 +162,40 @@ export class DynamoDbPetStore implements PetStore {
     status,
     signal,
   }: ListPetsOptions & { signal?: AbortSignal }): Promise<Pet[]> {
-    const { Items = [] } = status
-      ? await this.client.send(
-          new QueryCommand({
-            TableName: this.tables.pets,
-            IndexName: STATUS_INDEX,
-            KeyConditionExpression: '#status = :status',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':status': status },
-            Limit: limit,
-          }),
-          { abortSignal: signal },
-        )
-      : await this.client.send(
-          new ScanCommand({
-            TableName: this.tables.pets,
-            // The sequence item is not a pet; one more item read makes up for it.
-            Limit: limit + 1,
-            FilterExpression: 'attribute_exists(#status)',
-            ExpressionAttributeNames: { '#status': 'status' },
-          }),
-          { abortSignal: signal },
-        );
+    if (status) return (await this.queryStatusIndex(status, limit, signal)).map(toPet);
+    const { Items = [] } = await this.client.send(
+      new ScanCommand({
+        TableName: this.tables.pets,
+        // The sequence item is not a pet; one more item read makes up for it.
+        Limit: limit + 1,
+        FilterExpression: 'attribute_exists(#status)',
+        ExpressionAttributeNames: { '#status': 'status' },
+      }),
+      { abortSignal: signal },
+    );
     return Items.slice(0, limit).map(toPet);
+  }
+
+  /** Up to `limit` items of one status from `status-index`: ascending id, or descending. */
+  private async queryStatusIndex(
+    status: PetStatus,
+    limit: number,
+    signal: AbortSignal | undefined,
+    order: 'ascending' | 'descending' = 'ascending',
+  ): Promise<Record<string, unknown>[]> {
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.pets,
+        IndexName: STATUS_INDEX,
+        KeyConditionExpression: '#status = :status',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': status },
+        ScanIndexForward: order === 'ascending',
+        Limit: limit,
+      }),
+      { abortSignal: signal },
+    );
+    return Items;
   }
 
   /** The next pet id: `ADD value 1` on the sequence item, seeding it first if it does not exist. */
@@ -236,19 +273,8 @@ export class DynamoDbPetStore implements PetStore {
   private async highestPetId(signal: AbortSignal | undefined): Promise<number> {
     const ids = await Promise.all(
       PET_STATUSES.map(async (status) => {
-        const { Items = [] } = await this.client.send(
-          new QueryCommand({
-            TableName: this.tables.pets,
-            IndexName: STATUS_INDEX,
-            KeyConditionExpression: '#status = :status',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':status': status },
-            ScanIndexForward: false,
-            Limit: 1,
-          }),
-          { abortSignal: signal },
-        );
-        return Number(Items[0]?.id ?? 0);
+        const [newest] = await this.queryStatusIndex(status, 1, signal, 'descending');
+        return Number(newest?.id ?? 0);
       }),
     );
     return Math.max(0, ...ids);

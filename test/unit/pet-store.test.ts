@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
 import { DynamoDbPetStore, PET_ID_SEQUENCE_ID, petStoreFromEnv } from '../../shared/pets/store.ts';
 import { COUNTERS_TABLE, PETS_TABLE } from '../../shared/tables.ts';
+import { clientLosingFirstAnswer } from '../support/lossy-client.ts';
 
 const client = createDocumentClient();
 const tables = {
@@ -105,5 +106,22 @@ describe('DynamoDbPetStore', () => {
   it('is what petStoreFromEnv builds from the table env vars', async () => {
     const pet = await store.createPet({ name: 'Env', categoryId: 5, status: 'sold' });
     expect(await petStoreFromEnv().getPet(pet.id)).toEqual(pet);
+  });
+});
+
+describe('writes whose answer was lost and retried by the SDK', () => {
+  it('creates the pet once and succeeds when the retried put finds its own item', async () => {
+    const lossy = clientLosingFirstAnswer('PutItemCommand');
+    try {
+      const pet = await new DynamoDbPetStore(lossy, tables).createPet({
+        name: `Lost answer ${Date.now()}`,
+        categoryId: 8,
+        status: 'sold',
+      });
+
+      expect(await store.getPet(pet.id)).toEqual(pet);
+    } finally {
+      lossy.destroy();
+    }
   });
 });
