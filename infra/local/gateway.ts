@@ -47,8 +47,8 @@ import {
 } from '../gateway-responses.ts';
 import {
   API_STAGE_NAME,
+  AUTHORIZER,
   AUTHORIZER_CACHE_TTL_SECONDS,
-  AUTHORIZER_ENTRY,
   ROUTES,
   type RouteDefinition,
   resourcePaths,
@@ -419,8 +419,8 @@ function cachedAuthorizer(ttlSeconds: number, now: () => number): Authorize {
 async function callAuthorizer(request: ProxyRequest): Promise<AuthorizerOutcome> {
   let output: unknown;
   try {
-    const handler = await loadHandler(AUTHORIZER_ENTRY);
-    output = await invoke(handler, createAuthorizerEvent(request), AUTHORIZER_ENTRY, request);
+    const handler = await loadHandler(AUTHORIZER.entry);
+    output = await invoke(handler, createAuthorizerEvent(request), AUTHORIZER.entry, request);
   } catch (error) {
     if (error instanceof Error && error.message === 'Unauthorized')
       return { refusal: 'UNAUTHORIZED' };
