@@ -10,9 +10,6 @@ export default defineConfig({
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
       AWS_REGION: 'us-east-1',
-      // The local gateway runs invocations concurrently, as Lambda Managed Instances do: the
-      // process's InvokeStore, created by its first AWS SDK call, must be concurrent.
-      AWS_LAMBDA_MAX_CONCURRENCY: '1000',
     },
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -471,7 +471,7 @@ let invokeStore: InvokeStoreBase | undefined;
 /**
  * The process's InvokeStore, checked to keep one context per invocation across awaits.
  *
- * @throws Error when an AWS SDK call created a sequential one before this module was loaded.
+ * Logs a warning when an AWS SDK call created a sequential one before this module was loaded.
  */
 async function concurrentInvokeStore(): Promise<InvokeStoreBase> {
   const store = await InvokeStore.getInstanceAsync(true);
@@ -485,8 +485,9 @@ async function concurrentInvokeStore(): Promise<InvokeStoreBase> {
     ),
   );
   if (seen[0] !== 1) {
-    throw new Error(
-      `The Lambda InvokeStore of this process is sequential: set ${MAX_CONCURRENCY_ENV} before the first AWS SDK call, or import the gateway earlier.`,
+    // An in-process gateway after earlier SDK calls (tests): it works, its log lines may mix ids.
+    logger.warn(
+      `The Lambda InvokeStore of this process is sequential: concurrent invocations may log each other's request ids. Set ${MAX_CONCURRENCY_ENV} before the first AWS SDK call.`,
     );
   }
   return store;
