@@ -97,12 +97,12 @@ const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 
 /**
  * Declares invocations concurrent to the functions' Powertools utilities (as Lambda Managed
- * Instances do), which then keep their per-invocation state in the Lambda `InvokeStore`. Set when
- * this module loads: the first AWS SDK call of the process creates the process's one InvokeStore,
- * concurrent only if this is set by then.
+ * Instances do), which then keep their per-invocation state in the Lambda `InvokeStore`. `npm
+ * start` sets it before anything else: the first AWS SDK call of the process creates the
+ * process's one InvokeStore, concurrent only if this is set by then. Not set here, so that it
+ * does not leak into processes that the importer spawns.
  */
 const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
-process.env[MAX_CONCURRENCY_ENV] ??= '1000';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 

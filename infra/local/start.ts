@@ -16,6 +16,9 @@
 // Before any AWS SDK client exists: the SDK's Node version notice is nothing a user of the local
 // stack can act on (the project supports Node 20.19+).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// Before the first AWS SDK call: the functions run as on Lambda Managed Instances, each
+// invocation with its own InvokeStore context (see gateway.ts).
+process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
 
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
