@@ -3,8 +3,9 @@
  * (issue 2, section 5).
  *
  * Starts DynamoDB Local on 127.0.0.1:8000 with its data under `.petstore/dynamodb` (or in memory),
- * creates the tables from shared/tables.ts, issues one key per plan when the store has none, and
- * starts the local gateway. Ctrl-C or SIGTERM stops both and exits 0. `PORT` and `DYNAMODB_PORT`
+ * creates the tables from shared/tables.ts, keeps listPets's cursor key in `.petstore/cursor-key`
+ * (a fresh one per run in memory; `CURSOR_KEY` overrides it), issues one key per plan when the
+ * store has none, and starts the local gateway. Ctrl-C or SIGTERM stops both and exits 0. `PORT` and `DYNAMODB_PORT`
  * pick other ports. A missing Java or a port in use is one line on stderr and exit code 1.
  */
 import { mkdirSync } from 'node:fs';
@@ -12,7 +13,9 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { type DynamoDbKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { CURSOR_KEY_ENV } from '../../shared/pets/cursor.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
+import { localCursorKey, newCursorKey } from './cursor-key.ts';
 import { assertJava, DYNAMODB_PORT_ENV, startDynamoDbLocal } from './dynamodb-local.ts';
 import { LocalStackError } from './errors.ts';
 // The gateway imports the function handlers at their first request, after the env is set below.
@@ -20,7 +23,8 @@ import { PORT_ENV, startGateway } from './gateway.ts';
 import { assertPortFree } from './ports.ts';
 import { createTables } from './tables.ts';
 
-const DATA_DIRECTORY = resolve(import.meta.dirname, '../../.petstore/dynamodb');
+const STATE_DIRECTORY = resolve(import.meta.dirname, '../../.petstore');
+const DATA_DIRECTORY = resolve(STATE_DIRECTORY, 'dynamodb');
 
 /** What a signal stops: grows as the stack starts (before DynamoDB Local answers, exiting kills it). */
 let stop = async () => {};
@@ -45,6 +49,7 @@ async function main(): Promise<void> {
     process.env.AWS_REGION ??= 'us-east-1';
     // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+    process.env[CURSOR_KEY_ENV] ??= inMemory ? newCursorKey() : localCursorKey(STATE_DIRECTORY);
     client.destroy();
     const issued = await issueKeysForEmptyStore();
     const gateway = await startGateway({ port });
