@@ -36,6 +36,7 @@ import { DEFAULT_BAN_POLICY, DynamoDbRateLimiter } from '../../shared/rate-limit
 import { BAN_POLICY_ENV } from '../../shared/rate-limit/middleware.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
+import { TOMORROW, tomorrowAt } from '../support/clock.ts';
 import { expectConformingResponse } from '../support/openapi-conformance.ts';
 
 type Node = Record<string, unknown>;
@@ -231,6 +232,32 @@ const GATEWAY_429S = GATEWAY_RESPONSES.filter((response) => response.body.status
  * minute window resets and 48 585 s before its day window does.
  */
 const EXAMPLES_AT = Date.parse('2026-11-21T10:30:15Z');
+
+/**
+ * Where the real limiter runs to make the answers compared with those examples: their time of day
+ * on {@link TOMORROW}, because counter items of a past date would expire mid-test.
+ */
+const LIMITER_AT = tomorrowAt(new Date(EXAMPLES_AT).toISOString().slice(11, 23));
+
+/**
+ * An answer made at {@link LIMITER_AT} as it reads at {@link EXAMPLES_AT}: the reset instant moved
+ * back by the whole days between them and the date in the body (a ban's end) replaced. Nothing
+ * else in an answer depends on the date, so any other difference stays a failure.
+ */
+function atExamplesInstant(answer: APIGatewayProxyResult): APIGatewayProxyResult {
+  const shiftSeconds = (LIMITER_AT - EXAMPLES_AT) / 1000;
+  const reset = answer.headers?.[RATE_LIMIT_HEADERS.reset];
+  return {
+    ...answer,
+    headers: {
+      ...answer.headers,
+      ...(reset === undefined
+        ? {}
+        : { [RATE_LIMIT_HEADERS.reset]: String(Number(reset) - shiftSeconds) }),
+    },
+    body: answer.body.replaceAll(TOMORROW, new Date(EXAMPLES_AT).toISOString().slice(0, 10)),
+  };
+}
 
 describe('docs/openapi.yaml', () => {
   describe('operations', () => {
@@ -649,7 +676,10 @@ describe('docs/openapi.yaml', () => {
     });
 
     describe("the functions' rate limiter at the examples' instant", () => {
-      /** A fresh Free key's answers at EXAMPLES_AT, from its first request to its first banned one. */
+      /**
+       * A fresh Free key's answers at EXAMPLES_AT (made at LIMITER_AT), from its first request to
+       * its first banned one.
+       */
       const answers: APIGatewayProxyResult[] = [];
       const client = createDocumentClient();
       afterAll(() => client.destroy());
@@ -657,7 +687,7 @@ describe('docs/openapi.yaml', () => {
       beforeAll(async () => {
         const handler = httpHandler(async () => jsonResponse(200, []), {
           rateLimiter: new DynamoDbRateLimiter(client, requireEnv(COUNTERS_TABLE.envVar)),
-          now: () => EXAMPLES_AT,
+          now: () => LIMITER_AT,
         });
         const key = {
           keyId: `key_${randomBytes(8).toString('hex')}`,
@@ -668,7 +698,7 @@ describe('docs/openapi.yaml', () => {
         const context = createLambdaContext('openapi-examples');
         // The limit is used up, then the ban's threshold is passed by one refused request.
         for (let i = 0; i < PLANS.free.perMinute + DEFAULT_BAN_POLICY.threshold + 1; i += 1) {
-          answers.push(await handler(event, context));
+          answers.push(atExamplesInstant(await handler(event, context)));
         }
       });
 

@@ -2,8 +2,8 @@
  * The rate limits of petstore-spec.md ("Limits") as a client sees them over HTTP through the
  * local gateway: the per-key fixed windows counted in DynamoDB Local, the headers on every
  * authenticated answer, 429 with Retry-After, and the temporary ban. `Date` is frozen at the
- * start of a UTC minute (the SDK's timers keep running), so a window never rolls over mid-test
- * unless a test moves the clock.
+ * start of a UTC minute tomorrow (the SDK's timers keep running), so a window never rolls over
+ * mid-test unless a test moves the clock, and the counter items expire after the real now.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
@@ -11,9 +11,10 @@ import { keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { PLAN_IDS, PLANS, type StandardPlanId } from '../../shared/plans.ts';
 import { rateLimiterFromEnv } from '../../shared/rate-limit/middleware.ts';
 import { issueToken, petstoreClient } from '../support/api-client.ts';
+import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 
-const START = Date.parse('2026-11-21T10:30:00Z');
-const MIDNIGHT = Date.parse('2026-11-22T00:00:00Z') / 1000;
+const START = tomorrowAt('10:30:00');
+const MIDNIGHT = utcInstant(DAY_AFTER_TOMORROW, '00:00:00') / 1000;
 const keys = keyStoreFromEnv();
 let gateway: LocalGateway;
 

@@ -12,6 +12,7 @@ import { DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import { banPolicyFromEnv } from '../../shared/rate-limit/middleware.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
+import { DAY_AFTER_TOMORROW, TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 
 const client = createDocumentClient();
 const counters = requireEnv(COUNTERS_TABLE.envVar);
@@ -19,10 +20,10 @@ const context = createLambdaContext('rate-limit-test', 'req-rate-limit');
 afterAll(() => client.destroy());
 afterEach(() => vi.restoreAllMocks());
 
-/** 2026-11-21T10:30:15Z: 45 s before the minute resets, 48 600 s before the day does. */
-const NOW = Date.parse('2026-11-21T10:30:15Z');
-const MINUTE_RESET = String(Date.parse('2026-11-21T10:31:00Z') / 1000);
-const DAY_RESET = String(Date.parse('2026-11-22T00:00:00Z') / 1000);
+/** 10:30:15 UTC tomorrow: 45 s before the minute resets, 48 585 s before the day does. */
+const NOW = tomorrowAt('10:30:15');
+const MINUTE_RESET = String(tomorrowAt('10:31:00') / 1000);
+const DAY_RESET = String(utcInstant(DAY_AFTER_TOMORROW, '00:00:00') / 1000);
 
 let keys = 0;
 /** A fresh key with the given limits, as the authorizer's context describes it. */
@@ -121,8 +122,7 @@ describe('rateLimit middleware', () => {
     expect(response.statusCode).toBe(429);
     expect(JSON.parse(response.body)).toEqual({
       code: 'api_key_temporarily_banned',
-      message:
-        'This API key kept sending requests after being rate limited and is banned until 2026-11-21T10:40:15.000Z; retry after 600 seconds.',
+      message: `This API key kept sending requests after being rate limited and is banned until ${TOMORROW}T10:40:15.000Z; retry after 600 seconds.`,
       status: 429,
     });
     expect(response.headers).toMatchObject({

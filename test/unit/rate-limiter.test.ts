@@ -10,14 +10,17 @@ import {
 } from '../../shared/rate-limit/limiter.ts';
 import { secondsUntil, windowAt } from '../../shared/rate-limit/windows.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
+import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 
 const client = createDocumentClient();
 const tableName = requireEnv(COUNTERS_TABLE.envVar);
 afterAll(() => client.destroy());
 
 const FREE = PLANS.free;
-/** 2026-11-21T10:30:00Z, the first second of a minute. */
-const T0 = Date.parse('2026-11-21T10:30:00Z');
+/** 10:30:00 UTC tomorrow, the first second of a minute: its counter items expire in the future. */
+const T0 = tomorrowAt('10:30:00');
+/** 00:00 UTC after tomorrow, where the day windows of these tests reset. */
+const MIDNIGHT = utcInstant(DAY_AFTER_TOMORROW, '00:00:00');
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
@@ -97,24 +100,24 @@ describe('DynamoDbRateLimiter.consume', () => {
     const [ninth] = await sendSequentially(rl, keyId, limits, 1, T0 + MINUTE);
     // minute: 9 left, day: 3 left
     expect(ninth?.binding).toMatchObject({ name: 'day', limit: 12, remaining: 3 });
-    expect(ninth?.binding.resetAt).toBe(Date.parse('2026-11-22T00:00:00Z') / 1000);
+    expect(ninth?.binding.resetAt).toBe(MIDNIGHT / 1000);
   });
 
   it('refuses on the day window until 00:00 UTC, then admits again', async () => {
     const rl = limiter();
     const keyId = freshKey();
     const limits = { perMinute: 5, perDay: 5 };
-    const lateEvening = Date.parse('2026-11-21T23:59:30Z');
-    await sendSequentially(rl, keyId, limits, 5, Date.parse('2026-11-21T08:00:00Z'));
+    const lateEvening = tomorrowAt('23:59:30');
+    await sendSequentially(rl, keyId, limits, 5, tomorrowAt('08:00:00'));
 
     const refused = await rl.consume(keyId, limits, lateEvening);
     expect(refused.admitted).toBe(false);
     expect(refused.binding).toMatchObject({ name: 'day', remaining: 0 });
-    expect(refused.binding.resetAt).toBe(Date.parse('2026-11-22T00:00:00Z') / 1000);
+    expect(refused.binding.resetAt).toBe(MIDNIGHT / 1000);
     // The minute it was refused in has no count from it.
     expect(refused.minute.remaining).toBe(5);
 
-    const nextDay = await rl.consume(keyId, limits, Date.parse('2026-11-22T00:00:00Z'));
+    const nextDay = await rl.consume(keyId, limits, MIDNIGHT);
     expect(nextDay.admitted).toBe(true);
     expect(nextDay.day).toMatchObject({ remaining: 4 });
   });
@@ -224,9 +227,9 @@ describe('temporary ban', () => {
   it('keeps a ban that runs past midnight UTC in force on the next day', async () => {
     const rl = limiter(policy);
     const keyId = freshKey();
-    const beforeMidnight = Date.parse('2026-11-21T23:55:00Z');
+    const beforeMidnight = tomorrowAt('23:55:00');
     await exhaust(rl, keyId, 4, beforeMidnight);
-    const nextDay = await rl.consume(keyId, limits, Date.parse('2026-11-22T00:05:00Z'));
+    const nextDay = await rl.consume(keyId, limits, utcInstant(DAY_AFTER_TOMORROW, '00:05:00'));
     expect(nextDay.admitted).toBe(false);
     expect(nextDay.bannedUntil).toBe(beforeMidnight / 1000 + 900);
     expect((await rl.consume(keyId, limits, beforeMidnight + 900 * SECOND)).admitted).toBe(true);
