@@ -8,9 +8,20 @@
  * rate limiter, and `usageIdentifierKey` selects the key's usage plan
  * (`apiKeySourceType: AUTHORIZER`). Anything else throws `Unauthorized`, which API Gateway answers
  * with the UNAUTHORIZED gateway response: 401 `unauthorized` and `WWW-Authenticate: Bearer`.
+ *
+ * A keys table that fails or does not answer before the invocation's deadline makes the handler
+ * throw another error, which API Gateway answers with the AUTHORIZER_FAILURE gateway response: 503
+ * `service_unavailable` with `Retry-After`, never a 401 (the key may be valid) nor a 500.
  */
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { authorizationHeader, bearerToken } from '../shared/keys/bearer.ts';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { invocationDeadline } from '../shared/deadline.ts';
+import { authorizationValues, bearerToken } from '../shared/keys/bearer.ts';
 import { keyLimits, keyStoreFromEnv } from '../shared/keys/store.ts';
 import { logger } from '../shared/logger.ts';
 
@@ -23,19 +34,33 @@ function wholeApiArn(methodArn: string): string {
 }
 
 /**
- * @param event REQUEST authorizer event; only its `Authorization` header and `methodArn` are read.
+ * @param event REQUEST authorizer event; its `Authorization` values (`multiValueHeaders`) and
+ *   `methodArn` are read.
  * @returns Allow policy for the whole API, `principalId` = key id, context
  *   `{ keyId, plan, perMinute, perDay }`, `usageIdentifierKey`. A plan change reaches the
  *   functions when the cached result expires (60 s).
- * @throws Error('Unauthorized') for a missing, malformed, unknown or revoked key (HTTP 401 at the gateway).
+ * @throws Error('Unauthorized') for a missing, malformed, repeated, unknown or revoked key (HTTP
+ *   401 at the gateway); the keys table's error when it fails or the deadline passes (HTTP 503).
  */
-export async function handler(
+async function authorize(
   event: APIGatewayRequestAuthorizerEvent,
+  context: Context,
 ): Promise<APIGatewayAuthorizerResult> {
-  const token = bearerToken(authorizationHeader(event.headers));
-  const key = token ? await keys.findByToken(token) : undefined;
+  const values = authorizationValues(event);
+  // Two Authorization headers are ambiguous: which one would the cache and the check have seen?
+  const token = values.length === 1 ? bearerToken(values[0]) : undefined;
+  const key = token
+    ? await keys.findByToken(token, { signal: invocationDeadline(context) })
+    : undefined;
   if (!key || key.revokedAt) {
-    logger.info('Refused API key', { reason: key ? 'revoked' : token ? 'unknown' : 'malformed' });
+    const reason = key
+      ? 'revoked'
+      : token
+        ? 'unknown'
+        : values.length > 1
+          ? 'repeated'
+          : 'malformed';
+    logger.info('Refused API key', { reason });
     throw new Error('Unauthorized');
   }
   return {
@@ -50,3 +75,9 @@ export async function handler(
     usageIdentifierKey: key.usageIdentifier,
   };
 }
+
+/** Lambda handler of the authorizer; every log line carries the invocation's request id. */
+export const handler = middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>(
+  authorize,
+  { timeoutEarlyInMillis: 0 },
+).use(injectLambdaContext(logger, { resetKeys: true }));

@@ -17,7 +17,7 @@ const store = petStoreFromEnv();
 
 /** Lambda handler of getPet: API Gateway REST proxy event in, proxy result out. */
 export const handler = httpHandler(
-  async function getPet(event) {
+  async function getPet(event, _context, { signal }) {
     const petId = parseOrThrow(
       PetIdSchema,
       event.pathParameters?.petId,
@@ -25,7 +25,7 @@ export const handler = httpHandler(
       'invalid_parameter',
     );
     // Ids are safe integers; a larger number cannot name a pet and would lose digits as a key.
-    const pet = Number.isSafeInteger(petId) ? await store.getPet(petId) : undefined;
+    const pet = Number.isSafeInteger(petId) ? await store.getPet(petId, { signal }) : undefined;
     if (!pet) throw new ApiError('pet_not_found', `No pet has id ${event.pathParameters?.petId}.`);
     return jsonResponse(200, pet);
   },

@@ -16,17 +16,20 @@ const store = petStoreFromEnv();
 const cursorCodec = cursorCodecFromEnv();
 
 /** Lambda handler of listPets: API Gateway REST proxy event in, proxy result out. */
-export const handler = httpHandler(async function listPets(event) {
-  const { limit, status, cursor } = parseOrThrow(
-    ListPetsQuerySchema,
-    event.queryStringParameters ?? {},
-    'query',
-    'invalid_parameter',
-  );
-  const afterId = cursor === undefined ? undefined : (await cursorCodec()).decode(cursor, status);
-  const { pets, hasMore } = await store.listPets({ limit, status, afterId });
-  const last = pets.at(-1);
-  if (!hasMore || !last) return jsonResponse(200, pets);
-  const next = (await cursorCodec()).encode({ status, afterId: last.id });
-  return jsonResponse(200, pets, { Link: nextPageLink({ limit, status }, next) });
-});
+export const handler = httpHandler(
+  async function listPets(event, _context, { signal }) {
+    const { limit, status, cursor } = parseOrThrow(
+      ListPetsQuerySchema,
+      event.queryStringParameters ?? {},
+      'query',
+      'invalid_parameter',
+    );
+    const afterId = cursor === undefined ? undefined : (await cursorCodec()).decode(cursor, status);
+    const { pets, hasMore } = await store.listPets({ limit, status, afterId, signal });
+    const last = pets.at(-1);
+    if (!hasMore || !last) return jsonResponse(200, pets);
+    const next = (await cursorCodec()).encode({ status, afterId: last.id });
+    return jsonResponse(200, pets, { Link: nextPageLink({ limit, status }, next) });
+  },
+  { queryParameters: Object.keys(ListPetsQuerySchema.entries) },
+);

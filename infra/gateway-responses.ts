@@ -8,6 +8,7 @@
  * body's `status` must equal it.
  */
 import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../shared/http/errors.ts';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/http/unavailable.ts';
 import { RATE_LIMIT_HEADERS } from '../shared/rate-limit/headers.ts';
 import { resourcePaths } from './routes.ts';
 
@@ -112,7 +113,14 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   row('DEFAULT_4XX', 'bad_request', 'The request was rejected.'),
   row('API_CONFIGURATION_ERROR', 'internal_error', INTERNAL_MESSAGE),
   row('AUTHORIZER_CONFIGURATION_ERROR', 'internal_error', INTERNAL_MESSAGE),
-  row('AUTHORIZER_FAILURE', 'internal_error', INTERNAL_MESSAGE),
+  // The authorizer fails when the keys table fails or does not answer in time: the key may be
+  // valid, so neither 401 nor a bug's 500.
+  row(
+    'AUTHORIZER_FAILURE',
+    'service_unavailable',
+    `The API key could not be checked; retry after ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS} seconds.`,
+    { [RATE_LIMIT_HEADERS.retryAfter]: String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+  ),
   row('DEFAULT_5XX', 'internal_error', INTERNAL_MESSAGE),
   row('INTEGRATION_FAILURE', 'bad_gateway', 'The backend failed to answer.'),
   row('INTEGRATION_TIMEOUT', 'gateway_timeout', 'The backend did not answer in time.'),

@@ -19,6 +19,7 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  ContentHandling,
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -43,6 +44,7 @@ import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/limiter
 import { BAN_POLICY_ENV } from '../shared/rate-limit/middleware.ts';
 import {
   COUNTERS_TABLE,
+  IDEMPOTENCY_TABLE,
   KEYS_TABLE,
   type KeyAttribute,
   PETS_TABLE,
@@ -55,6 +57,8 @@ import {
   API_STAGE_NAME,
   AUTHORIZER_CACHE_TTL_SECONDS,
   AUTHORIZER_ENTRY,
+  BINARY_MEDIA_TYPES,
+  FUNCTION_TIMEOUT_SECONDS,
   ROUTES,
   type RouteDefinition,
   resourcePaths,
@@ -115,8 +119,10 @@ const RATE_LIMITER_ACCESS: TableAccess = {
 
 /**
  * Exactly the DynamoDB calls each function makes (least privilege): its store's and, for every
- * operation, the rate limiter's. createPet's UpdateItem on the counters table serves both the
- * pet-id sequence and the limiter.
+ * operation, the rate limiter's. createPet's pet-id sequence is an item of the pets table
+ * (UpdateItem; PutItem and one Query per status to seed it once, GetItem of its old counters-table
+ * item); its idempotency records are put, completed in the pet's transaction (UpdateItem) and
+ * released (DeleteItem).
  */
 const TABLE_ACCESS: Readonly<
   Record<RouteDefinition['operationId'] | 'authorizer', readonly TableAccess[]>
@@ -125,7 +131,18 @@ const TABLE_ACCESS: Readonly<
     { table: PETS_TABLE, actions: ['dynamodb:Query'], index: STATUS_INDEX },
     RATE_LIMITER_ACCESS,
   ],
-  createPet: [{ table: PETS_TABLE, actions: ['dynamodb:PutItem'] }, RATE_LIMITER_ACCESS],
+  createPet: [
+    {
+      table: PETS_TABLE,
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+      index: STATUS_INDEX,
+    },
+    { table: COUNTERS_TABLE, actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'] },
+    {
+      table: IDEMPOTENCY_TABLE,
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    },
+  ],
   getPet: [{ table: PETS_TABLE, actions: ['dynamodb:GetItem'] }, RATE_LIMITER_ACCESS],
   authorizer: [{ table: KEYS_TABLE, actions: ['dynamodb:GetItem'] }],
 };
@@ -368,7 +385,7 @@ export class PetstoreStack extends Stack {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: 256,
-      timeout: Duration.seconds(10),
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,
       logGroup,
       projectRoot: REPOSITORY_ROOT,
@@ -405,6 +422,7 @@ export class PetstoreStack extends Stack {
       description: 'Petstore API (petstore-spec.md)',
       cloudWatchRole: false,
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       deployOptions: {
         stageName: API_STAGE_NAME,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
@@ -470,6 +488,8 @@ export class PetstoreStack extends Stack {
     const method = this.api.root.resourceForPath(path).addMethod(
       'ANY',
       new MockIntegration({
+        // Bodies arrive as binary (BINARY_MEDIA_TYPES); the request template needs text.
+        contentHandling: ContentHandling.CONVERT_TO_TEXT,
         requestTemplates: { 'application/json': JSON.stringify({ statusCode: body.status }) },
         integrationResponses: [
           {

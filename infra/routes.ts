@@ -53,6 +53,20 @@ export const ROUTES: readonly RouteDefinition[] = [
 /** The authorizer's handler file, relative to the repository root. */
 export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
 
+/**
+ * Timeout of every function (the operations and the authorizer), in seconds. The functions answer
+ * 503 before it passes (see `shared/deadline.ts`); the local gateway gives each invocation this
+ * much remaining time, as Lambda does.
+ */
+export const FUNCTION_TIMEOUT_SECONDS = 10;
+
+/**
+ * Media types whose request bodies API Gateway passes to the functions base64-encoded: all of them,
+ * so that a function sees the bytes a client sent and can refuse a body that is not valid UTF-8
+ * (as text, API Gateway would pass it on with the bad bytes already replaced).
+ */
+export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
+
 /** Name of the deployment stage: the version segment that ends the base URL. */
 export const API_STAGE_NAME = 'v1';
 

@@ -17,21 +17,42 @@ export function requireEnv(name: string): string {
 }
 
 /**
- * A DynamoDB document client. With `endpoint` (or `DYNAMODB_ENDPOINT` in the environment) it talks
- * to DynamoDB Local with fixed dummy credentials; otherwise to AWS with the default chain.
+ * Bounds of every DynamoDB call, so that a store that does not answer can never hang a function.
+ * One attempt waits at most `requestTimeoutMs` for a response after `connectionTimeoutMs` for a
+ * connection; the SDK's standard retry strategy makes at most `maxAttempts`, with backoff. A call
+ * is further cut short by the `abortSignal` its caller passes (the invocation's deadline).
+ */
+export const DYNAMODB_CALL_BOUNDS = {
+  /** Milliseconds to open a TCP connection. */
+  connectionTimeoutMs: 1_000,
+  /** Milliseconds one attempt waits for its response. */
+  requestTimeoutMs: 2_000,
+  /** Attempts per call, the first included. */
+  maxAttempts: 3,
+} as const;
+
+/**
+ * A DynamoDB document client with {@link DYNAMODB_CALL_BOUNDS}. With `endpoint` (or
+ * `DYNAMODB_ENDPOINT` in the environment) it talks to DynamoDB Local with fixed dummy credentials;
+ * otherwise to AWS with the default chain.
  *
  * @param endpoint URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`.
  */
 export function createDocumentClient(
   endpoint: string | undefined = process.env.DYNAMODB_ENDPOINT,
 ): DynamoDBDocumentClient {
-  const config: DynamoDBClientConfig = endpoint
-    ? {
-        endpoint,
-        region: process.env.AWS_REGION ?? 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }
-    : {};
+  const config: DynamoDBClientConfig = {
+    maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,
+    requestHandler: {
+      connectionTimeout: DYNAMODB_CALL_BOUNDS.connectionTimeoutMs,
+      requestTimeout: DYNAMODB_CALL_BOUNDS.requestTimeoutMs,
+    },
+    ...(endpoint && {
+      endpoint,
+      region: process.env.AWS_REGION ?? 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  };
   return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
     marshallOptions: { removeUndefinedValues: true },
   });

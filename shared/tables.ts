@@ -36,7 +36,11 @@ export const STATUS_INDEX = 'status-index';
 /** GSI of the keys table to find a key by its public id (list, revoke). */
 export const KEY_ID_INDEX = 'keyId-index';
 
-/** Pets, one item per pet, partition key `id` (number). */
+/**
+ * Pets, one item per pet, partition key `id` (number). The item with `id` 0 is not a pet: it
+ * holds the pet-id sequence (`value`, the last id issued); it has no `status`, so `status-index`
+ * never shows it, and a pet id is never 0.
+ */
 export const PETS_TABLE: TableDefinition = {
   constructId: 'PetsTable',
   envVar: 'PETS_TABLE_NAME',
@@ -61,8 +65,10 @@ export const KEYS_TABLE: TableDefinition = {
 };
 
 /**
- * Atomic counters, partition key `name`: the pet-id sequence, and the rate-limit windows and bans
- * of shared/rate-limit/limiter.ts, which expire through TTL on `expiresAt` (epoch seconds).
+ * Atomic counters, partition key `name`: the rate-limit windows and bans of
+ * shared/rate-limit/limiter.ts, which expire through TTL on `expiresAt` (epoch seconds). Before
+ * the pet-id sequence moved to the pets table it lived here too (item `pet-id`); that item is read
+ * once, to continue the sequence (see `DynamoDBPetStore`).
  */
 export const COUNTERS_TABLE: TableDefinition = {
   constructId: 'CountersTable',
@@ -73,5 +79,23 @@ export const COUNTERS_TABLE: TableDefinition = {
   timeToLiveAttribute: 'expiresAt',
 };
 
+/**
+ * Idempotency records of createPet, partition key `id`: `<keyId>#<Idempotency-Key>`. Each record
+ * expires through TTL on `expiresAt` (epoch seconds), 24 hours after its request.
+ */
+export const IDEMPOTENCY_TABLE: TableDefinition = {
+  constructId: 'IdempotencyTable',
+  envVar: 'IDEMPOTENCY_TABLE_NAME',
+  localName: 'petstore-idempotency',
+  partitionKey: { name: 'id', type: 'S' },
+  globalSecondaryIndexes: [],
+  timeToLiveAttribute: 'expiresAt',
+};
+
 /** Every table of the service. */
-export const TABLES: readonly TableDefinition[] = [PETS_TABLE, KEYS_TABLE, COUNTERS_TABLE];
+export const TABLES: readonly TableDefinition[] = [
+  PETS_TABLE,
+  KEYS_TABLE,
+  COUNTERS_TABLE,
+  IDEMPOTENCY_TABLE,
+];

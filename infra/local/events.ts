@@ -13,18 +13,12 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { API_STAGE_NAME } from '../routes.ts';
+import { API_STAGE_NAME, BINARY_MEDIA_TYPES, FUNCTION_TIMEOUT_SECONDS } from '../routes.ts';
 
 /** Account, region and API id that local ARNs and request contexts use. */
 const LOCAL_ACCOUNT_ID = '000000000000';
 const LOCAL_REGION = 'local';
 const LOCAL_API_ID = 'local';
-
-/**
- * Time a local invocation may run, in milliseconds: API Gateway's integration timeout (29 s),
- * which bounds every invocation made through the API.
- */
-const INVOCATION_TIMEOUT_MS = 29_000;
 
 /** One HTTP request as the gateway matched it to a route. */
 export interface ProxyRequest {
@@ -39,8 +33,12 @@ export interface ProxyRequest {
   query?: URLSearchParams;
   /** Request headers as received: names in any case, repeated headers as arrays. */
   headers?: Record<string, string | string[] | undefined>;
-  /** Request body as text; empty or absent becomes `null`. */
-  body?: string | null;
+  /**
+   * Request body: bytes as received, passed base64-encoded when their Content-Type is one of the
+   * API's binary media types (`*\/*`: every type), as API Gateway does; text as is. Empty or
+   * absent becomes `null`.
+   */
+  body?: Buffer | string | null;
   /** The authorizer's context and `principalId`; values reach the function as strings. */
   authorizer?: Record<string, string | number | boolean> | null;
   /** @default - a fresh UUID */
@@ -76,9 +74,32 @@ export function createProxyEvent(input: ProxyRequest): APIGatewayProxyEvent {
       input.pathParameters && !isEmpty(input.pathParameters) ? input.pathParameters : null,
     stageVariables: null,
     requestContext: requestContext(input, headers, authorizer),
-    body: input.body || null,
-    isBase64Encoded: false,
+    ...eventBody(input.body, headers),
   };
+}
+
+/** The body as API Gateway passes it: binary media types base64-encoded, others as text. */
+function eventBody(
+  body: ProxyRequest['body'],
+  headers: Record<string, string>,
+): Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'> {
+  if (!body || body.length === 0) return { body: null, isBase64Encoded: false };
+  if (typeof body === 'string') return { body, isBase64Encoded: false };
+  const contentType = Object.entries(headers).find(
+    ([name]) => name.toLowerCase() === 'content-type',
+  );
+  return contentType && isBinaryMediaType(contentType[1])
+    ? { body: body.toString('base64'), isBase64Encoded: true }
+    : { body: body.toString('utf8'), isBase64Encoded: false };
+}
+
+/** Whether a Content-Type matches one of {@link BINARY_MEDIA_TYPES} (`*\/*` or `type/*` or exact). */
+function isBinaryMediaType(contentType: string): boolean {
+  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const [type] = mediaType.split('/');
+  return BINARY_MEDIA_TYPES.some(
+    (binary) => binary === '*/*' || binary === mediaType || binary === `${type}/*`,
+  );
 }
 
 /**
@@ -115,14 +136,15 @@ export function methodArn(method: string, path: string): string {
 /**
  * A Lambda context for one invocation of a function.
  *
- * `getRemainingTimeInMillis()` counts down from 29 s (API Gateway's integration timeout). The
- * deprecated callback methods (`done`, `fail`, `succeed`) throw: the functions return promises.
+ * `getRemainingTimeInMillis()` counts down from the functions' deployed timeout
+ * (`FUNCTION_TIMEOUT_SECONDS`). The deprecated callback methods (`done`, `fail`, `succeed`) throw:
+ * the functions return promises.
  */
 export function createLambdaContext(
   functionName: string,
   requestId: string = randomUUID(),
 ): Context {
-  const deadline = Date.now() + INVOCATION_TIMEOUT_MS;
+  const deadline = Date.now() + FUNCTION_TIMEOUT_SECONDS * 1000;
   const noCallbacks = () => {
     throw new Error('The local stack supports async handlers only');
   };

@@ -26,6 +26,7 @@ import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import type { ErrorBody } from '../../shared/http/errors.ts';
+import { authorizationValues } from '../../shared/keys/bearer.ts';
 import { logger } from '../../shared/logger.ts';
 import { limitsInContext, type RequestLimits } from '../../shared/plans.ts';
 import {
@@ -160,20 +161,22 @@ async function handleRequest(
   const body = await readBody(request);
   if (body === undefined) return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
 
+  const headers = receivedHeaders(request);
   const proxyRequest: ProxyRequest = {
     method,
     resource: route.path,
     path: match.path,
     pathParameters: match.pathParameters,
     query: url.searchParams,
-    headers: receivedHeaders(request),
+    headers,
     body,
     requestId,
     sourceIp: request.socket.remoteAddress,
   };
-  const authorization = request.headers.authorization;
-  if (!authorization) return sendGatewayResponse(response, 'UNAUTHORIZED');
-  const outcome = await stage.authorize(authorization, proxyRequest);
+  // Every value: Node keeps only the first of repeated Authorization headers in `headers`.
+  const authorization = authorizationValues({ multiValueHeaders: headers });
+  if (authorization.length === 0) return sendGatewayResponse(response, 'UNAUTHORIZED');
+  const outcome = await stage.authorize(authorization.join('\n'), proxyRequest);
   if ('refusal' in outcome) return sendGatewayResponse(response, outcome.refusal);
   const { policyDocument, principalId, context } = outcome.result;
   if (!policyAllows(policyDocument, methodArn(method, match.path))) {
@@ -225,15 +228,15 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** The body as text, or `undefined` when it exceeds API Gateway's 10 MB (read to its end anyway). */
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
+/** The body's bytes, or `undefined` when it exceeds API Gateway's 10 MB (read to its end anyway). */
+async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     bytes += chunk.length;
     if (bytes <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
   }
-  return bytes <= MAX_PAYLOAD_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
+  return bytes <= MAX_PAYLOAD_BYTES ? Buffer.concat(chunks) : undefined;
 }
 
 /** Request headers with the names as the client sent them (API Gateway keeps their case). */
@@ -265,7 +268,8 @@ function usagePlanOf(result: AuthorizerResult): { key: string; limits: RequestLi
 }
 
 /**
- * Calls the authorizer, caching its result per Authorization header value for `ttlSeconds` by
+ * Calls the authorizer, caching its result per Authorization header values (all of them, joined
+ * by a line feed, which no header value can hold) for `ttlSeconds` by
  * the clock `now` (epoch ms), as API Gateway does: an Allow (checked against each call's method
  * ARN) and an Unauthorized are cached, a failure is not.
  */

@@ -7,14 +7,23 @@
 
 /** Every `code` value the API can answer with, its HTTP status and when it is used. */
 export const ERROR_CATALOGUE = {
-  invalid_json: { status: 400, description: 'The body is empty or is not valid JSON.' },
+  invalid_json: {
+    status: 400,
+    description: 'The body is empty, not valid UTF-8, or not valid JSON.',
+  },
   invalid_body: {
     status: 400,
     description: 'The body is JSON but not a valid NewPet (missing, unknown or invalid field).',
   },
   invalid_parameter: {
     status: 400,
-    description: 'A query or path parameter is invalid, or a query parameter is unknown.',
+    description:
+      'A query or path parameter is invalid, or a query parameter is unknown or given twice.',
+  },
+  invalid_idempotency_key: {
+    status: 400,
+    description:
+      'The Idempotency-Key header is not 1 to 255 visible ASCII characters (optionally as a quoted string), or is given twice.',
   },
   unauthorized: {
     status: 401,
@@ -32,10 +41,19 @@ export const ERROR_CATALOGUE = {
     status: 405,
     description: 'The path exists but not with this method; see the Allow header.',
   },
+  idempotency_request_in_progress: {
+    status: 409,
+    description:
+      'A request with this Idempotency-Key is still being processed; retry after Retry-After.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    description: 'This Idempotency-Key was already used with a different request body.',
+  },
   payload_too_large: { status: 413, description: 'The body is larger than 16 KiB.' },
   unsupported_media_type: {
     status: 415,
-    description: 'The body is not sent as application/json.',
+    description: 'The body is not sent as application/json in UTF-8.',
   },
   rate_limited: {
     status: 429,
@@ -57,6 +75,11 @@ export const ERROR_CATALOGUE = {
   bad_gateway: {
     status: 502,
     description: 'A backend function failed or answered malformed output.',
+  },
+  service_unavailable: {
+    status: 503,
+    description:
+      'A dependency (the store or the key check) failed or did not answer in time; retry after Retry-After.',
   },
   gateway_timeout: { status: 504, description: 'A backend function did not answer in time.' },
 } as const satisfies Record<string, { status: number; description: string }>;

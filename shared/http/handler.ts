@@ -7,9 +7,10 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { invocationDeadline } from '../deadline.ts';
 import { logger } from '../logger.ts';
 import { type RateLimiter, rateLimit, rateLimiterFromEnv } from '../rate-limit/middleware.ts';
-import { errorHandler, jsonRequestBody, responseHeaders } from './middleware.ts';
+import { errorHandler, jsonRequestBody, responseHeaders, strictQuery } from './middleware.ts';
 
 /**
  * jsonRequestBody has already checked the media type; middy's own check is stricter (case-sensitive,
@@ -20,10 +21,15 @@ const SKIP_MEDIA_TYPE_CHECK = { disableContentTypeCheck: true } as Parameters<
   typeof httpJsonBodyParser
 >[0];
 
-/** An operation's own code: receives the normalised event, returns the proxy result. */
+/**
+ * An operation's own code: receives the normalised event and the invocation's deadline, returns
+ * the proxy result. `signal` aborts shortly before the function's timeout (see `deadline.ts`);
+ * pass it to every store call.
+ */
 export type OperationFunction = (
   event: APIGatewayProxyEvent,
   context: Context,
+  deadline: { readonly signal: AbortSignal },
 ) => Promise<APIGatewayProxyResult>;
 
 /** Options of {@link httpHandler}. */
@@ -33,6 +39,12 @@ export interface HttpHandlerOptions {
    * @default false - the body is left as API Gateway passed it
    */
   readonly jsonBody?: boolean;
+  /**
+   * The query parameters the operation takes; any other, or one given twice, is refused with 400
+   * `invalid_parameter`.
+   * @default - none: every query parameter is refused
+   */
+  readonly queryParameters?: readonly string[];
   /**
    * Headers added to every response of the operation, errors included.
    * @default - none
@@ -60,17 +72,27 @@ export interface HttpHandlerOptions {
  *    does no work; its headers go on every response (registered before the error handler, whose
  *    Error response its `onError` then sees);
  * 5. error handler: every error becomes the Error body, unexpected ones a bare 500;
- * 6. for JSON bodies: Content-Type and size guards, then middy's JSON body parser.
+ * 6. strict query: unknown or repeated query parameters → 400;
+ * 7. for JSON bodies: Content-Type, charset, size and UTF-8 guards, then middy's JSON body parser.
+ *
+ * The operation gets a signal that aborts before the function's timeout, so a store that does
+ * not answer ends in 503 `service_unavailable` rather than a Lambda timeout. middy's own early
+ * timeout is off: it would answer while the operation's write is still in flight.
  *
  * @returns The Lambda handler for API Gateway REST proxy events.
  */
 export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions = {}) {
-  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(fn)
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(
+    function withDeadline(event: APIGatewayProxyEvent, context: Context) {
+      return fn(event, context, { signal: invocationDeadline(context) });
+    },
+    { timeoutEarlyInMillis: 0 },
+  )
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpHeaderNormalizer());
   if (options.headers) chain.use(responseHeaders(options.headers));
   chain.use(rateLimit({ limiter: options.rateLimiter ?? rateLimiterFromEnv(), now: options.now }));
-  chain.use(errorHandler());
+  chain.use(errorHandler()).use(strictQuery(options.queryParameters ?? []));
   if (options.jsonBody) chain.use(jsonRequestBody()).use(httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK));
   return chain;
 }

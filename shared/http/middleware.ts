@@ -7,26 +7,37 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '../logger.ts';
 import { ApiError } from './errors.ts';
 import { jsonResponse } from './responses.ts';
+import { isDependencyFailure, serviceUnavailable } from './unavailable.ts';
 
 type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 /** Largest accepted request body, in bytes (16 KiB). */
 export const MAX_BODY_BYTES = 16 * 1024;
 
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+/** `application/json`, any case, with or without parameters (RFC 9110 §8.3.1). */
+const JSON_MEDIA_TYPE = /^\s*application\/json\s*(?:;|$)/i;
+
+/** The `charset` parameter of a Content-Type value, unquoted. */
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
+
+/** Strict UTF-8: a malformed byte sequence throws instead of becoming U+FFFD. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Turns every error into the spec's Error body (petstore-spec.md, "Errors").
  *
  * An {@link ApiError} answers with its own code, status and headers. middy's JSON body parser
  * reports malformed JSON as 415; here it becomes 400 `invalid_json`, since the media type was
- * already checked by {@link jsonRequestBody}. Anything else is logged with the request id and
- * answered 500 `internal_error` with no detail.
+ * already checked by {@link jsonRequestBody}. A dependency that failed or did not answer in time
+ * (see `isDependencyFailure`) answers 503 `service_unavailable` with `Retry-After`. Anything else
+ * is logged with the request id and answered 500 `internal_error` with no detail.
  */
 export function errorHandler(): HttpMiddleware {
   return {
     onError: function errorHandlerOnError(request) {
-      const { error } = request;
+      const error = isDependencyFailure(request.error)
+        ? unavailableStore(request.error)
+        : request.error;
       if (error instanceof ApiError) {
         request.response = jsonResponse(error.statusCode, error.toBody(), error.headers);
         return;
@@ -43,34 +54,87 @@ export function errorHandler(): HttpMiddleware {
   };
 }
 
+function unavailableStore(cause: unknown): ApiError {
+  logger.warn('Store unavailable', { error: cause });
+  return serviceUnavailable('The store is unavailable or did not answer in time.', cause);
+}
+
 function isJsonParserError(error: unknown): boolean {
   const cause = (error as { cause?: { package?: string } } | null)?.cause;
   return cause?.package === '@middy/http-json-body-parser';
 }
 
 /**
- * Guards a JSON request body before it is parsed: 415 `unsupported_media_type` unless the
- * Content-Type is `application/json` (or `application/*+json`), 413 `payload_too_large` over
- * {@link MAX_BODY_BYTES}. Expects lower-case header names (run after the header normalizer).
+ * Guards a JSON request body before it is parsed, and decodes it:
+ *
+ * - 415 `unsupported_media_type` unless the Content-Type is `application/json`, and when it names
+ *   a `charset` other than UTF-8 (RFC 8259 §8.1: JSON exchanged between systems is UTF-8);
+ * - 400 `invalid_json` when there is no body, 413 `payload_too_large` over {@link MAX_BODY_BYTES};
+ * - 400 `invalid_json` when the bytes are not well-formed UTF-8: never stored with U+FFFD in
+ *   place of what the client sent.
+ *
+ * API Gateway passes bodies base64-encoded (the API's binary media types are `*\/*`), so the
+ * function sees the bytes the client sent; the body is replaced by its decoded text for middy's
+ * JSON body parser. Expects lower-case header names (run after the header normalizer).
  */
 export function jsonRequestBody(): HttpMiddleware {
   return {
     before: function jsonRequestBodyBefore(request) {
-      const { headers, body, isBase64Encoded } = request.event;
-      const contentType = headers?.['content-type'];
+      const { event } = request;
+      const contentType = event.headers?.['content-type'];
       if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
         throw new ApiError(
           'unsupported_media_type',
           `Content-Type must be application/json, not ${contentType ? `"${contentType}"` : 'missing'}.`,
         );
       }
-      if (!body) throw new ApiError('invalid_json', 'body: is required and must be a JSON object');
-      const bytes = Buffer.byteLength(body, isBase64Encoded ? 'base64' : 'utf8');
-      if (bytes > MAX_BODY_BYTES) {
+      const charsetMatch = CHARSET_PARAMETER.exec(contentType);
+      const charset = charsetMatch?.[1] ?? charsetMatch?.[2];
+      if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
+        throw new ApiError(
+          'unsupported_media_type',
+          `Content-Type charset must be utf-8, not "${charset}".`,
+        );
+      }
+      if (!event.body)
+        throw new ApiError('invalid_json', 'body: is required and must be a JSON object');
+      const bytes = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+      if (bytes.length > MAX_BODY_BYTES) {
         throw new ApiError(
           'payload_too_large',
-          `body: is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes.`,
+          `body: is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES} bytes.`,
         );
+      }
+      try {
+        event.body = UTF8.decode(bytes);
+      } catch {
+        throw new ApiError('invalid_json', 'body: is not valid UTF-8');
+      }
+      event.isBase64Encoded = false;
+    },
+  };
+}
+
+/**
+ * Refuses query parameters the operation does not take, and any parameter given more than once
+ * (API Gateway passes every value in `multiValueQueryStringParameters` and only the last in
+ * `queryStringParameters`, so a repeated one would otherwise be read silently as its last value):
+ * 400 `invalid_parameter` naming the parameter.
+ *
+ * @param allowed The operation's query parameter names; empty for an operation that takes none.
+ */
+export function strictQuery(allowed: readonly string[]): HttpMiddleware {
+  return {
+    before: function strictQueryBefore(request) {
+      const { queryStringParameters, multiValueQueryStringParameters } = request.event;
+      for (const name of Object.keys(queryStringParameters ?? {})) {
+        if (!allowed.includes(name)) {
+          throw new ApiError('invalid_parameter', `${name}: is not allowed`);
+        }
+        const count = multiValueQueryStringParameters?.[name]?.length ?? 1;
+        if (count > 1) {
+          throw new ApiError('invalid_parameter', `${name}: is given ${count} times; give it once`);
+        }
       }
     },
   };

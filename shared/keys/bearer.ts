@@ -21,3 +21,21 @@ export function authorizationHeader(
   const name = Object.keys(headers ?? {}).find((key) => key.toLowerCase() === 'authorization');
   return name ? headers?.[name] : undefined;
 }
+
+/**
+ * Every `Authorization` value of a request, from its multi-value header map (names in any case,
+ * as API Gateway passes them to a REQUEST authorizer), else from its single-value map.
+ *
+ * @returns The values in the order sent; more than one means the credentials are ambiguous.
+ */
+export function authorizationValues(event: {
+  headers?: Readonly<Record<string, string | undefined>> | null;
+  multiValueHeaders?: Readonly<Record<string, readonly string[] | undefined>> | null;
+}): string[] {
+  const lists = Object.entries(event.multiValueHeaders ?? {}).filter(
+    ([name]) => name.toLowerCase() === 'authorization',
+  );
+  if (lists.length > 0) return lists.flatMap(([, values]) => values ?? []);
+  const single = authorizationHeader(event.headers);
+  return single === undefined ? [] : [single];
+}

@@ -132,13 +132,17 @@ export class DynamoDbKeyStore {
    * The record of a bearer token (revoked ones included), or `undefined`. One strongly consistent
    * GetItem, so a key works from the moment it is issued and a revocation is seen at once.
    */
-  async findByToken(token: string): Promise<ApiKeyRecord | undefined> {
+  async findByToken(
+    token: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ApiKeyRecord | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
         Key: { keyHash: hashToken(token) },
         ConsistentRead: true,
       }),
+      { abortSignal: options.signal },
     );
     return Item as ApiKeyRecord | undefined;
   }

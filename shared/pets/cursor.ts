@@ -8,9 +8,10 @@
  * service can issue one; a changed, truncated or forged cursor fails the HMAC.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
-import { requireEnv } from '../clients.ts';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { DYNAMODB_CALL_BOUNDS, requireEnv } from '../clients.ts';
 import { ApiError } from '../http/errors.ts';
+import { isDependencyFailure, serviceUnavailable } from '../http/unavailable.ts';
 import type { PetStatus } from './schemas.ts';
 
 /** Environment variable holding the cursor key itself: the local stack and tests only. */
@@ -122,9 +123,12 @@ export function nextPageLink(query: { limit: number; status?: PetStatus }, curso
  * The cursor codec of a function, keyed from its environment: `CURSOR_KEY` (the local stack and
  * tests) or else the Secrets Manager secret named by `CURSOR_KEY_SECRET_ARN` (deployed), read
  * with Powertools Parameters and cached {@link CURSOR_KEY_CACHE_SECONDS}; a failed read is not
- * cached, so the next request tries again.
+ * cached, so the next request tries again. Secrets Manager calls have the bounds of DynamoDB's
+ * (`DYNAMODB_CALL_BOUNDS`), so a slow Secrets Manager cannot hang the function.
  *
- * @returns A function giving the codec; it rejects when the secret cannot be read or is too short.
+ * @returns A function giving the codec. It rejects with ApiError 503 `service_unavailable`
+ *   (`Retry-After`) when Secrets Manager is down, slow or throttling, and with the error itself
+ *   when the secret is missing, not readable or too short (a deployment fault: 500).
  * @throws Error at start-up when neither variable is set.
  */
 export function cursorCodecFromEnv(): () => Promise<CursorCodec> {
@@ -134,12 +138,25 @@ export function cursorCodecFromEnv(): () => Promise<CursorCodec> {
     return async () => codec;
   }
   const secretArn = requireEnv(CURSOR_KEY_SECRET_ARN_ENV);
+  const secrets = new SecretsProvider({
+    clientConfig: {
+      maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,
+      requestHandler: {
+        connectionTimeout: DYNAMODB_CALL_BOUNDS.connectionTimeoutMs,
+        requestTimeout: DYNAMODB_CALL_BOUNDS.requestTimeoutMs,
+      },
+    },
+  });
   let cached: { key: string; codec: CursorCodec } | undefined;
   return async function cursorCodec() {
-    const key = await getSecret(secretArn, {
-      maxAge: CURSOR_KEY_CACHE_SECONDS,
-      throwOnMissing: true,
-    });
+    const key = await secrets
+      .get(secretArn, { maxAge: CURSOR_KEY_CACHE_SECONDS, throwOnMissing: true })
+      .catch((error: unknown) => {
+        // Powertools wraps the SDK's error; its cause says whether it is worth a retry.
+        throw isDependencyFailure((error as Error).cause)
+          ? serviceUnavailable('The cursor key could not be read.', error)
+          : error;
+      });
     if (typeof key !== 'string') throw new Error('The cursor key secret must hold a string');
     if (cached?.key !== key) cached = { key, codec: new CursorCodec(key) };
     return cached.codec;

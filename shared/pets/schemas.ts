@@ -45,8 +45,12 @@ const PetNameSchema = v.pipe(
   v.string('must be a string'),
   v.regex(/\S/u, 'must contain at least one non-space character'),
   v.check(
-    (name) => !LONE_SURROGATE.test(name) && [...name].length <= PET_NAME_MAX_LENGTH,
-    `must be at most ${PET_NAME_MAX_LENGTH} characters of well-formed Unicode`,
+    (name) => !LONE_SURROGATE.test(name),
+    'must not contain a lone UTF-16 surrogate (such as \\ud800): it is half of a character and cannot be stored',
+  ),
+  v.check(
+    (name) => [...name].length <= PET_NAME_MAX_LENGTH,
+    `must be at most ${PET_NAME_MAX_LENGTH} characters`,
   ),
 );
 

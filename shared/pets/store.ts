@@ -1,14 +1,18 @@
 /**
  * The PetStore port, through which handlers reach persistence, and its DynamoDB adapter.
  */
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, requireEnv } from '../clients.ts';
+import type { TransactWriteItem } from '../idempotency/store.ts';
 import { COUNTERS_TABLE, PETS_TABLE, STATUS_INDEX } from '../tables.ts';
 import { type NewPet, PET_STATUSES, type Pet, type PetStatus } from './schemas.ts';
 
@@ -48,42 +52,71 @@ export function emptyUsage(): StoreUsage {
 /** The counters of the store {@link petStoreFromEnv} builds (one per function container). */
 export const ENV_STORE_USAGE: StoreUsage = emptyUsage();
 
+/** Options of {@link PetStore.createPet}. */
+export interface CreatePetOptions {
+  /** Aborts the store's calls (the invocation's deadline). */
+  readonly signal?: AbortSignal;
+  /**
+   * A write that must land together with the pet, or neither does (one transaction), e.g. the
+   * completion of the request's idempotency record. It is the transaction's last item.
+   * @default - the pet is written alone
+   */
+  readonly alsoWrite?: (pet: Pet) => TransactWriteItem;
+}
+
 /** Persistence of pets, as the handlers need it. */
 export interface PetStore {
   /**
    * Stores a new pet under a fresh id: a positive safe integer, unique under concurrent
    * creates and never reused.
    */
-  createPet(newPet: NewPet): Promise<Pet>;
+  createPet(newPet: NewPet, options?: CreatePetOptions): Promise<Pet>;
   /** The pet with this id, or `undefined`. */
-  getPet(id: number): Promise<Pet | undefined>;
+  getPet(id: number, options?: { signal?: AbortSignal }): Promise<Pet | undefined>;
   /**
    * The first `limit` pets in ascending id after `afterId`, of one status or of all, and whether
    * more follow.
    */
-  listPets(options: ListPetsOptions): Promise<PetPage>;
+  listPets(options: ListPetsOptions & { signal?: AbortSignal }): Promise<PetPage>;
 }
 
-/** Name of the counter item that holds the last pet id issued. */
-export const PET_ID_SEQUENCE = 'pet-id';
+/**
+ * Partition key of the pets-table item that holds the pet-id sequence (`value`: the last id
+ * issued). No pet has id 0, and the item has no `status`, so `status-index` never shows it.
+ */
+export const PET_ID_SEQUENCE_ID = 0;
+
+/** Name of the counters-table item that held the pet-id sequence before it moved (read-only). */
+export const LEGACY_PET_ID_SEQUENCE = 'pet-id';
+
+/**
+ * How far above the old counter the moved sequence starts. Function versions from before the
+ * move may still be creating pets from the old counter while a deployment shifts traffic; the gap
+ * keeps their ids and the new ones apart.
+ */
+export const SEQUENCE_MIGRATION_GAP = 1_000_000;
 
 /** Table names the adapter works on. */
 export interface DynamoDbPetStoreTables {
-  /** The pets table (partition key `id`, GSI `status-index`). */
+  /** The pets table (partition key `id`, GSI `status-index`), holding the pet-id sequence. */
   pets: string;
-  /** The counters table (partition key `name`), holding the pet-id sequence. */
-  counters: string;
+  /**
+   * The counters table, read once for the sequence's old value (item `pet-id`).
+   * @default - no old value to continue from
+   */
+  legacyCounters?: string;
 }
 
 /**
  * PetStore on DynamoDB.
  *
- * Ids come from an atomic counter (UpdateItem ADD) in the counters table; the pet is then written
- * with a condition that the id is free, so a bug elsewhere can never overwrite a pet.
- * A create costs two writes; a get one strongly consistent read; a list page one Query on the
- * `status-index` GSI per status listed (one with a filter, three without), each reading at most
- * `limit + 1` items, whatever the table holds. Lists never Scan: a Scan's cost grows with the table, and
- * the table may hold items that are not pets.
+ * Ids come from an atomic counter (UpdateItem ADD) on the sequence item of the pets table; the pet
+ * is then written with a condition that the id is free, so a bug elsewhere can never overwrite a
+ * pet. A create costs two calls (the sequence, then the pet: 1 + 2 write units with the GSI); with
+ * `alsoWrite` the pet's write is a transaction of two items. A get is one strongly consistent read.
+ * A list page is one Query on the `status-index` GSI per status listed (one with a filter, three
+ * without), each reading at most `limit + 1` items, whatever the table holds. Lists never Scan: a
+ * Scan's cost grows with the table, and the table also holds the sequence item, which is no pet.
  */
 export class DynamoDbPetStore implements PetStore {
   /**
@@ -95,37 +128,38 @@ export class DynamoDbPetStore implements PetStore {
     readonly usage: StoreUsage = emptyUsage(),
   ) {}
 
-  async createPet(newPet: NewPet): Promise<Pet> {
-    const sequence = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tables.counters,
-        Key: { name: PET_ID_SEQUENCE },
-        UpdateExpression: 'ADD #value :one',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    const id = Number(sequence.Attributes?.value);
+  async createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
+    const { signal, alsoWrite } = options;
     const pet: Pet = {
-      id,
+      id: await this.nextId(signal),
       name: newPet.name,
       categoryId: newPet.categoryId,
       status: newPet.status,
     };
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tables.pets,
-        Item: { ...pet, createdAt: new Date().toISOString() },
-        ConditionExpression: 'attribute_not_exists(id)',
-      }),
-    );
+    const put = {
+      TableName: this.tables.pets,
+      Item: { ...pet, createdAt: new Date().toISOString() },
+      ConditionExpression: 'attribute_not_exists(id)',
+    };
+    if (alsoWrite) {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [{ Put: put }, alsoWrite(pet)],
+          // Reused by the SDK's retries: a retry of a transaction that landed succeeds, not fails.
+          ClientRequestToken: randomUUID(),
+        }),
+        { abortSignal: signal },
+      );
+    } else {
+      await this.client.send(new PutCommand(put), { abortSignal: signal });
+    }
     return pet;
   }
 
-  async getPet(id: number): Promise<Pet | undefined> {
+  async getPet(id: number, options: { signal?: AbortSignal } = {}): Promise<Pet | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tables.pets, Key: { id }, ConsistentRead: true }),
+      { abortSignal: options.signal },
     );
     return Item ? toPet(Item) : undefined;
   }
@@ -135,15 +169,27 @@ export class DynamoDbPetStore implements PetStore {
    * smallest ids of all pets are among the `limit + 1` smallest of each status. The extra item
    * only tells whether more follow, so a full last page says there is none.
    */
-  async listPets({ limit, status, afterId = 0 }: ListPetsOptions): Promise<PetPage> {
+  async listPets({
+    limit,
+    status,
+    afterId = 0,
+    signal,
+  }: ListPetsOptions & { signal?: AbortSignal }): Promise<PetPage> {
     const statuses = status ? [status] : PET_STATUSES;
-    const pages = await Promise.all(statuses.map((s) => this.queryStatus(s, afterId, limit + 1)));
+    const pages = await Promise.all(
+      statuses.map((s) => this.queryStatus(s, afterId, limit + 1, signal)),
+    );
     const merged = pages.flat().sort((a, b) => a.id - b.id);
     return { pets: merged.slice(0, limit), hasMore: merged.length > limit };
   }
 
   /** At most `count` pets of `status` with an id above `afterId`, in ascending id. */
-  private async queryStatus(status: PetStatus, afterId: number, count: number): Promise<Pet[]> {
+  private async queryStatus(
+    status: PetStatus,
+    afterId: number,
+    count: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Pet[]> {
     const output = await this.client.send(
       new QueryCommand({
         TableName: this.tables.pets,
@@ -154,12 +200,106 @@ export class DynamoDbPetStore implements PetStore {
         Limit: count,
         ReturnConsumedCapacity: 'TOTAL',
       }),
+      { abortSignal: signal },
     );
     const items = output.Items ?? [];
     this.usage.calls += 1;
     this.usage.itemsRead += output.ScannedCount ?? items.length;
     this.usage.readUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
     return items.map(toPet);
+  }
+
+  /** The next pet id: `ADD value 1` on the sequence item, seeding it first if it does not exist. */
+  private async nextId(signal: AbortSignal | undefined): Promise<number> {
+    try {
+      return await this.incrementSequence(signal);
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    await this.seedSequence(signal);
+    return this.incrementSequence(signal);
+  }
+
+  private async incrementSequence(signal: AbortSignal | undefined): Promise<number> {
+    const { Attributes } = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tables.pets,
+        Key: { id: PET_ID_SEQUENCE_ID },
+        UpdateExpression: 'ADD #value :one',
+        ConditionExpression: 'attribute_exists(#value)',
+        ExpressionAttributeNames: { '#value': 'value' },
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+      { abortSignal: signal },
+    );
+    return Number(Attributes?.value);
+  }
+
+  /**
+   * Creates the sequence item, once per table, above every id already issued: the highest pet id
+   * in the table, or, when the old counter exists, its value plus {@link SEQUENCE_MIGRATION_GAP}.
+   * Concurrent first creates race on a conditional put; the first one wins, the others use it.
+   */
+  private async seedSequence(signal: AbortSignal | undefined): Promise<void> {
+    const [legacy, highest] = await Promise.all([
+      this.legacySequenceValue(signal),
+      this.highestPetId(signal),
+    ]);
+    const value = Math.max(highest, legacy === undefined ? 0 : legacy + SEQUENCE_MIGRATION_GAP);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tables.pets,
+          Item: { id: PET_ID_SEQUENCE_ID, value },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+        { abortSignal: signal },
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  /** The old counter's value, or `undefined` when there is none (or no counters table). */
+  private async legacySequenceValue(signal: AbortSignal | undefined): Promise<number | undefined> {
+    if (!this.tables.legacyCounters) return undefined;
+    try {
+      const { Item } = await this.client.send(
+        new GetCommand({
+          TableName: this.tables.legacyCounters,
+          Key: { name: LEGACY_PET_ID_SEQUENCE },
+          ConsistentRead: true,
+        }),
+        { abortSignal: signal },
+      );
+      return Item ? Number(Item.value) : undefined;
+    } catch (error) {
+      if ((error as Error).name === 'ResourceNotFoundException') return undefined;
+      throw error;
+    }
+  }
+
+  /** The highest pet id: one Query per status on `status-index`, newest first, one item each. */
+  private async highestPetId(signal: AbortSignal | undefined): Promise<number> {
+    const ids = await Promise.all(
+      PET_STATUSES.map(async (status) => {
+        const { Items = [] } = await this.client.send(
+          new QueryCommand({
+            TableName: this.tables.pets,
+            IndexName: STATUS_INDEX,
+            KeyConditionExpression: '#status = :status',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':status': status },
+            ScanIndexForward: false,
+            Limit: 1,
+          }),
+          { abortSignal: signal },
+        );
+        return Number(Items[0]?.id ?? 0);
+      }),
+    );
+    return Math.max(0, ...ids);
   }
 }
 
@@ -174,18 +314,18 @@ function toPet(item: Record<string, unknown>): Pet {
 }
 
 /**
- * The PetStore of a deployed or local function: table names from `PETS_TABLE_NAME` and
- * `COUNTERS_TABLE_NAME`, endpoint from `DYNAMODB_ENDPOINT` when set; its list reads are counted in
- * {@link ENV_STORE_USAGE}.
+ * The PetStore of a deployed or local function: the pets table from `PETS_TABLE_NAME`, the old
+ * sequence's table from `COUNTERS_TABLE_NAME` when set, endpoint from `DYNAMODB_ENDPOINT` when set;
+ * its list reads are counted in {@link ENV_STORE_USAGE}.
  *
- * @throws Error at start-up when a table name is missing.
+ * @throws Error at start-up when the pets table's name is missing.
  */
-export function petStoreFromEnv(): PetStore {
+export function petStoreFromEnv(client = createDocumentClient()): PetStore {
   return new DynamoDbPetStore(
-    createDocumentClient(),
+    client,
     {
       pets: requireEnv(PETS_TABLE.envVar),
-      counters: requireEnv(COUNTERS_TABLE.envVar),
+      legacyCounters: process.env[COUNTERS_TABLE.envVar] || undefined,
     },
     ENV_STORE_USAGE,
   );

@@ -107,18 +107,24 @@ export class DynamoDbRateLimiter {
    * @param keyId Id of the API key (not the token).
    * @param limits The key's requests per minute and per day.
    * @param nowMs Current time in epoch milliseconds; injected for tests.
+   * @param signal Cuts every DynamoDB call of this request short when it aborts.
    * @returns The decision, with both windows and the binding one.
-   * @throws The DynamoDB client's error when the counters table cannot be reached (the caller
-   *   decides the fault policy).
+   * @throws The DynamoDB client's error when the counters table cannot be reached or the signal
+   *   aborts (the caller decides the fault policy).
    * @see petstore-spec.md, section "Limits".
    */
-  async consume(keyId: string, limits: RequestLimits, nowMs: number): Promise<RateLimitDecision> {
+  async consume(
+    keyId: string,
+    limits: RequestLimits,
+    nowMs: number,
+    signal?: AbortSignal,
+  ): Promise<RateLimitDecision> {
     const minute = windowAt('minute', nowMs);
     const day = windowAt('day', nowMs);
     const nowSeconds = Math.floor(nowMs / 1000);
     const [minuteCount, dayCount] = await Promise.all([
-      this.count(counterName(keyId, minute), minute, limits.perMinute),
-      this.count(counterName(keyId, day), day, limits.perDay, nowSeconds),
+      this.count(signal, counterName(keyId, minute), minute, limits.perMinute),
+      this.count(signal, counterName(keyId, day), day, limits.perDay, nowSeconds),
     ]);
     if (minuteCount.counted && dayCount.counted) {
       return decide(
@@ -133,13 +139,13 @@ export class DynamoDbRateLimiter {
         ? dayCount.bannedUntil
         : undefined;
     const [rejected] = await Promise.all([
-      this.undoMinute(keyId, minute, minuteCount.counted, activeBan === undefined),
-      dayCount.counted ? this.add(counterName(keyId, day), { '#count': -1 }) : undefined,
+      this.undoMinute(signal, keyId, minute, minuteCount.counted, activeBan === undefined),
+      dayCount.counted ? this.add(signal, counterName(keyId, day), { '#count': -1 }) : undefined,
     ]);
     const bannedUntil =
       activeBan ??
       (rejected !== undefined && rejected > this.banPolicy.threshold
-        ? await this.ban(keyId, nowSeconds)
+        ? await this.ban(signal, keyId, nowSeconds)
         : undefined);
     const minuteUsage = usage(
       minute,
@@ -199,6 +205,7 @@ export class DynamoDbRateLimiter {
    * is in force), creating the item with its TTL on first use.
    */
   private async count(
+    signal: AbortSignal | undefined,
     name: string,
     window: WindowBounds,
     limit: number,
@@ -229,6 +236,7 @@ export class DynamoDbRateLimiter {
           ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
+        { abortSignal: signal },
       );
       return { counted: true, count: Number(Attributes?.count) };
     } catch (error) {
@@ -249,13 +257,14 @@ export class DynamoDbRateLimiter {
    * @returns The minute's rejected count, when it was incremented.
    */
   private async undoMinute(
+    signal: AbortSignal | undefined,
     keyId: string,
     minute: WindowBounds,
     counted: boolean,
     countRejection: boolean,
   ): Promise<number | undefined> {
     if (!counted && !countRejection) return undefined;
-    const attributes = await this.add(counterName(keyId, minute), {
+    const attributes = await this.add(signal, counterName(keyId, minute), {
       ...(counted ? { '#count': -1 } : {}),
       ...(countRejection ? { '#rejected': 1 } : {}),
     });
@@ -264,6 +273,7 @@ export class DynamoDbRateLimiter {
 
   /** Unconditional `ADD` of each delta; returns the updated attributes. */
   private async add(
+    signal: AbortSignal | undefined,
     name: string,
     deltas: Readonly<Record<`#${string}`, number>>,
   ): Promise<Record<string, unknown>> {
@@ -277,6 +287,7 @@ export class DynamoDbRateLimiter {
         ExpressionAttributeValues: Object.fromEntries(entries.map(([, d], i) => [`:d${i}`, d])),
         ReturnValues: 'UPDATED_NEW',
       }),
+      { abortSignal: signal },
     );
     return Attributes ?? {};
   }
@@ -287,7 +298,11 @@ export class DynamoDbRateLimiter {
    *
    * @returns The end of the ban in force, epoch seconds.
    */
-  private async ban(keyId: string, nowSeconds: number): Promise<number> {
+  private async ban(
+    signal: AbortSignal | undefined,
+    keyId: string,
+    nowSeconds: number,
+  ): Promise<number> {
     const until = nowSeconds + this.banPolicy.durationSeconds;
     const ends = await Promise.all(
       daysUntil(nowSeconds * 1000, until).map(async (day) => {
@@ -310,6 +325,7 @@ export class DynamoDbRateLimiter {
               },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
+            { abortSignal: signal },
           );
           return until;
         } catch (error) {

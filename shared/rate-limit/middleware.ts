@@ -32,7 +32,19 @@ export interface RateLimitOptions {
    * @default Date.now
    */
   readonly now?: () => number;
+  /**
+   * Milliseconds the limiter's DynamoDB calls may take before the request is admitted uncounted.
+   * @default RATE_LIMITER_DEADLINE_MS
+   */
+  readonly deadlineMs?: number;
 }
+
+/**
+ * How long a request waits for the rate limiter, in milliseconds. A counters table slower than
+ * this fails open, as one that errors does, so a slow limiter never uses up the time the
+ * operation needs for its own store.
+ */
+export const RATE_LIMITER_DEADLINE_MS = 3_000;
 
 /** Environment variables that configure the ban (see {@link BanPolicy}). */
 export const BAN_POLICY_ENV = {
@@ -68,7 +80,7 @@ export function authorizedKey(event: APIGatewayProxyEvent): {
  *
  * - Over a limit: throws 429 `rate_limited`; the handler does not run (no pet is read or written).
  * - Banned: throws 429 `api_key_temporarily_banned`, `Retry-After` until the ban ends.
- * - Counters table failing: fails open, admits the request with a logged warning, the metric
+ * - Counters table failing, or slower than `deadlineMs`: fails open, admits the request with a logged warning, the metric
  *   `RateLimiterUnavailable` (alarmed on) and the headers that need no count (see
  *   `uncountedHeaders`); the usage plan still guards the edge.
  *
@@ -76,7 +88,7 @@ export function authorizedKey(event: APIGatewayProxyEvent): {
  * `RateLimitBanned`.
  */
 export function rateLimit(options: RateLimitOptions): HttpMiddleware {
-  const { limiter, now = Date.now } = options;
+  const { limiter, now = Date.now, deadlineMs = RATE_LIMITER_DEADLINE_MS } = options;
   // Per invocation: the headers `before` worked out, for `after` and `onError` to send.
   const headersOf = new WeakMap<object, Record<string, string>>();
   const addHeaders: NonNullable<HttpMiddleware['after']> = (request) => {
@@ -91,7 +103,7 @@ export function rateLimit(options: RateLimitOptions): HttpMiddleware {
       const nowMs = now();
       let decision: RateLimitDecision;
       try {
-        decision = await limiter.consume(keyId, limits, nowMs);
+        decision = await limiter.consume(keyId, limits, nowMs, AbortSignal.timeout(deadlineMs));
       } catch (error) {
         logger.warn('Rate limiter unavailable; request admitted uncounted', { keyId, error });
         countOne(RATE_LIMIT_METRICS.unavailable);

@@ -41,7 +41,13 @@ import { CURSOR_KEY_SECRET_ARN_ENV } from '../../shared/pets/cursor.ts';
 import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../../shared/plans.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../shared/rate-limit/limiter.ts';
 import { BAN_POLICY_ENV } from '../../shared/rate-limit/middleware.ts';
-import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE, TABLES } from '../../shared/tables.ts';
+import {
+  COUNTERS_TABLE,
+  IDEMPOTENCY_TABLE,
+  KEYS_TABLE,
+  PETS_TABLE,
+  TABLES,
+} from '../../shared/tables.ts';
 
 /** What each stage does with its tables when the stack goes. */
 const TABLE_REMOVAL: Record<StageName, { policy: string; deletionProtection: boolean }> = {
@@ -182,6 +188,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           PETS_TABLE_NAME: { Ref: logicalId(stack(), PETS_TABLE.constructId) },
           KEYS_TABLE_NAME: { Ref: logicalId(stack(), KEYS_TABLE.constructId) },
           COUNTERS_TABLE_NAME: { Ref: logicalId(stack(), COUNTERS_TABLE.constructId) },
+          IDEMPOTENCY_TABLE_NAME: { Ref: logicalId(stack(), IDEMPOTENCY_TABLE.constructId) },
           POWERTOOLS_SERVICE_NAME: 'petstore',
           POWERTOOLS_METRICS_NAMESPACE: 'Petstore',
           POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -240,8 +247,21 @@ describe.each(STAGES)('the %s stage', (stage) => {
           },
         ],
         CreatePetFunction: [
-          { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: pets },
-          counters,
+          {
+            Action: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+            Effect: 'Allow',
+            Resource: [pets, { 'Fn::Join': ['', [pets, '/index/status-index']] }],
+          },
+          {
+            Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+            Effect: 'Allow',
+            Resource: arnOf(COUNTERS_TABLE.constructId),
+          },
+          {
+            Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            Effect: 'Allow',
+            Resource: arnOf(IDEMPOTENCY_TABLE.constructId),
+          },
         ],
         GetPetFunction: [{ Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: pets }, counters],
         AuthorizerFunction: [

@@ -304,7 +304,7 @@ describe('usage plans', () => {
 
 // Last: it deletes and re-creates this file's keys table.
 describe('authorizer failure', () => {
-  it('answers 500 internal_error when the authorizer fails, and does not cache the failure', async () => {
+  it('answers 503 service_unavailable with Retry-After when the keys table is gone, and does not cache it', async () => {
     const client = createDocumentClient();
     const neverSeen = bearer('psk_neverSeenBefore');
     try {
@@ -312,7 +312,8 @@ describe('authorizer failure', () => {
 
       const response = await call('/pets', neverSeen);
 
-      expect(response.status).toBe(500);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('Retry-After')).toBe('5');
       expect(await response.json()).toEqual(gatewayResponse('AUTHORIZER_FAILURE').body);
     } finally {
       await createTables(client, (table) => process.env[table.envVar] ?? '');

@@ -1,9 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer.ts';
-import { createAuthorizerEvent } from '../../infra/local/events.ts';
+import { createAuthorizerEvent, createLambdaContext } from '../../infra/local/events.ts';
 import { type ApiKeyRecord, generateToken, keyStoreFromEnv } from '../../shared/keys/store.ts';
 
 const keys = keyStoreFromEnv();
+
+/** Invokes the authorizer as Lambda does, with a fresh context. */
+function authorize(event: ReturnType<typeof authorizerEvent>) {
+  return handler(event, createLambdaContext('petstore-authorizer'));
+}
 
 /** The authorizer event of `GET /pets/7` with these request headers. */
 function authorizerEvent(headers: Record<string, string>) {
@@ -27,7 +32,7 @@ beforeAll(async () => {
 
 describe('authorizer', () => {
   it('allows the whole API for a valid key, with its id, plan, limits and usage identifier', async () => {
-    const result = await handler(authorizerEvent({ Authorization: `Bearer ${pro.token}` }));
+    const result = await authorize(authorizerEvent({ Authorization: `Bearer ${pro.token}` }));
 
     expect(result).toEqual({
       principalId: pro.record.keyId,
@@ -52,7 +57,9 @@ describe('authorizer', () => {
       plan: 'enterprise',
       limits: { perMinute: 5_000, perDay: 2_000_000 },
     });
-    const result = await handler(authorizerEvent({ Authorization: `Bearer ${enterprise.token}` }));
+    const result = await authorize(
+      authorizerEvent({ Authorization: `Bearer ${enterprise.token}` }),
+    );
     expect(result.context).toEqual({
       keyId: enterprise.record.keyId,
       plan: 'enterprise',
@@ -67,7 +74,7 @@ describe('authorizer', () => {
       methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/POST/pets',
     };
 
-    const result = await handler(event);
+    const result = await authorize(event);
 
     expect(result.policyDocument.Statement).toEqual([
       {
@@ -79,17 +86,17 @@ describe('authorizer', () => {
   });
 
   it('accepts the scheme and the header name in lower case', async () => {
-    const result = await handler(authorizerEvent({ authorization: `bearer ${pro.token}` }));
+    const result = await authorize(authorizerEvent({ authorization: `bearer ${pro.token}` }));
     expect(result.principalId).toBe(pro.record.keyId);
   });
 
   it('throws Unauthorized when the Authorization header is missing', async () => {
-    await expect(handler(authorizerEvent({}))).rejects.toThrow(/^Unauthorized$/);
+    await expect(authorize(authorizerEvent({}))).rejects.toThrow(/^Unauthorized$/);
   });
 
   it('throws Unauthorized for another scheme or a token without scheme', async () => {
     for (const value of [`Basic ${pro.token}`, pro.token, 'Bearer', `Bearer ${pro.token} extra`]) {
-      await expect(handler(authorizerEvent({ Authorization: value })), value).rejects.toThrow(
+      await expect(authorize(authorizerEvent({ Authorization: value })), value).rejects.toThrow(
         /^Unauthorized$/,
       );
     }
@@ -97,21 +104,21 @@ describe('authorizer', () => {
 
   it('throws Unauthorized for an unknown key', async () => {
     await expect(
-      handler(authorizerEvent({ Authorization: `Bearer ${generateToken()}` })),
+      authorize(authorizerEvent({ Authorization: `Bearer ${generateToken()}` })),
     ).rejects.toThrow(/^Unauthorized$/);
   });
 
   it('throws Unauthorized when the usage identifier or the hash is sent instead of the token', async () => {
     for (const value of [pro.record.usageIdentifier, pro.record.keyHash, pro.record.keyId]) {
-      await expect(handler(authorizerEvent({ Authorization: `Bearer ${value}` }))).rejects.toThrow(
-        /^Unauthorized$/,
-      );
+      await expect(
+        authorize(authorizerEvent({ Authorization: `Bearer ${value}` })),
+      ).rejects.toThrow(/^Unauthorized$/);
     }
   });
 
   it('throws Unauthorized for a revoked key', async () => {
     await expect(
-      handler(authorizerEvent({ Authorization: `Bearer ${revoked.token}` })),
+      authorize(authorizerEvent({ Authorization: `Bearer ${revoked.token}` })),
     ).rejects.toThrow(/^Unauthorized$/);
   });
 });

@@ -139,7 +139,7 @@ describe('cursorCodecFromEnv', () => {
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(1);
   });
 
-  it('rejects, and reads again on the next call, when Secrets Manager fails', async () => {
+  it('rejects with the error, and reads again on the next call, when the secret cannot be read', async () => {
     delete process.env[CURSOR_KEY_ENV];
     process.env[CURSOR_KEY_SECRET_ARN_ENV] = `${secretArn}-failing`;
     secretsManager
@@ -152,6 +152,26 @@ describe('cursorCodecFromEnv', () => {
     await expect(codecFromEnv()).rejects.toThrow();
     await expect(codecFromEnv()).resolves.toBeInstanceOf(CursorCodec);
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+
+  it('rejects with 503 service_unavailable and Retry-After when Secrets Manager throttles', async () => {
+    delete process.env[CURSOR_KEY_ENV];
+    process.env[CURSOR_KEY_SECRET_ARN_ENV] = `${secretArn}-throttled`;
+    const throttled = Object.assign(new Error('Rate exceeded'), {
+      name: 'ThrottlingException',
+      $fault: 'client',
+    });
+    secretsManager.on(GetSecretValueCommand).rejects(throttled);
+
+    const error = await cursorCodecFromEnv()().catch((rejected: unknown) => rejected);
+
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).toBody()).toEqual({
+      code: 'service_unavailable',
+      message: 'The cursor key could not be read. Retry after 5 seconds.',
+      status: 503,
+    });
+    expect((error as ApiError).headers).toEqual({ 'Retry-After': '5' });
   });
 
   it('fails at start-up when neither variable is set', () => {

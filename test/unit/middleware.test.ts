@@ -209,14 +209,13 @@ describe('jsonRequestBody and the JSON body parser', () => {
     expect(JSON.parse(response.body)).toEqual({ received: { name: 'Rex', tags: ['a'] } });
   });
 
-  it('accepts application/json with parameters, in any case, and +json media types', async () => {
+  it('accepts application/json with parameters and a UTF-8 charset, in any case', async () => {
     for (const contentType of [
       'application/json; charset=utf-8',
       'application/json;charset=UTF-8',
       'application/json ; charset=utf-8',
+      'application/json; charset="utf-8"',
       'Application/JSON',
-      'application/merge-patch+json',
-      'application/vnd.petstore.v1+json',
     ]) {
       const response = await invoke(echo, postEvent('{"a":1}', contentType), context);
       expect(response.statusCode, contentType).toBe(200);
@@ -231,6 +230,8 @@ describe('jsonRequestBody and the JSON body parser', () => {
       'application/jsonx',
       'text/json',
       'application/json-patch',
+      'application/merge-patch+json',
+      'application/vnd.petstore.v1+json',
       '',
     ]) {
       const response = await invoke(echo, postEvent('{"a":1}', contentType), context);
@@ -244,6 +245,44 @@ describe('jsonRequestBody and the JSON body parser', () => {
         ),
       );
     }
+  });
+
+  it('answers 415 for a charset other than UTF-8, naming it', async () => {
+    for (const charset of ['iso-8859-1', 'utf-16', 'UTF8', '']) {
+      const response = await invoke(
+        echo,
+        postEvent('{"a":1}', `application/json; charset=${charset}`),
+        context,
+      );
+      expect(response, charset).toEqual(
+        errorResponse(
+          415,
+          'unsupported_media_type',
+          `Content-Type charset must be utf-8, not "${charset}".`,
+        ),
+      );
+    }
+  });
+
+  it('answers 400 invalid_json for bytes that are not UTF-8, and never passes on U+FFFD', async () => {
+    const operation = vi.fn<OperationFunction>(async () => jsonResponse(200, {}));
+    const handler = httpHandler(operation, { jsonBody: true });
+    const bodies = [
+      Buffer.from([...Buffer.from('{"name":"R'), 0xff, 0xfe, ...Buffer.from('x"}')]),
+      Buffer.from([...Buffer.from('{"name":"'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]),
+      Buffer.from([...Buffer.from('{"name":"'), 0xc3, ...Buffer.from('"}')]),
+    ];
+    for (const bytes of bodies) {
+      const response = await invoke(
+        handler,
+        postEvent(bytes.toString('base64'), 'application/json', { isBase64Encoded: true }),
+        context,
+      );
+      expect(response, bytes.toString('hex')).toEqual(
+        errorResponse(400, 'invalid_json', 'body: is not valid UTF-8'),
+      );
+    }
+    expect(operation).not.toHaveBeenCalled();
   });
 
   it('answers 415 when the Content-Type header is missing', async () => {
@@ -329,3 +368,92 @@ function jsonOfBytes(bytes: number): string {
   const overhead = '{"pad":""}'.length;
   return JSON.stringify({ pad: 'x'.repeat(bytes - overhead) });
 }
+
+describe('strictQuery', () => {
+  const ok = httpHandler(async () => jsonResponse(200, {}), { queryParameters: ['limit'] });
+  const noQuery = httpHandler(async () => jsonResponse(200, {}));
+  const get = (query: string) =>
+    authorizedEvent({
+      method: 'GET',
+      resource: '/x',
+      path: '/x',
+      query: new URLSearchParams(query),
+    });
+
+  it('passes the parameters an operation takes, once each', async () => {
+    expect((await invoke(ok, get('limit=5'), context)).statusCode).toBe(200);
+    expect((await invoke(noQuery, get(''), context)).statusCode).toBe(200);
+  });
+
+  it('answers 400 invalid_parameter for a parameter the operation does not take', async () => {
+    expect(await invoke(ok, get('limit=5&colour=brown'), context)).toEqual(
+      errorResponse(400, 'invalid_parameter', 'colour: is not allowed'),
+    );
+    expect(await invoke(noQuery, get('limit=5'), context)).toEqual(
+      errorResponse(400, 'invalid_parameter', 'limit: is not allowed'),
+    );
+  });
+
+  it('answers 400 invalid_parameter naming a parameter given more than once', async () => {
+    expect(await invoke(ok, get('limit=1&limit=2'), context)).toEqual(
+      errorResponse(400, 'invalid_parameter', 'limit: is given 2 times; give it once'),
+    );
+  });
+});
+
+describe('dependency failures', () => {
+  /** An error as the AWS SDK throws it when the invocation's deadline aborts a call. */
+  function abortError(): Error {
+    return Object.assign(new Error('Request aborted'), { name: 'AbortError' });
+  }
+
+  it('answer 503 service_unavailable with Retry-After, for the store failing or not answering', async () => {
+    vi.spyOn(logger, 'warn');
+    const failures = [
+      abortError(),
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('Cannot do operations on a non-existent table'), {
+        name: 'ResourceNotFoundException',
+      }),
+      Object.assign(new Error('Throughput exceeds the current capacity'), {
+        name: 'ThrottlingException',
+        $fault: 'client',
+      }),
+    ];
+    for (const failure of failures) {
+      const handler = httpHandler(async () => {
+        throw failure;
+      });
+      const response = await invoke(
+        handler,
+        authorizedEvent({ method: 'GET', resource: '/x', path: '/x' }),
+        context,
+      );
+      expect(response, failure.message).toEqual({
+        ...errorResponse(
+          503,
+          'service_unavailable',
+          'The store is unavailable or did not answer in time. Retry after 5 seconds.',
+        ),
+        headers: { 'Content-Type': 'application/json', 'Retry-After': '5' },
+      });
+    }
+  });
+
+  it('give the operation a deadline that aborts before the function times out', async () => {
+    const handler = httpHandler(
+      (_event, _context, { signal }) =>
+        new Promise((_, reject) => signal.addEventListener('abort', () => reject(abortError()))),
+    );
+    // 1.05 s left: the deadline keeps back RESPONSE_MARGIN_MS (1 s), so it fires at once.
+    const shortContext = { ...context, getRemainingTimeInMillis: () => 1_050 };
+
+    const response = await invoke(
+      handler,
+      authorizedEvent({ method: 'GET', resource: '/x', path: '/x' }),
+      shortContext,
+    );
+
+    expect(response.statusCode).toBe(503);
+  });
+});

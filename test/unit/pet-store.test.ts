@@ -8,7 +8,7 @@ import type { Pet, PetStatus } from '../../shared/pets/schemas.ts';
 import {
   DynamoDbPetStore,
   type ListPetsOptions,
-  PET_ID_SEQUENCE,
+  PET_ID_SEQUENCE_ID,
   type PetPage,
   petStoreFromEnv,
 } from '../../shared/pets/store.ts';
@@ -17,7 +17,7 @@ import { COUNTERS_TABLE, PETS_TABLE } from '../../shared/tables.ts';
 const client = createDocumentClient();
 const tables = {
   pets: requireEnv(PETS_TABLE.envVar),
-  counters: requireEnv(COUNTERS_TABLE.envVar),
+  legacyCounters: requireEnv(COUNTERS_TABLE.envVar),
 };
 const store = new DynamoDbPetStore(client, tables);
 
@@ -62,13 +62,13 @@ describe('DynamoDbPetStore', () => {
 
   it('refuses to overwrite an existing pet when the id sequence is behind', async () => {
     const pet = await store.createPet({ name: 'Keep me', categoryId: 2, status: 'sold' });
-    const counter = { TableName: tables.counters, Key: { name: PET_ID_SEQUENCE } };
+    const counter = { TableName: tables.pets, Key: { id: PET_ID_SEQUENCE_ID } };
     const { Item: sequence } = await client.send(new GetCommand(counter));
     try {
       await client.send(
         new PutCommand({
-          TableName: tables.counters,
-          Item: { name: PET_ID_SEQUENCE, value: pet.id - 1 },
+          TableName: tables.pets,
+          Item: { id: PET_ID_SEQUENCE_ID, value: pet.id - 1 },
         }),
       );
 
@@ -77,7 +77,7 @@ describe('DynamoDbPetStore', () => {
       ).rejects.toBeInstanceOf(ConditionalCheckFailedException);
       expect(await store.getPet(pet.id)).toEqual(pet);
     } finally {
-      await client.send(new PutCommand({ TableName: tables.counters, Item: sequence }));
+      await client.send(new PutCommand({ TableName: tables.pets, Item: sequence }));
     }
   });
 
@@ -108,6 +108,8 @@ describe('DynamoDbPetStore', () => {
     for (const pet of all) expect(Object.keys(pet)).toEqual(['id', 'name', 'categoryId', 'status']);
     expect(all.map((pet) => pet.id)).toEqual([...all.map((pet) => pet.id)].sort((a, b) => a - b));
 
+    // The pet-id sequence shares the table but is not a pet.
+    expect(all.map((pet) => pet.id)).not.toContain(PET_ID_SEQUENCE_ID);
     const { pets: some } = await store.listPets({ limit: 3 });
     expect(some).toEqual(all.slice(0, 3));
   });
@@ -162,10 +164,7 @@ describe('DynamoDbPetStore pages (tables of their own)', () => {
     const suffix = randomBytes(4).toString('hex');
     const env = await createTables(client, (table) => `${table.localName}-paged-${suffix}`);
     petsTable = env[PETS_TABLE.envVar] ?? '';
-    paged = new DynamoDbPetStore(client, {
-      pets: petsTable,
-      counters: env[COUNTERS_TABLE.envVar] ?? '',
-    });
+    paged = new DynamoDbPetStore(client, { pets: petsTable });
     pets = await createPets(30);
   });
 
@@ -206,8 +205,11 @@ describe('DynamoDbPetStore pages (tables of their own)', () => {
     });
   });
 
-  it('never lists an item without status, such as the pet-id sequence item { id: 0, value }', async () => {
-    await client.send(new PutCommand({ TableName: petsTable, Item: { id: 0, value: 12345 } }));
+  it('never lists the pet-id sequence item that shares the table', async () => {
+    const { Item: sequence } = await client.send(
+      new GetCommand({ TableName: petsTable, Key: { id: PET_ID_SEQUENCE_ID } }),
+    );
+    expect(sequence).toEqual({ id: PET_ID_SEQUENCE_ID, value: pets.at(-1)?.id });
 
     const listed = (await allPages({ limit: 100 })).flatMap((page) => page.pets);
 

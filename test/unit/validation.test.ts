@@ -51,18 +51,19 @@ describe('parseOrThrow with NewPetSchema', () => {
   it('rejects a name of 101 code points', () => {
     expect(bodyError({ name: 'a'.repeat(101), categoryId: 1 })).toEqual({
       code: 'invalid_body',
-      message: 'name: must be at most 100 characters of well-formed Unicode',
+      message: 'name: must be at most 100 characters',
       status: 400,
     });
     expect(bodyError({ name: '🐶'.repeat(101), categoryId: 1 }).message).toBe(
-      'name: must be at most 100 characters of well-formed Unicode',
+      'name: must be at most 100 characters',
     );
   });
 
   it('rejects a name holding a lone surrogate, which storage could not keep as sent', () => {
-    for (const name of ['\ud800', 'Rex\udc00']) {
+    // One character long, so the message must name the surrogate, not the length.
+    for (const name of ['\ud800', 'Rex\udc00', `${'a'.repeat(120)}\udfff`]) {
       expect(bodyError({ name, categoryId: 1 }).message).toBe(
-        'name: must be at most 100 characters of well-formed Unicode',
+        'name: must not contain a lone UTF-16 surrogate (such as \\ud800): it is half of a character and cannot be stored',
       );
     }
     expect(parseNewPet({ name: 'Rex 🐶', categoryId: 1 }).name).toBe('Rex 🐶');

@@ -1,0 +1,77 @@
+/**
+ * The `Idempotency-Key` request header of createPet (draft-ietf-httpapi-idempotency-key-header-07)
+ * and the fingerprint of the request it names.
+ */
+import { createHash } from 'node:crypto';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { ApiError } from '../http/errors.ts';
+
+/** Request header that names a create, so that retrying it is safe. */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/** Response header of an answer replayed from the idempotency record (value `true`). */
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** Longest key, in characters. */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
+/** 1 to 255 visible ASCII characters (0x21–0x7E). */
+const VISIBLE_ASCII = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
+
+/** A Structured Field string (RFC 9651 §3.3.3): `"…"` with `\"` and `\\` escapes. */
+const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
+
+/**
+ * The request's Idempotency-Key, if it sent one.
+ *
+ * The draft defines the value as a Structured Field string (`"8e03978e-…"`); Stripe's clients send
+ * the same characters unquoted. Both are accepted and name the same key.
+ *
+ * @param event A proxy event after the header normalizer (lower-case names).
+ * @returns The key's characters, unquoted and unescaped, or `undefined` when the header is absent.
+ * @throws ApiError 400 `invalid_idempotency_key` when the header is sent twice, or is not 1 to 255
+ *   visible ASCII characters (quoted or not).
+ */
+export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefined {
+  const name = IDEMPOTENCY_KEY_HEADER.toLowerCase();
+  const single = event.headers?.[name];
+  const values = event.multiValueHeaders?.[name] ?? (single === undefined ? [] : [single]);
+  if (values.length === 0) return undefined;
+  if (values.length > 1) {
+    throw new ApiError(
+      'invalid_idempotency_key',
+      `${IDEMPOTENCY_KEY_HEADER}: is given ${values.length} times; send it once`,
+    );
+  }
+  const value = (values[0] ?? '').trim();
+  const key = value.startsWith('"')
+    ? SF_STRING.exec(value)?.[1]?.replace(/\\(["\\])/g, '$1')
+    : value;
+  if (key === undefined || !VISIBLE_ASCII.test(key)) {
+    throw new ApiError(
+      'invalid_idempotency_key',
+      `${IDEMPOTENCY_KEY_HEADER}: must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, optionally as a quoted string`,
+    );
+  }
+  return key;
+}
+
+/**
+ * SHA-256 (hex) of a parsed JSON body with object keys sorted at every depth, so that two bodies
+ * that differ only in key order or white space have the same fingerprint.
+ */
+export function requestFingerprint(body: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(sortedKeys(body)))
+    .digest('hex');
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]),
+  );
+}

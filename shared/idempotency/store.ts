@@ -1,0 +1,172 @@
+/**
+ * Idempotency records of createPet on DynamoDB, in the shape of Powertools' idempotency utility
+ * (`INPROGRESS` → `COMPLETED`, an expiry as TTL, an in-progress lock that lapses with the
+ * invocation), with one difference that makes a create exactly-once: a record is completed in
+ * the same transaction that writes the pet (see `DynamoDBPetStore.createPet`), never after it.
+ *
+ * Item (partition key `id` = `<keyId>#<Idempotency-Key>`):
+ * `status` (`INPROGRESS` | `COMPLETED`), `fingerprint` (SHA-256 of the parsed body), `lockToken`
+ * and `lockedUntil` (epoch ms; the attempt that holds the record), `response` once completed,
+ * `expiresAt` (epoch seconds, TTL: 24 h after the first request).
+ */
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+
+/** How long a record is kept, in seconds: 24 hours (a retry after that creates anew). */
+export const IDEMPOTENCY_RECORD_TTL_SECONDS = 86_400;
+
+/** The answer kept in a completed record, replayed to every repeat of the request. */
+export interface StoredResponse {
+  readonly statusCode: number;
+  /** Headers to replay besides Content-Type, e.g. `Location`. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The JSON body as sent. */
+  readonly body: string;
+}
+
+/** The right to run a request: held by one attempt until `lockedUntil`. */
+export interface IdempotencyLock {
+  /** Record id, `<keyId>#<Idempotency-Key>`. */
+  readonly id: string;
+  /** Random; only the attempt that wrote it may complete or release the record. */
+  readonly token: string;
+}
+
+/** What {@link DynamoDBIdempotencyStore.begin} found. */
+export type IdempotencyBegin =
+  /** No record (or a lapsed lock of the same request): this attempt runs the request. */
+  | { readonly outcome: 'run'; readonly lock: IdempotencyLock }
+  /** The request completed before: answer with its response. */
+  | { readonly outcome: 'replay'; readonly response: StoredResponse }
+  /** Another attempt of the same request holds the lock until `lockedUntil` (epoch ms). */
+  | { readonly outcome: 'in_progress'; readonly lockedUntil: number }
+  /** The key was used with another request body. */
+  | { readonly outcome: 'mismatch' };
+
+/** One item of a TransactWriteItems call. */
+export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Options of {@link DynamoDBIdempotencyStore.begin}. */
+export interface BeginOptions {
+  /** Now, epoch milliseconds. */
+  readonly nowMs: number;
+  /** Epoch milliseconds until which this attempt holds the lock: the invocation's own deadline. */
+  readonly lockedUntil: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Idempotency records in their table (`IDEMPOTENCY_TABLE`). */
+export class DynamoDBIdempotencyStore {
+  /**
+   * @param client Document client (DynamoDB or DynamoDB Local).
+   * @param tableName The idempotency table.
+   */
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /**
+   * Takes the lock of a request, or tells why not. One conditional PutItem: it succeeds when no
+   * live record exists, or when the record is an `INPROGRESS` lock of the same request that
+   * lapsed (its attempt died); otherwise DynamoDB returns the record as it stands.
+   *
+   * @param id `<keyId>#<Idempotency-Key>`.
+   * @param fingerprint SHA-256 of the parsed request body (`requestFingerprint`).
+   * @throws The DynamoDB client's error when the table cannot be read or written.
+   */
+  async begin(id: string, fingerprint: string, options: BeginOptions): Promise<IdempotencyBegin> {
+    const token = randomUUID();
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            id,
+            status: 'INPROGRESS',
+            fingerprint,
+            lockToken: token,
+            lockedUntil: options.lockedUntil,
+            expiresAt: Math.floor(options.nowMs / 1000) + IDEMPOTENCY_RECORD_TTL_SECONDS,
+          },
+          ConditionExpression:
+            'attribute_not_exists(id) OR expiresAt < :nowSeconds OR ' +
+            '(#status = :inProgress AND lockedUntil < :nowMs AND fingerprint = :fingerprint)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':nowSeconds': Math.floor(options.nowMs / 1000),
+            ':nowMs': options.nowMs,
+            ':inProgress': 'INPROGRESS',
+            ':fingerprint': fingerprint,
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+        { abortSignal: options.signal },
+      );
+      return { outcome: 'run', lock: { id, token } };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
+      const record = unmarshall(error.Item);
+      if (record.fingerprint !== fingerprint) return { outcome: 'mismatch' };
+      if (record.status === 'COMPLETED') {
+        return { outcome: 'replay', response: record.response as StoredResponse };
+      }
+      return { outcome: 'in_progress', lockedUntil: Number(record.lockedUntil) };
+    }
+  }
+
+  /**
+   * The write that completes a record with its response, for the transaction that performs the
+   * request. It is conditional on the lock still being this attempt's, so an attempt whose lock
+   * lapsed and was taken over can never complete (nor, in the same transaction, create) anything.
+   */
+  completion(lock: IdempotencyLock, response: StoredResponse): TransactWriteItem {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: { id: lock.id },
+        UpdateExpression: 'SET #status = :completed, #response = :response REMOVE lockedUntil',
+        ConditionExpression: 'lockToken = :token AND #status = :inProgress',
+        ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
+        ExpressionAttributeValues: {
+          ':completed': 'COMPLETED',
+          ':inProgress': 'INPROGRESS',
+          ':response': response,
+          ':token': lock.token,
+        },
+      },
+    };
+  }
+
+  /**
+   * Deletes the record of a request that failed, so that a retry runs at once instead of meeting
+   * 409 until the lock lapses. Conditional on the lock: a record completed meanwhile (a
+   * transaction that landed after all) is kept, and a transaction still in flight can no longer
+   * complete once the record is gone.
+   *
+   * @throws The DynamoDB client's error when the table cannot be written.
+   */
+  async release(lock: IdempotencyLock, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { id: lock.id },
+          ConditionExpression: 'lockToken = :token AND #status = :inProgress',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':token': lock.token, ':inProgress': 'INPROGRESS' },
+        }),
+        { abortSignal: signal },
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+}
