@@ -10,16 +10,19 @@
  * Figures are for comparing changes on one machine, not absolute: DynamoDB Local on Java is far
  * slower than DynamoDB.
  */
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { startGateway } from '../infra/local/gateway.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
+import { meterEveryDocumentClient } from './meter.ts';
 import { formatMs as fmt, type Percentiles, percentiles, throughput } from './stats.ts';
 
 const WARM_UP = 30;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const CONCURRENCY = 16;
 const CONCURRENT_REQUESTS = 800;
+const COST_SAMPLES = 50;
 
 interface Case {
   name: string;
@@ -29,6 +32,8 @@ interface Case {
   pathParameters?: Record<string, string>;
   query?: string;
   body?: string;
+  /** Headers of this request only, made afresh for each request. */
+  extraHeaders?: () => Record<string, string>;
   entry: string;
 }
 
@@ -45,6 +50,15 @@ async function run(): Promise<void> {
       resource: '/pets',
       path: '/pets',
       body,
+      entry: 'create-pet',
+    },
+    {
+      name: 'createPet + Idempotency-Key',
+      method: 'POST',
+      resource: '/pets',
+      path: '/pets',
+      body,
+      extraHeaders: () => ({ 'idempotency-key': randomUUID() }),
       entry: 'create-pet',
     },
     {
@@ -90,7 +104,7 @@ async function run(): Promise<void> {
           path: c.path,
           pathParameters: c.pathParameters ?? null,
           query: new URLSearchParams(c.query ?? ''),
-          headers,
+          headers: { ...headers, ...c.extraHeaders?.() },
           body: c.body ?? null,
           authorizer,
         });
@@ -98,7 +112,11 @@ async function run(): Promise<void> {
         if (result.statusCode >= 300) throw new Error(`${c.name} answered ${result.statusCode}`);
       },
       gateway: async () => {
-        const response = await fetch(url, { method: c.method, headers, body: c.body });
+        const response = await fetch(url, {
+          method: c.method,
+          headers: { ...headers, ...c.extraHeaders?.() },
+          body: c.body,
+        });
         await response.arrayBuffer();
         if (response.status >= 300) throw new Error(`${c.name} answered ${response.status}`);
       },
@@ -140,6 +158,19 @@ async function run(): Promise<void> {
   console.log(
     `memory: rss ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB`,
   );
+  // Costs last: metering asks DynamoDB for consumed capacity on every call from here on.
+  const totals = meterEveryDocumentClient();
+  console.log('DynamoDB per request, the rate limiter included (handler called directly):');
+  for (const request of requests) {
+    const before = { ...totals };
+    for (let i = 0; i < COST_SAMPLES; i += 1) await request.direct();
+    const calls = (totals.calls - before.calls) / COST_SAMPLES;
+    const units = (totals.units - before.units) / COST_SAMPLES;
+    console.log(
+      `${request.name.padEnd(28)} ${calls.toFixed(2)} calls  ${units.toFixed(2)} capacity units`,
+    );
+  }
+
   await gateway.close();
 }
 

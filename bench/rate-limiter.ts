@@ -9,7 +9,6 @@
  * Every loop is bounded by a count; traffic goes to 127.0.0.1 only.
  */
 import { performance } from 'node:perf_hooks';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { freePort } from '../infra/local/ports.ts';
@@ -21,6 +20,7 @@ import type { RequestLimits } from '../shared/plans.ts';
 import { DynamoDbRateLimiter, type RateLimitDecision } from '../shared/rate-limit/limiter.ts';
 import { windowAt } from '../shared/rate-limit/windows.ts';
 import { COUNTERS_TABLE } from '../shared/tables.ts';
+import { meter } from './meter.ts';
 import { formatMs, type Percentiles, percentiles, throughput } from './stats.ts';
 
 /** A limiter that admits every request without I/O: the baseline the DynamoDB one is timed against. */
@@ -45,30 +45,6 @@ const CONCURRENT_REQUESTS = 2_000;
 /** Limits no loop here reaches, so every measured request is admitted. */
 const UNREACHED = { perMinute: 600_000, perDay: 864_000_000 };
 
-/** Counts every call the client sends and the write units DynamoDB reports for it. */
-function meter(client: DynamoDBDocumentClient) {
-  const totals = { calls: 0, wcu: 0 };
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      totals.calls += 1;
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
-      try {
-        const result = await next(args);
-        const used = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } })
-          .ConsumedCapacity;
-        totals.wcu += used?.CapacityUnits ?? 0;
-        return result;
-      } catch (error) {
-        // A refused conditional write still consumes a write unit (DynamoDB pricing).
-        totals.wcu += 1;
-        throw error;
-      }
-    },
-    { step: 'initialize', name: 'benchMeter' },
-  );
-  return totals;
-}
-
 const dynamo = await startDynamoDbLocal({ port: await freePort() });
 try {
   const setup = createDocumentClient(dynamo.endpoint);
@@ -83,7 +59,7 @@ try {
     const before = { ...totals };
     for (let i = 0; i < count; i += 1) await run();
     const calls = (totals.calls - before.calls) / count;
-    const wcu = (totals.wcu - before.wcu) / count;
+    const wcu = (totals.units - before.units) / count;
     console.log(`${label.padEnd(44)} ${calls.toFixed(2)} calls  ${wcu.toFixed(2)} WCU`);
   };
   console.log('Rate limiter on DynamoDB Local, per request:');

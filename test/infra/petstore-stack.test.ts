@@ -26,6 +26,8 @@ import { PetstoreStack } from '../../infra/petstore-stack.ts';
 import {
   API_STAGE_NAME,
   AUTHORIZER_CACHE_TTL_SECONDS,
+  BINARY_MEDIA_TYPES,
+  FUNCTION_TIMEOUT_SECONDS,
   ROUTES,
   resourcePaths,
 } from '../../infra/routes.ts';
@@ -169,6 +171,14 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('functions', () => {
+    it('gives every function the timeout the local gateway emulates (10 s)', () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        expect(Properties.Timeout).toBe(FUNCTION_TIMEOUT_SECONDS);
+      }
+      expect(FUNCTION_TIMEOUT_SECONDS).toBe(10);
+    });
+
     it('runs one Node.js 22 arm64 ESM function per route plus the authorizer', () => {
       template().resourceCountIs('AWS::Lambda::Function', FUNCTION_IDS.length);
       for (const id of FUNCTION_IDS) {
@@ -305,6 +315,13 @@ describe.each(STAGES)('the %s stage', (stage) => {
       expect(API_STAGE_NAME).toBe('v1');
     });
 
+    it('passes every request body to the functions as bytes (binary media type */*)', () => {
+      template().hasResourceProperties('AWS::ApiGateway::RestApi', {
+        BinaryMediaTypes: ['*/*'],
+      });
+      expect(BINARY_MEDIA_TYPES).toEqual(['*/*']);
+    });
+
     it('writes JSON access logs to a log group of the stack', () => {
       template().hasResourceProperties('AWS::ApiGateway::Stage', {
         AccessLogSetting: {
@@ -361,6 +378,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           AuthorizationType: 'NONE',
           Integration: {
             Type: 'MOCK',
+            ContentHandling: 'CONVERT_TO_TEXT',
             IntegrationResponses: [
               {
                 StatusCode: '405',

@@ -5,6 +5,7 @@ import {
   createProxyEvent,
   methodArn,
 } from '../../infra/local/events.ts';
+import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/routes.ts';
 
 const getPet = { method: 'GET', resource: '/pets/{petId}', path: '/pets/7' };
 
@@ -51,6 +52,31 @@ describe('createProxyEvent', () => {
       body: null,
       isBase64Encoded: false,
     });
+  });
+
+  it('passes a body of bytes base64-encoded, as API Gateway does for the binary media type */*', () => {
+    const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x7d]);
+    const event = createProxyEvent({
+      method: 'POST',
+      resource: '/pets',
+      path: '/pets',
+      headers: { 'Content-Type': 'text/plain' },
+      body: bytes,
+    });
+
+    expect(event.isBase64Encoded).toBe(true);
+    expect(Buffer.from(event.body ?? '', 'base64')).toEqual(bytes);
+  });
+
+  it('passes bytes sent without a Content-Type as text', () => {
+    const event = createProxyEvent({
+      method: 'POST',
+      resource: '/pets',
+      path: '/pets',
+      body: Buffer.from('{"a":1}'),
+    });
+
+    expect(event).toMatchObject({ body: '{"a":1}', isBase64Encoded: false });
   });
 
   it('carries the route, the path with and without the stage, and the request id', () => {
@@ -123,7 +149,7 @@ describe('methodArn', () => {
 });
 
 describe('createLambdaContext', () => {
-  it('carries the function name and request id, and counts the remaining time down from 29 s', () => {
+  it('carries the function name and request id, and counts the remaining time down from the deployed timeout', () => {
     const context = createLambdaContext('petstore-list-pets', 'req-2');
 
     expect(context).toMatchObject({
@@ -133,8 +159,10 @@ describe('createLambdaContext', () => {
       invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:petstore-list-pets',
       logGroupName: '/aws/lambda/petstore-list-pets',
     });
-    expect(context.getRemainingTimeInMillis()).toBeGreaterThan(0);
-    expect(context.getRemainingTimeInMillis()).toBeLessThanOrEqual(29_000);
+    expect(context.getRemainingTimeInMillis()).toBeGreaterThan(
+      FUNCTION_TIMEOUT_SECONDS * 1000 - 1_000,
+    );
+    expect(context.getRemainingTimeInMillis()).toBeLessThanOrEqual(FUNCTION_TIMEOUT_SECONDS * 1000);
   });
 
   it('gives each invocation a fresh request id by default', () => {

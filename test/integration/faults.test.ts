@@ -1,0 +1,206 @@
+/**
+ * Faults of the store, injected into a DynamoDB Local of this file's own (the run's shared one
+ * serves the other files): frozen (`kill -STOP` on its JVM, a hang), killed (`kill -9`, an
+ * outage), a table deleted (a lost dependency). Over HTTP through the local gateway, whose
+ * functions get the deployed timeout (10 s) as their remaining time.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
+import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
+import { freePort } from '../../infra/local/ports.ts';
+import { createTables } from '../../infra/local/tables.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
+import type { Pet } from '../../shared/pets/schemas.ts';
+import { petStoreFromEnv } from '../../shared/pets/store.ts';
+import { COUNTERS_TABLE } from '../../shared/tables.ts';
+import { issueToken } from '../support/api-client.ts';
+import { expectConformingResponse, readBody } from '../support/openapi-conformance.ts';
+
+/** The issue's bound: every answer within 12 s of its request, whatever the store does. */
+const ANSWER_BOUND_MS = 12_000;
+
+let dynamo: DynamoDbLocal;
+let port: number;
+let gateway: LocalGateway;
+let token: string;
+
+/** This file's tables, on whichever DynamoDB Local runs at `port`. */
+async function createOwnTables(): Promise<void> {
+  const client = createDocumentClient();
+  await createTables(client, (table) => process.env[table.envVar] ?? table.localName);
+  client.destroy();
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  dynamo = await startDynamoDbLocal({ port });
+  // Read by the functions when the gateway first loads them, and by every client made after.
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  await createOwnTables();
+  gateway = await startGateway({ port: 0 });
+  token = await issueToken('business');
+  // Loads every handler and caches the key's authorizer result while the store is healthy.
+  await call('GET', '/pets');
+  await call('GET', '/pets/1');
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  await dynamo?.stop();
+});
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: unknown;
+  /** Milliseconds from sending the request to reading the whole answer. */
+  readonly elapsedMs: number;
+}
+
+/** One request with the key (or `init.token`); the answer must conform to docs/openapi.yaml. */
+async function call(
+  method: 'GET' | 'POST',
+  path: string,
+  init: { body?: unknown; idempotencyKey?: string; token?: string } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${init.token ?? token}` };
+  if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (init.idempotencyKey) headers['Idempotency-Key'] = init.idempotencyKey;
+  const started = performance.now();
+  const response = await fetch(`${gateway.url}${path}`, {
+    method,
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const body = await readBody(response);
+  const elapsedMs = performance.now() - started;
+  expectConformingResponse({ method, path: path.split('?')[0] ?? path }, response, body);
+  return { status: response.status, headers: response.headers, body, elapsedMs };
+}
+
+function expectUnavailable(answer: Answer): void {
+  expect(answer.status).toBe(503);
+  expect(answer.headers.get('retry-after')).toBe('5');
+  expect(answer.body).toMatchObject({ code: 'service_unavailable', status: 503 });
+  expect(answer.elapsedMs).toBeLessThan(ANSWER_BOUND_MS);
+}
+
+/** Runs `during` while DynamoDB Local's JVM is stopped, and resumes it however `during` ends. */
+async function whileFrozen<T>(during: () => Promise<T>): Promise<T> {
+  process.kill(dynamo.pid, 'SIGSTOP');
+  try {
+    return await during();
+  } finally {
+    process.kill(dynamo.pid, 'SIGCONT');
+  }
+}
+
+/** Pets named `name` in the store. */
+async function petsNamed(name: string): Promise<Pet[]> {
+  const { pets: all } = await petStoreFromEnv().listPets({ limit: 100 });
+  return all.filter((pet) => pet.name === name);
+}
+
+/**
+ * Sends the create again with the same key until it is answered 201, honouring `Retry-After` as a
+ * client should (bounded: 10 tries).
+ */
+async function retryCreate(body: unknown, idempotencyKey: string): Promise<Answer> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await call('POST', '/pets', { body, idempotencyKey });
+    if (answer.status === 201 || attempt === 10) return answer;
+    const seconds = Number(answer.headers.get('retry-after') ?? 1);
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  }
+}
+
+describe('a frozen store (a hang)', () => {
+  it('gives every operation and the authorizer a 503 with Retry-After within the bound, and answers again once it thaws', async () => {
+    const fresh = await issueToken('free');
+    const answers = await whileFrozen(() =>
+      Promise.all([
+        call('POST', '/pets', { body: { name: 'Frozen', categoryId: 1 } }),
+        call('GET', '/pets/1'),
+        call('GET', '/pets?status=available'),
+        call('GET', '/pets', { token: fresh }),
+      ]),
+    );
+
+    for (const answer of answers) expectUnavailable(answer);
+    expect((answers[0]?.body as { message: string }).message).toContain(
+      'the pet may or may not have been created',
+    );
+    expect((answers[3]?.body as { message: string }).message).toBe(
+      'The API key could not be checked; retry after 5 seconds.',
+    );
+
+    const after = await Promise.all([
+      call('POST', '/pets', { body: { name: 'Thawed', categoryId: 1 } }),
+      call('GET', '/pets?status=available'),
+      call('GET', '/pets', { token: fresh }),
+    ]);
+    expect(after.map((answer) => answer.status)).toEqual([201, 200, 200]);
+  });
+
+  it('leaves exactly one pet when a create with Idempotency-Key failed and is retried with the same key', async () => {
+    const name = `Once ${randomUUID()}`;
+    const key = randomUUID();
+    const body = { name, categoryId: 1 };
+
+    const first = await whileFrozen(() => call('POST', '/pets', { body, idempotencyKey: key }));
+    expectUnavailable(first);
+    expect((first.body as { message: string }).message).toContain(
+      'Retry with the same Idempotency-Key',
+    );
+
+    const retried = await retryCreate(body, key);
+    const again = await call('POST', '/pets', { body, idempotencyKey: key });
+
+    expect(retried.status).toBe(201);
+    const pets = await petsNamed(name);
+    expect(pets).toEqual([retried.body]);
+    expect(again.body).toEqual(retried.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+});
+
+describe('a lost table', () => {
+  it('still creates without Idempotency-Key when the counters table is gone (the limiter fails open)', async () => {
+    const client = createDocumentClient();
+    try {
+      await client.send(new DeleteTableCommand({ TableName: process.env[COUNTERS_TABLE.envVar] }));
+
+      const created = await call('POST', '/pets', { body: { name: 'No counters', categoryId: 1 } });
+
+      expect(created.status).toBe(201);
+      expect(created.headers.get('x-ratelimit-remaining')).toBeNull();
+    } finally {
+      await createOwnTables();
+      client.destroy();
+    }
+  });
+});
+
+describe('a killed store (an outage)', () => {
+  it('answers 503 with Retry-After while DynamoDB Local is down, and again once it is back, without a restart', async () => {
+    process.kill(dynamo.pid, 'SIGKILL');
+    await dynamo.stop();
+
+    const down = await Promise.all([
+      call('POST', '/pets', { body: { name: 'Down', categoryId: 1 } }),
+      call('GET', '/pets'),
+      call('GET', '/pets/1'),
+    ]);
+    for (const answer of down) expectUnavailable(answer);
+
+    dynamo = await startDynamoDbLocal({ port });
+    await createOwnTables();
+    const up = await Promise.all([
+      call('POST', '/pets', { body: { name: 'Up', categoryId: 1 } }),
+      call('GET', '/pets'),
+    ]);
+    expect(up.map((answer) => answer.status)).toEqual([201, 200]);
+  });
+});
