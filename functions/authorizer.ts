@@ -27,6 +27,13 @@ import { logger } from '../shared/logger.ts';
 
 const keys = keyStoreFromEnv();
 
+/**
+ * Longest the key lookup may take, in milliseconds. A GetItem takes a few; the cap keeps a slow
+ * keys table from using up the time the request still needs in its function, so that the whole
+ * request is answered within the function's own bound.
+ */
+export const KEY_LOOKUP_DEADLINE_MS = 2_000;
+
 /** `arn:aws:execute-api:region:account:api/stage/METHOD/path` → `…:api/stage/*` (every route). */
 function wholeApiArn(methodArn: string): string {
   const [arnPrefix = '', stage = '*'] = methodArn.split('/');
@@ -50,7 +57,9 @@ async function authorize(
   // Two Authorization headers are ambiguous: which one would the cache and the check have seen?
   const token = values.length === 1 ? bearerToken(values[0]) : undefined;
   const key = token
-    ? await keys.findByToken(token, { signal: invocationDeadline(context) })
+    ? await keys.findByToken(token, {
+        signal: invocationDeadline(context, KEY_LOOKUP_DEADLINE_MS),
+      })
     : undefined;
   if (!key || key.revokedAt) {
     const reason = key

@@ -21,6 +21,10 @@ export function requireEnv(name: string): string {
  * One attempt waits at most `requestTimeoutMs` for a response after `connectionTimeoutMs` for a
  * connection; the SDK's standard retry strategy makes at most `maxAttempts`, with backoff. A call
  * is further cut short by the `abortSignal` its caller passes (the invocation's deadline).
+ *
+ * A retried attempt may repeat a write that landed although its answer did not arrive in time: the
+ * stores recognise their own conditional writes (see `DynamoDBPetStore.createPet` and
+ * `DynamoDBIdempotencyStore.begin`); a repeated rate-limit count errs towards admitting fewer.
  */
 export const DYNAMODB_CALL_BOUNDS = {
   /** Milliseconds to open a TCP connection. */
@@ -46,6 +50,8 @@ export function createDocumentClient(
     requestHandler: {
       connectionTimeout: DYNAMODB_CALL_BOUNDS.connectionTimeoutMs,
       requestTimeout: DYNAMODB_CALL_BOUNDS.requestTimeoutMs,
+      // Without it the SDK only logs a warning and keeps waiting.
+      throwOnRequestTimeout: true,
     },
     ...(endpoint && {
       endpoint,

@@ -114,6 +114,8 @@ export class DynamoDBIdempotencyStore {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
       const record = unmarshall(error.Item);
+      // Our own put, landed on an attempt whose answer was lost and then retried by the SDK.
+      if (record.lockToken === token) return { outcome: 'run', lock: { id, token } };
       if (record.fingerprint !== fingerprint) return { outcome: 'mismatch' };
       if (record.status === 'COMPLETED') {
         return { outcome: 'replay', response: record.response as StoredResponse };

@@ -35,8 +35,9 @@ export interface PetPage {
 }
 
 /**
- * What a store's list reads have cost, counted by the store itself: DynamoDB calls, items read
- * (`ScannedCount`) and read capacity units (`ConsumedCapacity`). Tests and the bench read it.
+ * What a store's `status-index` reads (its lists) have cost, counted by the store itself: DynamoDB
+ * calls, items read (`ScannedCount`) and read capacity units (`ConsumedCapacity`). Tests and the
+ * bench read it.
  */
 export interface StoreUsage {
   calls: number;
@@ -120,7 +121,8 @@ export interface DynamoDbPetStoreTables {
  */
 export class DynamoDbPetStore implements PetStore {
   /**
-   * @param usage Counters the list reads add to. @default - fresh counters at zero
+   * @param usage Counters the `status-index` reads add to: every list page, and the sequence's
+   *   one-time seeding. @default - fresh counters at zero
    */
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -151,9 +153,35 @@ export class DynamoDbPetStore implements PetStore {
         { abortSignal: signal },
       );
     } else {
-      await this.client.send(new PutCommand(put), { abortSignal: signal });
+      await this.putPet(put, signal);
     }
     return pet;
+  }
+
+  /**
+   * Writes a new pet's item, on condition that its id is free. When the condition fails because
+   * the item is this very write (an attempt that landed but whose answer was lost, retried by the
+   * SDK), the write succeeded; any other item under the id is a conflict.
+   */
+  private async putPet(
+    put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string },
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    try {
+      await this.client.send(new PutCommand(put), { abortSignal: signal });
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const { Item } = await this.client.send(
+        new GetCommand({
+          TableName: put.TableName,
+          Key: { id: put.Item.id },
+          ConsistentRead: true,
+        }),
+        { abortSignal: signal },
+      );
+      const ours = Object.entries(put.Item).every(([name, value]) => Item?.[name] === value);
+      if (!ours) throw error;
+    }
   }
 
   async getPet(id: number, options: { signal?: AbortSignal } = {}): Promise<Pet | undefined> {
@@ -177,19 +205,28 @@ export class DynamoDbPetStore implements PetStore {
   }: ListPetsOptions & { signal?: AbortSignal }): Promise<PetPage> {
     const statuses = status ? [status] : PET_STATUSES;
     const pages = await Promise.all(
-      statuses.map((s) => this.queryStatus(s, afterId, limit + 1, signal)),
+      statuses.map((s) => this.queryStatusIndex(s, limit + 1, signal, { afterId })),
     );
-    const merged = pages.flat().sort((a, b) => a.id - b.id);
+    const merged = pages
+      .flat()
+      .map(toPet)
+      .sort((a, b) => a.id - b.id);
     return { pets: merged.slice(0, limit), hasMore: merged.length > limit };
   }
 
-  /** At most `count` pets of `status` with an id above `afterId`, in ascending id. */
-  private async queryStatus(
+  /**
+   * Up to `limit` items of one status from `status-index` with an id above `afterId`, in ascending
+   * id or descending; the calls, items and read units are counted in {@link usage}.
+   */
+  private async queryStatusIndex(
     status: PetStatus,
-    afterId: number,
-    count: number,
+    limit: number,
     signal: AbortSignal | undefined,
-  ): Promise<Pet[]> {
+    {
+      afterId = 0,
+      order = 'ascending',
+    }: { afterId?: number; order?: 'ascending' | 'descending' } = {},
+  ): Promise<Record<string, unknown>[]> {
     const output = await this.client.send(
       new QueryCommand({
         TableName: this.tables.pets,
@@ -197,7 +234,8 @@ export class DynamoDbPetStore implements PetStore {
         KeyConditionExpression: '#status = :status AND #id > :afterId',
         ExpressionAttributeNames: { '#status': 'status', '#id': 'id' },
         ExpressionAttributeValues: { ':status': status, ':afterId': afterId },
-        Limit: count,
+        ScanIndexForward: order === 'ascending',
+        Limit: limit,
         ReturnConsumedCapacity: 'TOTAL',
       }),
       { abortSignal: signal },
@@ -206,7 +244,7 @@ export class DynamoDbPetStore implements PetStore {
     this.usage.calls += 1;
     this.usage.itemsRead += output.ScannedCount ?? items.length;
     this.usage.readUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
-    return items.map(toPet);
+    return items;
   }
 
   /** The next pet id: `ADD value 1` on the sequence item, seeding it first if it does not exist. */
@@ -284,19 +322,8 @@ export class DynamoDbPetStore implements PetStore {
   private async highestPetId(signal: AbortSignal | undefined): Promise<number> {
     const ids = await Promise.all(
       PET_STATUSES.map(async (status) => {
-        const { Items = [] } = await this.client.send(
-          new QueryCommand({
-            TableName: this.tables.pets,
-            IndexName: STATUS_INDEX,
-            KeyConditionExpression: '#status = :status',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':status': status },
-            ScanIndexForward: false,
-            Limit: 1,
-          }),
-          { abortSignal: signal },
-        );
-        return Number(Items[0]?.id ?? 0);
+        const [newest] = await this.queryStatusIndex(status, 1, signal, { order: 'descending' });
+        return Number(newest?.id ?? 0);
       }),
     );
     return Math.max(0, ...ids);

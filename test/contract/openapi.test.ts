@@ -13,12 +13,25 @@ import { parse } from 'yaml';
 import { GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
 import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { API_STAGE_NAME, AUTHORIZER_CACHE_TTL_SECONDS, ROUTES } from '../../infra/routes.ts';
+import {
+  API_STAGE_NAME,
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  FUNCTION_TIMEOUT_SECONDS,
+  ROUTES,
+} from '../../infra/routes.ts';
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
 import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../../shared/http/errors.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { MAX_BODY_BYTES } from '../../shared/http/middleware.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../shared/http/unavailable.ts';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENT_REPLAYED_HEADER,
+  idempotencyKeyOf,
+} from '../../shared/idempotency/key.ts';
+import { IDEMPOTENCY_RECORD_TTL_SECONDS } from '../../shared/idempotency/store.ts';
 import { CursorCodec, nextPageLink } from '../../shared/pets/cursor.ts';
 import { GET_PET_DEPRECATION_HEADERS, GET_PET_SUNSET } from '../../shared/pets/deprecation.ts';
 import {
@@ -33,7 +46,7 @@ import {
 import { BACKSTOP_FACTOR, ENTERPRISE_PLAN, PLANS } from '../../shared/plans.ts';
 import { RATE_LIMIT_HEADERS, uncountedHeaders } from '../../shared/rate-limit/headers.ts';
 import { DEFAULT_BAN_POLICY, DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
-import { BAN_POLICY_ENV } from '../../shared/rate-limit/middleware.ts';
+import { BAN_POLICY_ENV, RATE_LIMITER_DEADLINE_MS } from '../../shared/rate-limit/middleware.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { TOMORROW, tomorrowAt } from '../support/clock.ts';
@@ -184,6 +197,7 @@ const GATEWAY_CODES_OF_EVERY_OPERATION: readonly ErrorCode[] = [
   'quota_exceeded',
   'internal_error',
   'bad_gateway',
+  'service_unavailable',
   'gateway_timeout',
 ];
 
@@ -259,6 +273,9 @@ function atExamplesInstant(answer: APIGatewayProxyResult): APIGatewayProxyResult
   };
 }
 
+/** `info.description` as Markdown renders it. */
+const description = () => prose(at(document, 'info'));
+
 describe('docs/openapi.yaml', () => {
   describe('operations', () => {
     it('documents exactly the routes of the route table, with their operationIds and deprecation', () => {
@@ -323,9 +340,11 @@ describe('docs/openapi.yaml', () => {
     it('bounds the name by the code points the valibot check counts', () => {
       const name = at(document, 'components', 'schemas', 'PetName');
       expect(name.maxLength).toBe(PET_NAME_MAX_LENGTH);
-      // The only check the converter cannot express is this length check.
-      expect(converted(NewPetSchema).uncheckedChecks).toBe(1);
+      // The only checks the converter cannot express: this length and well-formed UTF-16.
+      expect(converted(NewPetSchema).uncheckedChecks).toBe(2);
       const withName = (value: string) => v.is(NewPetSchema, { name: value, categoryId: 1 });
+      expect(withName('\ud800')).toBe(false);
+      expect(prose(name)).toContain('no lone surrogate');
       expect(withName('🐈'.repeat(name.maxLength as number))).toBe(true);
       expect(withName(`${'🐈'.repeat(name.maxLength as number)}a`)).toBe(false);
       expect(name.minLength).toBe(1);
@@ -388,6 +407,120 @@ describe('docs/openapi.yaml', () => {
       expect(v.is(PetIdSchema, '1')).toBe(true);
       expect(v.is(PetIdSchema, '0')).toBe(false);
     });
+
+    it('documents no query parameter on createPet and getPet, which refuse every one', () => {
+      for (const operationId of ['createPet', 'getPet']) {
+        expect(parameters(operationId).filter((parameter) => parameter.in === 'query')).toEqual([]);
+        const badRequest = at(operation(operationId), 'responses', '400');
+        expect(badRequest['x-error-codes']).toContain('invalid_parameter');
+      }
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    const header = () =>
+      parameters('createPet').find((parameter) => parameter.name === IDEMPOTENCY_KEY_HEADER);
+    /** Whether the code takes `value` as a key (it throws ApiError 400 otherwise). */
+    const accepted = (value: string) => {
+      const event = authorizedEvent({
+        method: 'POST',
+        resource: '/pets',
+        path: '/pets',
+        headers: { [IDEMPOTENCY_KEY_HEADER.toLowerCase()]: value },
+      });
+      try {
+        return idempotencyKeyOf(event) !== undefined;
+      } catch {
+        return false;
+      }
+    };
+
+    it('is an optional header of createPet only', () => {
+      expect(header()).toMatchObject({ in: 'header', required: false });
+      for (const operationId of ['listPets', 'getPet']) {
+        expect(parameters(operationId).map((parameter) => parameter.name)).not.toContain(
+          IDEMPOTENCY_KEY_HEADER,
+        );
+      }
+    });
+
+    it('has the pattern of the keys the code accepts, quoted or not, up to its longest', () => {
+      const pattern = new RegExp(at(header(), 'schema').pattern as string, 'u');
+      const longest = 'k'.repeat(IDEMPOTENCY_KEY_MAX_LENGTH);
+      const values = [
+        '8e03978e-40d5-43e8-bc93-6894a57f9324',
+        '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+        'a"b',
+        '"a\\"b\\\\c"',
+        '~!#$%&*+-.^_`|',
+        longest,
+        `"${longest}"`,
+        `"${'\\"'.repeat(IDEMPOTENCY_KEY_MAX_LENGTH)}"`,
+        `${longest}k`,
+        `"${longest}k"`,
+        `"${'\\"'.repeat(IDEMPOTENCY_KEY_MAX_LENGTH + 1)}"`,
+        '',
+        '""',
+        '"',
+        '"open',
+        'two words',
+        '"two words"',
+        'clé',
+        '"a\\b"',
+        'tab\there',
+      ];
+      for (const value of values) {
+        expect(pattern.test(value), JSON.stringify(value)).toBe(accepted(value));
+      }
+      expect(values.filter(accepted).length).toBeGreaterThanOrEqual(8);
+    });
+
+    it('gives examples the code accepts', () => {
+      const examples = Object.values(header()?.examples as Node).map(
+        (example) => resolve(example).value as string,
+      );
+      expect(examples.length).toBeGreaterThan(0);
+      for (const example of examples) expect(accepted(example), example).toBe(true);
+    });
+
+    it('states how long a key is kept and that it is scoped to the API key', () => {
+      const hours = IDEMPOTENCY_RECORD_TTL_SECONDS / 3600;
+      for (const text of [prose(header() as Node), description()]) {
+        expect(text).toContain(`kept for ${hours} hours after the first request`);
+        expect(text).toContain('scoped to the API key');
+      }
+    });
+
+    it('declares Idempotent-Replayed on the 201 of createPet as an optional `true`', () => {
+      const created = headersOf(at(operation('createPet'), 'responses', '201'));
+      expect(created[IDEMPOTENT_REPLAYED_HEADER]).toMatchObject({
+        required: false,
+        schema: { type: 'string', const: 'true' },
+      });
+    });
+
+    it('documents 409 with Retry-After and 422 on createPet only', () => {
+      const statuses = (operationId: string) => responses(operationId).map(([status]) => status);
+      expect(statuses('createPet')).toEqual(expect.arrayContaining(['409', '422']));
+      for (const operationId of ['listPets', 'getPet']) {
+        expect(statuses(operationId)).not.toContain('409');
+        expect(statuses(operationId)).not.toContain('422');
+      }
+      const conflict = at(operation('createPet'), 'responses', '409');
+      expect(conflict['x-error-codes']).toEqual(['idempotency_request_in_progress']);
+      expect(headersOf(conflict)[RATE_LIMIT_HEADERS.retryAfter]).toMatchObject({ required: true });
+      expect(at(operation('createPet'), 'responses', '422')['x-error-codes']).toEqual([
+        'idempotency_key_reused',
+      ]);
+    });
+  });
+
+  describe('request body', () => {
+    it('accepts only application/json on createPet', () => {
+      expect(Object.keys(at(operation('createPet'), 'requestBody', 'content'))).toEqual([
+        'application/json',
+      ]);
+    });
   });
 
   describe('error responses', () => {
@@ -439,6 +572,7 @@ describe('docs/openapi.yaml', () => {
         'TooManyRequests',
         'InternalError',
         'BadGateway',
+        'ServiceUnavailable',
         'GatewayTimeout',
       ]) {
         const component = at(document, 'components', 'responses', name);
@@ -470,6 +604,81 @@ describe('docs/openapi.yaml', () => {
       expect(at(document, 'components', 'responses', 'PayloadTooLarge').description).toContain(
         `${MAX_BODY_BYTES} bytes`,
       );
+    });
+  });
+
+  describe('faults', () => {
+    const serviceUnavailable = () => at(document, 'components', 'responses', 'ServiceUnavailable');
+
+    it.each(ROUTES.map((route) => route.operationId))(
+      'documents 503 service_unavailable on %s',
+      (operationId) => {
+        expect(operation(operationId).responses).toHaveProperty('503', {
+          $ref: '#/components/responses/ServiceUnavailable',
+        });
+      },
+    );
+
+    it("gives every 503 the code's fixed Retry-After, also in its messages", () => {
+      const retryAfter = headersOf(serviceUnavailable())[RATE_LIMIT_HEADERS.retryAfter];
+      expect(retryAfter).toMatchObject({
+        required: true,
+        schema: { type: 'integer', const: SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS },
+      });
+      const media = at(serviceUnavailable(), 'content', 'application/json');
+      const functionExamples = Object.values(media.examples as Node)
+        .map(resolve)
+        .filter((example) => example['x-made-by'] === 'function');
+      expect(functionExamples.length).toBeGreaterThan(0);
+      for (const example of functionExamples) {
+        expect((example.value as ErrorBody).message).toMatch(
+          new RegExp(` Retry after ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS} seconds\\.$`),
+        );
+      }
+      expect(description()).toContain(
+        `\`${RATE_LIMIT_HEADERS.retryAfter}: ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS}\``,
+      );
+    });
+
+    it("states the function timeout and the rate limiter's deadline of the code", () => {
+      expect(description()).toContain(`function's timeout of ${FUNCTION_TIMEOUT_SECONDS} s`);
+      expect(prose(serviceUnavailable())).toContain(
+        `function's timeout of ${FUNCTION_TIMEOUT_SECONDS} s`,
+      );
+      expect(description()).toContain(
+        `does not answer within ${RATE_LIMITER_DEADLINE_MS / 1000} s`,
+      );
+    });
+
+    it("accepts a function's 503 for a store that timed out, while the rate limiter fails open", async () => {
+      const timedOut = Object.assign(new Error('The operation was aborted'), {
+        name: 'TimeoutError',
+      });
+      const handler = httpHandler(
+        async () => {
+          throw timedOut;
+        },
+        {
+          rateLimiter: {
+            consume: async () => {
+              throw timedOut;
+            },
+          },
+        },
+      );
+      const event = authorizedEvent({ method: 'GET', resource: '/pets', path: '/pets' });
+      const result = await handler(event, createLambdaContext('openapi-faults'));
+      const body = JSON.parse(result.body) as ErrorBody;
+      expect(body.code).toBe('service_unavailable');
+      const media = at(serviceUnavailable(), 'content', 'application/json');
+      expect(Object.values(media.examples as Node).map((e) => resolve(e).value)).toContainEqual(
+        body,
+      );
+      const response = new Response(null, {
+        status: result.statusCode,
+        headers: Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]),
+      });
+      expectConformingResponse({ method: 'GET', path: '/pets' }, response, body);
     });
   });
 
@@ -510,8 +719,6 @@ describe('docs/openapi.yaml', () => {
   });
 
   describe('limits', () => {
-    const description = () => prose(at(document, 'info'));
-
     it('states the numbers of every plan', () => {
       const text = at(document, 'info').description as string;
       for (const plan of Object.values(PLANS)) {
@@ -561,6 +768,7 @@ describe('docs/openapi.yaml', () => {
     it('names exactly the rate-limit headers the code sends', () => {
       const otherHeaders = [
         'Location',
+        IDEMPOTENT_REPLAYED_HEADER,
         'WWW-Authenticate',
         ...Object.keys(GET_PET_DEPRECATION_HEADERS),
       ];

@@ -5,6 +5,8 @@
  * the typed client or of `fetch`, is also checked against docs/openapi.yaml
  * (test/support/openapi-conformance.ts).
  */
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
@@ -462,5 +464,126 @@ describe('conformance to docs/openapi.yaml', () => {
 
     await expect(checked).rejects.toThrow(/^POST \/pets 201: /);
     await expect(checked).rejects.toThrow(failure);
+  });
+});
+
+describe('strict input on every operation', () => {
+  it('answers 400 invalid_parameter naming a query parameter that createPet or getPet does not take', async () => {
+    const pet = await createPet('Strict');
+    const create = await send('POST', '/pets?colour=brown', {
+      body: '{"name":"Rex","categoryId":1}',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    });
+    const get = await send('GET', `/pets/${pet.id}?colour=brown`);
+
+    expectError(create.response, create.body, {
+      status: 400,
+      code: 'invalid_parameter',
+      naming: 'colour',
+    });
+    expectError(get.response, get.body, {
+      status: 400,
+      code: 'invalid_parameter',
+      naming: 'colour',
+    });
+  });
+
+  it('answers 400 invalid_parameter naming a query parameter given twice', async () => {
+    const { response, body } = await send('GET', '/pets?limit=1&limit=2');
+    expectError(response, body, { status: 400, code: 'invalid_parameter', naming: 'limit' });
+    expect((body as { message: string }).message).toBe('limit: is given 2 times; give it once');
+  });
+
+  it('answers 400 invalid_json for a body that is not UTF-8, and stores nothing', async () => {
+    const marker = `Bytes${randomUUID()}`;
+    const bytes = Buffer.concat([
+      Buffer.from(`{"name":"${marker}`),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('","categoryId":1}'),
+    ]);
+    const { response, body } = await send('POST', '/pets', {
+      body: bytes,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    });
+
+    expectError(response, body, { status: 400, code: 'invalid_json', naming: 'body' });
+    const { data } = await api.GET('/pets', { params: { query: { limit: 100 } } });
+    expect(data?.some((pet) => pet.name.startsWith(marker))).toBe(false);
+  });
+
+  it('answers 415 for a charset other than UTF-8 and for +json media types', async () => {
+    for (const contentType of [
+      'application/json; charset=iso-8859-1',
+      'application/merge-patch+json',
+    ]) {
+      const { response, body } = await send('POST', '/pets', {
+        body: '{"name":"Rex","categoryId":1}',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType },
+      });
+      expectError(response, body, { status: 415, code: 'unsupported_media_type' });
+    }
+  });
+
+  it('answers 401 to two Authorization headers, even when one of them holds a valid key', async () => {
+    for (const values of [
+      [`Bearer ${token}`, 'Bearer psk_bogus'],
+      ['Bearer psk_bogus', `Bearer ${token}`],
+    ]) {
+      const status = await new Promise<number | undefined>((answered, failed) => {
+        const request = httpRequest(`${gateway.url}/pets`, { headers: { Authorization: values } });
+        request.on('response', (response) => {
+          response.resume();
+          answered(response.statusCode);
+        });
+        request.on('error', failed);
+        request.end();
+      });
+      expect(status, values.join(' + ')).toBe(401);
+    }
+  });
+});
+
+describe('createPet with Idempotency-Key over HTTP', () => {
+  it('replays the first 201, its Location included, with Idempotent-Replayed: true', async () => {
+    const headers = { 'Idempotency-Key': `"${randomUUID()}"` };
+    const body = { name: 'Replayed', categoryId: 3 };
+    const first = await api.POST('/pets', { body, params: { header: headers } });
+    const repeat = await api.POST('/pets', { body, params: { header: headers } });
+
+    expect(first.response.status).toBe(201);
+    expect(repeat.response.status).toBe(201);
+    expect(repeat.data).toEqual(first.data);
+    expect(repeat.response.headers.get('location')).toBe(first.response.headers.get('location'));
+    expect(repeat.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.response.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('answers 422 idempotency_key_reused for the same key with another body', async () => {
+    const headers = { 'Idempotency-Key': randomUUID() };
+    await api.POST('/pets', {
+      body: { name: 'First', categoryId: 1 },
+      params: { header: headers },
+    });
+    const other = await send('POST', '/pets', {
+      body: '{"name":"Second","categoryId":1}',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
+    });
+    expectError(other.response, other.body, { status: 422, code: 'idempotency_key_reused' });
+  });
+
+  it('answers 400 invalid_idempotency_key for a key of 256 characters', async () => {
+    const { response, body } = await send('POST', '/pets', {
+      body: '{"name":"Rex","categoryId":1}',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': 'k'.repeat(256),
+      },
+    });
+    expectError(response, body, {
+      status: 400,
+      code: 'invalid_idempotency_key',
+      naming: 'Idempotency-Key',
+    });
   });
 });

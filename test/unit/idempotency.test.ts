@@ -11,11 +11,15 @@ import { handler } from '../../functions/create-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
 import { idempotencyKeyOf, requestFingerprint } from '../../shared/idempotency/key.ts';
-import { IDEMPOTENCY_RECORD_TTL_SECONDS } from '../../shared/idempotency/store.ts';
+import {
+  DynamoDBIdempotencyStore,
+  IDEMPOTENCY_RECORD_TTL_SECONDS,
+} from '../../shared/idempotency/store.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { IDEMPOTENCY_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent, TEST_KEY, withoutRateLimitHeaders } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
+import { clientLosingFirstAnswer } from '../support/lossy-client.ts';
 
 const client = createDocumentClient();
 const records = requireEnv(IDEMPOTENCY_TABLE.envVar);
@@ -99,6 +103,23 @@ describe('requestFingerprint', () => {
     expect(requestFingerprint(JSON.parse('{ "categoryId" : 1, "name" : "Rex" }'))).toBe(a);
     expect(requestFingerprint(JSON.parse('{"name":"Rex","categoryId":2}'))).not.toBe(a);
     expect(requestFingerprint(JSON.parse('{"name":"Rex"}'))).not.toBe(a);
+  });
+});
+
+describe('DynamoDBIdempotencyStore.begin', () => {
+  it('runs the request when the retried put finds its own record (the first answer was lost)', async () => {
+    const lossy = clientLosingFirstAnswer('PutItemCommand');
+    try {
+      const begun = await new DynamoDBIdempotencyStore(lossy, records).begin(
+        `${TEST_KEY.keyId}#${randomUUID()}`,
+        requestFingerprint({ name: 'Rex' }),
+        { nowMs: Date.now(), lockedUntil: Date.now() + 5_000 },
+      );
+
+      expect(begun.outcome).toBe('run');
+    } finally {
+      lossy.destroy();
+    }
   });
 });
 

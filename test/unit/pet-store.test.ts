@@ -13,6 +13,7 @@ import {
   petStoreFromEnv,
 } from '../../shared/pets/store.ts';
 import { COUNTERS_TABLE, PETS_TABLE } from '../../shared/tables.ts';
+import { clientLosingFirstAnswer } from '../support/lossy-client.ts';
 
 const client = createDocumentClient();
 const tables = {
@@ -247,5 +248,22 @@ describe('DynamoDbPetStore pages (tables of their own)', () => {
     });
     expect(large).toEqual(small);
     expect(paged.usage.readUnits).toBeGreaterThan(0);
+  });
+});
+
+describe('writes whose answer was lost and retried by the SDK', () => {
+  it('creates the pet once and succeeds when the retried put finds its own item', async () => {
+    const lossy = clientLosingFirstAnswer('PutItemCommand');
+    try {
+      const pet = await new DynamoDbPetStore(lossy, tables).createPet({
+        name: `Lost answer ${Date.now()}`,
+        categoryId: 8,
+        status: 'sold',
+      });
+
+      expect(await store.getPet(pet.id)).toEqual(pet);
+    } finally {
+      lossy.destroy();
+    }
   });
 });

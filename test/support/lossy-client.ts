@@ -1,0 +1,26 @@
+/**
+ * A DynamoDB client for tests of lost answers: the write lands, its answer does not arrive in
+ * time, and the SDK retries it.
+ */
+import { createDocumentClient } from '../../shared/clients.ts';
+
+/**
+ * A client whose first `commandName` call (e.g. `PutItemCommand`) lands but whose answer is lost (a timeout the SDK
+ * retries), as happens when DynamoDB answers after the attempt's deadline.
+ */
+export function clientLosingFirstAnswer(commandName: string) {
+  const lossy = createDocumentClient();
+  let lost = false;
+  lossy.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      if (context.commandName === commandName && !lost) {
+        lost = true;
+        throw Object.assign(new Error('answer lost'), { name: 'TimeoutError' });
+      }
+      return result;
+    },
+    { step: 'deserialize', name: 'loseFirstAnswer' },
+  );
+  return lossy;
+}
