@@ -81,7 +81,7 @@ async function call(
 }
 
 function expectUnavailable(answer: Answer): void {
-  expect(answer.status).toBe(503);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(503);
   expect(answer.headers.get('retry-after')).toBe('5');
   expect(answer.body).toMatchObject({ code: 'service_unavailable', status: 503 });
   expect(answer.elapsedMs).toBeLessThan(ANSWER_BOUND_MS);
