@@ -23,6 +23,7 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const CONCURRENCY = 16;
 const CONCURRENT_REQUESTS = 800;
 const COST_SAMPLES = 50;
+const REPLAYED_KEY = randomUUID();
 
 interface Case {
   name: string;
@@ -59,6 +60,16 @@ async function run(): Promise<void> {
       path: '/pets',
       body,
       extraHeaders: () => ({ 'idempotency-key': randomUUID() }),
+      entry: 'create-pet',
+    },
+    {
+      name: 'createPet replayed',
+      method: 'POST',
+      resource: '/pets',
+      path: '/pets',
+      body,
+      // The first request with this key creates; every later one is a replay.
+      extraHeaders: () => ({ 'idempotency-key': REPLAYED_KEY }),
       entry: 'create-pet',
     },
     {

@@ -32,7 +32,7 @@ const keys = keyStoreFromEnv();
  * keys table from using up the time the request still needs in its function, so that the whole
  * request is answered within the function's own bound.
  */
-export const KEY_LOOKUP_DEADLINE_MS = 2_000;
+export const KEY_LOOKUP_DEADLINE_MS = 3_000;
 
 /** `arn:aws:execute-api:region:account:api/stage/METHOD/path` → `…:api/stage/*` (every route). */
 function wholeApiArn(methodArn: string): string {

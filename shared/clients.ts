@@ -28,9 +28,13 @@ export function requireEnv(name: string): string {
  */
 export const DYNAMODB_CALL_BOUNDS = {
   /** Milliseconds to open a TCP connection. */
-  connectionTimeoutMs: 1_000,
-  /** Milliseconds one attempt waits for its response. */
-  requestTimeoutMs: 2_000,
+  connectionTimeoutMs: 3_000,
+  /**
+   * Milliseconds one attempt waits for its response: far above DynamoDB's latency, so that only
+   * a stuck attempt is cut (a merely slow one retried would repeat its write, and a repeated
+   * rate-limit count admits fewer requests than the limit).
+   */
+  requestTimeoutMs: 5_000,
   /** Attempts per call, the first included. */
   maxAttempts: 3,
 } as const;

@@ -34,7 +34,7 @@ export interface RateLimitOptions {
   readonly now?: () => number;
   /**
    * Milliseconds the limiter's DynamoDB calls may take before the request is admitted uncounted.
-   * @default RATE_LIMITER_DEADLINE_MS
+   * @default - `RATE_LIMIT_DEADLINE_MS` from the environment, else RATE_LIMITER_DEADLINE_MS
    */
   readonly deadlineMs?: number;
 }
@@ -44,7 +44,10 @@ export interface RateLimitOptions {
  * this fails open, as one that errors does, so a slow limiter never uses up the time the
  * operation needs for its own store.
  */
-export const RATE_LIMITER_DEADLINE_MS = 3_000;
+export const RATE_LIMITER_DEADLINE_MS = 5_000;
+
+/** Environment variable that overrides {@link RATE_LIMITER_DEADLINE_MS}. */
+export const RATE_LIMITER_DEADLINE_ENV = 'RATE_LIMIT_DEADLINE_MS';
 
 /** Environment variables that configure the ban (see {@link BanPolicy}). */
 export const BAN_POLICY_ENV = {
@@ -88,7 +91,11 @@ export function authorizedKey(event: APIGatewayProxyEvent): {
  * `RateLimitBanned`.
  */
 export function rateLimit(options: RateLimitOptions): HttpMiddleware {
-  const { limiter, now = Date.now, deadlineMs = RATE_LIMITER_DEADLINE_MS } = options;
+  const {
+    limiter,
+    now = Date.now,
+    deadlineMs = wholeNumberFromEnv(RATE_LIMITER_DEADLINE_ENV, RATE_LIMITER_DEADLINE_MS),
+  } = options;
   // Per invocation: the headers `before` worked out, for `after` and `onError` to send.
   const headersOf = new WeakMap<object, Record<string, string>>();
   const addHeaders: NonNullable<HttpMiddleware['after']> = (request) => {
@@ -161,19 +168,33 @@ function refusal(
  * @throws Error at start-up when a variable is set but not a whole number >= 1.
  */
 export function banPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): BanPolicy {
-  const read = (name: string, fallback: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 1) {
-      throw new Error(`Environment variable ${name} must be a whole number >= 1, not "${raw}"`);
-    }
-    return value;
-  };
   return {
-    threshold: read(BAN_POLICY_ENV.threshold, DEFAULT_BAN_POLICY.threshold),
-    durationSeconds: read(BAN_POLICY_ENV.durationSeconds, DEFAULT_BAN_POLICY.durationSeconds),
+    threshold: wholeNumberFromEnv(BAN_POLICY_ENV.threshold, DEFAULT_BAN_POLICY.threshold, env),
+    durationSeconds: wholeNumberFromEnv(
+      BAN_POLICY_ENV.durationSeconds,
+      DEFAULT_BAN_POLICY.durationSeconds,
+      env,
+    ),
   };
+}
+
+/**
+ * A whole number >= 1 from the environment, or `fallback` when the variable is unset or empty.
+ *
+ * @throws Error naming the variable when it is set to anything else.
+ */
+function wholeNumberFromEnv(
+  name: string,
+  fallback: number,
+  env: NodeJS.ProcessEnv = process.env,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`Environment variable ${name} must be a whole number >= 1, not "${raw}"`);
+  }
+  return value;
 }
 
 /**

@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { PLAN_IDS, PLANS, type StandardPlanId } from '../../shared/plans.ts';
-import { rateLimiterFromEnv } from '../../shared/rate-limit/middleware.ts';
+import {
+  RATE_LIMITER_DEADLINE_ENV,
+  rateLimiterFromEnv,
+} from '../../shared/rate-limit/middleware.ts';
 import { issueToken, petstoreClient } from '../support/api-client.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 
@@ -19,6 +22,9 @@ const keys = keyStoreFromEnv();
 let gateway: LocalGateway;
 
 beforeAll(async () => {
+  // These tests are about exact counting, not about a slow store: on a loaded machine DynamoDB
+  // Local may take longer than the limiter's deadline (5 s), which would admit uncounted.
+  process.env[RATE_LIMITER_DEADLINE_ENV] = '60000';
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(START);
   gateway = await startGateway({ port: 0 });

@@ -9,7 +9,11 @@ import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
-import { banPolicyFromEnv } from '../../shared/rate-limit/middleware.ts';
+import {
+  banPolicyFromEnv,
+  RATE_LIMITER_DEADLINE_ENV,
+  type RateLimiter,
+} from '../../shared/rate-limit/middleware.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { DAY_AFTER_TOMORROW, TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
@@ -18,7 +22,10 @@ const client = createDocumentClient();
 const counters = requireEnv(COUNTERS_TABLE.envVar);
 const context = createLambdaContext('rate-limit-test', 'req-rate-limit');
 afterAll(() => client.destroy());
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+});
 
 /** 10:30:15 UTC tomorrow: 45 s before the minute resets, 48 585 s before the day does. */
 const NOW = tomorrowAt('10:30:15');
@@ -38,7 +45,10 @@ function getEvent(k: ReturnType<typeof key>) {
 
 /** An operation that counts its calls, behind a limiter with a 2-rejection ban and a fixed clock. */
 function countingOperation(
-  limiter = new DynamoDbRateLimiter(client, counters, { threshold: 2, durationSeconds: 600 }),
+  limiter: RateLimiter = new DynamoDbRateLimiter(client, counters, {
+    threshold: 2,
+    durationSeconds: 600,
+  }),
 ) {
   const calls = { count: 0 };
   const handler = httpHandler(
@@ -150,6 +160,30 @@ describe('rateLimit middleware', () => {
     expect(warned).toHaveBeenCalledWith(
       'Rate limiter unavailable; request admitted uncounted',
       expect.objectContaining({ keyId: k.keyId }),
+    );
+  });
+
+  it('fails open when the counters table does not answer within the deadline (RATE_LIMIT_DEADLINE_MS)', async () => {
+    vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    vi.stubEnv(RATE_LIMITER_DEADLINE_ENV, '50');
+    // A limiter whose calls hang until their signal aborts, as on a frozen table.
+    const hanging = {
+      consume: (...[, , , signal]: Parameters<RateLimiter['consume']>) =>
+        new Promise<never>((_, reject) =>
+          signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+        ),
+    };
+    const { handler, calls } = countingOperation(hanging);
+
+    const response = await handler(getEvent(key(60, 1000)), context);
+
+    expect(response.statusCode).toBe(200);
+    expect(calls.count).toBe(1);
+    expect(response.headers).not.toHaveProperty('X-RateLimit-Remaining');
+
+    vi.stubEnv(RATE_LIMITER_DEADLINE_ENV, '1.5');
+    expect(() => countingOperation(hanging)).toThrow(
+      'Environment variable RATE_LIMIT_DEADLINE_MS must be a whole number >= 1, not "1.5"',
     );
   });
 
