@@ -9,7 +9,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { DYNAMODB_CALL_BOUNDS, requireEnv } from '../clients.ts';
+import { requireEnv } from '../clients.ts';
 import { ApiError } from '../http/errors.ts';
 import { isDependencyFailure, serviceUnavailable } from '../http/unavailable.ts';
 import type { PetStatus } from './schemas.ts';
@@ -28,6 +28,13 @@ export const CURSOR_KEY_MIN_LENGTH = 32;
  * and hour, so that a key changed by hand reaches every container within the hour.
  */
 export const CURSOR_KEY_CACHE_SECONDS = 3600;
+
+/**
+ * Bounds of the Secrets Manager read: at most 2 attempts of 1 s to connect and 2 s to answer
+ * (6 s in all), inside the function's 10 s timeout, so a slow Secrets Manager ends in a 503, not a
+ * Lambda timeout. A read of one small secret needs far less.
+ */
+const SECRET_READ_BOUNDS = { connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000, maxAttempts: 2 };
 
 /** Longest cursor accepted, in characters; an issued one has at most 80. */
 const CURSOR_MAX_LENGTH = 128;
@@ -123,8 +130,8 @@ export function nextPageLink(query: { limit: number; status?: PetStatus }, curso
  * The cursor codec of a function, keyed from its environment: `CURSOR_KEY` (the local stack and
  * tests) or else the Secrets Manager secret named by `CURSOR_KEY_SECRET_ARN` (deployed), read
  * with Powertools Parameters and cached {@link CURSOR_KEY_CACHE_SECONDS}; a failed read is not
- * cached, so the next request tries again. Secrets Manager calls have the bounds of DynamoDB's
- * (`DYNAMODB_CALL_BOUNDS`), so a slow Secrets Manager cannot hang the function.
+ * cached, so the next request tries again. The read is bounded by {@link SECRET_READ_BOUNDS}, so
+ * a slow Secrets Manager cannot hang the function.
  *
  * @returns A function giving the codec. It rejects with ApiError 503 `service_unavailable`
  *   (`Retry-After`) when Secrets Manager is down, slow or throttling, and with the error itself
@@ -140,10 +147,11 @@ export function cursorCodecFromEnv(): () => Promise<CursorCodec> {
   const secretArn = requireEnv(CURSOR_KEY_SECRET_ARN_ENV);
   const secrets = new SecretsProvider({
     clientConfig: {
-      maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,
+      maxAttempts: SECRET_READ_BOUNDS.maxAttempts,
       requestHandler: {
-        connectionTimeout: DYNAMODB_CALL_BOUNDS.connectionTimeoutMs,
-        requestTimeout: DYNAMODB_CALL_BOUNDS.requestTimeoutMs,
+        connectionTimeout: SECRET_READ_BOUNDS.connectionTimeoutMs,
+        requestTimeout: SECRET_READ_BOUNDS.requestTimeoutMs,
+        throwOnRequestTimeout: true,
       },
     },
   });
