@@ -9,8 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { App, type AppProps, type Environment, Stage, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiGatewayAccountStack } from './constructs/api-gateway-account-stack.ts';
-import { PetstoreStack } from './petstore-stack.ts';
-import { STAGES, type StageName } from './stages.ts';
+import { PetstoreStack, type PetstoreStackProps } from './petstore-stack.ts';
+import { contextKey, STAGES, type StageName } from './stages.ts';
 
 /**
  * Name of the stack holding the API Gateway account's CloudWatch role, deployed once per account
@@ -49,11 +49,44 @@ export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
   const stacks = Object.fromEntries(
     STAGES.map((stage) => [
       stage,
-      new PetstoreStack(new Stage(app, stage, { env }), PETSTORE_STACK_ID, { stage }),
+      new PetstoreStack(new Stage(app, stage, { env }), PETSTORE_STACK_ID, {
+        stage,
+        ...stageOptions(app, stage),
+      }),
     ]),
   ) as Record<StageName, PetstoreStack>;
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, accountStack, stacks };
+}
+
+/**
+ * The options an operator set for `stage` in the CDK context (`-c key=value` or `cdk.json`):
+ * `petstore:<stage>:alarmEmail`, `petstore:<stage>:webAcl` (`true` or `false`) and
+ * `petstore:<stage>:ipRateLimit` (requests per IP per 5 minutes). Unset ones keep the stage's
+ * defaults (`STAGE_SETTINGS`).
+ *
+ * @throws Error when webAcl is neither true nor false, or ipRateLimit is not a number.
+ */
+export function stageOptions(
+  app: App,
+  stage: StageName,
+): Pick<PetstoreStackProps, 'alarmEmail' | 'webAcl' | 'ipRateLimit'> {
+  const read = (option: Parameters<typeof contextKey>[1]): unknown =>
+    app.node.tryGetContext(contextKey(stage, option));
+  const webAcl = read('webAcl');
+  const ipRateLimit = read('ipRateLimit');
+  if (webAcl !== undefined && !['true', 'false', true, false].includes(webAcl as string)) {
+    throw new Error(`${contextKey(stage, 'webAcl')} must be true or false; got '${webAcl}'`);
+  }
+  if (ipRateLimit !== undefined && Number.isNaN(Number(ipRateLimit))) {
+    throw new Error(`${contextKey(stage, 'ipRateLimit')} must be a number; got '${ipRateLimit}'`);
+  }
+  const alarmEmail = read('alarmEmail');
+  return {
+    alarmEmail: alarmEmail === undefined ? undefined : String(alarmEmail),
+    webAcl: webAcl === undefined ? undefined : String(webAcl) === 'true',
+    ipRateLimit: ipRateLimit === undefined ? undefined : Number(ipRateLimit),
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -6,25 +6,66 @@
  * Paths are relative to the stage, whose name `v1` is the version segment of the base URL.
  */
 
+import {
+  COUNTERS_TABLE,
+  IDEMPOTENCY_TABLE,
+  KEYS_TABLE,
+  PETS_TABLE,
+  STATUS_INDEX,
+  type TableDefinition,
+} from '../shared/tables.ts';
+
 /** HTTP methods the API serves. */
 export type HttpMethod = 'GET' | 'POST';
 
+/**
+ * DynamoDB actions a function may call on one table, optionally also on one of its GSIs. The stack
+ * grants exactly these (least privilege: no wildcard, no managed policy).
+ */
+export interface TableAccess {
+  readonly table: TableDefinition;
+  readonly actions: readonly string[];
+  /** A GSI of `table` that the actions may also use (e.g. Query). */
+  readonly index?: string;
+}
+
+/** A Lambda function of the service: its handler file, construct id and DynamoDB calls. */
+export interface FunctionDefinition {
+  /** Handler file, relative to the repository root; it exports `handler`. */
+  readonly entry: string;
+  /** Construct id of the function in the stack (a contract: changing it replaces the function). */
+  readonly constructId: string;
+  /** Exactly the DynamoDB calls the function makes. */
+  readonly tableAccess: readonly TableAccess[];
+}
+
+/**
+ * The rate limiter's calls on a request path: conditional and plain UpdateItem on the counters
+ * table (its GetItem serves only the keys command's `banState`).
+ */
+const RATE_LIMITER_ACCESS: TableAccess = {
+  table: COUNTERS_TABLE,
+  actions: ['dynamodb:UpdateItem'],
+};
+
 /** One operation of the API. */
-export interface RouteDefinition {
+export interface RouteDefinition extends FunctionDefinition {
   /** The spec's operation name, also the OpenAPI operationId. */
   readonly operationId: 'listPets' | 'createPet' | 'getPet';
   readonly method: HttpMethod;
   /** API Gateway resource path, with `{name}` path parameters. */
   readonly path: string;
-  /** Handler file, relative to the repository root; it exports `handler`. */
-  readonly entry: string;
-  /** Construct id of the function in the stack (a contract: changing it replaces the function). */
-  readonly constructId: string;
   /** Deprecated operations answer with Deprecation, Sunset and Link headers. */
   readonly deprecated?: boolean;
 }
 
-/** Every operation of the API, in the spec's order. */
+/**
+ * Every operation of the API, in the spec's order. Each row's `tableAccess` is its store's calls and
+ * the rate limiter's. createPet's pet-id sequence is an item of the pets table (UpdateItem; PutItem
+ * and one Query per status to seed it once, GetItem of its old counters-table item); its
+ * idempotency records are put, completed in the pet's transaction (UpdateItem) and released
+ * (DeleteItem).
+ */
 export const ROUTES: readonly RouteDefinition[] = [
   {
     operationId: 'listPets',
@@ -32,6 +73,10 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/pets',
     entry: 'functions/list-pets.ts',
     constructId: 'ListPetsFunction',
+    tableAccess: [
+      { table: PETS_TABLE, actions: ['dynamodb:Query'], index: STATUS_INDEX },
+      RATE_LIMITER_ACCESS,
+    ],
   },
   {
     operationId: 'createPet',
@@ -39,6 +84,18 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/pets',
     entry: 'functions/create-pet.ts',
     constructId: 'CreatePetFunction',
+    tableAccess: [
+      {
+        table: PETS_TABLE,
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+        index: STATUS_INDEX,
+      },
+      { table: COUNTERS_TABLE, actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'] },
+      {
+        table: IDEMPOTENCY_TABLE,
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      },
+    ],
   },
   {
     operationId: 'getPet',
@@ -46,12 +103,17 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/pets/{petId}',
     entry: 'functions/get-pet.ts',
     constructId: 'GetPetFunction',
+    tableAccess: [{ table: PETS_TABLE, actions: ['dynamodb:GetItem'] }, RATE_LIMITER_ACCESS],
     deprecated: true,
   },
 ];
 
-/** The authorizer's handler file, relative to the repository root. */
-export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
+/** The Lambda REQUEST authorizer: one strongly consistent GetItem on the keys table per uncached key. */
+export const AUTHORIZER: FunctionDefinition = {
+  entry: 'functions/authorizer.ts',
+  constructId: 'AuthorizerFunction',
+  tableAccess: [{ table: KEYS_TABLE, actions: ['dynamodb:GetItem'] }],
+};
 
 /**
  * Timeout of every function (the operations and the authorizer), in seconds. The functions answer

@@ -15,6 +15,39 @@ export function isStageName(value: string): value is StageName {
   return (STAGES as readonly string[]).includes(value);
 }
 
+/** How a stage ships, guards and reports; the defaults of `PetstoreStack`'s props. */
+export interface StageSettings {
+  /**
+   * How CodeDeploy moves an operation's traffic to a new function version: `canary` sends 10% for
+   * 5 minutes, then the rest; `all-at-once` moves it at once. Either rolls back on an alarm.
+   */
+  readonly deployment: 'canary' | 'all-at-once';
+  /** A regional AWS WAF web ACL in front of the API stage. */
+  readonly webAcl: boolean;
+  /**
+   * `NODE_OPTIONS=--enable-source-maps`: stack traces in the logs point into the TypeScript
+   * sources, at the price of parsing the bundle's source map at every cold start.
+   */
+  readonly sourceMaps: boolean;
+}
+
+/** Production shifts traffic gradually behind a web ACL; staging ships at once, unfiltered. */
+export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
+  staging: { deployment: 'all-at-once', webAcl: false, sourceMaps: true },
+  production: { deployment: 'canary', webAcl: true, sourceMaps: false },
+};
+
+/**
+ * CDK context keys through which an operator sets a stage's options at deploy time, e.g.
+ * `npm run deploy -- production -c petstore:production:alarmEmail=ops@example.com`.
+ */
+export function contextKey(
+  stage: StageName,
+  option: 'alarmEmail' | 'webAcl' | 'ipRateLimit',
+): string {
+  return `petstore:${stage}:${option}`;
+}
+
 /** CloudFormation stack name of a stage, e.g. `petstore-staging`. */
 export function stackName(stage: StageName): string {
   return `petstore-${stage}`;
@@ -30,6 +63,10 @@ export const STACK_OUTPUTS = {
   keysTableName: 'KeysTableName',
   /** Physical name of the counters table (rate-limit windows and bans). */
   countersTableName: 'CountersTableName',
+  /** URL of the stage's CloudWatch dashboard. */
+  dashboardUrl: 'DashboardUrl',
+  /** ARN of the SNS topic every alarm of the stage notifies. */
+  alarmTopicArn: 'AlarmTopicArn',
 } as const;
 
 /** Name of the stack output holding the id of a plan's usage plan, e.g. `UsagePlanIdFree`. */

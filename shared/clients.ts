@@ -4,6 +4,7 @@
  */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { tracer } from './tracer.ts';
 
 /**
  * Reads a required environment variable.
@@ -63,7 +64,10 @@ export function createDocumentClient(
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     }),
   };
-  return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
+  const client = new DynamoDBClient(config);
+  // Each DynamoDB call becomes an X-Ray subsegment of the invocation (in Lambda only).
+  tracer.captureAWSv3Client(client);
+  return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
 }

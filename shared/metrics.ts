@@ -1,7 +1,8 @@
 /**
  * The service's CloudWatch metrics (Powertools for AWS Lambda, embedded metric format): namespace
- * `Petstore`, dimension `service` = `petstore`. `POWERTOOLS_METRICS_DISABLED=true` turns them off
- * (tests, the local stack).
+ * `Petstore`, dimensions `service` = `petstore` and `stage` = the deployment stage (from
+ * `PETSTORE_STAGE`, `local` without it), so that each stage's alarms watch only its own metrics.
+ * `POWERTOOLS_METRICS_DISABLED=true` turns them off (tests, the local stack).
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 
@@ -21,7 +22,19 @@ export const RATE_LIMIT_METRICS = {
   unavailable: 'RateLimiterUnavailable',
 } as const;
 
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+/** Environment variable naming the deployment stage, set on every function by the stack. */
+export const STAGE_ENV = 'PETSTORE_STAGE';
+
+/** The dimensions of every metric of the service in `stage`. */
+export function metricDimensions(stage: string): Record<'service' | 'stage', string> {
+  return { service: SERVICE_NAME, stage };
+}
+
+const metrics = new Metrics({
+  namespace: METRICS_NAMESPACE,
+  serviceName: SERVICE_NAME,
+  defaultDimensions: { stage: process.env[STAGE_ENV] || 'local' },
+});
 
 /**
  * Emits a count of 1 for `name` at once (one EMF log line), so that no middleware has to flush a

@@ -43,10 +43,13 @@ export const ENTERPRISE_PLAN = { id: 'enterprise', name: 'Enterprise' } as const
 export const ALL_PLAN_IDS: readonly PlanId[] = [...PLAN_IDS, ENTERPRISE_PLAN.id];
 
 /**
- * Largest custom limit per minute: API Gateway's default account throttle is 10 000 requests per
- * second, so no usage plan could back a higher figure.
+ * Largest custom limit per minute: what one counter item can count. Every admitted request writes
+ * its key's minute item once (1 WCU), and DynamoDB serves at most 1,000 write units per second on
+ * one partition key, so one minute item counts at most about 60,000 requests per minute; above it
+ * DynamoDB throttles the limiter's writes and the limiter fails open, admitting requests uncounted.
+ * (API Gateway's default account throttle, 10,000 requests per second, is the next ceiling.)
  */
-export const MAX_PER_MINUTE = 600_000;
+export const MAX_PER_MINUTE = 60_000;
 
 /** Largest custom limit per day (the per-minute maximum sustained for a day). */
 export const MAX_PER_DAY = MAX_PER_MINUTE * 1_440;
@@ -84,6 +87,22 @@ export function checkLimits(limits: RequestLimits): RequestLimits {
     );
   }
   return limits;
+}
+
+/**
+ * Stored custom limits held to {@link MAX_PER_MINUTE} and {@link MAX_PER_DAY}: a key stored with a
+ * higher figure before the ceiling was lowered is served at the ceiling, which is all the limiter
+ * can count, instead of failing every request of its client.
+ *
+ * @returns The limits with each figure above its maximum replaced by the maximum.
+ */
+export function capLimits(limits: Partial<RequestLimits>): Partial<RequestLimits> {
+  const cap = (value: number | undefined, max: number) =>
+    value === undefined ? undefined : Math.min(value, max);
+  return {
+    perMinute: cap(limits.perMinute, MAX_PER_MINUTE),
+    perDay: cap(limits.perDay, MAX_PER_DAY),
+  };
 }
 
 /**

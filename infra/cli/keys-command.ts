@@ -438,7 +438,12 @@ async function openTarget(
   };
 }
 
-async function stackOutputs(
+/**
+ * The outputs of a deployed stage's stack (DescribeStacks), by output name.
+ *
+ * @throws Error saying the stage may not be deployed, or credentials and region are missing.
+ */
+export async function stackOutputs(
   cloudFormation: CloudFormationClient,
   stack: string,
 ): Promise<Map<string, string>> {
@@ -459,7 +464,16 @@ async function stackOutputs(
   }
 }
 
-function requireOutput(outputs: ReadonlyMap<string, string>, name: string, stack: string): string {
+/**
+ * One output of a stack.
+ *
+ * @throws Error naming the stack and the missing output.
+ */
+export function requireOutput(
+  outputs: ReadonlyMap<string, string>,
+  name: string,
+  stack: string,
+): string {
   const value = outputs.get(name);
   if (value === undefined)
     throw new KeysCommandError(`Stack ${stack} has no output ${name}: deploy the stage again.`);

@@ -36,8 +36,8 @@ import {
 } from '../gateway-responses.ts';
 import {
   API_STAGE_NAME,
+  AUTHORIZER,
   AUTHORIZER_CACHE_TTL_SECONDS,
-  AUTHORIZER_ENTRY,
   ROUTES,
   type RouteDefinition,
   resourcePaths,
@@ -290,10 +290,10 @@ function cachedAuthorizer(ttlSeconds: number, now: () => number): Authorize {
 async function callAuthorizer(request: ProxyRequest): Promise<AuthorizerOutcome> {
   let output: unknown;
   try {
-    const handler = await loadHandler(AUTHORIZER_ENTRY);
+    const handler = await loadHandler(AUTHORIZER.entry);
     output = await handler(
       createAuthorizerEvent(request),
-      lambdaContext(AUTHORIZER_ENTRY, request),
+      lambdaContext(AUTHORIZER.entry, request),
     );
   } catch (error) {
     if (error instanceof Error && error.message === 'Unauthorized')

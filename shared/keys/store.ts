@@ -19,6 +19,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, requireEnv } from '../clients.ts';
 import {
+  capLimits,
   isStandardPlanId,
   limitsFor,
   type PlanId,
@@ -49,14 +50,15 @@ export interface ApiKeyRecord {
 }
 
 /**
- * The request limits of a key: its plan's, or its own for Enterprise.
+ * The request limits of a key: its plan's, or its own for Enterprise, held to the ceiling
+ * (`capLimits`) so that a key stored before the ceiling was lowered keeps working.
  *
  * @throws RangeError for an Enterprise record without valid limits.
  */
 export function keyLimits(
   record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'>,
 ): RequestLimits {
-  return limitsFor(record.plan, record);
+  return limitsFor(record.plan, capLimits(record));
 }
 
 /**

@@ -1,14 +1,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, type CfnElement, type Stack, Stage } from 'aws-cdk-lib';
+import { App, CfnElement, type Stack, Stage } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult, Handler } from 'aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import cdkJson from '../../cdk.json' with { type: 'json' };
 import { ACCOUNT_STACK_NAME, createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
+import { UNREACHED_CREDENTIAL_PROVIDERS } from '../../infra/constructs/service-function.ts';
 import {
   GATEWAY_RESPONSES,
   gatewayResponse,
@@ -32,7 +34,9 @@ import {
   resourcePaths,
 } from '../../infra/routes.ts';
 import {
+  contextKey,
   STACK_OUTPUTS,
+  STAGE_SETTINGS,
   STAGES,
   type StageName,
   stackName,
@@ -84,10 +88,19 @@ beforeAll(() => {
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-/** The CloudFormation logical id of the construct `id` of the stack (its default child). */
-function logicalId(stack: Stack, id: string): string {
-  const construct = stack.node.findChild(id);
-  return stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
+/**
+ * The CloudFormation logical id of the construct at `path` under the stack (e.g. `Api/Authorizer`),
+ * following default children down to the CloudFormation resource.
+ */
+function logicalId(stack: Stack, path: string): string {
+  let construct: IConstruct = stack.node.findChild(path.split('/')[0] ?? path);
+  for (const id of path.split('/').slice(1)) construct = construct.node.findChild(id);
+  while (!CfnElement.isCfnElement(construct)) {
+    const child = construct.node.defaultChild;
+    if (!child) throw new Error(`${path} has no CloudFormation resource`);
+    construct = child;
+  }
+  return stack.getLogicalId(construct);
 }
 
 describe.each(STAGES)('the %s stage', (stage) => {
@@ -104,6 +117,29 @@ describe.each(STAGES)('the %s stage', (stage) => {
 
   it('is the stack named stackName(stage)', () => {
     expect(stack().stackName).toBe(stackName(stage));
+  });
+
+  it('keeps the logical ids of the data and of what clients hold: tables, RestApi, stage, usage plans', () => {
+    // GIVEN the logical ids deployed stacks already have (a changed one replaces the resource: an
+    // empty table, a new base URL, usage plans without their API keys)
+    const pinned: Record<string, string> = {
+      PetsTable56B0D675: 'AWS::DynamoDB::Table',
+      KeysTableDD857A22: 'AWS::DynamoDB::Table',
+      CountersTable23DAAD26: 'AWS::DynamoDB::Table',
+      IdempotencyTable22A5A209: 'AWS::DynamoDB::Table',
+      ApiF70053CD: 'AWS::ApiGateway::RestApi',
+      ApiDeploymentStagev102147F91: 'AWS::ApiGateway::Stage',
+      ApiUsagePlanFree256CC719: 'AWS::ApiGateway::UsagePlan',
+      ApiUsagePlanPro24D338D6: 'AWS::ApiGateway::UsagePlan',
+      ApiUsagePlanBusiness50B62649: 'AWS::ApiGateway::UsagePlan',
+    };
+
+    // WHEN the stage is synthesized
+    const resources = template().toJSON().Resources;
+
+    // THEN each is there under its old id, and the stack keeps its name
+    for (const [id, type] of Object.entries(pinned)) expect(resources[id]?.Type).toBe(type);
+    expect(stack().stackName).toBe(`petstore-${stage}`);
   });
 
   describe('tables', () => {
@@ -191,7 +227,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
-    it('passes every table name by its env var, the Powertools and source-map settings, and the operations the default ban policy', () => {
+    it("passes every table name by its env var, the Powertools settings, the stage, the stage's source-map setting, and the operations the default ban policy", () => {
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
         expect(Properties.Environment.Variables).toEqual({
@@ -202,7 +238,8 @@ describe.each(STAGES)('the %s stage', (stage) => {
           POWERTOOLS_SERVICE_NAME: 'petstore',
           POWERTOOLS_METRICS_NAMESPACE: 'Petstore',
           POWERTOOLS_LOG_LEVEL: 'INFO',
-          NODE_OPTIONS: '--enable-source-maps',
+          PETSTORE_STAGE: stage,
+          ...(STAGE_SETTINGS[stage].sourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
           ...(OPERATION_IDS.includes(id) ? banEnvironment(DEFAULT_BAN_POLICY) : {}),
           ...(id === 'ListPetsFunction'
             ? { [CURSOR_KEY_SECRET_ARN_ENV]: { Ref: logicalId(stack(), 'CursorKeySecret') } }
@@ -227,15 +264,15 @@ describe.each(STAGES)('the %s stage', (stage) => {
     it('logs each function to its own log group with a retention', () => {
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
-        const logGroup = template().toJSON().Resources[logicalId(stack(), `${id}Logs`)];
+        const logGroup = template().toJSON().Resources[logicalId(stack(), `${id}/Logs`)];
         expect(Properties.LoggingConfig).toEqual({
-          LogGroup: { Ref: logicalId(stack(), `${id}Logs`) },
+          LogGroup: { Ref: logicalId(stack(), `${id}/Logs`) },
         });
         expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
       }
     });
 
-    it('grants each function exactly the DynamoDB actions its store and rate limiter call, log writes, and listPets the read of its cursor key', () => {
+    it('grants each function exactly the DynamoDB actions its store and rate limiter call, log writes, trace writes, and listPets the read of its cursor key', () => {
       const pets = arnOf(PETS_TABLE.constructId);
       const counters = {
         Action: 'dynamodb:UpdateItem',
@@ -250,11 +287,6 @@ describe.each(STAGES)('the %s stage', (stage) => {
             Resource: [pets, { 'Fn::Join': ['', [pets, '/index/status-index']] }],
           },
           counters,
-          {
-            Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
-            Effect: 'Allow',
-            Resource: { Ref: logicalId(stack(), 'CursorKeySecret') },
-          },
         ],
         CreatePetFunction: [
           {
@@ -282,7 +314,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
 
       expect(policies).toHaveLength(FUNCTION_IDS.length);
       for (const id of FUNCTION_IDS) {
-        const role = { Ref: logicalId(stack(), `${id}Role`) };
+        const role = { Ref: logicalId(stack(), `${id}/Role`) };
         const policy = policies.find(
           (p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([role]),
         );
@@ -290,22 +322,53 @@ describe.each(STAGES)('the %s stage', (stage) => {
           {
             Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
             Effect: 'Allow',
-            Resource: arnOf(`${id}Logs`),
+            Resource: arnOf(`${id}/Logs`),
           },
           ...(expected[id] ?? []),
+          {
+            Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+            Effect: 'Allow',
+            Resource: '*',
+          },
+          // Granted after the function exists, so its statement comes last.
+          ...(id === 'ListPetsFunction'
+            ? [
+                {
+                  Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+                  Effect: 'Allow',
+                  Resource: { Ref: logicalId(stack(), 'CursorKeySecret') },
+                },
+              ]
+            : []),
         ]);
       }
     });
 
-    it('attaches no managed policy to any role', () => {
-      for (const role of Object.values(template().findResources('AWS::IAM::Role'))) {
-        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    it("attaches no managed policy to any role but CodeDeploy's, which gets AWS's limited Lambda policy", () => {
+      const deploymentRoles = OPERATION_IDS.map((id) =>
+        logicalId(stack(), `${id}/Deployment/ServiceRole`),
+      );
+      for (const [id, role] of Object.entries(template().findResources('AWS::IAM::Role'))) {
+        if (deploymentRoles.includes(id)) {
+          expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
+            ':iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited',
+          );
+        } else {
+          expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+        }
+      }
+    });
+
+    it('runs every function with X-Ray active tracing', () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        expect(Properties.TracingConfig).toEqual({ Mode: 'Active' });
       }
     });
   });
 
   describe('RestApi', () => {
-    const authorizerRef = () => ({ Ref: logicalId(stack(), 'Authorizer') });
+    const authorizerRef = () => ({ Ref: logicalId(stack(), 'Api/Authorizer') });
 
     it('deploys to the stage v1 with the API key taken from the authorizer', () => {
       template().hasResourceProperties('AWS::ApiGateway::Stage', { StageName: API_STAGE_NAME });
@@ -340,7 +403,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       });
     });
 
-    it('puts every operation behind the authorizer and a required key, proxied to its function', () => {
+    it("puts every operation behind the authorizer and a required key, proxied to its function's live alias", () => {
       const methods = template().findResources('AWS::ApiGateway::Method', {
         Properties: { HttpMethod: Match.not('ANY') },
       });
@@ -357,7 +420,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
             Uri: {
               'Fn::Join': [
                 '',
-                Match.arrayWith([{ 'Fn::GetAtt': [logicalId(stack(), route.constructId), 'Arn'] }]),
+                Match.arrayWith([{ Ref: logicalId(stack(), `${route.constructId}/Live`) }]),
               ],
             },
           },
@@ -502,6 +565,8 @@ describe.each(STAGES)('the %s stage', (stage) => {
           STACK_OUTPUTS.restApiId,
           STACK_OUTPUTS.keysTableName,
           STACK_OUTPUTS.countersTableName,
+          STACK_OUTPUTS.dashboardUrl,
+          STACK_OUTPUTS.alarmTopicArn,
           ...PLAN_IDS.map(usagePlanOutputName),
         ].sort(),
       );
@@ -555,15 +620,282 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
-    it('alarms on the first request the rate limiter admits uncounted (fail open)', () => {
+    it("alarms on the first request the stage's own rate limiter admits uncounted (fail open)", () => {
       template().hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'Petstore',
         MetricName: 'RateLimiterUnavailable',
-        Dimensions: [{ Name: 'service', Value: 'petstore' }],
+        Dimensions: [
+          { Name: 'service', Value: 'petstore' },
+          { Name: 'stage', Value: stage },
+        ],
         Statistic: 'Sum',
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       });
+    });
+  });
+
+  describe('alarm topic', () => {
+    const topicRef = () => ({ Ref: logicalId(stack(), 'Monitoring/AlarmTopic') });
+
+    it('is one SNS topic encrypted with a rotated customer managed key that CloudWatch may use', () => {
+      template().resourceCountIs('AWS::SNS::Topic', 1);
+      template().hasResourceProperties('AWS::SNS::Topic', {
+        KmsMasterKeyId: { 'Fn::GetAtt': [logicalId(stack(), 'Monitoring/AlarmTopicKey'), 'Arn'] },
+      });
+      template().hasResourceProperties('AWS::KMS::Key', {
+        EnableKeyRotation: true,
+        KeyPolicy: {
+          Statement: Match.arrayWith([
+            {
+              Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+              Effect: 'Allow',
+              Principal: { Service: 'cloudwatch.amazonaws.com' },
+              Resource: '*',
+            },
+          ]),
+        },
+      });
+    });
+
+    it('refuses publishing without TLS', () => {
+      template().hasResourceProperties('AWS::SNS::TopicPolicy', {
+        Topics: [topicRef()],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    });
+
+    it('receives ALARM and OK from every alarm of the stack', () => {
+      const alarms = Object.values(template().findResources('AWS::CloudWatch::Alarm'));
+
+      expect(alarms.length).toBeGreaterThanOrEqual(14);
+      for (const alarm of alarms) {
+        expect(alarm.Properties.AlarmActions).toEqual([topicRef()]);
+        expect(alarm.Properties.OKActions).toEqual([topicRef()]);
+      }
+    });
+
+    it('has no subscription unless an alarm e-mail is set', () => {
+      template().resourceCountIs('AWS::SNS::Subscription', 0);
+    });
+  });
+
+  describe('alarms beyond errors and throttles', () => {
+    it("alarms on authorizer failures, counted per RestApi from the access log's error type", () => {
+      template().hasResourceProperties('AWS::Logs::MetricFilter', {
+        LogGroupName: { Ref: logicalId(stack(), 'Api/AccessLogs') },
+        FilterPattern:
+          '{ ($.errorType = "AUTHORIZER_FAILURE") || ($.errorType = "AUTHORIZER_CONFIGURATION_ERROR") }',
+        MetricTransformations: [
+          {
+            MetricNamespace: 'Petstore',
+            MetricName: 'AuthorizerFailures',
+            MetricValue: '1',
+            Dimensions: [{ Key: 'ApiId', Value: '$.apiId' }],
+          },
+        ],
+      });
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'Petstore',
+        MetricName: 'AuthorizerFailures',
+        Dimensions: [{ Name: 'ApiId', Value: { Ref: logicalId(stack(), 'Api') } }],
+        Statistic: 'Sum',
+        Threshold: 1,
+      });
+    });
+
+    it('alarms on read or write throttling of every table', () => {
+      for (const table of TABLES) {
+        const tableRef = { Ref: logicalId(stack(), table.constructId) };
+        template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Threshold: 1,
+          Metrics: Match.arrayWith([
+            Match.objectLike({ Expression: 'reads + writes' }),
+            Match.objectLike({
+              MetricStat: Match.objectLike({
+                Metric: {
+                  Namespace: 'AWS/DynamoDB',
+                  MetricName: 'WriteThrottleEvents',
+                  Dimensions: [{ Name: 'TableName', Value: tableRef }],
+                },
+              }),
+            }),
+          ]),
+        });
+      }
+    });
+
+    it("alarms when the stage's p99 latency stays at or above 1 s for 15 minutes", () => {
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: 'Latency',
+        ExtendedStatistic: 'p99',
+        Period: 300,
+        EvaluationPeriods: 3,
+        Threshold: 1000,
+        Dimensions: Match.arrayWith([{ Name: 'ApiName', Value: stackName(stage) }]),
+      });
+    });
+  });
+
+  describe('dashboard', () => {
+    it('is named after the stack and charts the API, every function, every table, the limiter and the authorizer', () => {
+      const [dashboard] = Object.values(template().findResources('AWS::CloudWatch::Dashboard'));
+      const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+
+      expect(dashboard?.Properties.DashboardName).toBe(stackName(stage));
+      for (const metric of [
+        'Count',
+        '4XXError',
+        '5XXError',
+        'Latency',
+        'Invocations',
+        'Errors',
+        'Duration',
+        'Throttles',
+        'ConcurrentExecutions',
+        'ConsumedReadCapacityUnits',
+        'ConsumedWriteCapacityUnits',
+        'ReadThrottleEvents',
+        'WriteThrottleEvents',
+        'RateLimitRefused',
+        'RateLimitBanned',
+        'RateLimiterUnavailable',
+        'AuthorizerFailures',
+      ]) {
+        expect(body).toContain(`\\"${metric}\\"`);
+      }
+      for (const id of [...FUNCTION_IDS, ...TABLES.map((table) => table.constructId)]) {
+        expect(body).toContain(logicalId(stack(), id));
+      }
+      expect(body).toContain(`\\"stage\\",\\"${stage}\\"`);
+    });
+
+    it('outputs its console URL', () => {
+      const url = JSON.stringify(template().findOutputs(STACK_OUTPUTS.dashboardUrl));
+      expect(url).toContain(
+        `"#dashboards:name=",{"Ref":"${logicalId(stack(), 'Monitoring/Dashboard')}"}`,
+      );
+    });
+  });
+
+  describe('canary deployments', () => {
+    it(`publishes each operation as a version behind the alias live, shifted ${STAGE_SETTINGS[stage].deployment}`, () => {
+      const config = {
+        canary: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
+        'all-at-once': 'CodeDeployDefault.LambdaAllAtOnce',
+      }[STAGE_SETTINGS[stage].deployment];
+      template().resourceCountIs('AWS::Lambda::Alias', ROUTES.length);
+      template().resourceCountIs('AWS::CodeDeploy::DeploymentGroup', ROUTES.length);
+      for (const id of OPERATION_IDS) {
+        const alias = template().toJSON().Resources[logicalId(stack(), `${id}/Live`)];
+        expect(alias.Properties).toMatchObject({
+          Name: 'live',
+          FunctionName: { Ref: logicalId(stack(), id) },
+          FunctionVersion: {
+            'Fn::GetAtt': [expect.stringMatching(`^${id}CurrentVersion`), 'Version'],
+          },
+        });
+        expect(alias.UpdatePolicy.CodeDeployLambdaAliasUpdate).toMatchObject({
+          DeploymentGroupName: { Ref: logicalId(stack(), `${id}/Deployment`) },
+        });
+        template().hasResourceProperties('AWS::CodeDeploy::DeploymentGroup', {
+          DeploymentConfigName: config,
+          AlarmConfiguration: {
+            Enabled: true,
+            Alarms: [
+              { Name: { Ref: logicalId(stack(), `${id}/ErrorsAlarm`) } },
+              { Name: { Ref: logicalId(stack(), 'Api/ServerErrorsAlarm') } },
+            ],
+          },
+          AutoRollbackConfiguration: {
+            Enabled: true,
+            Events: Match.arrayWith([
+              'DEPLOYMENT_FAILURE',
+              'DEPLOYMENT_STOP_ON_REQUEST',
+              'DEPLOYMENT_STOP_ON_ALARM',
+            ]),
+          },
+        });
+      }
+    });
+
+    it('lets API Gateway invoke only the alias of each operation, not its bare function', () => {
+      const permissions = Object.values(template().findResources('AWS::Lambda::Permission'));
+      for (const id of OPERATION_IDS) {
+        const onAlias = permissions.filter(
+          (p) =>
+            JSON.stringify(p.Properties.FunctionName) ===
+            JSON.stringify({ Ref: logicalId(stack(), `${id}/Live`) }),
+        );
+        expect(onAlias.length).toBeGreaterThan(0);
+        for (const permission of onAlias) {
+          expect(permission.Properties.Principal).toBe('apigateway.amazonaws.com');
+        }
+        expect(
+          permissions.filter((p) =>
+            JSON.stringify(p.Properties.FunctionName).includes(`"${logicalId(stack(), id)}"`),
+          ),
+        ).toEqual([]);
+      }
+    });
+  });
+
+  describe('edge', () => {
+    it('has a REGIONAL endpoint and X-Ray tracing on the v1 stage', () => {
+      template().hasResourceProperties('AWS::ApiGateway::RestApi', {
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+      });
+      template().hasResourceProperties('AWS::ApiGateway::Stage', {
+        StageName: API_STAGE_NAME,
+        TracingEnabled: true,
+      });
+    });
+
+    it(`${STAGE_SETTINGS[stage].webAcl ? 'puts' : 'puts no'} web ACL in front of the stage`, () => {
+      const count = STAGE_SETTINGS[stage].webAcl ? 1 : 0;
+      template().resourceCountIs('AWS::WAFv2::WebACL', count);
+      template().resourceCountIs('AWS::WAFv2::WebACLAssociation', count);
+    });
+
+    it('logs each request as one JSON line, numbers as numbers, with the integration, path, user agent and trace id', () => {
+      const [apiStage] = Object.values(
+        template().findResources('AWS::ApiGateway::Stage', {
+          Properties: { StageName: API_STAGE_NAME },
+        }),
+      );
+      const format: string = apiStage?.Properties.AccessLogSetting.Format;
+      // As API Gateway fills it in for a refused key: no integration ran.
+      const line = format
+        .replace(/\$context\.(status|responseLength|responseLatency)\b/g, '401')
+        .replace(/\$context\.[A-Za-z.]+/g, '-');
+
+      expect(JSON.parse(line)).toMatchObject({
+        status: 401,
+        responseLength: 401,
+        responseLatency: 401,
+        integrationLatency: '-',
+        integrationStatus: '-',
+        path: '-',
+        userAgent: '-',
+        xrayTraceId: '-',
+      });
+      for (const field of [
+        '$context.integrationLatency',
+        '$context.integrationStatus',
+        '$context.path',
+        '$context.identity.userAgent',
+        '$context.xrayTraceId',
+      ]) {
+        expect(format).toContain(field);
+      }
     });
   });
 
@@ -680,6 +1012,19 @@ describe('the bundles', () => {
     }
   });
 
+  it('leave out only the credential providers Lambda never reaches, each loaded by a dynamic import', () => {
+    for (const id of FUNCTION_IDS) {
+      const code = readFileSync(bundlePath(id), 'utf8');
+      const dynamic = [
+        ...code.matchAll(/import\(\s*["']((?:@aws-sdk|@smithy)\/[^"']+)["']\s*\)/g),
+      ].map((match) => match[1]);
+
+      expect(new Set(dynamic)).toEqual(new Set(UNREACHED_CREDENTIAL_PROVIDERS));
+      expect(code).not.toMatch(/from\s*["']@smithy\//);
+      expect(code).toContain('credential-provider-env');
+    }
+  });
+
   it('run: the bundled authorizer admits a key and the bundled createPet and getPet serve with its context', async () => {
     const { token, record } = await keyStoreFromEnv().createKey({ plan: 'free' });
     const authorizer = await bundledHandler<unknown, APIGatewayAuthorizerResult>(
@@ -732,5 +1077,126 @@ describe('the bundles', () => {
     expect(created?.statusCode).toBe(201);
     expect(fetched?.statusCode).toBe(200);
     expect(JSON.parse(fetched?.body ?? '{}')).toEqual(pet);
+  });
+});
+
+describe('the web ACL of production', () => {
+  it('runs the common and known-bad-inputs rule sets, the body size rule counted, and blocks an IP over 20,000 requests in 5 minutes', () => {
+    const template = templates.production;
+    const stack = petstore.stacks.production;
+    const webAcl = logicalId(stack, 'Api/WebAcl');
+
+    template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      Rules: [
+        Match.objectLike({
+          Name: 'RateLimitPerIp',
+          Action: { Block: {} },
+          Statement: {
+            RateBasedStatement: { AggregateKeyType: 'IP', Limit: 20_000, EvaluationWindowSec: 300 },
+          },
+        }),
+        Match.objectLike({
+          Name: 'AWSManagedRulesCommonRuleSet',
+          OverrideAction: { None: {} },
+          Statement: {
+            ManagedRuleGroupStatement: {
+              VendorName: 'AWS',
+              Name: 'AWSManagedRulesCommonRuleSet',
+              RuleActionOverrides: [{ Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } }],
+            },
+          },
+        }),
+        Match.objectLike({
+          Name: 'AWSManagedRulesKnownBadInputsRuleSet',
+          Statement: {
+            ManagedRuleGroupStatement: {
+              VendorName: 'AWS',
+              Name: 'AWSManagedRulesKnownBadInputsRuleSet',
+            },
+          },
+        }),
+      ],
+    });
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: { 'Fn::GetAtt': [webAcl, 'Arn'] },
+      ResourceArn: {
+        'Fn::Join': [
+          '',
+          Match.arrayWith([{ Ref: logicalId(stack, 'Api/Default/DeploymentStage.v1') }]),
+        ],
+      },
+    });
+  });
+});
+
+describe('stage options', () => {
+  /** Synthesizes an app whose CDK context holds `context` besides cdk.json's flags. */
+  function synthesize(context: Record<string, string>) {
+    const appOutdir = mkdtempSync(join(tmpdir(), 'petstore-cdk-options-'));
+    try {
+      const app = createPetstoreApp({
+        context: { ...cdkJson.context, ...context },
+        outdir: appOutdir,
+      });
+      return Object.fromEntries(
+        STAGES.map((stage) => [stage, Template.fromStack(app.stacks[stage])]),
+      ) as Record<StageName, Template>;
+    } finally {
+      rmSync(appOutdir, { recursive: true, force: true });
+    }
+  }
+
+  it("subscribes the context's alarm e-mail to that stage's topic, turns its web ACL over and sets the IP limit", () => {
+    // GIVEN production's alarm e-mail and staging's web ACL with its own IP limit, in the context
+    const context = {
+      [contextKey('production', 'alarmEmail')]: 'ops@example.com',
+      [contextKey('staging', 'webAcl')]: 'true',
+      [contextKey('staging', 'ipRateLimit')]: '500',
+      [contextKey('production', 'webAcl')]: 'false',
+    };
+
+    // WHEN the app is synthesized
+    const stages = synthesize(context);
+
+    // THEN each stage has what its options say, and only that
+    stages.production.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+    stages.staging.resourceCountIs('AWS::SNS::Subscription', 0);
+    stages.staging.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Rules: Match.arrayWith([
+        Match.objectLike({ Statement: { RateBasedStatement: Match.objectLike({ Limit: 500 }) } }),
+      ]),
+    });
+    stages.production.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  });
+
+  it.each([
+    [
+      { [contextKey('staging', 'webAcl')]: 'yes' },
+      "petstore:staging:webAcl must be true or false; got 'yes'",
+    ],
+    [
+      { [contextKey('staging', 'ipRateLimit')]: '5' },
+      'ipRateLimit must be a whole number from 10 to 2000000000 (requests per IP per 5 minutes); got 5',
+    ],
+    [
+      { [contextKey('staging', 'ipRateLimit')]: 'many' },
+      "petstore:staging:ipRateLimit must be a number; got 'many'",
+    ],
+    [
+      { [contextKey('production', 'alarmEmail')]: 'ops' },
+      "alarmEmail must be an e-mail address such as ops@example.com; got 'ops'",
+    ],
+  ])('refuses the context %o and says what is allowed', (context, message) => {
+    expect(() =>
+      synthesize({
+        ...context,
+        [contextKey('staging', 'webAcl')]: context[contextKey('staging', 'webAcl')] ?? 'true',
+      }),
+    ).toThrow(message);
   });
 });

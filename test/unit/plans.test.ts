@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { limitsFor, limitsInContext, usagePlanSettings } from '../../shared/plans.ts';
+import {
+  capLimits,
+  checkLimits,
+  limitsFor,
+  limitsInContext,
+  MAX_PER_DAY,
+  MAX_PER_MINUTE,
+  usagePlanSettings,
+} from '../../shared/plans.ts';
 
 describe('limitsInContext', () => {
   it('reads the limits as the authorizer returns them and as API Gateway passes them on', () => {
@@ -38,6 +46,28 @@ describe('limitsFor and usagePlanSettings', () => {
       rateLimit: 1,
       burstLimit: 120,
       quotaPerDay: 2000,
+    });
+  });
+});
+
+describe('the Enterprise ceiling', () => {
+  it('is what one counter item can count: 60,000 per minute (1,000 writes per second)', () => {
+    expect(MAX_PER_MINUTE).toBe(60_000);
+    expect(MAX_PER_DAY).toBe(60_000 * 1_440);
+    expect(() => checkLimits({ perMinute: 60_001, perDay: MAX_PER_DAY })).toThrow(
+      'per-minute limit must be a whole number from 1 to 60000',
+    );
+  });
+
+  it('serves a key stored above the ceiling at the ceiling, and leaves lower figures alone', () => {
+    expect(capLimits({ perMinute: 600_000, perDay: 864_000_000 })).toEqual({
+      perMinute: MAX_PER_MINUTE,
+      perDay: MAX_PER_DAY,
+    });
+    expect(capLimits({ perMinute: 100, perDay: 1_000 })).toEqual({ perMinute: 100, perDay: 1_000 });
+    expect(limitsFor('enterprise', capLimits({ perMinute: 70_000, perDay: 80_000 }))).toEqual({
+      perMinute: MAX_PER_MINUTE,
+      perDay: 80_000,
     });
   });
 });

@@ -1,0 +1,318 @@
+/**
+ * The API as clients meet it: the RestApi and its `v1` stage, the authorizer, the Error-shaped
+ * gateway responses, the 405 answers and the usage plans (the edge backstop).
+ */
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  ApiKeySourceType,
+  AuthorizationType,
+  ContentHandling,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MockIntegration,
+  Period,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+  type UsagePlan,
+} from 'aws-cdk-lib/aws-apigateway';
+import {
+  type Alarm,
+  ComparisonOperator,
+  type Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { FilterPattern, LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import {
+  BACKSTOP_FACTOR,
+  PLAN_IDS,
+  PLANS,
+  type StandardPlanId,
+  usagePlanSettings,
+} from '../../shared/plans.ts';
+import { GATEWAY_RESPONSES, methodNotAllowed } from '../gateway-responses.ts';
+import {
+  API_STAGE_NAME,
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  BINARY_MEDIA_TYPES,
+  type RouteDefinition,
+  resourcePaths,
+} from '../routes.ts';
+import { accessLogFormat } from './access-log.ts';
+import { ALARM_PERIOD, alarmOnSum } from './alarms.ts';
+import { ApiWebAcl } from './api-web-acl.ts';
+import { LOG_RETENTION } from './service-function.ts';
+
+/** Namespace of the metric the access log's authorizer failures are counted in. */
+const AUTHORIZER_FAILURES_NAMESPACE = 'Petstore';
+
+/** Props of {@link PetstoreApi}. */
+export interface PetstoreApiProps {
+  /** The Lambda REQUEST authorizer's function (identity source: the Authorization header). */
+  readonly authorizerFunction: IFunction;
+
+  /** What happens to the access log group when the stack goes. */
+  readonly removalPolicy: RemovalPolicy;
+
+  /**
+   * A regional AWS WAF web ACL on the stage (see {@link ApiWebAcl}).
+   *
+   * @default - no web ACL
+   */
+  readonly webAcl?: { readonly ipRateLimit?: number };
+
+  /**
+   * The API latency (p99, whole requests) that trips the latency alarm when three 5-minute periods
+   * in a row reach it.
+   *
+   * @default Duration.seconds(1)
+   */
+  readonly latencyP99Threshold?: Duration;
+}
+
+/**
+ * The stage's RestApi (stage `v1`, `apiKeySourceType: AUTHORIZER`, JSON access logs), its REQUEST
+ * authorizer (result cached {@link AUTHORIZER_CACHE_TTL_SECONDS} s), one Error-shaped gateway
+ * response per row of `GATEWAY_RESPONSES`, an ANY mock answering 405 on every resource path, one
+ * usage plan per standard plan (`usagePlanSettings`); X-Ray tracing on the stage; a REGIONAL
+ * endpoint, optionally behind a web ACL; alarms on 5XX answers, on authorizer failures (counted
+ * from the access log) and on p99 latency. Operations are added with {@link addOperation}.
+ *
+ * The RestApi is this construct's default child, so that its logical id, and those of its stage
+ * and usage plans, are the ones it had at the stack's scope: a new RestApi would change the base
+ * URL, and new usage plans would lose the API keys the keys command put in them.
+ *
+ * No CloudWatch role: access logs need `ApiGatewayAccountStack`, deployed once per account.
+ */
+export class PetstoreApi extends Construct {
+  /** The RestApi. */
+  readonly restApi: RestApi;
+
+  /** The usage plan of each standard plan. */
+  readonly usagePlans: ReadonlyMap<StandardPlanId, UsagePlan>;
+
+  /** Fires on the first 5XX answer in five minutes. */
+  readonly serverErrorsAlarm: Alarm;
+
+  /**
+   * Requests the authorizer failed (not refused): access-log lines whose error type is
+   * AUTHORIZER_FAILURE or AUTHORIZER_CONFIGURATION_ERROR, by RestApi id. The authorizer's Lambda
+   * Errors cannot tell these apart, since it throws for every refused key too.
+   */
+  readonly authorizerFailures: Metric;
+
+  /** The web ACL on the stage, when `webAcl` was given. */
+  readonly webAcl?: ApiWebAcl;
+
+  private readonly authorizer: RequestAuthorizer;
+
+  private readonly accessLogs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: PetstoreApiProps) {
+    super(scope, id);
+    const { stackName } = Stack.of(this);
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: LOG_RETENTION,
+      removalPolicy: props.removalPolicy,
+    });
+    this.restApi = createRestApi(this, stackName, this.accessLogs, props.webAcl !== undefined);
+    this.authorizer = new RequestAuthorizer(this, 'Authorizer', {
+      handler: props.authorizerFunction,
+      identitySources: [IdentitySource.header('Authorization')],
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
+    });
+    for (const path of resourcePaths().keys()) this.addMethodNotAllowed(path);
+    for (const response of GATEWAY_RESPONSES) {
+      this.restApi.addGatewayResponse(response.type, {
+        type: ResponseType.of(response.type),
+        statusCode: String(response.body.status),
+        templates: { 'application/json': JSON.stringify(response.body) },
+        responseHeaders: quoteHeaders({ ...response.headers, 'Content-Type': 'application/json' }),
+      });
+    }
+    this.usagePlans = new Map(PLAN_IDS.map((planId) => [planId, this.addUsagePlan(planId)]));
+    if (props.webAcl) {
+      this.webAcl = new ApiWebAcl(this, 'WebAcl', {
+        stage: this.restApi.deploymentStage,
+        ipRateLimit: props.webAcl.ipRateLimit,
+      });
+    }
+
+    this.serverErrorsAlarm = alarmOnSum(
+      this,
+      'ServerErrors',
+      this.restApi.deploymentStage.metricServerError(),
+      'API 5XX responses',
+    );
+    const failures = new MetricFilter(this, 'AuthorizerFailuresFilter', {
+      logGroup: this.accessLogs,
+      filterPattern: FilterPattern.any(
+        FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_FAILURE'),
+        FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_CONFIGURATION_ERROR'),
+      ),
+      metricNamespace: AUTHORIZER_FAILURES_NAMESPACE,
+      metricName: 'AuthorizerFailures',
+      metricValue: '1',
+      dimensions: { ApiId: '$.apiId' },
+    });
+    this.authorizerFailures = failures.metric({
+      dimensionsMap: { ApiId: this.restApi.restApiId },
+    });
+    alarmOnSum(this, 'AuthorizerFailures', this.authorizerFailures, 'authorizer failures');
+    const latency = props.latencyP99Threshold ?? Duration.seconds(1);
+    this.restApi.deploymentStage
+      .metricLatency({ statistic: 'p99', period: ALARM_PERIOD })
+      .createAlarm(this, 'LatencyP99Alarm', {
+        alarmDescription: `${stackName}: API latency p99 at or above ${latency.toMilliseconds()} ms for 15 minutes`,
+        threshold: latency.toMilliseconds(),
+        evaluationPeriods: 3,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+  }
+
+  /**
+   * Serves `route` with `handler` (Lambda proxy integration), behind the authorizer and a
+   * required API key. Pass an alias to let CodeDeploy shift traffic between versions: API Gateway
+   * then invokes the alias, and may invoke only it.
+   */
+  addOperation(route: RouteDefinition, handler: IFunction): void {
+    this.restApi.root
+      .resourceForPath(route.path)
+      .addMethod(route.method, new LambdaIntegration(handler), {
+        authorizer: this.authorizer,
+        apiKeyRequired: true,
+        operationName: route.operationId,
+      });
+  }
+
+  private addUsagePlan(planId: StandardPlanId): UsagePlan {
+    const plan = PLANS[planId];
+    const settings = usagePlanSettings(plan);
+    return this.restApi.addUsagePlan(`UsagePlan${plan.name}`, {
+      name: `${Stack.of(this).stackName}-${plan.name}`,
+      description:
+        `${plan.name} plan: ${plan.perMinute} requests per minute and ${plan.perDay} per day, ` +
+        `enforced by the functions. This usage plan is the edge backstop at ${BACKSTOP_FACTOR}x: ` +
+        `burst ${settings.burstLimit}, ${settings.quotaPerDay} requests per day.`,
+      throttle: { rateLimit: settings.rateLimit, burstLimit: settings.burstLimit },
+      quota: { limit: settings.quotaPerDay, period: Period.DAY },
+      apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
+    });
+  }
+
+  /**
+   * The ANY method of a path: a mock answering 405 with the Error body and `Allow`. The path's
+   * explicit methods take precedence over ANY in API Gateway, so only other methods reach it.
+   * Like the local gateway, it answers before any authorizer: it reveals only what the OpenAPI
+   * document publishes, and an unknown path already answers 404 without a key.
+   */
+  private addMethodNotAllowed(path: string): void {
+    const { body, allow } = methodNotAllowed(path);
+    const headers = quoteHeaders(
+      { Allow: allow, 'Content-Type': 'application/json' },
+      'method.response.header.',
+    );
+    const method = this.restApi.root.resourceForPath(path).addMethod(
+      'ANY',
+      new MockIntegration({
+        // Bodies arrive as binary (BINARY_MEDIA_TYPES); the request template needs text.
+        contentHandling: ContentHandling.CONVERT_TO_TEXT,
+        requestTemplates: { 'application/json': JSON.stringify({ statusCode: body.status }) },
+        integrationResponses: [
+          {
+            statusCode: String(body.status),
+            responseTemplates: { 'application/json': JSON.stringify(body) },
+            responseParameters: headers,
+          },
+        ],
+      }),
+      {
+        authorizationType: AuthorizationType.NONE,
+        methodResponses: [
+          {
+            statusCode: String(body.status),
+            responseParameters: Object.fromEntries(
+              Object.keys(headers).map((name) => [name, true]),
+            ),
+          },
+        ],
+      },
+    );
+    Validations.of(method).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'A mock that only answers 405 with the methods the path serves; it reaches no function and no data, and answers as the local gateway does.',
+    });
+  }
+}
+
+/**
+ * The RestApi (REGIONAL endpoint) with its `v1` stage, X-Ray tracing and JSON access logs, as the
+ * `Default` child of `scope`.
+ */
+function createRestApi(
+  scope: Construct,
+  name: string,
+  accessLogs: LogGroup,
+  webAcl: boolean,
+): RestApi {
+  const api = new RestApi(scope, 'Default', {
+    restApiName: name,
+    description: 'Petstore API (petstore-spec.md)',
+    cloudWatchRole: false,
+    apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+    endpointTypes: [EndpointType.REGIONAL],
+    binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+    deployOptions: {
+      stageName: API_STAGE_NAME,
+      tracingEnabled: true,
+      accessLogDestination: new LogGroupLogDestination(accessLogs),
+      accessLogFormat: AccessLogFormat.custom(accessLogFormat()),
+    },
+  });
+  // RestApi adds an `Endpoint` output under a hashed name; ApiBaseUrl is the one ops tools read.
+  api.node.tryRemoveChild('Endpoint');
+  if (!webAcl) {
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        "No web ACL because this stage's webAcl setting is off, the default only in staging, whose traffic is the team's own tests (production has one by default: AWS managed rules and a per-IP rate rule). Every method still needs a key checked by the authorizer.",
+    });
+  }
+  Validations.of(api).acknowledge(
+    {
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'The functions validate every request with valibot so that each 400 carries a catalogue code and names the field; an API Gateway validator would answer with its own message.',
+    },
+    {
+      id: 'AwsSolutions-APIG6',
+      reason:
+        'Access logs record every request with its status, error type, authorizer and integration errors and key id; execution logs would go to a log group API Gateway creates outside the stack, without retention.',
+    },
+    {
+      id: 'AwsSolutions-COG4',
+      reason:
+        'Clients authenticate with bearer API keys checked by a Lambda REQUEST authorizer (petstore-spec.md, "Authentication"); there are no Cognito users.',
+    },
+  );
+  return api;
+}
+
+/**
+ * Header values as API Gateway mapping expressions: static values in single quotes.
+ *
+ * @param headers Header name → plain value, e.g. `{ Allow: 'GET, POST' }`.
+ * @param prefix Prepended to each name, e.g. `method.response.header.`.
+ */
+function quoteHeaders(headers: Record<string, string>, prefix = ''): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [`${prefix}${name}`, `'${value}'`]),
+  );
+}

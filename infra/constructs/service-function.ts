@@ -1,0 +1,164 @@
+/**
+ * One Lambda function of the service, as every function of the stack is built: bundled by the
+ * local esbuild, its own log group and a role holding exactly its DynamoDB calls.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { TableDefinition } from '../../shared/tables.ts';
+import { FUNCTION_TIMEOUT_SECONDS, type FunctionDefinition } from '../routes.ts';
+import { alarmOnSum } from './alarms.ts';
+
+/** Entries in the route table are relative to the repository root, whatever the cwd. */
+const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** How long function and access logs are kept. */
+export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+/**
+ * Credential providers of the AWS SDK's default chain that a Lambda function never reaches: the
+ * chain tries the environment first, and Lambda always sets `AWS_ACCESS_KEY_ID`,
+ * `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` (and never `AWS_PROFILE`, which would skip it).
+ * The chain loads the others with a dynamic `import()`, so leaving them out of the bundle changes
+ * nothing that runs and saves about 90 KiB (STS, SSO and sign-in clients among them): the room
+ * the X-Ray tracer takes.
+ */
+export const UNREACHED_CREDENTIAL_PROVIDERS = [
+  '@aws-sdk/credential-provider-http',
+  '@aws-sdk/credential-provider-ini',
+  '@aws-sdk/credential-provider-process',
+  '@aws-sdk/credential-provider-sso',
+  '@aws-sdk/credential-provider-web-identity',
+  '@smithy/credential-provider-imds',
+] as const;
+
+/**
+ * esbuild settings of every function: one minified ESM file per function (`index.mjs`) with its
+ * source map, the AWS SDK bundled (so the code runs against the SDK version it was tested with,
+ * not the runtime's) but for {@link UNREACHED_CREDENTIAL_PROVIDERS}, built by the local esbuild,
+ * never in Docker.
+ */
+export const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  // Bundled CommonJS dependencies call require(), which an ES module does not have.
+  banner:
+    "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourceMap: true,
+  // The map keeps the mappings (all a stack trace needs to name file and line) but not the
+  // sources themselves: 0.6 MiB instead of 2.0 MiB per function to upload and load.
+  sourcesContent: false,
+  externalModules: [...UNREACHED_CREDENTIAL_PROVIDERS],
+  forceDockerBundling: false,
+};
+
+/** Props of {@link ServiceFunction}. */
+export interface ServiceFunctionProps {
+  /** The function's handler file and DynamoDB calls (a row of the route table, or the authorizer). */
+  readonly definition: FunctionDefinition;
+
+  /** The stack's tables; every table of `definition.tableAccess` must be among them. */
+  readonly tables: ReadonlyMap<TableDefinition, ITable>;
+
+  /** Environment variables besides the Powertools settings, e.g. the tables' names. */
+  readonly environment: Readonly<Record<string, string>>;
+
+  /** What happens to the log group when the stack goes. */
+  readonly removalPolicy: RemovalPolicy;
+
+  /**
+   * Run with `NODE_OPTIONS=--enable-source-maps`: stack traces point into the TypeScript sources,
+   * and each cold start parses the source map (see docs/measurements.md).
+   *
+   * @default true
+   */
+  readonly sourceMaps?: boolean;
+}
+
+/**
+ * A NodejsFunction (Node.js 22, arm64, ESM, 256 MB, `FUNCTION_TIMEOUT_SECONDS`, X-Ray active tracing) with its own log
+ * group (one month) and a role that may write there, send traces and make exactly the DynamoDB
+ * calls of `definition.tableAccess` (no managed policy, no wildcard on data), and an alarm on its
+ * throttles.
+ *
+ * The function is this construct's default child (`Default`), so its logical id is the one a bare
+ * NodejsFunction of the same id had at the stack's scope.
+ *
+ * @throws Error when `definition.tableAccess` names a table that `tables` lacks.
+ */
+export class ServiceFunction extends Construct {
+  /** The Lambda function. */
+  readonly function: NodejsFunction;
+
+  /** Fires on the first throttled invocation in five minutes. */
+  readonly throttlesAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const { definition, tables, removalPolicy } = props;
+    const logGroup = new LogGroup(this, 'Logs', { retention: LOG_RETENTION, removalPolicy });
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    });
+    logGroup.grantWrite(role);
+    for (const { table: tableDefinition, actions, index } of definition.tableAccess) {
+      const table = tables.get(tableDefinition);
+      if (!table) {
+        throw new Error(
+          `${definition.constructId} calls table ${tableDefinition.constructId}; tables must hold every table of its tableAccess`,
+        );
+      }
+      const arn = table.tableArn;
+      role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: [...actions],
+          resources: index ? [arn, `${arn}/index/${index}`] : [arn],
+        }),
+      );
+    }
+
+    this.function = new NodejsFunction(this, 'Default', {
+      entry: join(REPOSITORY_ROOT, definition.entry),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 256,
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
+      role,
+      logGroup,
+      projectRoot: REPOSITORY_ROOT,
+      depsLockFilePath: join(REPOSITORY_ROOT, 'package-lock.json'),
+      bundling: BUNDLING,
+      tracing: Tracing.ACTIVE,
+      environment: {
+        ...props.environment,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...((props.sourceMaps ?? true) && { NODE_OPTIONS: '--enable-source-maps' }),
+      },
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'The design card fixes Node.js 22 (NODEJS_22_X) for every function (issue 2, section 6).',
+    });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so AWS documents Resource "*" for them; every other statement names its log group or table.',
+    });
+    this.throttlesAlarm = alarmOnSum(
+      this,
+      'Throttles',
+      this.function.metricThrottles(),
+      `${definition.constructId} throttles`,
+    );
+  }
+}

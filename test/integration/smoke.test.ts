@@ -1,0 +1,116 @@
+/**
+ * The smoke test (`npm run smoke`) against the local stack: the local gateway over HTTP, the
+ * authorizer and the functions on DynamoDB Local, as a deployed stage would answer.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatCheck, runSmoke, USAGE } from '../../infra/cli/smoke.ts';
+import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
+import { issueToken } from '../support/api-client.ts';
+
+const SMOKE_SCRIPT = fileURLToPath(new URL('../../infra/cli/smoke.ts', import.meta.url));
+
+let gateway: LocalGateway;
+let token: string;
+
+beforeAll(async () => {
+  gateway = await startGateway({ port: 0 });
+  token = await issueToken('free');
+});
+afterAll(() => gateway?.close());
+
+/**
+ * Runs `npm run smoke -- <args>` as npm would: the script under tsx, in its own process, without
+ * blocking this one (whose gateway must answer the script).
+ */
+function runScript(args: string[]) {
+  return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', SMOKE_SCRIPT, ...args],
+      { encoding: 'utf8', env: { ...process.env, NODE_NO_WARNINGS: '1', PETSTORE_API_KEY: '' } },
+      (error, stdout, stderr) =>
+        resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('smoke test', () => {
+  it('passes every check against a healthy stack: create, get, list, rate-limit headers, 401', async () => {
+    const checks = await runSmoke(gateway.url, token);
+
+    expect(checks.map((check) => [check.name, check.ok, check.detail])).toEqual([
+      [
+        'createPet with an Idempotency-Key answers 201 with the pet',
+        true,
+        expect.stringMatching(/^201, id \d+$/),
+      ],
+      [
+        'createPet retried with the same Idempotency-Key replays the same pet',
+        true,
+        expect.stringMatching(/^201, id \d+, Idempotent-Replayed: true$/),
+      ],
+      [
+        'getPet answers 200 with the created pet and its deprecation headers',
+        true,
+        '200, Deprecation, Sunset, Link',
+      ],
+      [
+        'listPets filtered by status answers 200 with pets of that status only',
+        true,
+        expect.stringMatching(/^200, \d+ available pet\(s\)$/),
+      ],
+      [
+        'every answer with a key carries the rate-limit headers',
+        true,
+        expect.stringMatching(/^X-RateLimit-Limit 60, X-RateLimit-Remaining \d+$/),
+      ],
+      ['a request without a key answers 401 with WWW-Authenticate: Bearer', true, '401'],
+    ]);
+  });
+
+  it('fails the checks that need a key when the key is refused, and says what it saw', async () => {
+    const checks = await runSmoke(gateway.url, 'not-a-key');
+
+    expect(checks.filter((check) => !check.ok).map((check) => check.name)).toEqual([
+      'createPet with an Idempotency-Key answers 201 with the pet',
+      'createPet retried with the same Idempotency-Key replays the same pet',
+      'getPet answers 200 with the created pet and its deprecation headers',
+      'listPets filtered by status answers 200 with pets of that status only',
+      'every answer with a key carries the rate-limit headers',
+    ]);
+    expect(checks[0]?.detail).toMatch(/^status 401: /);
+    expect(formatCheck(checks[2] ?? { name: '', ok: true, detail: '' })).toBe(
+      'FAIL getPet answers 200 with the created pet and its deprecation headers: no pet was created',
+    );
+  });
+
+  it('prints one line per check and exits 0 when all pass, 1 when one fails', async () => {
+    const passing = await runScript(['--url', gateway.url, '--key', token]);
+    const failing = await runScript(['--url', gateway.url, '--key', 'not-a-key']);
+
+    expect(passing.status).toBe(0);
+    expect(passing.stdout.trim().split('\n')).toHaveLength(6);
+    expect(
+      passing.stdout
+        .trim()
+        .split('\n')
+        .every((line) => line.startsWith('ok   ')),
+    ).toBe(true);
+    expect(failing.status).toBe(1);
+    expect(failing.stdout).toContain('FAIL createPet');
+  });
+
+  it.each([
+    [[]],
+    [['--url', 'http://127.0.0.1:1']],
+    [['--stage', 'dev', '--key', 'k']],
+    [['--stage', 'staging', '--url', 'http://x', '--key', 'k']],
+  ])('prints the usage line and exits 2 for the arguments %j', async (args) => {
+    const { status, stderr } = await runScript(args);
+
+    expect(status).toBe(2);
+    expect(stderr.trim()).toBe(USAGE);
+  });
+});
