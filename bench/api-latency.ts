@@ -12,15 +12,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { startGateway } from '../infra/local/gateway.ts';
-import { freePort } from '../infra/local/ports.ts';
-import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
-import { createTables } from '../infra/local/tables.ts';
-import { createDocumentClient } from '../shared/clients.ts';
-import { keyLimits, keyStoreFromEnv } from '../shared/keys/store.ts';
-import { MAX_PER_DAY, MAX_PER_MINUTE } from '../shared/plans.ts';
+import { unlimitedKey, withLocalStack } from './local-stack.ts';
 import { meterEveryDocumentClient } from './meter.ts';
 import { formatMs as fmt, type Percentiles, percentiles, throughput } from './stats.ts';
 
@@ -44,30 +38,10 @@ interface Case {
   entry: string;
 }
 
-// The bench's own DynamoDB Local credentials, read from the environment by every client.
-Object.assign(process.env, credentialsEnv(generateCredentials()));
-const dynamo = await startDynamoDbLocal({ port: await freePort() });
-try {
-  const client = createDocumentClient(dynamo.endpoint);
-  Object.assign(process.env, await createTables(client), {
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-  });
-  client.destroy();
-  await run();
-} finally {
-  await dynamo.stop();
-}
+await withLocalStack(run);
 
 async function run(): Promise<void> {
-  // An Enterprise key with the highest limits: the bench measures latency, not the limits (the
-  // rate limiter still counts every request, as for any key).
-  const { token, record } = await keyStoreFromEnv().createKey({
-    plan: 'enterprise',
-    owner: 'bench',
-    limits: { perMinute: MAX_PER_MINUTE, perDay: MAX_PER_DAY },
-  });
-  const authorizer = { keyId: record.keyId, plan: record.plan, ...keyLimits(record) };
+  const { token, authorizer } = await unlimitedKey();
   const gateway = await startGateway({ port: 0 });
   const body = JSON.stringify({ name: 'Rex', categoryId: 1, status: 'available' });
   const cases: Case[] = [

@@ -5,11 +5,13 @@
  * is read from the shared tables (routes, plans, tables, gateway responses) that the local stack
  * reads too.
  */
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { type Attribute, AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { METRICS_NAMESPACE, metricDimensions, SERVICE_NAME, STAGE_ENV } from '../shared/metrics.ts';
+import { CURSOR_KEY_SECRET_ARN_ENV } from '../shared/pets/cursor.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/limiter.ts';
 import { BAN_POLICY_ENV } from '../shared/rate-limit/middleware.ts';
 import {
@@ -159,6 +161,7 @@ export class PetstoreStack extends Stack {
       removalPolicy,
       webAcl: (props.webAcl ?? settings.webAcl) ? { ipRateLimit: props.ipRateLimit } : undefined,
     });
+    const cursorKey = this.createCursorKey(removalPolicy);
     const operationEnvironment = {
       ...environment,
       [BAN_POLICY_ENV.threshold]: String(banPolicy.threshold),
@@ -174,6 +177,10 @@ export class PetstoreStack extends Stack {
         deployment: props.deployment ?? settings.deployment,
         rollbackAlarms: [this.api.serverErrorsAlarm],
       });
+      if (route.operationId === 'listPets') {
+        operation.function.addEnvironment(CURSOR_KEY_SECRET_ARN_ENV, cursorKey.secretArn);
+        cursorKey.grantRead(operation.function);
+      }
       this.api.addOperation(route, operation.alias);
       return operation;
     });
@@ -227,6 +234,24 @@ export class PetstoreStack extends Stack {
       });
     }
     return table;
+  }
+
+  /**
+   * The stage's key for listPets's cursors (shared/pets/cursor.ts): 64 random letters and digits
+   * that CloudFormation has Secrets Manager generate, so the key is in no template or repository.
+   */
+  private createCursorKey(removalPolicy: RemovalPolicy): Secret {
+    const secret = new Secret(this, 'CursorKeySecret', {
+      description: `${this.stackName}: HMAC key of the listPets cursors`,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The key only signs paging positions (an id and a status filter, no secret data); a rotation would turn every cursor clients hold into a 400. A suspected leak is handled by replacing the value by hand (containers pick it up within the hour).',
+    });
+    return secret;
   }
 
   private table(definition: TableDefinition): Table {

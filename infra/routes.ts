@@ -74,7 +74,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'functions/list-pets.ts',
     constructId: 'ListPetsFunction',
     tableAccess: [
-      { table: PETS_TABLE, actions: ['dynamodb:Query', 'dynamodb:Scan'], index: STATUS_INDEX },
+      { table: PETS_TABLE, actions: ['dynamodb:Query'], index: STATUS_INDEX },
       RATE_LIMITER_ACCESS,
     ],
   },

@@ -4,10 +4,11 @@
  *
  * Starts DynamoDB Local on port 8000 with its data under `.petstore/dynamodb` (or in memory) and
  * the stack's own credentials (`.petstore/dynamodb.env`), creates the tables from
- * shared/tables.ts, issues one key per plan when the store has none, and starts the local
- * gateway. Ctrl-C or SIGTERM stops both and exits 0. `PORT` and `DYNAMODB_PORT` pick other
- * ports, `PETSTORE_DIR` another directory. A missing Java or a port in use is one line on stderr
- * and exit code 1.
+ * shared/tables.ts, keeps listPets's cursor key in `.petstore/cursor-key` (a fresh one per run in
+ * memory; `CURSOR_KEY` overrides it), issues one key per plan when the store has none, and starts
+ * the local gateway. Ctrl-C or SIGTERM stops both and exits 0. `PORT` and `DYNAMODB_PORT` pick
+ * other ports, `PETSTORE_DIR` another directory. A missing Java or a port in use is one line on
+ * stderr and exit code 1.
  *
  * Supervision: when DynamoDB Local dies, a stack on disk starts it again and says so in one
  * line; an in-memory stack has lost its data, says so in one line and exits 1. A pid file per
@@ -24,7 +25,9 @@ import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { type DynamoDbKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { CURSOR_KEY_ENV } from '../../shared/pets/cursor.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
+import { localCursorKey, newCursorKey } from './cursor-key.ts';
 import {
   assertJava,
   DYNAMODB_PORT_ENV,
@@ -101,6 +104,7 @@ async function main(): Promise<void> {
     Object.assign(process.env, await createTables(client), { DYNAMODB_ENDPOINT: dynamo.endpoint });
     // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+    process.env[CURSOR_KEY_ENV] ??= inMemory ? newCursorKey() : localCursorKey(directory);
     client.destroy();
     const issued = await issueKeysForEmptyStore();
     gateway = await startGateway({ port, host: HOST });

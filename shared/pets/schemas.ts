@@ -82,6 +82,8 @@ export const ListPetsQuerySchema = v.strictObject({
     String(PAGE_LIMIT.default),
   ),
   status: v.optional(PetStatusSchema),
+  /** Checked against its HMAC and the `status` filter by the handler (shared/pets/cursor.ts). */
+  cursor: v.optional(v.string()),
 });
 
 /** Path parameter `petId` of `GET /pets/{petId}`: decimal digits of a positive integer. */
@@ -98,5 +100,5 @@ export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
 export type NewPet = v.InferOutput<typeof NewPetSchema>;
 /** An animal as stored and returned. */
 export type Pet = v.InferOutput<typeof PetSchema>;
-/** A validated listPets query: `limit` a number (default 20), `status` optional. */
+/** A validated listPets query: `limit` a number (default 20), `status` and `cursor` optional. */
 export type ListPetsQuery = v.InferOutput<typeof ListPetsQuerySchema>;

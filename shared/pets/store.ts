@@ -8,7 +8,6 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -23,7 +22,36 @@ export interface ListPetsOptions {
   limit: number;
   /** Only pets with this status. */
   status?: PetStatus;
+  /** Only pets with a larger id: the last id of the page before. @default - from the lowest id */
+  afterId?: number;
 }
+
+/** One page of pets. */
+export interface PetPage {
+  /** At most `limit` pets, in ascending id. */
+  pets: Pet[];
+  /** Whether more pets follow the last one (under the same filter). */
+  hasMore: boolean;
+}
+
+/**
+ * What a store's `status-index` reads (its lists) have cost, counted by the store itself: DynamoDB
+ * calls, items read (`ScannedCount`) and read capacity units (`ConsumedCapacity`). Tests and the
+ * bench read it.
+ */
+export interface StoreUsage {
+  calls: number;
+  itemsRead: number;
+  readUnits: number;
+}
+
+/** Counters at zero. */
+export function emptyUsage(): StoreUsage {
+  return { calls: 0, itemsRead: 0, readUnits: 0 };
+}
+
+/** The counters of the store {@link petStoreFromEnv} builds (one per function container). */
+export const ENV_STORE_USAGE: StoreUsage = emptyUsage();
 
 /** Options of {@link PetStore.createPet}. */
 export interface CreatePetOptions {
@@ -47,10 +75,10 @@ export interface PetStore {
   /** The pet with this id, or `undefined`. */
   getPet(id: number, options?: { signal?: AbortSignal }): Promise<Pet | undefined>;
   /**
-   * At most `limit` pets. With `status`: ascending id, read from the status GSI. Without: in the
-   * table's storage order, which is stable while the data does not change but not by id.
+   * The first `limit` pets in ascending id after `afterId`, of one status or of all, and whether
+   * more follow.
    */
-  listPets(options: ListPetsOptions & { signal?: AbortSignal }): Promise<Pet[]>;
+  listPets(options: ListPetsOptions & { signal?: AbortSignal }): Promise<PetPage>;
 }
 
 /**
@@ -86,13 +114,20 @@ export interface DynamoDbPetStoreTables {
  * Ids come from an atomic counter (UpdateItem ADD) on the sequence item of the pets table; the pet
  * is then written with a condition that the id is free, so a bug elsewhere can never overwrite a
  * pet. A create costs two calls (the sequence, then the pet: 1 + 2 write units with the GSI); with
- * `alsoWrite` the pet's write is a transaction of two items. A get is one strongly consistent read;
- * a list one Query or Scan.
+ * `alsoWrite` the pet's write is a transaction of two items. A get is one strongly consistent read.
+ * A list page is one Query on the `status-index` GSI per status listed (one with a filter, three
+ * without), each reading at most `limit + 1` items, whatever the table holds. Lists never Scan: a
+ * Scan's cost grows with the table, and the table also holds the sequence item, which is no pet.
  */
 export class DynamoDbPetStore implements PetStore {
+  /**
+   * @param usage Counters the `status-index` reads add to: every list page, and the sequence's
+   *   one-time seeding. @default - fresh counters at zero
+   */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: DynamoDbPetStoreTables,
+    readonly usage: StoreUsage = emptyUsage(),
   ) {}
 
   async createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
@@ -157,45 +192,59 @@ export class DynamoDbPetStore implements PetStore {
     return Item ? toPet(Item) : undefined;
   }
 
+  /**
+   * Without `status`, the smallest ids of the three statuses' Queries merged: the `limit + 1`
+   * smallest ids of all pets are among the `limit + 1` smallest of each status. The extra item
+   * only tells whether more follow, so a full last page says there is none.
+   */
   async listPets({
     limit,
     status,
+    afterId = 0,
     signal,
-  }: ListPetsOptions & { signal?: AbortSignal }): Promise<Pet[]> {
-    if (status) return (await this.queryStatusIndex(status, limit, signal)).map(toPet);
-    const { Items = [] } = await this.client.send(
-      new ScanCommand({
-        TableName: this.tables.pets,
-        // The sequence item is not a pet; one more item read makes up for it.
-        Limit: limit + 1,
-        FilterExpression: 'attribute_exists(#status)',
-        ExpressionAttributeNames: { '#status': 'status' },
-      }),
-      { abortSignal: signal },
+  }: ListPetsOptions & { signal?: AbortSignal }): Promise<PetPage> {
+    const statuses = status ? [status] : PET_STATUSES;
+    const pages = await Promise.all(
+      statuses.map((s) => this.queryStatusIndex(s, limit + 1, signal, { afterId })),
     );
-    return Items.slice(0, limit).map(toPet);
+    const merged = pages
+      .flat()
+      .map(toPet)
+      .sort((a, b) => a.id - b.id);
+    return { pets: merged.slice(0, limit), hasMore: merged.length > limit };
   }
 
-  /** Up to `limit` items of one status from `status-index`: ascending id, or descending. */
+  /**
+   * Up to `limit` items of one status from `status-index` with an id above `afterId`, in ascending
+   * id or descending; the calls, items and read units are counted in {@link usage}.
+   */
   private async queryStatusIndex(
     status: PetStatus,
     limit: number,
     signal: AbortSignal | undefined,
-    order: 'ascending' | 'descending' = 'ascending',
+    {
+      afterId = 0,
+      order = 'ascending',
+    }: { afterId?: number; order?: 'ascending' | 'descending' } = {},
   ): Promise<Record<string, unknown>[]> {
-    const { Items = [] } = await this.client.send(
+    const output = await this.client.send(
       new QueryCommand({
         TableName: this.tables.pets,
         IndexName: STATUS_INDEX,
-        KeyConditionExpression: '#status = :status',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': status },
+        KeyConditionExpression: '#status = :status AND #id > :afterId',
+        ExpressionAttributeNames: { '#status': 'status', '#id': 'id' },
+        ExpressionAttributeValues: { ':status': status, ':afterId': afterId },
         ScanIndexForward: order === 'ascending',
         Limit: limit,
+        ReturnConsumedCapacity: 'TOTAL',
       }),
       { abortSignal: signal },
     );
-    return Items;
+    const items = output.Items ?? [];
+    this.usage.calls += 1;
+    this.usage.itemsRead += output.ScannedCount ?? items.length;
+    this.usage.readUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
+    return items;
   }
 
   /** The next pet id: `ADD value 1` on the sequence item, seeding it first if it does not exist. */
@@ -273,7 +322,7 @@ export class DynamoDbPetStore implements PetStore {
   private async highestPetId(signal: AbortSignal | undefined): Promise<number> {
     const ids = await Promise.all(
       PET_STATUSES.map(async (status) => {
-        const [newest] = await this.queryStatusIndex(status, 1, signal, 'descending');
+        const [newest] = await this.queryStatusIndex(status, 1, signal, { order: 'descending' });
         return Number(newest?.id ?? 0);
       }),
     );
@@ -293,13 +342,18 @@ function toPet(item: Record<string, unknown>): Pet {
 
 /**
  * The PetStore of a deployed or local function: the pets table from `PETS_TABLE_NAME`, the old
- * sequence's table from `COUNTERS_TABLE_NAME` when set, endpoint from `DYNAMODB_ENDPOINT` when set.
+ * sequence's table from `COUNTERS_TABLE_NAME` when set, endpoint from `DYNAMODB_ENDPOINT` when set;
+ * its list reads are counted in {@link ENV_STORE_USAGE}.
  *
  * @throws Error at start-up when the pets table's name is missing.
  */
 export function petStoreFromEnv(client = createDocumentClient()): PetStore {
-  return new DynamoDbPetStore(client, {
-    pets: requireEnv(PETS_TABLE.envVar),
-    legacyCounters: process.env[COUNTERS_TABLE.envVar] || undefined,
-  });
+  return new DynamoDbPetStore(
+    client,
+    {
+      pets: requireEnv(PETS_TABLE.envVar),
+      legacyCounters: process.env[COUNTERS_TABLE.envVar] || undefined,
+    },
+    ENV_STORE_USAGE,
+  );
 }

@@ -11,6 +11,7 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
+import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import {
   API_STAGE_NAME,
@@ -31,6 +32,7 @@ import {
   idempotencyKeyOf,
 } from '../../shared/idempotency/key.ts';
 import { IDEMPOTENCY_RECORD_TTL_SECONDS } from '../../shared/idempotency/store.ts';
+import { CursorCodec, nextPageLink } from '../../shared/pets/cursor.ts';
 import { GET_PET_DEPRECATION_HEADERS, GET_PET_SUNSET } from '../../shared/pets/deprecation.ts';
 import {
   ListPetsQuerySchema,
@@ -405,6 +407,15 @@ describe('docs/openapi.yaml', () => {
       expect(v.is(PetIdSchema, String(petId?.example))).toBe(true);
     });
 
+    it('documents cursor as an optional base64url string whose example is a cursor the code issues', () => {
+      const cursor = parameters('listPets').find((parameter) => parameter.name === 'cursor');
+      expect(cursor).toMatchObject({ in: 'query', required: false });
+      expect(meaningful(cursor?.schema)).toEqual({ type: 'string', pattern: '^[A-Za-z0-9_-]+$' });
+      const issued = new CursorCodec(newCursorKey()).encode({ status: 'sold', afterId: 50 });
+      expect(String(cursor?.example)).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(String(cursor?.example)).toHaveLength(issued.length);
+    });
+
     it('documents petId as the positive integer the code accepts', () => {
       const [petId] = parameters('getPet');
       expect(petId).toMatchObject({ name: 'petId', in: 'path', required: true });
@@ -706,9 +717,16 @@ describe('docs/openapi.yaml', () => {
     });
 
     it('documents no deprecation header on the other operations', () => {
+      const successor = at(document, 'components', 'headers', 'Link');
       for (const { operationId } of ROUTES.filter((route) => !route.deprecated)) {
         for (const [, response] of responses(operationId)) {
           for (const name of Object.keys(GET_PET_DEPRECATION_HEADERS)) {
+            // listPets's 200 has a Link of its own: rel="next", never the successor-version one.
+            if (name === 'Link' && (response.headers as Node | undefined)?.Link) {
+              expect(operationId).toBe('listPets');
+              expect(at(response, 'headers', name)).not.toEqual(successor);
+              continue;
+            }
             expect(response.headers ?? {}).not.toHaveProperty(name);
           }
         }
@@ -964,6 +982,9 @@ describe('docs/openapi.yaml', () => {
 
       it('accepts its 200, rate_limited and api_key_temporarily_banned answers as sent', () => {
         checkListPets(answers[0]);
+        checkListPets(answers[0], (headers) =>
+          headers.set('Link', nextPageLink({ limit: 100, status: 'pending' }, 'MS4uNQ_-')),
+        );
         checkListPets(firstOf('rate_limited'));
         checkListPets(firstOf('api_key_temporarily_banned'));
       });
@@ -984,6 +1005,16 @@ describe('docs/openapi.yaml', () => {
       ])('rejects a 200 whose %s is %s', (name, value, failure) => {
         expect(() => checkListPets(answers[0], (headers) => headers.set(name, value))).toThrow(
           failure,
+        );
+      });
+
+      it.each([
+        ['another relation', '</v1/pets?limit=20&cursor=abc>; rel="prev"'],
+        ['the status before the limit', '</v1/pets?status=sold&limit=20&cursor=abc>; rel="next"'],
+        ['no cursor', '</v1/pets?limit=20>; rel="next"'],
+      ])('rejects a 200 whose Link has %s', (_, link) => {
+        expect(() => checkListPets(answers[0], (headers) => headers.set('Link', link))).toThrow(
+          'Link must match pattern',
         );
       });
 

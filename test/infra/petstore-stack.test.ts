@@ -43,6 +43,7 @@ import {
   usagePlanOutputName,
 } from '../../infra/stages.ts';
 import { keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { CURSOR_KEY_SECRET_ARN_ENV } from '../../shared/pets/cursor.ts';
 import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../../shared/plans.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../shared/rate-limit/limiter.ts';
 import { BAN_POLICY_ENV } from '../../shared/rate-limit/middleware.ts';
@@ -240,8 +241,24 @@ describe.each(STAGES)('the %s stage', (stage) => {
           PETSTORE_STAGE: stage,
           ...(STAGE_SETTINGS[stage].sourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
           ...(OPERATION_IDS.includes(id) ? banEnvironment(DEFAULT_BAN_POLICY) : {}),
+          ...(id === 'ListPetsFunction'
+            ? { [CURSOR_KEY_SECRET_ARN_ENV]: { Ref: logicalId(stack(), 'CursorKeySecret') } }
+            : {}),
         });
       }
+    });
+
+    it(`generates the cursor key in Secrets Manager, ${stage === 'production' ? 'retained' : 'deleted'} with the stack`, () => {
+      const secrets = template().findResources('AWS::SecretsManager::Secret');
+
+      expect(Object.keys(secrets)).toEqual([logicalId(stack(), 'CursorKeySecret')]);
+      const [secret] = Object.values(secrets);
+      expect(secret?.Properties.GenerateSecretString).toEqual({
+        PasswordLength: 64,
+        ExcludePunctuation: true,
+      });
+      expect(secret?.Properties.SecretString).toBeUndefined();
+      expect(secret?.DeletionPolicy).toBe(TABLE_REMOVAL[stage].policy);
     });
 
     it('logs each function to its own log group with a retention', () => {
@@ -255,7 +272,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
-    it('grants each function exactly the DynamoDB actions its store and rate limiter call, log writes and trace writes', () => {
+    it('grants each function exactly the DynamoDB actions its store and rate limiter call, log writes, trace writes, and listPets the read of its cursor key', () => {
       const pets = arnOf(PETS_TABLE.constructId);
       const counters = {
         Action: 'dynamodb:UpdateItem',
@@ -265,7 +282,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       const expected: Record<string, unknown[]> = {
         ListPetsFunction: [
           {
-            Action: ['dynamodb:Query', 'dynamodb:Scan'],
+            Action: 'dynamodb:Query',
             Effect: 'Allow',
             Resource: [pets, { 'Fn::Join': ['', [pets, '/index/status-index']] }],
           },
@@ -313,6 +330,16 @@ describe.each(STAGES)('the %s stage', (stage) => {
             Effect: 'Allow',
             Resource: '*',
           },
+          // Granted after the function exists, so its statement comes last.
+          ...(id === 'ListPetsFunction'
+            ? [
+                {
+                  Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+                  Effect: 'Allow',
+                  Resource: { Ref: logicalId(stack(), 'CursorKeySecret') },
+                },
+              ]
+            : []),
         ]);
       }
     });

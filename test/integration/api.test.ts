@@ -11,7 +11,6 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import type { ErrorCode } from '../../shared/http/errors.ts';
 import { MAX_BODY_BYTES } from '../../shared/http/middleware.ts';
 import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
 import {
@@ -23,6 +22,7 @@ import {
   type PetStatus,
 } from '../../shared/pets/schemas.ts';
 import { issueToken, type PetstoreClient, petstoreClient } from '../support/api-client.ts';
+import { expectError } from '../support/error-responses.ts';
 import { expectConformingResponse, readBody } from '../support/openapi-conformance.ts';
 
 let gateway: LocalGateway;
@@ -61,26 +61,6 @@ function postJson(body: string): Promise<{ response: Response; body: unknown }> 
     body,
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
   });
-}
-
-/**
- * Asserts an Error answer: the HTTP status, `application/json`, and a body of exactly
- * `{code, message, status}` with `status` equal to the HTTP status and, when `naming` is given,
- * a message that names that field or parameter.
- */
-function expectError(
-  response: Response,
-  body: unknown,
-  expected: { status: number; code: ErrorCode; naming?: string },
-): void {
-  expect(response.status).toBe(expected.status);
-  expect(response.headers.get('content-type')).toBe('application/json');
-  expect(Object.keys(body as object).sort()).toEqual(['code', 'message', 'status']);
-  expect(body).toMatchObject({ code: expected.code, status: expected.status });
-  expect((body as { message: unknown }).message).toEqual(expect.any(String));
-  if (expected.naming) {
-    expect((body as { message: string }).message).toMatch(new RegExp(`^${expected.naming}: `));
-  }
 }
 
 /** Asserts a Pet answer: `application/json` and a body that is exactly a Pet. */

@@ -99,7 +99,7 @@ async function whileFrozen<T>(during: () => Promise<T>): Promise<T> {
 
 /** Pets named `name` in the store. */
 async function petsNamed(name: string): Promise<Pet[]> {
-  const all = await petStoreFromEnv().listPets({ limit: 100 });
+  const { pets: all } = await petStoreFromEnv().listPets({ limit: 100 });
   return all.filter((pet) => pet.name === name);
 }
 

@@ -1,7 +1,9 @@
 /**
- * The expected results of error answers, spelt out for unit tests that compare a handler's whole
- * API Gateway proxy result. It is built here from literal values, never with the code under test.
+ * Expected error answers: spelt out for unit tests that compare a handler's whole API Gateway
+ * proxy result (built here from literal values, never with the code under test), and checked
+ * over HTTP for integration tests.
  */
+import { expect } from 'vitest';
 import type { ErrorCode } from '../../shared/http/errors.ts';
 
 /**
@@ -26,4 +28,24 @@ export function errorResponse(
     headers: { 'Content-Type': 'application/json', ...headers },
     body: JSON.stringify({ code, message, status }),
   };
+}
+
+/**
+ * Asserts an Error answer: the HTTP status, `application/json`, and a body of exactly
+ * `{code, message, status}` with `status` equal to the HTTP status and, when `naming` is given,
+ * a message that names that field or parameter.
+ */
+export function expectError(
+  response: Response,
+  body: unknown,
+  expected: { status: number; code: ErrorCode; naming?: string },
+): void {
+  expect(response.status).toBe(expected.status);
+  expect(response.headers.get('content-type')).toBe('application/json');
+  expect(Object.keys(body as object).sort()).toEqual(['code', 'message', 'status']);
+  expect(body).toMatchObject({ code: expected.code, status: expected.status });
+  expect((body as { message: unknown }).message).toEqual(expect.any(String));
+  if (expected.naming) {
+    expect((body as { message: string }).message).toMatch(new RegExp(`^${expected.naming}: `));
+  }
 }

@@ -29,7 +29,7 @@ function createPet(body: string | null, contentType?: string | null) {
 
 /** Number of pets stored (the tables of this file hold far fewer than 100). */
 async function countPets(): Promise<number> {
-  return (await store.listPets({ limit: 100 })).length;
+  return (await store.listPets({ limit: 100 })).pets.length;
 }
 
 /** Creates a valid pet and returns its id, the newest issued. */

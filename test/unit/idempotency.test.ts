@@ -51,7 +51,7 @@ const REX = '{"name":"Rex","categoryId":1}';
 
 /** How many pets are named `name` (unique per test). */
 async function petsNamed(name: string): Promise<number> {
-  const all = await store.listPets({ limit: 100 });
+  const { pets: all } = await store.listPets({ limit: 100 });
   return all.filter((pet) => pet.name === name).length;
 }
 

@@ -33,28 +33,52 @@ beforeAll(async () => {
 });
 
 describe('listPets', () => {
-  it('answers 200 with 20 of the stored pets when no limit is given', async () => {
+  it('answers 200 with the 20 lowest ids and a Link to the next page when no limit is given', async () => {
     const response = await listPets();
 
     expect(response.statusCode).toBe(200);
-    expect(response.headers).toEqual({ 'Content-Type': 'application/json' });
-    const listed = JSON.parse(response.body) as Pet[];
-    expect(listed).toHaveLength(20);
-    expect(new Set(listed.map((pet) => pet.id)).size).toBe(20);
-    for (const pet of listed) expect(pets).toContainEqual(pet);
+    expect(response.body).toBe(JSON.stringify(pets.slice(0, 20)));
+    expect(response.headers).toEqual({
+      'Content-Type': 'application/json',
+      Link: expect.stringMatching(/^<\/v1\/pets\?limit=20&cursor=[\w-]+>; rel="next"$/),
+    });
   });
 
-  it('honours limit', async () => {
+  it('honours limit, lowest ids first', async () => {
     for (const limit of [1, 5, 24]) {
-      const listed = JSON.parse((await listPets(`limit=${limit}`)).body) as Pet[];
-      expect(listed).toHaveLength(limit);
-      for (const pet of listed) expect(pets).toContainEqual(pet);
+      expect((await listPets(`limit=${limit}`)).body).toBe(JSON.stringify(pets.slice(0, limit)));
     }
   });
 
-  it('answers every pet once when limit exceeds their number', async () => {
-    const listed = JSON.parse((await listPets('limit=100')).body) as Pet[];
-    expect(listed.sort((a, b) => a.id - b.id)).toEqual(pets);
+  it('answers every pet once, in ascending id and without Link, when limit exceeds their number', async () => {
+    expect(await listPets('limit=100')).toEqual({
+      statusCode: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(pets),
+    });
+  });
+
+  it('answers the next pets after the cursor of the Link, and no Link on the full last page', async () => {
+    const first = await listPets('limit=20');
+    const next = new URL(/^<(.+)>/.exec(first.headers?.Link as string)?.[1] ?? '', 'http://h');
+
+    const second = await listPets(`limit=5&cursor=${next.searchParams.get('cursor')}`);
+
+    expect(second).toEqual({
+      statusCode: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(pets.slice(20)),
+    });
+  });
+
+  it('answers 400 invalid_parameter naming cursor when it is not one the service issued', async () => {
+    expect(await listPets('cursor=abc')).toEqual(
+      errorResponse(
+        400,
+        'invalid_parameter',
+        'cursor: is not a cursor this service issued; follow the Link header',
+      ),
+    );
   });
 
   it('filters by status, in ascending id', async () => {

@@ -1,8 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
-import { DynamoDbPetStore, PET_ID_SEQUENCE_ID, petStoreFromEnv } from '../../shared/pets/store.ts';
+import type { Pet, PetStatus } from '../../shared/pets/schemas.ts';
+import {
+  DynamoDbPetStore,
+  type ListPetsOptions,
+  PET_ID_SEQUENCE_ID,
+  type PetPage,
+  petStoreFromEnv,
+} from '../../shared/pets/store.ts';
 import { COUNTERS_TABLE, PETS_TABLE } from '../../shared/tables.ts';
 import { clientLosingFirstAnswer } from '../support/lossy-client.ts';
 
@@ -80,7 +89,7 @@ describe('DynamoDbPetStore', () => {
       created.push(await store.createPet({ name: `S ${status}`, categoryId: 99, status }));
     }
 
-    const pending = await store.listPets({ limit: 100, status: 'pending' });
+    const { pets: pending } = await store.listPets({ limit: 100, status: 'pending' });
     const ours = pending.filter((pet) => pet.categoryId === 99);
     expect(ours).toEqual(created.filter((pet) => pet.status === 'pending'));
     expect(pending.map((pet) => pet.id)).toEqual(
@@ -88,24 +97,159 @@ describe('DynamoDbPetStore', () => {
     );
     expect(pending.every((pet) => pet.status === 'pending')).toBe(true);
 
-    expect(await store.listPets({ limit: 2, status: 'pending' })).toEqual(pending.slice(0, 2));
+    const { pets: firstTwo } = await store.listPets({ limit: 2, status: 'pending' });
+    expect(firstTwo).toEqual(pending.slice(0, 2));
   });
 
-  it('lists at most limit pets without status, each a Pet without createdAt', async () => {
-    const all = await store.listPets({ limit: 100 });
+  it('lists at most limit pets without status, the lowest ids of all statuses, each a Pet without createdAt', async () => {
+    await store.createPet({ name: 'One of each', categoryId: 1, status: 'sold' });
+    const { pets: all } = await store.listPets({ limit: 100 });
     expect(all.length).toBeGreaterThan(3);
+    expect(new Set(all.map((pet) => pet.status)).size).toBe(3);
     for (const pet of all) expect(Object.keys(pet)).toEqual(['id', 'name', 'categoryId', 'status']);
+    expect(all.map((pet) => pet.id)).toEqual([...all.map((pet) => pet.id)].sort((a, b) => a - b));
 
     // The pet-id sequence shares the table but is not a pet.
     expect(all.map((pet) => pet.id)).not.toContain(PET_ID_SEQUENCE_ID);
-    const some = await store.listPets({ limit: 3 });
-    expect(some).toHaveLength(3);
-    for (const pet of some) expect(all).toContainEqual(pet);
+    const { pets: some } = await store.listPets({ limit: 3 });
+    expect(some).toEqual(all.slice(0, 3));
   });
 
   it('is what petStoreFromEnv builds from the table env vars', async () => {
     const pet = await store.createPet({ name: 'Env', categoryId: 5, status: 'sold' });
     expect(await petStoreFromEnv().getPet(pet.id)).toEqual(pet);
+  });
+});
+
+describe('DynamoDbPetStore pages (tables of their own)', () => {
+  /** Statuses of the pets created in `beforeAll`, uneven on purpose: 15 available, 10 pending, 5 sold. */
+  const STATUS_CYCLE = [
+    'available',
+    'pending',
+    'available',
+    'sold',
+    'available',
+    'pending',
+  ] as const;
+  let paged: DynamoDbPetStore;
+  let pets: Pet[];
+  let petsTable: string;
+
+  /** Creates `count` pets with the statuses of STATUS_CYCLE, in parallel batches. */
+  async function createPets(count: number): Promise<Pet[]> {
+    const created: Pet[] = [];
+    for (let start = 0; start < count; start += 25) {
+      const batch = Array.from({ length: Math.min(25, count - start) }, (_, i) => {
+        const status = STATUS_CYCLE[(start + i) % STATUS_CYCLE.length] ?? 'available';
+        return paged.createPet({ name: `Paged ${start + i}`, categoryId: 1, status });
+      });
+      created.push(...(await Promise.all(batch)));
+    }
+    return created.sort((a, b) => a.id - b.id);
+  }
+
+  /** Every page of a listing, following `afterId` as the handler does. */
+  async function allPages(options: { limit: number; status?: PetStatus }): Promise<PetPage[]> {
+    const pages: PetPage[] = [];
+    let afterId: number | undefined;
+    for (let page = 0; page < 100; page++) {
+      const next = await paged.listPets({ ...options, afterId });
+      pages.push(next);
+      if (!next.hasMore) return pages;
+      afterId = next.pets.at(-1)?.id;
+    }
+    throw new Error('more than 100 pages');
+  }
+
+  beforeAll(async () => {
+    const suffix = randomBytes(4).toString('hex');
+    const env = await createTables(client, (table) => `${table.localName}-paged-${suffix}`);
+    petsTable = env[PETS_TABLE.envVar] ?? '';
+    paged = new DynamoDbPetStore(client, { pets: petsTable });
+    pets = await createPets(30);
+  });
+
+  it('pages through every pet once, in ascending id; only the last page says no more, even when full', async () => {
+    const pages = await allPages({ limit: 10 });
+
+    expect(pages.map((page) => [page.pets.length, page.hasMore])).toEqual([
+      [10, true],
+      [10, true],
+      [10, false],
+    ]);
+    expect(pages.flatMap((page) => page.pets)).toEqual(pets);
+  });
+
+  it.each([
+    ['available', 15],
+    ['pending', 10],
+    ['sold', 5],
+  ] as const)(
+    'pages through the %s pets only, %i of them, in ascending id',
+    async (status, count) => {
+      const pages = await allPages({ limit: 4, status });
+
+      const listed = pages.flatMap((page) => page.pets);
+      expect(listed).toEqual(pets.filter((pet) => pet.status === status));
+      expect(listed).toHaveLength(count);
+      expect(pages).toHaveLength(Math.ceil(count / 4));
+    },
+  );
+
+  it('answers an empty last page after the highest id', async () => {
+    const last = pets.at(-1)?.id;
+
+    expect(await paged.listPets({ limit: 5, afterId: last })).toEqual({ pets: [], hasMore: false });
+    expect(await paged.listPets({ limit: 5, status: 'sold', afterId: last })).toEqual({
+      pets: [],
+      hasMore: false,
+    });
+  });
+
+  it('never lists the pet-id sequence item that shares the table', async () => {
+    const { Item: sequence } = await client.send(
+      new GetCommand({ TableName: petsTable, Key: { id: PET_ID_SEQUENCE_ID } }),
+    );
+    expect(sequence).toEqual({ id: PET_ID_SEQUENCE_ID, value: pets.at(-1)?.id });
+
+    const listed = (await allPages({ limit: 100 })).flatMap((page) => page.pets);
+
+    expect(listed).toEqual(pets);
+  });
+
+  it('reads one Query per status listed, each at most limit + 1 items, whatever the table holds', async () => {
+    const cost = async (options: ListPetsOptions) => {
+      const before = { ...paged.usage };
+      await paged.listPets(options);
+      return {
+        calls: paged.usage.calls - before.calls,
+        itemsRead: paged.usage.itemsRead - before.itemsRead,
+      };
+    };
+    // After the lowest id every status still holds more than limit + 1 pets, whatever order the
+    // parallel creates gave the statuses (5 sold of 30).
+    const pageAfter = pets[0]?.id;
+    const small = {
+      all: await cost({ limit: 3 }),
+      sold: await cost({ limit: 3, status: 'sold' }),
+      allLater: await cost({ limit: 3, afterId: pageAfter }),
+    };
+
+    await createPets(300);
+    const large = {
+      all: await cost({ limit: 3 }),
+      sold: await cost({ limit: 3, status: 'sold' }),
+      allLater: await cost({ limit: 3, afterId: pageAfter }),
+    };
+
+    // Every status holds more than limit + 1 pets after any of these ids: each Query reads exactly 4.
+    expect(small).toEqual({
+      all: { calls: 3, itemsRead: 12 },
+      sold: { calls: 1, itemsRead: 4 },
+      allLater: { calls: 3, itemsRead: 12 },
+    });
+    expect(large).toEqual(small);
+    expect(paged.usage.readUnits).toBeGreaterThan(0);
   });
 });
 

@@ -201,7 +201,7 @@ describe('rateLimit middleware', () => {
 
 describe('the operations behind the limiter', () => {
   const pets = petStoreFromEnv();
-  const countPets = async () => (await pets.listPets({ limit: 100 })).length;
+  const countPets = async () => (await pets.listPets({ limit: 100 })).pets.length;
 
   it('writes no pet for a createPet refused with 429', async () => {
     const k = key(1, 1000);

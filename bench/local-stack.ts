@@ -1,0 +1,56 @@
+/**
+ * What the benchmarks of the functions share: DynamoDB Local on a free port with the service's
+ * tables, the environment the functions read, and a key whose limits no bench reaches.
+ */
+
+import { newCursorKey } from '../infra/local/cursor-key.ts';
+import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
+import { freePort } from '../infra/local/ports.ts';
+import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
+import { createTables } from '../infra/local/tables.ts';
+import { createDocumentClient } from '../shared/clients.ts';
+import { keyLimits, keyStoreFromEnv } from '../shared/keys/store.ts';
+import { CURSOR_KEY_ENV } from '../shared/pets/cursor.ts';
+import { MAX_PER_DAY, MAX_PER_MINUTE } from '../shared/plans.ts';
+
+/**
+ * Starts DynamoDB Local, creates the tables, sets the functions' environment (table names,
+ * endpoint, a cursor key, silent logs), runs `bench` and stops DynamoDB Local, even on failure.
+ *
+ * @param bench Receives DynamoDB Local's endpoint, e.g. `http://127.0.0.1:41234`.
+ */
+export async function withLocalStack(bench: (endpoint: string) => Promise<void>): Promise<void> {
+  // The bench's own DynamoDB Local credentials, read from the environment by every client.
+  Object.assign(process.env, credentialsEnv(generateCredentials()));
+  const dynamo = await startDynamoDbLocal({ port: await freePort() });
+  try {
+    const client = createDocumentClient(dynamo.endpoint);
+    Object.assign(process.env, await createTables(client), {
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      [CURSOR_KEY_ENV]: newCursorKey(),
+    });
+    client.destroy();
+    await bench(dynamo.endpoint);
+  } finally {
+    await dynamo.stop();
+  }
+}
+
+/**
+ * Issues an Enterprise key with the highest limits: benches measure latency, not the limits (the
+ * rate limiter still counts every request, as for any key).
+ *
+ * @returns Its bearer token and the authorizer context API Gateway would pass to the functions.
+ */
+export async function unlimitedKey(): Promise<{
+  token: string;
+  authorizer: Record<string, string | number>;
+}> {
+  const { token, record } = await keyStoreFromEnv().createKey({
+    plan: 'enterprise',
+    owner: 'bench',
+    limits: { perMinute: MAX_PER_MINUTE, perDay: MAX_PER_DAY },
+  });
+  return { token, authorizer: { keyId: record.keyId, plan: record.plan, ...keyLimits(record) } };
+}

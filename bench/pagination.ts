@@ -1,0 +1,153 @@
+/**
+ * `npm run bench` (third part): listPets at two table sizes, and paging through a large table, on
+ * DynamoDB Local.
+ *
+ * 1. The store's first page (`limit=20`) with and without `status`, on a table of 100 pets and on
+ *    one of 10,000, sampled alternately so that drift (JIT, the JVM, other processes on the
+ *    machine) affects both alike: p50/p95 and the ratio of the p50s (the goal: ≤ 1.2, a page
+ *    costing the same whatever the table holds); then the listPets handler's first page on the
+ *    10,000 pets (function + rate limiter + DynamoDB Local);
+ * 2. paging through 10,000 pets with `limit=100` by calling the handler and following its Link
+ *    header, without and with `status`: pages, total time, DynamoDB calls, items read and read
+ *    capacity units (`ConsumedCapacity`, as the store counts them in ENV_STORE_USAGE).
+ *
+ * Pets are written with BatchWriteItem (ids 1 to n, statuses in turn). Every loop is bounded.
+ */
+import { performance } from 'node:perf_hooks';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
+import { createTables } from '../infra/local/tables.ts';
+import { createDocumentClient, requireEnv } from '../shared/clients.ts';
+import { PET_STATUSES } from '../shared/pets/schemas.ts';
+import { DynamoDbPetStore, ENV_STORE_USAGE, type ListPetsOptions } from '../shared/pets/store.ts';
+import { PETS_TABLE } from '../shared/tables.ts';
+import { unlimitedKey, withLocalStack } from './local-stack.ts';
+import { formatMs, type Percentiles, percentiles } from './stats.ts';
+
+const WARM_UP = 100;
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
+const SMALL = 100;
+const LARGE = 10_000;
+const FIRST_PAGES: readonly [string, ListPetsOptions][] = [
+  ['limit=20', { limit: 20 }],
+  ['limit=20&status=available', { limit: 20, status: 'available' }],
+];
+const PAGING_LIMIT = 100;
+
+await withLocalStack(async (endpoint) => {
+  const { handler } = await import('../functions/list-pets.ts');
+  const { authorizer } = await unlimitedKey();
+  const client = createDocumentClient(endpoint);
+
+  /** One listPets call with this query string; the answer must be a 200. */
+  async function listPets(query: string): Promise<APIGatewayProxyResult> {
+    const event = createProxyEvent({
+      method: 'GET',
+      resource: '/pets',
+      path: '/pets',
+      query: new URLSearchParams(query),
+      authorizer,
+    });
+    const result = await handler(event, createLambdaContext('list-pets'));
+    if (result.statusCode !== 200)
+      throw new Error(`listPets ?${query} answered ${result.statusCode}`);
+    return result;
+  }
+
+  /** Writes pets 1 to `count` into `table`, statuses in turn, 25 per BatchWriteItem. */
+  async function seed(table: string, count: number): Promise<void> {
+    for (let start = 1; start <= count; start += 25) {
+      const ids = Array.from({ length: Math.min(25, count - start + 1) }, (_, i) => start + i);
+      const requests = ids.map((id) => ({
+        PutRequest: {
+          Item: {
+            id,
+            name: `Pet ${id}`,
+            categoryId: 1,
+            status: PET_STATUSES[id % PET_STATUSES.length],
+            createdAt: new Date().toISOString(),
+          },
+        },
+      }));
+      let unprocessed: typeof requests | undefined = requests;
+      for (let attempt = 0; unprocessed?.length && attempt < 10; attempt++) {
+        const output = await client.send(
+          new BatchWriteCommand({ RequestItems: { [table]: unprocessed } }),
+        );
+        unprocessed = output.UnprocessedItems?.[table] as typeof requests | undefined;
+      }
+    }
+  }
+
+  /** Times `a` and `b` SAMPLES times each after WARM_UP rounds, alternating; in ms. */
+  async function samplePair(a: () => Promise<unknown>, b: () => Promise<unknown>) {
+    const times: [number[], number[]] = [[], []];
+    for (let i = 0; i < WARM_UP + SAMPLES; i++) {
+      for (const [index, fn] of [a, b].entries()) {
+        const start = performance.now();
+        await fn();
+        if (i >= WARM_UP) times[index]?.push(performance.now() - start);
+      }
+    }
+    return { a: percentiles(times[0]), b: percentiles(times[1]) };
+  }
+
+  const row = (query: string, pets: number, figures: Percentiles, ratio = '') =>
+    console.log(
+      `${query.padEnd(28)} ${String(pets).padStart(6)} ${formatMs(figures.p50)} ${formatMs(figures.p95)}   ${ratio}`,
+    );
+
+  const smallTables = await createTables(client, (table) => `${table.localName}-small`);
+  const small = new DynamoDbPetStore(client, { pets: smallTables[PETS_TABLE.envVar] ?? '' });
+  const large = new DynamoDbPetStore(client, { pets: requireEnv(PETS_TABLE.envVar) });
+  await seed(smallTables[PETS_TABLE.envVar] ?? '', SMALL);
+  await seed(requireEnv(PETS_TABLE.envVar), LARGE);
+
+  console.log(
+    `PetStore.listPets, first page, ${SAMPLES} calls per row after ${WARM_UP} warm-up, ${SMALL} and ${LARGE} pets alternating (ms)`,
+  );
+  console.log('query                        pets      p50     p95   p50 vs 100 pets');
+  for (const [query, options] of FIRST_PAGES) {
+    const { a, b } = await samplePair(
+      () => small.listPets(options),
+      () => large.listPets(options),
+    );
+    row(query, SMALL, a);
+    row(query, LARGE, b, `${(b.p50 / a.p50).toFixed(2)}x`);
+  }
+
+  console.log(`\nlistPets handler (+ rate limiter), first page on ${LARGE} pets (ms)`);
+  const [withoutStatus = '', withStatus = ''] = FIRST_PAGES.map(([query]) => query);
+  const viaHandler = await samplePair(
+    () => listPets(withoutStatus),
+    () => listPets(withStatus),
+  );
+  row(withoutStatus, LARGE, viaHandler.a);
+  row(withStatus, LARGE, viaHandler.b);
+
+  console.log(
+    `\nPaging through ${LARGE} pets with limit=${PAGING_LIMIT}, following Link rel="next"`,
+  );
+  console.log('query                         pets  pages   total ms  calls  items read   RCU');
+  for (const status of [undefined, 'available'] as const) {
+    const before = { ...ENV_STORE_USAGE };
+    let query = `limit=${PAGING_LIMIT}${status ? `&status=${status}` : ''}`;
+    let pages = 0;
+    let pets = 0;
+    const start = performance.now();
+    for (; pages < 1000; ) {
+      const result = await listPets(query);
+      pages += 1;
+      pets += (JSON.parse(result.body) as unknown[]).length;
+      const link = result.headers?.Link;
+      if (typeof link !== 'string') break;
+      query = new URL(/^<([^>]+)>/.exec(link)?.[1] ?? '', 'http://local').search.slice(1);
+    }
+    const total = performance.now() - start;
+    console.log(
+      `${`limit=${PAGING_LIMIT}${status ? `&status=${status}` : ''}`.padEnd(28)} ${String(pets).padStart(6)} ${String(pages).padStart(6)} ${total.toFixed(0).padStart(10)} ${String(ENV_STORE_USAGE.calls - before.calls).padStart(6)} ${String(ENV_STORE_USAGE.itemsRead - before.itemsRead).padStart(11)} ${(ENV_STORE_USAGE.readUnits - before.readUnits).toFixed(1).padStart(6)}`,
+    );
+  }
+  client.destroy();
+});

@@ -1,0 +1,244 @@
+/**
+ * Paging through listPets over HTTP, on the local gateway and DynamoDB Local: following
+ * `Link: <…>; rel="next"` reaches every pet once, in ascending id, with and without `status`;
+ * bad cursors are refused; pets created while a client pages come after the pets it started with;
+ * each page costs a bounded number of reads, as the store counts them. Every answer is checked
+ * against docs/openapi.yaml.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newCursorKey } from '../../infra/local/cursor-key.ts';
+import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
+import { CursorCodec } from '../../shared/pets/cursor.ts';
+import { PET_STATUSES, type Pet, type PetStatus } from '../../shared/pets/schemas.ts';
+import { ENV_STORE_USAGE, petStoreFromEnv } from '../../shared/pets/store.ts';
+import { issueToken, type PetstoreClient, petstoreClient } from '../support/api-client.ts';
+import { expectError } from '../support/error-responses.ts';
+import { expectConformingResponse, readBody } from '../support/openapi-conformance.ts';
+
+/** Pets of this file's table, created in `beforeAll`: 77 available, 77 pending, 76 sold. */
+const PET_COUNT = 230;
+
+let gateway: LocalGateway;
+let token: string;
+let api: PetstoreClient;
+let pets: Pet[] = [];
+
+beforeAll(async () => {
+  gateway = await startGateway({ port: 0 });
+  token = await issueToken('business');
+  api = petstoreClient(gateway.url, token);
+  const store = petStoreFromEnv();
+  for (let start = 0; start < PET_COUNT; start += 25) {
+    const batch = Array.from({ length: Math.min(25, PET_COUNT - start) }, (_, i) =>
+      store.createPet({
+        name: `Paged pet ${start + i}`,
+        categoryId: 1,
+        status: PET_STATUSES[(start + i) % PET_STATUSES.length] ?? 'available',
+      }),
+    );
+    pets.push(...(await Promise.all(batch)));
+  }
+  pets = pets.sort((a, b) => a.id - b.id);
+});
+afterAll(() => gateway?.close());
+
+/** One answer of listPets: the status, its body and its Link header. */
+interface Answer {
+  response: Response;
+  body: unknown;
+  link: string | null;
+}
+
+/** GET `query` on /pets with the key; the answer must conform to docs/openapi.yaml. */
+async function listPets(query: string): Promise<Answer> {
+  const response = await fetch(`${gateway.url}/pets?${query}`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  const body = await readBody(response);
+  expectConformingResponse({ method: 'GET', path: '/pets' }, response, body);
+  return { response, body, link: response.headers.get('link') };
+}
+
+/** A page: its pets and its Link header. */
+interface Page {
+  pets: Pet[];
+  link: string | null;
+}
+
+/**
+ * Follows `rel="next"` from the first page of `query` until an answer has no Link, as a client
+ * does: each Link's target resolved against the URL of the page that carried it.
+ *
+ * @param between Runs after each page but the last (e.g. to create pets while paging).
+ */
+async function allPages(query: string, between: () => Promise<void> = async () => {}) {
+  const pages: Page[] = [];
+  let url = `${gateway.url}/pets?${query}`;
+  for (let count = 0; count < 50; count++) {
+    const { response, body, link } = await listPets(new URL(url).search.slice(1));
+    expect(response.status).toBe(200);
+    pages.push({ pets: body as Pet[], link });
+    if (!link) return pages;
+    const target = /^<([^>]+)>; rel="next"$/.exec(link)?.[1];
+    if (!target) throw new Error(`Link is not one rel="next" reference: ${link}`);
+    url = new URL(target, url).href;
+    await between();
+  }
+  throw new Error('more than 50 pages');
+}
+
+/** The cursor of a Link header. */
+function cursorOf(link: string | null): string {
+  const cursor = new URL(/^<([^>]+)>/.exec(link ?? '')?.[1] ?? '', gateway.url).searchParams.get(
+    'cursor',
+  );
+  if (!cursor) throw new Error(`No cursor in ${link}`);
+  return cursor;
+}
+
+describe('paging through listPets', () => {
+  it('lists 230 pets at limit=50 in exactly 5 pages, in ascending id, each once, a Link on all but the last', async () => {
+    const pages = await allPages('limit=50');
+
+    expect(pages.map((page) => page.pets.length)).toEqual([50, 50, 50, 50, 30]);
+    expect(pages.flatMap((page) => page.pets)).toEqual(pets);
+    for (const page of pages.slice(0, -1)) {
+      expect(page.link).toMatch(/^<\/v1\/pets\?limit=50&cursor=[\w-]+>; rel="next"$/);
+    }
+    expect(pages.at(-1)?.link).toBeNull();
+  });
+
+  it.each([
+    ['available', [50, 27]],
+    ['pending', [50, 27]],
+    ['sold', [50, 26]],
+  ] as const)(
+    'lists every %s pet by following rel="next", the status kept in every Link',
+    async (status, sizes) => {
+      const pages = await allPages(`limit=50&status=${status}`);
+
+      expect(pages.map((page) => page.pets.length)).toEqual(sizes);
+      expect(pages.flatMap((page) => page.pets)).toEqual(pets.filter((p) => p.status === status));
+      expect(pages[0]?.link).toMatch(
+        new RegExp(`^</v1/pets\\?limit=50&status=${status}&cursor=[\\w-]+>; rel="next"$`),
+      );
+      expect(pages.at(-1)?.link).toBeNull();
+    },
+  );
+
+  it('gives a full last page no Link (230 pets at limit=46)', async () => {
+    const pages = await allPages('limit=46');
+
+    expect(pages.map((page) => [page.pets.length, page.link === null])).toEqual([
+      [46, false],
+      [46, false],
+      [46, false],
+      [46, false],
+      [46, true],
+    ]);
+  });
+
+  it('keeps limit 20 in the Link when the client sent none', async () => {
+    const { link } = await listPets('status=sold');
+
+    expect(link).toMatch(/^<\/v1\/pets\?limit=20&status=sold&cursor=[\w-]+>; rel="next"$/);
+  });
+
+  it('lets a client change limit between pages (typed client, cursor parameter)', async () => {
+    const first = await listPets('limit=50');
+
+    const { data, response } = await api.GET('/pets', {
+      params: { query: { limit: 10, cursor: cursorOf(first.link) } },
+    });
+
+    expect(response.status).toBe(200);
+    expect(data).toEqual(pets.slice(50, 60));
+    expect(response.headers.get('link')).toMatch(/^<\/v1\/pets\?limit=10&cursor=/);
+  });
+
+  it('reads at most limit + 1 items per DynamoDB call: 3 Queries a page without status, 1 with', async () => {
+    const cost = async (query: string) => {
+      const before = { ...ENV_STORE_USAGE };
+      const { response } = await listPets(query);
+      expect(response.status).toBe(200);
+      return {
+        calls: ENV_STORE_USAGE.calls - before.calls,
+        itemsRead: ENV_STORE_USAGE.itemsRead - before.itemsRead,
+      };
+    };
+    const cursor = cursorOf((await listPets('limit=50')).link);
+
+    expect(await cost('limit=50')).toEqual({ calls: 3, itemsRead: 3 * 51 });
+    expect(await cost(`limit=50&cursor=${cursor}`)).toEqual({ calls: 3, itemsRead: 3 * 51 });
+    expect(await cost('limit=50&status=pending')).toEqual({ calls: 1, itemsRead: 51 });
+    // The last page of sold pets: 26 left, fewer than limit + 1.
+    const soldCursor = cursorOf((await listPets('limit=50&status=sold')).link);
+    expect(await cost(`limit=50&status=sold&cursor=${soldCursor}`)).toEqual({
+      calls: 1,
+      itemsRead: 26,
+    });
+  });
+});
+
+describe('bad cursors', () => {
+  /** Cursors of the first page of 50: without status and with status=sold. */
+  const issued = { all: '', sold: '' };
+
+  beforeAll(async () => {
+    issued.all = cursorOf((await listPets('limit=50')).link);
+    issued.sold = cursorOf((await listPets('limit=50&status=sold')).link);
+  });
+
+  /** `cursor` with the character at `index` replaced by another base64url character. */
+  const altered = (cursor: string, index: number) =>
+    `${cursor.slice(0, index)}${cursor[index] === 'A' ? 'B' : 'A'}${cursor.slice(index + 1)}`;
+
+  it.each<[string, () => string]>([
+    ['empty', () => 'cursor='],
+    ['not base64url', () => `cursor=${encodeURIComponent('abc+/=')}`],
+    ['longer than any issued one', () => `cursor=${'A'.repeat(300)}`],
+    ['truncated', () => `cursor=${issued.all.slice(0, -3)}`],
+    ['altered in its id', () => `cursor=${altered(issued.all, 4)}`],
+    ['altered in its signature', () => `cursor=${altered(issued.all, issued.all.length - 5)}`],
+    [
+      'signed with another key',
+      () => `cursor=${new CursorCodec(newCursorKey()).encode({ afterId: 1 })}`,
+    ],
+    [
+      'issued for status=sold, sent with status=pending',
+      () => `status=pending&cursor=${issued.sold}`,
+    ],
+    ['issued for status=sold, sent without status', () => `cursor=${issued.sold}`],
+    ['issued without status, sent with status=sold', () => `status=sold&cursor=${issued.all}`],
+  ])('answers 400 invalid_parameter naming cursor when it is %s', async (_, query) => {
+    const { response, body } = await listPets(`limit=50&${query()}`);
+
+    expectError(response, body, { status: 400, code: 'invalid_parameter', naming: 'cursor' });
+  });
+});
+
+// Last in the file: it adds pets to the table the tests above count.
+describe('paging while pets are created', () => {
+  it('shows every pet that existed at the start exactly once, then the new ones, in ascending id', async () => {
+    const created: Pet[] = [];
+    const createSome = async () => {
+      for (let i = 0; i < 6; i++) {
+        const status: PetStatus = PET_STATUSES[i % PET_STATUSES.length] ?? 'available';
+        const { data, response } = await api.POST('/pets', {
+          body: { name: `New while paging ${created.length}`, categoryId: 2, status },
+        });
+        expect(response.status).toBe(201);
+        if (data) created.push(data);
+      }
+    };
+
+    const pages = await allPages('limit=50', createSome);
+    const listed = pages.flatMap((page) => page.pets);
+
+    // 6 more pets after each page but the last; they make a sixth page.
+    expect(pages).toHaveLength(6);
+    expect(created).toHaveLength(5 * 6);
+    expect(listed).toEqual([...pets, ...created]);
+    expect(new Set(listed.map((pet) => pet.id)).size).toBe(listed.length);
+  });
+});

@@ -1,0 +1,185 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { newCursorKey } from '../../infra/local/cursor-key.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import {
+  CURSOR_KEY_ENV,
+  CURSOR_KEY_SECRET_ARN_ENV,
+  CursorCodec,
+  cursorCodecFromEnv,
+  nextPageLink,
+} from '../../shared/pets/cursor.ts';
+import type { PetStatus } from '../../shared/pets/schemas.ts';
+
+const codec = new CursorCodec(newCursorKey());
+
+/** The message of the ApiError that decoding `cursor` for `status` throws, or `undefined`. */
+function refusal(cursor: string, status?: PetStatus): string | undefined {
+  try {
+    codec.decode(cursor, status);
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe('invalid_parameter');
+    return (error as ApiError).message;
+  }
+}
+
+describe('CursorCodec', () => {
+  it.each([
+    [undefined, 1],
+    ['available', 42],
+    ['sold', Number.MAX_SAFE_INTEGER],
+  ] as const)('gives back the id of a cursor it issued for status %s', (status, afterId) => {
+    const cursor = codec.encode({ status, afterId });
+
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]{1,80}$/);
+    expect(codec.decode(cursor, status)).toBe(afterId);
+  });
+
+  it('refuses every truncation of a cursor', () => {
+    const cursor = codec.encode({ status: 'pending', afterId: 1234 });
+
+    for (let length = 0; length < cursor.length; length++) {
+      expect(refusal(cursor.slice(0, length), 'pending'), `length ${length}`).toMatch(/^cursor: /);
+    }
+  });
+
+  it('refuses a cursor with any one character changed', () => {
+    const cursor = codec.encode({ afterId: 99 });
+
+    for (let i = 0; i < cursor.length; i++) {
+      const changed = cursor[i] === 'A' ? 'B' : 'A';
+      const altered = `${cursor.slice(0, i)}${changed}${cursor.slice(i + 1)}`;
+      expect(refusal(altered), `position ${i}`).toMatch(/^cursor: /);
+    }
+  });
+
+  it('refuses a cursor with another id signed under another key', () => {
+    const forged = new CursorCodec(newCursorKey()).encode({ afterId: 5 });
+
+    expect(refusal(forged)).toBe('cursor: was altered or not issued by this service');
+  });
+
+  it.each([
+    ['not base64url', 'abc+/='],
+    ['too short to hold a signature', 'MS4uNQ'],
+    ['empty', ''],
+    ['too long', 'A'.repeat(400)],
+  ])('refuses a cursor that is %s', (_, cursor) => {
+    expect(refusal(cursor)).toBe(
+      'cursor: is not a cursor this service issued; follow the Link header',
+    );
+  });
+
+  it('refuses a cursor sent with another status, or without the one it was issued for', () => {
+    const sold = codec.encode({ status: 'sold', afterId: 7 });
+    const unfiltered = codec.encode({ afterId: 7 });
+
+    expect(refusal(sold, 'pending')).toBe(
+      'cursor: was issued for status=sold; send it with the same status',
+    );
+    expect(refusal(sold)).toBe('cursor: was issued for status=sold; send it with the same status');
+    expect(refusal(unfiltered, 'sold')).toBe(
+      'cursor: was issued for no status filter; send it with the same status',
+    );
+  });
+
+  it('refuses a key shorter than 32 characters', () => {
+    expect(() => new CursorCodec('k'.repeat(31))).toThrow(
+      'The cursor key must be at least 32 characters long',
+    );
+  });
+});
+
+describe('nextPageLink', () => {
+  it('links the next page relative to the host, keeping limit and status', () => {
+    expect(nextPageLink({ limit: 50, status: 'sold' }, 'abc_-1')).toBe(
+      '</v1/pets?limit=50&status=sold&cursor=abc_-1>; rel="next"',
+    );
+    expect(nextPageLink({ limit: 20 }, 'xyz')).toBe('</v1/pets?limit=20&cursor=xyz>; rel="next"');
+  });
+});
+
+describe('cursorCodecFromEnv', () => {
+  const secretsManager = mockClient(SecretsManagerClient);
+  const saved = { ...process.env };
+  const secretArn = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cursor-key-AbCdEf';
+
+  afterEach(() => {
+    secretsManager.reset();
+    process.env = { ...saved };
+  });
+
+  it('uses CURSOR_KEY when it is set, without reading Secrets Manager', async () => {
+    const key = newCursorKey();
+    process.env[CURSOR_KEY_ENV] = key;
+
+    const cursor = (await cursorCodecFromEnv()()).encode({ afterId: 3 });
+
+    expect(new CursorCodec(key).decode(cursor, undefined)).toBe(3);
+    expect(secretsManager.calls()).toHaveLength(0);
+  });
+
+  it('reads the key from the secret named by CURSOR_KEY_SECRET_ARN once, then from its cache', async () => {
+    delete process.env[CURSOR_KEY_ENV];
+    process.env[CURSOR_KEY_SECRET_ARN_ENV] = secretArn;
+    const key = 'k'.repeat(64);
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: secretArn })
+      .resolves({ SecretString: key });
+
+    const codecFromEnv = cursorCodecFromEnv();
+    const cursor = (await codecFromEnv()).encode({ status: 'sold', afterId: 8 });
+    const decoded = (await codecFromEnv()).decode(cursor, 'sold');
+
+    expect(decoded).toBe(8);
+    expect(new CursorCodec(key).decode(cursor, 'sold')).toBe(8);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+  });
+
+  it('rejects with the error, and reads again on the next call, when the secret cannot be read', async () => {
+    delete process.env[CURSOR_KEY_ENV];
+    process.env[CURSOR_KEY_SECRET_ARN_ENV] = `${secretArn}-failing`;
+    secretsManager
+      .on(GetSecretValueCommand)
+      .rejectsOnce(new Error('Rate exceeded'))
+      .resolves({ SecretString: 'k'.repeat(64) });
+
+    const codecFromEnv = cursorCodecFromEnv();
+
+    await expect(codecFromEnv()).rejects.toThrow();
+    await expect(codecFromEnv()).resolves.toBeInstanceOf(CursorCodec);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+
+  it('rejects with 503 service_unavailable and Retry-After when Secrets Manager throttles', async () => {
+    delete process.env[CURSOR_KEY_ENV];
+    process.env[CURSOR_KEY_SECRET_ARN_ENV] = `${secretArn}-throttled`;
+    const throttled = Object.assign(new Error('Rate exceeded'), {
+      name: 'ThrottlingException',
+      $fault: 'client',
+    });
+    secretsManager.on(GetSecretValueCommand).rejects(throttled);
+
+    const error = await cursorCodecFromEnv()().catch((rejected: unknown) => rejected);
+
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).toBody()).toEqual({
+      code: 'service_unavailable',
+      message: 'The cursor key could not be read. Retry after 5 seconds.',
+      status: 503,
+    });
+    expect((error as ApiError).headers).toEqual({ 'Retry-After': '5' });
+  });
+
+  it('fails at start-up when neither variable is set', () => {
+    delete process.env[CURSOR_KEY_ENV];
+    delete process.env[CURSOR_KEY_SECRET_ARN_ENV];
+
+    expect(() => cursorCodecFromEnv()).toThrow(
+      `Environment variable ${CURSOR_KEY_SECRET_ARN_ENV} is required`,
+    );
+  });
+});
