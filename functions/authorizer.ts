@@ -20,7 +20,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { invocationDeadline } from '../shared/deadline.ts';
+import { invocationBudgetMs, withDeadline } from '../shared/deadline.ts';
 import { authorizationValues, bearerToken } from '../shared/keys/bearer.ts';
 import { keyLimits, keyStoreFromEnv } from '../shared/keys/store.ts';
 import { logger } from '../shared/logger.ts';
@@ -57,9 +57,9 @@ async function authorize(
   // Two Authorization headers are ambiguous: which one would the cache and the check have seen?
   const token = values.length === 1 ? bearerToken(values[0]) : undefined;
   const key = token
-    ? await keys.findByToken(token, {
-        signal: invocationDeadline(context, KEY_LOOKUP_DEADLINE_MS),
-      })
+    ? await withDeadline(invocationBudgetMs(context, KEY_LOOKUP_DEADLINE_MS), (signal) =>
+        keys.findByToken(token, { signal }),
+      )
     : undefined;
   if (!key || key.revokedAt) {
     const reason = key

@@ -1,5 +1,6 @@
 /**
- * The deadline of one Lambda invocation, as an AbortSignal for its DynamoDB calls.
+ * Deadlines for DynamoDB calls: the invocation's, and shorter ones of the calls that must not use
+ * all of it, as AbortSignals.
  */
 import type { Context } from 'aws-lambda';
 
@@ -11,18 +12,39 @@ import type { Context } from 'aws-lambda';
 export const RESPONSE_MARGIN_MS = 1_000;
 
 /**
- * A signal that aborts {@link RESPONSE_MARGIN_MS} before the invocation times out (at once when
- * less time than that is left), or after `capMs` if that comes first. Pass it as `abortSignal` to
- * every DynamoDB call of the invocation: the SDK's retries then happen only within the time the
- * function has.
+ * Milliseconds an invocation's calls may take: its remaining time less {@link RESPONSE_MARGIN_MS}
+ * (0 when less is left), or `capMs` if that is shorter.
  *
  * @param context The Lambda context; only `getRemainingTimeInMillis` is read.
  * @param capMs Longest the calls may take, in milliseconds. @default - no cap
  */
-export function invocationDeadline(
+export function invocationBudgetMs(
   context: Pick<Context, 'getRemainingTimeInMillis'>,
   capMs = Number.POSITIVE_INFINITY,
-): AbortSignal {
-  const remaining = Math.max(0, context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
-  return AbortSignal.timeout(Math.min(remaining, capMs));
+): number {
+  return Math.min(Math.max(0, context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS), capMs);
+}
+
+/**
+ * Runs `work` with a signal that aborts after `ms` milliseconds (a `TimeoutError`); pass it as
+ * `abortSignal` to every DynamoDB call of the work, so that the SDK's retries happen only within
+ * that time. The timer stops as soon as the work settles, so nothing the work held stays alive
+ * after it (`AbortSignal.timeout` would keep its timer, and what it references, until it fires).
+ *
+ * @returns What `work` returns; its error, if it throws (an aborted SDK call throws `AbortError`).
+ */
+export async function withDeadline<T>(
+  ms: number,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The deadline passed', 'TimeoutError')),
+    ms,
+  );
+  try {
+    return await work(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
 }

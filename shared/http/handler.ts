@@ -7,7 +7,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { invocationDeadline } from '../deadline.ts';
+import { invocationBudgetMs, withDeadline } from '../deadline.ts';
 import { logger } from '../logger.ts';
 import { type RateLimiter, rateLimit, rateLimiterFromEnv } from '../rate-limit/middleware.ts';
 import { errorHandler, jsonRequestBody, responseHeaders, strictQuery } from './middleware.ts';
@@ -83,8 +83,8 @@ export interface HttpHandlerOptions {
  */
 export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions = {}) {
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(
-    function withDeadline(event: APIGatewayProxyEvent, context: Context) {
-      return fn(event, context, { signal: invocationDeadline(context) });
+    function withInvocationDeadline(event: APIGatewayProxyEvent, context: Context) {
+      return withDeadline(invocationBudgetMs(context), (signal) => fn(event, context, { signal }));
     },
     { timeoutEarlyInMillis: 0 },
   )

@@ -5,7 +5,7 @@
  * to come back.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { RESPONSE_MARGIN_MS } from '../deadline.ts';
+import { RESPONSE_MARGIN_MS, withDeadline } from '../deadline.ts';
 import { ApiError } from '../http/errors.ts';
 import { isDependencyFailure, serviceUnavailable } from '../http/unavailable.ts';
 import { logger } from '../logger.ts';
@@ -120,7 +120,7 @@ function lostLock(error: unknown): boolean {
  */
 async function release(store: DynamoDBIdempotencyStore, lock: IdempotencyLock): Promise<void> {
   try {
-    await store.release(lock, AbortSignal.timeout(RESPONSE_MARGIN_MS / 2));
+    await withDeadline(RESPONSE_MARGIN_MS / 2, (signal) => store.release(lock, signal));
   } catch (error) {
     logger.warn('Could not release an idempotency lock; it lapses with the invocation', {
       error,

@@ -5,6 +5,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient, requireEnv } from '../clients.ts';
+import { withDeadline } from '../deadline.ts';
 import { ApiError } from '../http/errors.ts';
 import { logger } from '../logger.ts';
 import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
@@ -110,7 +111,9 @@ export function rateLimit(options: RateLimitOptions): HttpMiddleware {
       const nowMs = now();
       let decision: RateLimitDecision;
       try {
-        decision = await limiter.consume(keyId, limits, nowMs, AbortSignal.timeout(deadlineMs));
+        decision = await withDeadline(deadlineMs, (signal) =>
+          limiter.consume(keyId, limits, nowMs, signal),
+        );
       } catch (error) {
         logger.warn('Rate limiter unavailable; request admitted uncounted', { keyId, error });
         countOne(RATE_LIMIT_METRICS.unavailable);
