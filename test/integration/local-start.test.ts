@@ -337,7 +337,8 @@ describe('the API reference at /docs', { timeout: START_TIMEOUT_MS + EXIT_TIMEOU
       ].map(([, id]) => id);
       expect(operations.sort()).toEqual(['createPet', 'getPet', 'listPets']);
     } finally {
-      await rm(profile, { recursive: true, force: true });
+      // Chromium's helper processes may still be writing the profile just after it exits.
+      await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     }
     const document = (await (await fetch(`${docs}/openapi.json`)).json()) as {
       servers: { url: string }[];
