@@ -4,12 +4,12 @@
  */
 
 import { newCursorKey } from '../infra/local/cursor-key.ts';
-import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
+import { startDynamoDBLocal } from '../infra/local/dynamodb-local.ts';
 import { freePort } from '../infra/local/ports.ts';
 import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/clients.ts';
-import { keyLimits, keyStoreFromEnv } from '../shared/keys/store.ts';
+import { keyStoreFromEnv, limitsOfKey } from '../shared/keys/store.ts';
 import { CURSOR_KEY_ENV } from '../shared/pets/cursor.ts';
 import { MAX_PER_DAY, MAX_PER_MINUTE } from '../shared/plans.ts';
 
@@ -22,7 +22,7 @@ import { MAX_PER_DAY, MAX_PER_MINUTE } from '../shared/plans.ts';
 export async function withLocalStack(bench: (endpoint: string) => Promise<void>): Promise<void> {
   // The bench's own DynamoDB Local credentials, read from the environment by every client.
   Object.assign(process.env, credentialsEnv(generateCredentials()));
-  const dynamo = await startDynamoDbLocal({ port: await freePort() });
+  const dynamo = await startDynamoDBLocal({ port: await freePort() });
   try {
     const client = createDocumentClient(dynamo.endpoint);
     Object.assign(process.env, await createTables(client), {
@@ -52,5 +52,5 @@ export async function unlimitedKey(): Promise<{
     owner: 'bench',
     limits: { perMinute: MAX_PER_MINUTE, perDay: MAX_PER_DAY },
   });
-  return { token, authorizer: { keyId: record.keyId, plan: record.plan, ...keyLimits(record) } };
+  return { token, authorizer: { keyId: record.keyId, plan: record.plan, ...limitsOfKey(record) } };
 }

@@ -20,7 +20,7 @@ import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts'
 import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient, requireEnv } from '../shared/clients.ts';
 import { PET_STATUSES } from '../shared/pets/schemas.ts';
-import { DynamoDbPetStore, ENV_STORE_USAGE, type ListPetsOptions } from '../shared/pets/store.ts';
+import { DynamoDBPetStore, ENV_STORE_USAGE, type ListPetsOptions } from '../shared/pets/store.ts';
 import { PETS_TABLE } from '../shared/tables.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
 import { formatMs, type Percentiles, percentiles } from './stats.ts';
@@ -99,8 +99,8 @@ await withLocalStack(async (endpoint) => {
     );
 
   const smallTables = await createTables(client, (table) => `${table.localName}-small`);
-  const small = new DynamoDbPetStore(client, { pets: smallTables[PETS_TABLE.envVar] ?? '' });
-  const large = new DynamoDbPetStore(client, { pets: requireEnv(PETS_TABLE.envVar) });
+  const small = new DynamoDBPetStore(client, { pets: smallTables[PETS_TABLE.envVar] ?? '' });
+  const large = new DynamoDBPetStore(client, { pets: requireEnv(PETS_TABLE.envVar) });
   await seed(smallTables[PETS_TABLE.envVar] ?? '', SMALL);
   await seed(requireEnv(PETS_TABLE.envVar), LARGE);
 

@@ -9,7 +9,7 @@
  * Every loop is bounded by a count; traffic goes to 127.0.0.1 only.
  */
 import { performance } from 'node:perf_hooks';
-import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
+import { startDynamoDBLocal } from '../infra/local/dynamodb-local.ts';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { freePort } from '../infra/local/ports.ts';
 import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
@@ -18,7 +18,7 @@ import { createDocumentClient } from '../shared/clients.ts';
 import { httpHandler } from '../shared/http/handler.ts';
 import { jsonResponse } from '../shared/http/responses.ts';
 import type { RequestLimits } from '../shared/plans.ts';
-import { DynamoDbRateLimiter, type RateLimitDecision } from '../shared/rate-limit/limiter.ts';
+import { DynamoDBRateLimiter, type RateLimitDecision } from '../shared/rate-limit/limiter.ts';
 import { windowAt } from '../shared/rate-limit/windows.ts';
 import { COUNTERS_TABLE } from '../shared/tables.ts';
 import { meter } from './meter.ts';
@@ -48,14 +48,14 @@ const UNREACHED = { perMinute: 600_000, perDay: 864_000_000 };
 
 // The bench's own DynamoDB Local credentials, read from the environment by every client.
 Object.assign(process.env, credentialsEnv(generateCredentials()));
-const dynamo = await startDynamoDbLocal({ port: await freePort() });
+const dynamo = await startDynamoDBLocal({ port: await freePort() });
 try {
   const setup = createDocumentClient(dynamo.endpoint);
   const tables = await createTables(setup);
   setup.destroy();
   const client = createDocumentClient(dynamo.endpoint);
   const totals = meter(client);
-  const limiter = new DynamoDbRateLimiter(client, tables[COUNTERS_TABLE.envVar] ?? '');
+  const limiter = new DynamoDBRateLimiter(client, tables[COUNTERS_TABLE.envVar] ?? '');
 
   const now = Date.now();
   const perRequest = async (label: string, count: number, run: () => Promise<unknown>) => {

@@ -22,7 +22,7 @@ import type {
 } from 'aws-lambda';
 import { invocationBudgetMs, withDeadline } from '../shared/deadline.ts';
 import { authorizationValues, bearerToken } from '../shared/keys/bearer.ts';
-import { keyLimits, keyStoreFromEnv } from '../shared/keys/store.ts';
+import { keyStoreFromEnv, limitsOfKey } from '../shared/keys/store.ts';
 import { logger } from '../shared/logger.ts';
 
 const keys = keyStoreFromEnv();
@@ -80,7 +80,7 @@ async function authorize(
         { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) },
       ],
     },
-    context: { keyId: key.keyId, plan: key.plan, ...keyLimits(key) },
+    context: { keyId: key.keyId, plan: key.plan, ...limitsOfKey(key) },
     usageIdentifierKey: key.usageIdentifier,
   };
 }

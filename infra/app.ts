@@ -1,5 +1,5 @@
 /**
- * The CDK app (issue 2, section 6): one `cdk.Stage` per entry of `STAGES`, each holding one
+ * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one
  * `PetstoreStack`, and the account-wide `ApiGatewayAccountStack` beside them. The AWS Solutions
  * checks of cdk-nag run on every synthesis; an unacknowledged finding fails it.
  *

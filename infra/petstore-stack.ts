@@ -1,5 +1,5 @@
 /**
- * The stack of one deployment stage (issue 2, section 6; design notes, "The request, end to end"):
+ * The stack of one deployment stage (design notes, "The request, end to end"):
  * the tables at its own scope, and the constructs an operator thinks in: the authorizer's
  * function, one {@link OperationFunction} per route, the {@link PetstoreApi}. Everything it builds
  * is read from the shared tables (routes, plans, tables, gateway responses) that the local stack
@@ -99,7 +99,7 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
 }
 
 /**
- * One stage of the Petstore API (issue 2, section 6), named `stackName(stage)`.
+ * One stage of the Petstore API, named `stackName(stage)`.
  *
  * Resources: the tables of `TABLES` (on-demand, point-in-time recovery, their GSIs and TTL), kept
  * at the stack's scope under their construct ids so that their logical ids never change; the

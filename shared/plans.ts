@@ -76,7 +76,7 @@ export function planName(plan: PlanId): string {
  * @throws RangeError unless both are whole numbers, `1 <= perMinute <= perDay`,
  *   `perMinute <= MAX_PER_MINUTE` and `perDay <= MAX_PER_DAY`.
  */
-export function checkLimits(limits: RequestLimits): RequestLimits {
+export function validateLimits(limits: RequestLimits): RequestLimits {
   const { perMinute, perDay } = limits;
   if (!Number.isInteger(perMinute) || perMinute < 1 || perMinute > MAX_PER_MINUTE) {
     throw new RangeError(`per-minute limit must be a whole number from 1 to ${MAX_PER_MINUTE}`);
@@ -109,14 +109,14 @@ export function capLimits(limits: Partial<RequestLimits>): Partial<RequestLimits
  * The limits an authorizer context carries (`perMinute`, `perDay`: numbers from the authorizer,
  * strings once API Gateway has passed them on to a function).
  *
- * @returns The limits, or `undefined` when either is missing or fails {@link checkLimits}.
+ * @returns The limits, or `undefined` when either is missing or fails {@link validateLimits}.
  */
-export function limitsInContext(
+export function limitsFromContext(
   context: Readonly<Record<string, unknown>> | null | undefined,
 ): RequestLimits | undefined {
   const limits = { perMinute: Number(context?.perMinute), perDay: Number(context?.perDay) };
   try {
-    return checkLimits(limits);
+    return validateLimits(limits);
   } catch (error) {
     if (error instanceof RangeError) return undefined;
     throw error;
@@ -128,13 +128,13 @@ export function limitsInContext(
  *
  * @throws RangeError for Enterprise without valid custom limits.
  */
-export function limitsFor(plan: PlanId, custom?: Partial<RequestLimits>): RequestLimits {
+export function limitsOfPlan(plan: PlanId, custom?: Partial<RequestLimits>): RequestLimits {
   if (isStandardPlanId(plan))
     return { perMinute: PLANS[plan].perMinute, perDay: PLANS[plan].perDay };
   if (custom?.perMinute === undefined || custom.perDay === undefined) {
     throw new RangeError('an Enterprise key needs its own per-minute and per-day limits');
   }
-  return checkLimits({ perMinute: custom.perMinute, perDay: custom.perDay });
+  return validateLimits({ perMinute: custom.perMinute, perDay: custom.perDay });
 }
 
 /**

@@ -21,7 +21,7 @@ import {
   UpdateUsagePlanCommand,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
-import { type ApiKeyRecord, keyLimits } from '../../shared/keys/store.ts';
+import { type ApiKeyRecord, limitsOfKey } from '../../shared/keys/store.ts';
 import { planName, type RequestLimits, usagePlanSettings } from '../../shared/plans.ts';
 import { API_STAGE_NAME } from '../routes.ts';
 import type { Rollback } from './rollback.ts';
@@ -215,7 +215,7 @@ async function createOwnUsagePlan(
   const { id } = await apiGateway.send(
     new CreateUsagePlanCommand({
       name: ownUsagePlanName(stack, record.keyId),
-      ...ownUsagePlanSettings(record.keyId, keyLimits(record)),
+      ...ownUsagePlanSettings(record.keyId, limitsOfKey(record)),
       apiStages: [{ apiId: restApiId, stage: API_STAGE_NAME }],
     }),
   );
@@ -230,7 +230,7 @@ async function updateOwnUsagePlan(
   usagePlanId: string,
   record: ApiKeyRecord,
 ): Promise<void> {
-  const { description, throttle, quota } = ownUsagePlanSettings(record.keyId, keyLimits(record));
+  const { description, throttle, quota } = ownUsagePlanSettings(record.keyId, limitsOfKey(record));
   const values: [string, string | number][] = [
     ['/description', description],
     ['/throttle/rateLimit', throttle.rateLimit],

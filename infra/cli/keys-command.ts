@@ -1,5 +1,5 @@
 /**
- * The keys command (issue 2, section 4, and issue 3; petstore-spec.md, "Authentication", whose gap
+ * The keys command (petstore-spec.md, "Authentication", whose gap
  * "how API keys are issued" it fills, and "Limits"): issues, lists, moves between plans, unbans
  * and revokes API keys on the local stack or on a deployed stage. `keys.ts` is its argv entry;
  * this module takes every dependency (stores, AWS clients, output writers) so that tests run it
@@ -8,10 +8,9 @@
 import { parseArgs } from 'node:util';
 import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { type ApiKeyRecord, type DynamoDbKeyStore, keyLimits } from '../../shared/keys/store.ts';
+import { type ApiKeyRecord, type DynamoDBKeyStore, limitsOfKey } from '../../shared/keys/store.ts';
 import {
   ALL_PLAN_IDS,
-  checkLimits,
   isPlanId,
   isStandardPlanId,
   MAX_PER_DAY,
@@ -20,8 +19,9 @@ import {
   type PlanId,
   planName,
   type RequestLimits,
+  validateLimits,
 } from '../../shared/plans.ts';
-import type { DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import type { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
 import {
@@ -62,9 +62,9 @@ export interface KeysCommandDependencies {
    * Opens a keys table: on DynamoDB Local when `endpoint` is given, otherwise the deployed
    * stage's table on AWS (default credential chain).
    */
-  readonly openKeyStore: (tableName: string, endpoint?: string) => DynamoDbKeyStore;
+  readonly openKeyStore: (tableName: string, endpoint?: string) => DynamoDBKeyStore;
   /** Opens a counters table (rate-limit windows and bans), on DynamoDB Local or AWS as above. */
-  readonly openRateLimiter: (tableName: string, endpoint?: string) => DynamoDbRateLimiter;
+  readonly openRateLimiter: (tableName: string, endpoint?: string) => DynamoDBRateLimiter;
   /** Reads a deployed stage's stack outputs (DescribeStacks). */
   readonly cloudFormation: CloudFormationClient;
   /** Creates, moves, disables and deletes a deployed stage's API keys and usage plans. */
@@ -266,7 +266,7 @@ function parseOwner(owner: string | undefined): string | undefined {
   return owner;
 }
 
-/** `--plan`, and for Enterprise `--per-minute` and `--per-day`, checked with `checkLimits`. */
+/** `--plan`, and for Enterprise `--per-minute` and `--per-day`, checked with `validateLimits`. */
 function parsePlan(
   command: CommandName,
   values: { plan?: string; 'per-minute'?: string; 'per-day'?: string },
@@ -291,7 +291,7 @@ function parsePlan(
   try {
     return {
       plan,
-      limits: checkLimits({ perMinute: wholeNumber(perMinute), perDay: wholeNumber(perDay) }),
+      limits: validateLimits({ perMinute: wholeNumber(perMinute), perDay: wholeNumber(perDay) }),
     };
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
@@ -299,7 +299,7 @@ function parsePlan(
   }
 }
 
-/** Decimal digits as a number; anything else NaN, which `checkLimits` refuses (`Number` alone takes `1e3`, `0x10` or ``). */
+/** Decimal digits as a number; anything else NaN, which `validateLimits` refuses (`Number` alone takes `1e3`, `0x10` or ``). */
 function wholeNumber(text: string): number {
   return /^\d+$/.test(text) ? Number(text) : Number.NaN;
 }
@@ -382,14 +382,14 @@ interface Target {
   /** For messages, e.g. `the local stack (table petstore-keys on DynamoDB Local at …)`. */
   readonly description: string;
   readonly keysTableName: string;
-  readonly keys: DynamoDbKeyStore;
+  readonly keys: DynamoDBKeyStore;
   /**
    * Opens the counters table (rate-limit windows and bans). Only `list` and `unban` read it, so
    * the other commands do not need its stack output.
    */
   readonly openCounters: () => {
     readonly tableName: string;
-    readonly limiter: DynamoDbRateLimiter;
+    readonly limiter: DynamoDBRateLimiter;
   };
   /** Turns a failure on one of the tables into an error that tells the operator what to do. */
   readonly explain: (error: unknown, tableName: string) => Error;
@@ -498,7 +498,7 @@ function isConnectionRefused(error: unknown): boolean {
 /** Runs a keys-table operation, explaining its failure in the target's terms. */
 async function onKeysTable<T>(
   target: Target,
-  operation: (keys: DynamoDbKeyStore) => Promise<T>,
+  operation: (keys: DynamoDBKeyStore) => Promise<T>,
 ): Promise<T> {
   try {
     return await operation(target.keys);
@@ -510,7 +510,7 @@ async function onKeysTable<T>(
 /** Runs a counters-table operation, explaining its failure in the target's terms. */
 async function onCountersTable<T>(
   target: Target,
-  operation: (limiter: DynamoDbRateLimiter) => Promise<T>,
+  operation: (limiter: DynamoDBRateLimiter) => Promise<T>,
 ): Promise<T> {
   const { tableName, limiter } = target.openCounters();
   try {
@@ -533,13 +533,13 @@ function formatCount(count: number): string {
 
 /** E.g. `Pro (300 requests/minute, 10,000 requests/day)`. */
 function describePlan(record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'>): string {
-  const { perMinute, perDay } = keyLimits(record);
+  const { perMinute, perDay } = limitsOfKey(record);
   return `${planName(record.plan)} (${formatCount(perMinute)} requests/minute, ${formatCount(perDay)} requests/day)`;
 }
 
 /** A record's own limits, which only an Enterprise key has: what `setPlan` needs to put it back. */
-function ownLimitsOf(record: ApiKeyRecord): RequestLimits | undefined {
-  return isStandardPlanId(record.plan) ? undefined : keyLimits(record);
+function customLimitsOf(record: ApiKeyRecord): RequestLimits | undefined {
+  return isStandardPlanId(record.plan) ? undefined : limitsOfKey(record);
 }
 
 /** ISO 8601 time of epoch seconds. */
@@ -605,7 +605,7 @@ async function listKeys(target: Target, { stdout }: KeysCommandDependencies): Pr
   const rows = [
     ['KEY ID', 'PLAN', 'PER MINUTE', 'PER DAY', 'BAN', 'STATUS', 'OWNER', 'CREATED'],
     ...records.map((record, index) => {
-      const { perMinute, perDay } = keyLimits(record);
+      const { perMinute, perDay } = limitsOfKey(record);
       const ban = bans[index];
       return [
         record.keyId,
@@ -652,7 +652,7 @@ async function setPlan(
   const { previous, record } = changed;
   const rollback = new Rollback();
   rollback.add(`put key ${keyId} back on ${planName(previous.plan)}`, () =>
-    onKeysTable(target, (keys) => keys.setPlan(keyId, previous.plan, ownLimitsOf(previous))),
+    onKeysTable(target, (keys) => keys.setPlan(keyId, previous.plan, customLimitsOf(previous))),
   );
   const moved = move
     ? await rollback.run(

@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { DynamoDbKeyStore } from '../../shared/keys/store.ts';
-import { DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { DynamoDBKeyStore } from '../../shared/keys/store.ts';
+import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import {
   CREDENTIALS_FILE,
@@ -40,9 +40,9 @@ process.exitCode = await runKeysCommand(process.argv.slice(2), {
   },
   // An empty endpoint means AWS even when DYNAMODB_ENDPOINT is set in the shell.
   openKeyStore: (tableName, endpoint = '') =>
-    new DynamoDbKeyStore(localClient(endpoint), tableName),
+    new DynamoDBKeyStore(localClient(endpoint), tableName),
   openRateLimiter: (tableName, endpoint = '') =>
-    new DynamoDbRateLimiter(localClient(endpoint), tableName),
+    new DynamoDBRateLimiter(localClient(endpoint), tableName),
   cloudFormation: new CloudFormationClient({}),
   apiGateway: new APIGatewayClient({}),
   stdout: (line) => process.stdout.write(`${line}\n`),

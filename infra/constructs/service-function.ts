@@ -146,8 +146,7 @@ export class ServiceFunction extends Construct {
     });
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
-      reason:
-        'The design card fixes Node.js 22 (NODEJS_22_X) for every function (issue 2, section 6).',
+      reason: 'The design card fixes Node.js 22 (NODEJS_22_X) for every function.',
     });
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

@@ -25,7 +25,7 @@ const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 5_000;
 
 /** A running DynamoDB Local. */
-export interface DynamoDbLocal {
+export interface DynamoDBLocal {
   /** Its endpoint, e.g. `http://127.0.0.1:8000`. */
   readonly endpoint: string;
   /** Process id of its `java` process. */
@@ -41,8 +41,8 @@ export interface DynamoDbLocal {
   readonly died: Promise<string>;
 }
 
-/** Options of {@link startDynamoDbLocal}. */
-export interface DynamoDbLocalOptions {
+/** Options of {@link startDynamoDBLocal}. */
+export interface DynamoDBLocalOptions {
   /** TCP port; DynamoDB Local listens on every interface. */
   readonly port: number;
   /** Directory of the database files (created by the caller). @default - in memory */
@@ -81,12 +81,12 @@ export function assertJava(): void {
  * with the stack's credentials see its tables.
  *
  * The `java` process is killed when this Node process exits, even without {@link
- * DynamoDbLocal.stop}; a caller that handles signals must call `stop()` itself.
+ * DynamoDBLocal.stop}; a caller that handles signals must call `stop()` itself.
  *
  * @throws LocalStackError when Java is missing, PortInUseError when the port is taken, and
  *   LocalStackError when the process exits early or does not answer within 30 s.
  */
-export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<DynamoDbLocal> {
+export async function startDynamoDBLocal(options: DynamoDBLocalOptions): Promise<DynamoDBLocal> {
   const { port } = options;
   assertJava();
   await assertPortFree(port, '0.0.0.0', 'DynamoDB Local', DYNAMODB_PORT_ENV);

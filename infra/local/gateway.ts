@@ -2,7 +2,7 @@
  * The local API Gateway: an emulator of the REST API on `node:http`, serving the stage `/v1`.
  *
  * It reads what the stack reads (the route table, the gateway responses) and calls the same
- * function handlers, in the order API Gateway does (issue 2, section 5):
+ * function handlers, in the order API Gateway does:
  *
  * 0. the request itself: what Node's parser refuses, a request not sent in time and `CONNECT`
  *    get an Error body (see client-errors.ts); a target that is not a path → DEFAULT_4XX (400),
@@ -39,7 +39,7 @@ import * as v from 'valibot';
 import type { ErrorBody } from '../../shared/http/errors.ts';
 import { authorizationValues } from '../../shared/keys/bearer.ts';
 import { logger } from '../../shared/logger.ts';
-import { limitsInContext, type RequestLimits } from '../../shared/plans.ts';
+import { limitsFromContext, type RequestLimits } from '../../shared/plans.ts';
 import {
   type GatewayResponseType,
   gatewayResponse,
@@ -394,7 +394,7 @@ type Authorize = (authorization: string, request: ProxyRequest) => Promise<Autho
  *   no usage plan, which API Gateway refuses.
  */
 function usagePlanOf(result: AuthorizerResult): { key: string; limits: RequestLimits } | undefined {
-  const limits = limitsInContext(result.context);
+  const limits = limitsFromContext(result.context);
   return limits && { key: result.usageIdentifierKey ?? result.principalId, limits };
 }
 

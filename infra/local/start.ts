@@ -1,6 +1,6 @@
 /**
- * `npm start [-- --in-memory]`: the whole API at http://127.0.0.1:3000/v1 with no AWS account
- * (issue 2, section 5), and its reference at http://127.0.0.1:3000/docs.
+ * `npm start [-- --in-memory]`: the whole API at http://127.0.0.1:3000/v1 with no AWS account,
+ * and its reference at http://127.0.0.1:3000/docs.
  *
  * Starts DynamoDB Local on port 8000 with its data under `.petstore/dynamodb` (or in memory) and
  * the stack's own credentials (`.petstore/dynamodb.env`), creates the tables from
@@ -24,16 +24,16 @@ process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { type DynamoDbKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { type DynamoDBKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { CURSOR_KEY_ENV } from '../../shared/pets/cursor.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
 import { localCursorKey, newCursorKey } from './cursor-key.ts';
 import {
   assertJava,
   DYNAMODB_PORT_ENV,
-  type DynamoDbLocal,
-  type DynamoDbLocalOptions,
-  startDynamoDbLocal,
+  type DynamoDBLocal,
+  type DynamoDBLocalOptions,
+  startDynamoDBLocal,
 } from './dynamodb-local.ts';
 import { LocalStackError } from './errors.ts';
 // The gateway imports the function handlers at their first request, after the env is set below.
@@ -85,14 +85,14 @@ async function main(): Promise<void> {
   // The functions' clients read the stack's credentials from the environment, as on Lambda.
   Object.assign(process.env, credentialsEnv(credentials));
   delete process.env.AWS_SESSION_TOKEN;
-  const dynamoOptions: DynamoDbLocalOptions = {
+  const dynamoOptions: DynamoDBLocalOptions = {
     port: dynamoPort,
     dbPath: dataDir,
     // Only the stack's own pages (its /docs) may call DynamoDB Local from a browser.
     corsOrigin: `http://${HOST}:${port}`,
     credentials,
   };
-  let dynamo = await startDynamoDbLocal(dynamoOptions);
+  let dynamo = await startDynamoDBLocal(dynamoOptions);
   writePidFile(directory, dynamoPort, dynamo.pid);
   stop = async () => {
     await dynamo.stop();
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     removePidFile(directory, dynamoPort);
   };
 
-  const supervise = (running: DynamoDbLocal): void => {
+  const supervise = (running: DynamoDBLocal): void => {
     running.died.then(async (how) => {
       if (!dataDir) {
         console.error(
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
         process.exit(1);
       }
       try {
-        dynamo = await startDynamoDbLocal(dynamoOptions);
+        dynamo = await startDynamoDBLocal(dynamoOptions);
       } catch (error) {
         console.error(
           `DynamoDB Local exited (${how}) and could not be restarted: ${(error as Error).message}`,
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
   supervise(dynamo);
 }
 
-type IssuedKey = Awaited<ReturnType<DynamoDbKeyStore['createKey']>>;
+type IssuedKey = Awaited<ReturnType<DynamoDBKeyStore['createKey']>>;
 
 /** One key per plan when the keys table is empty (a fresh store), else none. */
 async function issueKeysForEmptyStore(): Promise<IssuedKey[]> {

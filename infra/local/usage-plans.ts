@@ -50,7 +50,7 @@ export class UsagePlanEmulator {
    * for its quota has passed the throttle and keeps the token it took.
    *
    * @param key The key's usage identifier (the authorizer's `usageIdentifierKey`).
-   * @param limits The key's limits, valid per `checkLimits`; the plan's numbers are
+   * @param limits The key's limits, valid per `validateLimits`; the plan's numbers are
    *   `usagePlanSettings(limits)`. A key whose limits change keeps its state, its bucket capped
    *   at the new burst.
    * @returns `undefined` when the request is admitted, else the gateway response to answer with.

@@ -21,7 +21,7 @@ import { createDocumentClient, requireEnv } from '../clients.ts';
 import {
   capLimits,
   isStandardPlanId,
-  limitsFor,
+  limitsOfPlan,
   type PlanId,
   planName,
   type RequestLimits,
@@ -55,10 +55,10 @@ export interface ApiKeyRecord {
  *
  * @throws RangeError for an Enterprise record without valid limits.
  */
-export function keyLimits(
+export function limitsOfKey(
   record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'>,
 ): RequestLimits {
-  return limitsFor(record.plan, capLimits(record));
+  return limitsOfPlan(record.plan, capLimits(record));
 }
 
 /**
@@ -67,8 +67,8 @@ export function keyLimits(
  *
  * @throws RangeError for Enterprise without valid limits, or for a standard plan with limits.
  */
-function ownLimits(plan: PlanId, limits: RequestLimits | undefined): RequestLimits | undefined {
-  if (!isStandardPlanId(plan)) return limitsFor(plan, limits);
+function customLimits(plan: PlanId, limits: RequestLimits | undefined): RequestLimits | undefined {
+  if (!isStandardPlanId(plan)) return limitsOfPlan(plan, limits);
   if (limits) {
     throw new RangeError(
       `a ${planName(plan)} key has its plan's limits; only an Enterprise key has its own`,
@@ -91,7 +91,7 @@ export function generateToken(): string {
 }
 
 /** Keys table access. */
-export class DynamoDbKeyStore {
+export class DynamoDBKeyStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -102,14 +102,14 @@ export class DynamoDbKeyStore {
    *
    * @param input.limits An Enterprise key's own limits (required for Enterprise, refused otherwise).
    * @returns The stored record and the bearer token.
-   * @throws RangeError when `limits` do not fit the plan (see `checkLimits`); nothing is stored.
+   * @throws RangeError when `limits` do not fit the plan (see `validateLimits`); nothing is stored.
    */
   async createKey(input: {
     plan: PlanId;
     owner?: string;
     limits?: RequestLimits;
   }): Promise<{ record: ApiKeyRecord; token: string }> {
-    const limits = ownLimits(input.plan, input.limits);
+    const limits = customLimits(input.plan, input.limits);
     const token = generateToken();
     const record: ApiKeyRecord = {
       keyHash: hashToken(token),
@@ -184,14 +184,14 @@ export class DynamoDbKeyStore {
    *
    * @param limits An Enterprise key's own limits (required for Enterprise, refused otherwise).
    * @returns The record before and after the change, or `undefined` when no key has this id.
-   * @throws RangeError when `limits` do not fit the plan (see `checkLimits`); nothing is changed.
+   * @throws RangeError when `limits` do not fit the plan (see `validateLimits`); nothing is changed.
    */
   async setPlan(
     keyId: string,
     plan: PlanId,
     limits?: RequestLimits,
   ): Promise<{ previous: ApiKeyRecord; record: ApiKeyRecord } | undefined> {
-    const own = ownLimits(plan, limits);
+    const own = customLimits(plan, limits);
     const found = await this.findById(keyId);
     if (!found) return undefined;
     try {
@@ -255,6 +255,6 @@ export class DynamoDbKeyStore {
  *
  * @throws Error at start-up when the table name is missing.
  */
-export function keyStoreFromEnv(): DynamoDbKeyStore {
-  return new DynamoDbKeyStore(createDocumentClient(), requireEnv(KEYS_TABLE.envVar));
+export function keyStoreFromEnv(): DynamoDBKeyStore {
+  return new DynamoDBKeyStore(createDocumentClient(), requireEnv(KEYS_TABLE.envVar));
 }

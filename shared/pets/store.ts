@@ -98,7 +98,7 @@ export const LEGACY_PET_ID_SEQUENCE = 'pet-id';
 export const SEQUENCE_MIGRATION_GAP = 1_000_000;
 
 /** Table names the adapter works on. */
-export interface DynamoDbPetStoreTables {
+export interface DynamoDBPetStoreTables {
   /** The pets table (partition key `id`, GSI `status-index`), holding the pet-id sequence. */
   pets: string;
   /**
@@ -119,14 +119,14 @@ export interface DynamoDbPetStoreTables {
  * without), each reading at most `limit + 1` items, whatever the table holds. Lists never Scan: a
  * Scan's cost grows with the table, and the table also holds the sequence item, which is no pet.
  */
-export class DynamoDbPetStore implements PetStore {
+export class DynamoDBPetStore implements PetStore {
   /**
    * @param usage Counters the `status-index` reads add to: every list page, and the sequence's
    *   one-time seeding. @default - fresh counters at zero
    */
   constructor(
     private readonly client: DynamoDBDocumentClient,
-    private readonly tables: DynamoDbPetStoreTables,
+    private readonly tables: DynamoDBPetStoreTables,
     readonly usage: StoreUsage = emptyUsage(),
   ) {}
 
@@ -348,7 +348,7 @@ function toPet(item: Record<string, unknown>): Pet {
  * @throws Error at start-up when the pets table's name is missing.
  */
 export function petStoreFromEnv(client = createDocumentClient()): PetStore {
-  return new DynamoDbPetStore(
+  return new DynamoDBPetStore(
     client,
     {
       pets: requireEnv(PETS_TABLE.envVar),

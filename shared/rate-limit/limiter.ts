@@ -85,7 +85,7 @@ const ATTRIBUTE_NAMES = {
 const RETENTION_SECONDS = 86_400;
 
 /** Counts requests per key in the counters table and keeps bans there. */
-export class DynamoDbRateLimiter {
+export class DynamoDBRateLimiter {
   /**
    * @param client Document client (DynamoDB or DynamoDB Local).
    * @param tableName The counters table (`COUNTERS_TABLE`).

@@ -9,13 +9,13 @@ import { withDeadline } from '../deadline.ts';
 import { ApiError } from '../http/errors.ts';
 import { logger } from '../logger.ts';
 import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
-import { limitsInContext, type RequestLimits } from '../plans.ts';
+import { limitsFromContext, type RequestLimits } from '../plans.ts';
 import { COUNTERS_TABLE } from '../tables.ts';
 import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from './headers.ts';
 import {
   type BanPolicy,
   DEFAULT_BAN_POLICY,
-  DynamoDbRateLimiter,
+  DynamoDBRateLimiter,
   type RateLimitDecision,
 } from './limiter.ts';
 import { secondsUntil } from './windows.ts';
@@ -23,7 +23,7 @@ import { secondsUntil } from './windows.ts';
 type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 /** What the middleware needs of a limiter (the DynamoDB one, or a test's). */
-export type RateLimiter = Pick<DynamoDbRateLimiter, 'consume'>;
+export type RateLimiter = Pick<DynamoDBRateLimiter, 'consume'>;
 
 /** Options of {@link rateLimit}. */
 export interface RateLimitOptions {
@@ -68,7 +68,7 @@ export function authorizedKey(event: APIGatewayProxyEvent): {
 } {
   const context = event.requestContext.authorizer;
   const keyId = context?.keyId;
-  const limits = limitsInContext(context);
+  const limits = limitsFromContext(context);
   if (typeof keyId !== 'string' || !limits) {
     throw new Error('The authorizer context lacks keyId, perMinute or perDay');
   }
@@ -206,8 +206,8 @@ function wholeNumberFromEnv(
  *
  * @throws Error at start-up when the table name is missing or the ban policy is invalid.
  */
-export function rateLimiterFromEnv(): DynamoDbRateLimiter {
-  return new DynamoDbRateLimiter(
+export function rateLimiterFromEnv(): DynamoDBRateLimiter {
+  return new DynamoDBRateLimiter(
     createDocumentClient(),
     requireEnv(COUNTERS_TABLE.envVar),
     banPolicyFromEnv(),

@@ -45,7 +45,7 @@ import {
 } from '../../shared/pets/schemas.ts';
 import { BACKSTOP_FACTOR, ENTERPRISE_PLAN, PLANS } from '../../shared/plans.ts';
 import { RATE_LIMIT_HEADERS, uncountedHeaders } from '../../shared/rate-limit/headers.ts';
-import { DEFAULT_BAN_POLICY, DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { DEFAULT_BAN_POLICY, DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import { BAN_POLICY_ENV, RATE_LIMITER_DEADLINE_MS } from '../../shared/rate-limit/middleware.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
@@ -910,7 +910,7 @@ describe('docs/openapi.yaml', () => {
 
       beforeAll(async () => {
         const handler = httpHandler(async () => jsonResponse(200, []), {
-          rateLimiter: new DynamoDbRateLimiter(client, requireEnv(COUNTERS_TABLE.envVar)),
+          rateLimiter: new DynamoDBRateLimiter(client, requireEnv(COUNTERS_TABLE.envVar)),
           now: () => LIMITER_AT,
         });
         const key = {

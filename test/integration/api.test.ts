@@ -1,7 +1,7 @@
 /**
  * The API end to end: the typed client generated from docs/openapi.yaml, over HTTP, against the
- * local gateway, the authorizer and the function handlers on DynamoDB Local (issue 2, sections 1
- * to 3). Inputs the typed client cannot express are sent with plain `fetch`. Every response, of
+ * local gateway, the authorizer and the function handlers on DynamoDB Local.
+ * Inputs the typed client cannot express are sent with plain `fetch`. Every response, of
  * the typed client or of `fetch`, is also checked against docs/openapi.yaml
  * (test/support/openapi-conformance.ts).
  */

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
+import { type DynamoDBLocal, startDynamoDBLocal } from '../../infra/local/dynamodb-local.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { freePort } from '../../infra/local/ports.ts';
 import { createTables } from '../../infra/local/tables.ts';
@@ -21,7 +21,7 @@ import { expectConformingResponse, readBody } from '../support/openapi-conforman
 /** The issue's bound: every answer within 12 s of its request, whatever the store does. */
 const ANSWER_BOUND_MS = 12_000;
 
-let dynamo: DynamoDbLocal;
+let dynamo: DynamoDBLocal;
 let port: number;
 let gateway: LocalGateway;
 let token: string;
@@ -35,7 +35,7 @@ async function createOwnTables(): Promise<void> {
 
 beforeAll(async () => {
   port = await freePort();
-  dynamo = await startDynamoDbLocal({ port });
+  dynamo = await startDynamoDBLocal({ port });
   // Read by the functions when the gateway first loads them, and by every client made after.
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   await createOwnTables();
@@ -203,7 +203,7 @@ describe('a killed store (an outage)', () => {
     ]);
     for (const answer of down) expectUnavailable(answer);
 
-    dynamo = await startDynamoDbLocal({ port });
+    dynamo = await startDynamoDBLocal({ port });
     await createOwnTables();
     const up = await Promise.all([
       call('POST', '/pets', { body: { name: 'Up', categoryId: 1 } }),

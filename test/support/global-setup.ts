@@ -5,7 +5,7 @@
  * file's tables on it.
  */
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
+import { startDynamoDBLocal } from '../../infra/local/dynamodb-local.ts';
 import { PortInUseError } from '../../infra/local/errors.ts';
 import { freePort } from '../../infra/local/ports.ts';
 import { generateCredentials, type LocalCredentials } from '../../infra/local/stack-files.ts';
@@ -26,7 +26,7 @@ export default async function setup({ provide }: TestProject): Promise<() => Pro
   for (let attempt = 1; ; attempt++) {
     try {
       const credentials = generateCredentials();
-      const dynamo = await startDynamoDbLocal({ port: await freePort(), credentials });
+      const dynamo = await startDynamoDBLocal({ port: await freePort(), credentials });
       provide('dynamoEndpoint', dynamo.endpoint);
       provide('dynamoCredentials', credentials);
       return () => dynamo.stop();

@@ -2,18 +2,18 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
 import {
-  DynamoDbKeyStore,
+  DynamoDBKeyStore,
   generateToken,
   hashToken,
-  keyLimits,
   keyStoreFromEnv,
+  limitsOfKey,
   TOKEN_PREFIX,
 } from '../../shared/keys/store.ts';
 import { KEYS_TABLE } from '../../shared/tables.ts';
 
 const client = createDocumentClient();
 const tableName = requireEnv(KEYS_TABLE.envVar);
-const keys = new DynamoDbKeyStore(client, tableName);
+const keys = new DynamoDBKeyStore(client, tableName);
 
 afterEach(() => {
   vi.useRealTimers();
@@ -64,7 +64,7 @@ describe('generateToken', () => {
   });
 });
 
-describe('DynamoDbKeyStore', () => {
+describe('DynamoDBKeyStore', () => {
   it('issues a key whose record holds the hash of the token, never the token', async () => {
     setNow('2030-01-02T03:04:05.678Z');
     const { record, token } = await keys.createKey({ plan: 'business', owner: 'Acme Ltd' });
@@ -160,7 +160,7 @@ describe('DynamoDbKeyStore', () => {
 
     expect(record).toMatchObject({ plan: 'enterprise', perMinute: 5_000, perDay: 2_000_000 });
     expect(await keys.findByToken(token)).toEqual(record);
-    expect(keyLimits(record)).toEqual({ perMinute: 5_000, perDay: 2_000_000 });
+    expect(limitsOfKey(record)).toEqual({ perMinute: 5_000, perDay: 2_000_000 });
   });
 
   it('stores no limits on a key of a standard plan, which reads them from its plan', async () => {
@@ -169,7 +169,7 @@ describe('DynamoDbKeyStore', () => {
     const item = await storedItem(record.keyHash);
     expect(item).not.toHaveProperty('perMinute');
     expect(item).not.toHaveProperty('perDay');
-    expect(keyLimits(record)).toEqual({ perMinute: 300, perDay: 10_000 });
+    expect(limitsOfKey(record)).toEqual({ perMinute: 300, perDay: 10_000 });
   });
 
   it.each([

@@ -27,12 +27,12 @@ import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stage
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
 import {
   type ApiKeyRecord,
-  DynamoDbKeyStore,
+  DynamoDBKeyStore,
   hashToken,
   keyStoreFromEnv,
 } from '../../shared/keys/store.ts';
 import { PLAN_IDS, PLANS, type RequestLimits } from '../../shared/plans.ts';
-import { DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 
 const endpoint = requireEnv('DYNAMODB_ENDPOINT');
@@ -40,7 +40,7 @@ const tableName = requireEnv(KEYS_TABLE.envVar);
 const countersTableName = requireEnv(COUNTERS_TABLE.envVar);
 const keys = keyStoreFromEnv();
 const documentClient = createDocumentClient();
-const limiter = new DynamoDbRateLimiter(documentClient, countersTableName);
+const limiter = new DynamoDBRateLimiter(documentClient, countersTableName);
 
 /** This file's tables on the run's DynamoDB Local, as the local stack's keys command sees them. */
 const localStack: KeysCommandDependencies['local'] = {
@@ -62,8 +62,8 @@ async function keysCommand(args: string[], local: KeysCommandDependencies['local
     local,
     // Without an endpoint (a deployed stage) the stores fall back to DYNAMODB_ENDPOINT: the
     // "deployed" tables are this file's tables on DynamoDB Local.
-    openKeyStore: (table, at) => new DynamoDbKeyStore(createDocumentClient(at), table),
-    openRateLimiter: (table, at) => new DynamoDbRateLimiter(createDocumentClient(at), table),
+    openKeyStore: (table, at) => new DynamoDBKeyStore(createDocumentClient(at), table),
+    openRateLimiter: (table, at) => new DynamoDBRateLimiter(createDocumentClient(at), table),
     cloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
     apiGateway: new APIGatewayClient({ region: 'us-east-1' }),
     stdout: (text) => stdout.push(...text.split('\n')),
@@ -80,7 +80,7 @@ async function keysCommand(args: string[], local: KeysCommandDependencies['local
  * @returns The ban's end, epoch seconds.
  */
 async function ban(keyId: string): Promise<number> {
-  const strict = new DynamoDbRateLimiter(documentClient, countersTableName, {
+  const strict = new DynamoDBRateLimiter(documentClient, countersTableName, {
     threshold: 0,
     durationSeconds: 900,
   });

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
 import {
-  DynamoDbPetStore,
+  DynamoDBPetStore,
   LEGACY_PET_ID_SEQUENCE,
   PET_ID_SEQUENCE_ID,
   SEQUENCE_MIGRATION_GAP,
@@ -28,7 +28,7 @@ async function freshStore() {
   return {
     pets,
     counters,
-    store: new DynamoDbPetStore(client, { pets, legacyCounters: counters }),
+    store: new DynamoDBPetStore(client, { pets, legacyCounters: counters }),
   };
 }
 

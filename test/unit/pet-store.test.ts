@@ -6,7 +6,7 @@ import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
 import type { Pet, PetStatus } from '../../shared/pets/schemas.ts';
 import {
-  DynamoDbPetStore,
+  DynamoDBPetStore,
   type ListPetsOptions,
   PET_ID_SEQUENCE_ID,
   type PetPage,
@@ -20,7 +20,7 @@ const tables = {
   pets: requireEnv(PETS_TABLE.envVar),
   legacyCounters: requireEnv(COUNTERS_TABLE.envVar),
 };
-const store = new DynamoDbPetStore(client, tables);
+const store = new DynamoDBPetStore(client, tables);
 
 afterAll(() => client.destroy());
 
@@ -29,7 +29,7 @@ async function storedItem(id: number) {
   return Item;
 }
 
-describe('DynamoDbPetStore', () => {
+describe('DynamoDBPetStore', () => {
   it('creates a pet with a positive integer id and returns only the Pet fields', async () => {
     const pet = await store.createPet({ name: 'Rex', categoryId: 4, status: 'pending' });
 
@@ -121,7 +121,7 @@ describe('DynamoDbPetStore', () => {
   });
 });
 
-describe('DynamoDbPetStore pages (tables of their own)', () => {
+describe('DynamoDBPetStore pages (tables of their own)', () => {
   /** Statuses of the pets created in `beforeAll`, uneven on purpose: 15 available, 10 pending, 5 sold. */
   const STATUS_CYCLE = [
     'available',
@@ -131,7 +131,7 @@ describe('DynamoDbPetStore pages (tables of their own)', () => {
     'available',
     'pending',
   ] as const;
-  let paged: DynamoDbPetStore;
+  let paged: DynamoDBPetStore;
   let pets: Pet[];
   let petsTable: string;
 
@@ -165,7 +165,7 @@ describe('DynamoDbPetStore pages (tables of their own)', () => {
     const suffix = randomBytes(4).toString('hex');
     const env = await createTables(client, (table) => `${table.localName}-paged-${suffix}`);
     petsTable = env[PETS_TABLE.envVar] ?? '';
-    paged = new DynamoDbPetStore(client, { pets: petsTable });
+    paged = new DynamoDBPetStore(client, { pets: petsTable });
     pets = await createPets(30);
   });
 
@@ -257,7 +257,7 @@ describe('writes whose answer was lost and retried by the SDK', () => {
   it('creates the pet once and succeeds when the retried put finds its own item', async () => {
     const lossy = clientLosingFirstAnswer('PutItemCommand');
     try {
-      const pet = await new DynamoDbPetStore(lossy, tables).createPet({
+      const pet = await new DynamoDBPetStore(lossy, tables).createPet({
         name: `Lost answer ${Date.now()}`,
         categoryId: 8,
         status: 'sold',

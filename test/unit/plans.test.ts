@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import {
   capLimits,
-  checkLimits,
-  limitsFor,
-  limitsInContext,
+  limitsFromContext,
+  limitsOfPlan,
   MAX_PER_DAY,
   MAX_PER_MINUTE,
   usagePlanSettings,
+  validateLimits,
 } from '../../shared/plans.ts';
 
-describe('limitsInContext', () => {
+describe('limitsFromContext', () => {
   it('reads the limits as the authorizer returns them and as API Gateway passes them on', () => {
-    expect(limitsInContext({ perMinute: 60, perDay: 1000 })).toEqual({
+    expect(limitsFromContext({ perMinute: 60, perDay: 1000 })).toEqual({
       perMinute: 60,
       perDay: 1000,
     });
-    expect(limitsInContext({ perMinute: '60', perDay: '1000' })).toEqual({
+    expect(limitsFromContext({ perMinute: '60', perDay: '1000' })).toEqual({
       perMinute: 60,
       perDay: 1000,
     });
@@ -27,18 +27,18 @@ describe('limitsInContext', () => {
     ['a non-number', { perMinute: 'sixty', perDay: '1000' }],
     ['a day below the minute', { perMinute: '60', perDay: '59' }],
   ])('gives undefined for %s', (_, context) => {
-    expect(limitsInContext(context)).toBeUndefined();
+    expect(limitsFromContext(context)).toBeUndefined();
   });
 });
 
-describe('limitsFor and usagePlanSettings', () => {
+describe('limitsOfPlan and usagePlanSettings', () => {
   it('gives a standard plan its numbers and an Enterprise key its own', () => {
-    expect(limitsFor('pro')).toEqual({ perMinute: 300, perDay: 10_000 });
-    expect(limitsFor('enterprise', { perMinute: 7, perDay: 70 })).toEqual({
+    expect(limitsOfPlan('pro')).toEqual({ perMinute: 300, perDay: 10_000 });
+    expect(limitsOfPlan('enterprise', { perMinute: 7, perDay: 70 })).toEqual({
       perMinute: 7,
       perDay: 70,
     });
-    expect(() => limitsFor('enterprise')).toThrow(RangeError);
+    expect(() => limitsOfPlan('enterprise')).toThrow(RangeError);
   });
 
   it('sets the edge backstop at twice the limits, at the per-minute figure spread over the minute', () => {
@@ -54,7 +54,7 @@ describe('the Enterprise ceiling', () => {
   it('is what one counter item can count: 60,000 per minute (1,000 writes per second)', () => {
     expect(MAX_PER_MINUTE).toBe(60_000);
     expect(MAX_PER_DAY).toBe(60_000 * 1_440);
-    expect(() => checkLimits({ perMinute: 60_001, perDay: MAX_PER_DAY })).toThrow(
+    expect(() => validateLimits({ perMinute: 60_001, perDay: MAX_PER_DAY })).toThrow(
       'per-minute limit must be a whole number from 1 to 60000',
     );
   });
@@ -65,7 +65,7 @@ describe('the Enterprise ceiling', () => {
       perDay: MAX_PER_DAY,
     });
     expect(capLimits({ perMinute: 100, perDay: 1_000 })).toEqual({ perMinute: 100, perDay: 1_000 });
-    expect(limitsFor('enterprise', capLimits({ perMinute: 70_000, perDay: 80_000 }))).toEqual({
+    expect(limitsOfPlan('enterprise', capLimits({ perMinute: 70_000, perDay: 80_000 }))).toEqual({
       perMinute: MAX_PER_MINUTE,
       perDay: 80_000,
     });

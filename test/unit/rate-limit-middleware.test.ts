@@ -8,7 +8,7 @@ import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
-import { DynamoDbRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import {
   banPolicyFromEnv,
   RATE_LIMITER_DEADLINE_ENV,
@@ -45,7 +45,7 @@ function getEvent(k: ReturnType<typeof key>) {
 
 /** An operation that counts its calls, behind a limiter with a 2-rejection ban and a fixed clock. */
 function countingOperation(
-  limiter: RateLimiter = new DynamoDbRateLimiter(client, counters, {
+  limiter: RateLimiter = new DynamoDBRateLimiter(client, counters, {
     threshold: 2,
     durationSeconds: 600,
   }),
@@ -77,7 +77,7 @@ describe('rateLimit middleware', () => {
   });
 
   it('reports the day window in the X-RateLimit fields when it has fewer requests left', async () => {
-    const limiter = new DynamoDbRateLimiter(client, counters);
+    const limiter = new DynamoDBRateLimiter(client, counters);
     const { handler } = countingOperation(limiter);
     const k = key(10, 12);
     // 8 requests in the previous minute: this minute has 10 left, the day 4.
@@ -145,7 +145,7 @@ describe('rateLimit middleware', () => {
   it('fails open with a warning, a metric and the count-free fields when the counters table fails', async () => {
     const warned = vi.spyOn(logger, 'warn');
     const counted = vi.spyOn(Metrics.prototype, 'addMetric');
-    const { handler, calls } = countingOperation(new DynamoDbRateLimiter(client, 'no-such-table'));
+    const { handler, calls } = countingOperation(new DynamoDBRateLimiter(client, 'no-such-table'));
     const k = key(60, 1000);
     const response = await handler(getEvent(k), context);
     expect(response.statusCode).toBe(200);

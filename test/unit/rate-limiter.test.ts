@@ -5,7 +5,7 @@ import {
   type BanPolicy,
   counterName,
   DEFAULT_BAN_POLICY,
-  DynamoDbRateLimiter,
+  DynamoDBRateLimiter,
   type RateLimitDecision,
 } from '../../shared/rate-limit/limiter.ts';
 import { secondsUntil, windowAt } from '../../shared/rate-limit/windows.ts';
@@ -32,12 +32,12 @@ function freshKey(): string {
 }
 
 function limiter(banPolicy: BanPolicy = DEFAULT_BAN_POLICY) {
-  return new DynamoDbRateLimiter(client, tableName, banPolicy);
+  return new DynamoDBRateLimiter(client, tableName, banPolicy);
 }
 
 /** Sends `count` requests one after another at `nowMs`; returns the decisions. */
 async function sendSequentially(
-  rl: DynamoDbRateLimiter,
+  rl: DynamoDBRateLimiter,
   keyId: string,
   limits: { perMinute: number; perDay: number },
   count: number,
@@ -51,7 +51,7 @@ async function sendSequentially(
 const admittedCount = (decisions: RateLimitDecision[]) =>
   decisions.filter((d) => d.admitted).length;
 
-describe('DynamoDbRateLimiter.consume', () => {
+describe('DynamoDBRateLimiter.consume', () => {
   it('admits exactly the per-minute limit in one minute, counting the remainder down', async () => {
     const rl = limiter();
     const keyId = freshKey();
@@ -170,7 +170,7 @@ describe('DynamoDbRateLimiter.consume', () => {
   });
 
   it('throws the client error when the counters table cannot be reached', async () => {
-    const broken = new DynamoDbRateLimiter(client, 'no-such-table');
+    const broken = new DynamoDBRateLimiter(client, 'no-such-table');
     await expect(broken.consume(freshKey(), FREE, T0)).rejects.toThrow(/non-existent table/i);
   });
 });
@@ -180,7 +180,7 @@ describe('temporary ban', () => {
   const limits = { perMinute: 2, perDay: 100 };
 
   /** Uses up the minute, then sends `rejected` more requests, all at `nowMs`. */
-  async function exhaust(rl: DynamoDbRateLimiter, keyId: string, rejected: number, nowMs: number) {
+  async function exhaust(rl: DynamoDBRateLimiter, keyId: string, rejected: number, nowMs: number) {
     return (await sendSequentially(rl, keyId, limits, 2 + rejected, nowMs)).slice(2);
   }
 
