@@ -8,8 +8,9 @@
  * `shared/idempotency/`): a repeat replays the first answer. A store that fails or does not answer
  * in time gives 503 with `Retry-After`; the message says whether the pet may exist.
  */
-import { createDocumentClient, requireEnv } from '../shared/clients.ts';
+import { createContainer } from '../shared/container.ts';
 import { httpHandler } from '../shared/http/handler.ts';
+import { jsonBody } from '../shared/http/json-body.ts';
 import { isDependencyFailure, serviceUnavailable } from '../shared/http/unavailable.ts';
 import { parseOrThrow } from '../shared/http/validation.ts';
 import { idempotencyKeyOf, requestFingerprint } from '../shared/idempotency/key.ts';
@@ -18,11 +19,14 @@ import { DynamoDBIdempotencyStore, type StoredResponse } from '../shared/idempot
 import { NewPetSchema, type Pet } from '../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../shared/pets/store.ts';
 import { authorizedKey } from '../shared/rate-limit/middleware.ts';
-import { IDEMPOTENCY_TABLE } from '../shared/tables.ts';
+import { requiredSetting } from '../shared/settings.ts';
 
-const client = createDocumentClient();
-const store = petStoreFromEnv(client);
-const idempotency = new DynamoDBIdempotencyStore(client, requireEnv(IDEMPOTENCY_TABLE.envVar));
+const container = createContainer();
+const store = petStoreFromEnv(container);
+const idempotency = new DynamoDBIdempotencyStore(
+  container.client,
+  requiredSetting(container.settings, 'IDEMPOTENCY_TABLE_NAME'),
+);
 
 /** The 201 of a created pet. */
 function created(pet: Pet): StoredResponse {
@@ -63,5 +67,5 @@ export const handler = httpHandler(
       );
     }
   },
-  { jsonBody: true },
+  { container, body: jsonBody() },
 );

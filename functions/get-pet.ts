@@ -5,6 +5,7 @@
  * 200 with the Pet; 400 `invalid_parameter` when `petId` is not a positive integer; 404
  * `pet_not_found`. Every response carries the Deprecation, Sunset and Link headers.
  */
+import { createContainer } from '../shared/container.ts';
 import { ApiError } from '../shared/http/errors.ts';
 import { httpHandler } from '../shared/http/handler.ts';
 import { jsonResponse } from '../shared/http/responses.ts';
@@ -13,7 +14,8 @@ import { GET_PET_DEPRECATION_HEADERS } from '../shared/pets/deprecation.ts';
 import { PetIdSchema } from '../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../shared/pets/store.ts';
 
-const store = petStoreFromEnv();
+const container = createContainer();
+const store = petStoreFromEnv(container);
 
 /** Lambda handler of getPet: API Gateway REST proxy event in, proxy result out. */
 export const handler = httpHandler(
@@ -29,5 +31,5 @@ export const handler = httpHandler(
     if (!pet) throw new ApiError('pet_not_found', `No pet has id ${event.pathParameters?.petId}.`);
     return jsonResponse(200, pet);
   },
-  { headers: GET_PET_DEPRECATION_HEADERS },
+  { container, headers: GET_PET_DEPRECATION_HEADERS },
 );

@@ -5,6 +5,7 @@
  * the `Link` header of the page before; anything else → 400 `invalid_parameter`. 200 with a JSON
  * array of at most `limit` pets in ascending id, and `Link: <…>; rel="next"` when more follow.
  */
+import { createContainer } from '../shared/container.ts';
 import { httpHandler } from '../shared/http/handler.ts';
 import { jsonResponse } from '../shared/http/responses.ts';
 import { parseOrThrow } from '../shared/http/validation.ts';
@@ -12,8 +13,9 @@ import { cursorCodecFromEnv, nextPageLink } from '../shared/pets/cursor.ts';
 import { ListPetsQuerySchema } from '../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../shared/pets/store.ts';
 
-const store = petStoreFromEnv();
-const cursorCodec = cursorCodecFromEnv();
+const container = createContainer();
+const store = petStoreFromEnv(container);
+const cursorCodec = cursorCodecFromEnv(container.settings);
 
 /** Lambda handler of listPets: API Gateway REST proxy event in, proxy result out. */
 export const handler = httpHandler(
@@ -31,5 +33,5 @@ export const handler = httpHandler(
     const next = (await cursorCodec()).encode({ status, afterId: last.id });
     return jsonResponse(200, pets, { Link: nextPageLink({ limit, status }, next) });
   },
-  { queryParameters: Object.keys(ListPetsQuerySchema.entries) },
+  { container, queryParameters: Object.keys(ListPetsQuerySchema.entries) },
 );

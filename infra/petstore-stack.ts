@@ -10,6 +10,7 @@ import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { type Attribute, AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import * as v from 'valibot';
 import { METRICS_NAMESPACE, metricDimensions, SERVICE_NAME, STAGE_ENV } from '../shared/metrics.ts';
 import { CURSOR_KEY_SECRET_ARN_ENV } from '../shared/pets/cursor.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/limiter.ts';
@@ -128,7 +129,7 @@ export class PetstoreStack extends Stack {
     if (!isStageName(props.stage)) {
       throw new Error(`stage must be one of ${STAGES.join(', ')}; got '${props.stage}'`);
     }
-    const banPolicy = checkBanPolicy(props.banPolicy ?? DEFAULT_BAN_POLICY);
+    const banPolicy = validBanPolicy(props.banPolicy ?? DEFAULT_BAN_POLICY);
     super(scope, id, { ...props, stackName: stackName(props.stage) });
     const settings = STAGE_SETTINGS[props.stage];
     const sourceMaps = props.sourceMaps ?? settings.sourceMaps;
@@ -261,18 +262,23 @@ export class PetstoreStack extends Stack {
   }
 }
 
+/** A ban policy's figures: whole numbers >= 1. */
+const BanPolicySchema = v.object({
+  threshold: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  durationSeconds: v.pipe(v.number(), v.integer(), v.minValue(1)),
+});
+
 /**
  * Checks the `banPolicy` prop.
  *
  * @returns The policy, unchanged.
- * @throws Error unless `threshold` and `durationSeconds` are whole numbers >= 1.
+ * @throws Error naming the first field that is not a whole number >= 1.
  */
-function checkBanPolicy(policy: BanPolicy): BanPolicy {
-  for (const field of ['threshold', 'durationSeconds'] as const) {
-    const value = policy[field];
-    if (!Number.isInteger(value) || value < 1) {
-      throw new Error(`banPolicy.${field} must be a whole number >= 1; got ${value}`);
-    }
-  }
-  return policy;
+function validBanPolicy(policy: BanPolicy): BanPolicy {
+  const result = v.safeParse(BanPolicySchema, policy);
+  if (result.success) return result.output;
+  const [issue] = result.issues;
+  throw new Error(
+    `banPolicy.${v.getDotPath(issue)} must be a whole number >= 1; got ${String(issue.input)}`,
+  );
 }

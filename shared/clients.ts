@@ -1,9 +1,10 @@
 /**
- * AWS clients and configuration, created once per Lambda container (module scope), so that a
- * missing setting fails at start-up and not at the first request.
+ * The DynamoDB document client and its bounds. An operation's container builds one at start-up and
+ * shares it between its store and the rate limiter (see `container.ts`).
  */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { readSettings, requiredSetting, type Settings } from './settings.ts';
 import { tracer } from './tracer.ts';
 
 /**
@@ -40,21 +41,30 @@ export const DYNAMODB_CALL_BOUNDS = {
   maxAttempts: 3,
 } as const;
 
+/** Credentials and region of DynamoDB Local, which keeps one database per access key id and region. */
+export interface LocalCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly region?: string;
+}
+
 /**
- * A DynamoDB document client with {@link DYNAMODB_CALL_BOUNDS}. With `endpoint` (or
- * `DYNAMODB_ENDPOINT` in the environment) it talks to DynamoDB Local with the local stack's
- * credentials: `local`, else `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_REGION`
- * (DynamoDB Local keeps one database per access key id and region); otherwise to AWS with the
- * default chain.
+ * A DynamoDB document client with {@link DYNAMODB_CALL_BOUNDS}. With `endpoint` (or the settings'
+ * `DYNAMODB_ENDPOINT`) it talks to DynamoDB Local with `local`, else the settings'
+ * `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_REGION`; otherwise to AWS with the default
+ * credential chain.
  *
  * @param endpoint URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`.
- * @param local DynamoDB Local credentials and region. @default - from the environment
- * @throws Error naming the variable when a local client has no credentials.
+ * @param local DynamoDB Local credentials and region. @default - from the settings
+ * @param settings @default readSettings()
+ * @throws Error naming the variable when a local client has no credentials or a setting is invalid.
  */
 export function createDocumentClient(
-  endpoint: string | undefined = process.env.DYNAMODB_ENDPOINT,
-  local?: { accessKeyId: string; secretAccessKey: string; region?: string },
+  endpoint?: string,
+  local?: LocalCredentials,
+  settings: Settings = readSettings(),
 ): DynamoDBDocumentClient {
+  const url = endpoint ?? settings.DYNAMODB_ENDPOINT;
   const config: DynamoDBClientConfig = {
     maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,
     requestHandler: {
@@ -63,12 +73,13 @@ export function createDocumentClient(
       // Without it the SDK only logs a warning and keeps waiting.
       throwOnRequestTimeout: true,
     },
-    ...(endpoint && {
-      endpoint,
-      region: local?.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    ...(url && {
+      endpoint: url,
+      region: local?.region ?? settings.AWS_REGION ?? 'us-east-1',
       credentials: {
-        accessKeyId: local?.accessKeyId ?? requireEnv('AWS_ACCESS_KEY_ID'),
-        secretAccessKey: local?.secretAccessKey ?? requireEnv('AWS_SECRET_ACCESS_KEY'),
+        accessKeyId: local?.accessKeyId ?? requiredSetting(settings, 'AWS_ACCESS_KEY_ID'),
+        secretAccessKey:
+          local?.secretAccessKey ?? requiredSetting(settings, 'AWS_SECRET_ACCESS_KEY'),
       },
     }),
   };

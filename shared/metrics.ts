@@ -5,6 +5,7 @@
  * `POWERTOOLS_METRICS_DISABLED=true` turns them off (tests, the local stack).
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { readSetting, type Settings } from './settings.ts';
 
 /** CloudWatch namespace of the service's metrics. */
 export const METRICS_NAMESPACE = 'Petstore';
@@ -23,7 +24,7 @@ export const RATE_LIMIT_METRICS = {
 } as const;
 
 /** Environment variable naming the deployment stage, set on every function by the stack. */
-export const STAGE_ENV = 'PETSTORE_STAGE';
+export const STAGE_ENV = 'PETSTORE_STAGE' satisfies keyof Settings;
 
 /** The dimensions of every metric of the service in `stage`. */
 export function metricDimensions(stage: string): Record<'service' | 'stage', string> {
@@ -33,7 +34,7 @@ export function metricDimensions(stage: string): Record<'service' | 'stage', str
 const metrics = new Metrics({
   namespace: METRICS_NAMESPACE,
   serviceName: SERVICE_NAME,
-  defaultDimensions: { stage: process.env[STAGE_ENV] || 'local' },
+  defaultDimensions: { stage: readSetting(STAGE_ENV) },
 });
 
 /**

@@ -8,13 +8,14 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import type { LocalCredentials } from '../../shared/clients.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
+import type { Settings } from '../../shared/settings.ts';
 import { LocalStackError, PortInUseError } from './errors.ts';
 import { assertPortFree } from './ports.ts';
-import type { LocalCredentials } from './stack-files.ts';
 
 /** Environment variable that picks DynamoDB Local's port (default 8000). */
-export const DYNAMODB_PORT_ENV = 'DYNAMODB_PORT';
+export const DYNAMODB_PORT_ENV = 'DYNAMODB_PORT' satisfies keyof Settings;
 
 /** Oldest Java that DynamoDB Local 3 runs on. */
 const MINIMUM_JAVA = 17;

@@ -22,9 +22,11 @@ import {
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseEnv } from 'node:util';
+import type { LocalCredentials } from '../../shared/clients.ts';
+import { readSetting, type Settings } from '../../shared/settings.ts';
 
 /** Environment variable that moves the stack's directory (default `.petstore` in the repository). */
-export const PETSTORE_DIR_ENV = 'PETSTORE_DIR';
+export const PETSTORE_DIR_ENV = 'PETSTORE_DIR' satisfies keyof Settings;
 
 /** The file of the stack's DynamoDB Local credentials, in the stack's directory. */
 export const CREDENTIALS_FILE = 'dynamodb.env';
@@ -38,15 +40,9 @@ export const LOCAL_REGION = 'us-east-1';
 /** The database file of DynamoDB Local run with `-sharedDb`, as earlier versions of the stack did. */
 const SHARED_DB_FILE = 'shared-local-instance.db';
 
-/** Credentials of one local stack's DynamoDB Local. */
-export interface LocalCredentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-}
-
 /** The stack's directory: `PETSTORE_DIR`, else `.petstore` at the repository root. */
 export function stackDirectory(): string {
-  return resolve(process.env[PETSTORE_DIR_ENV] || resolve(import.meta.dirname, '../../.petstore'));
+  return resolve(readSetting(PETSTORE_DIR_ENV) ?? resolve(import.meta.dirname, '../../.petstore'));
 }
 
 /** The directory of DynamoDB Local's data in a stack directory. */

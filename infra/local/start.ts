@@ -27,6 +27,7 @@ import { createDocumentClient } from '../../shared/clients.ts';
 import { type DynamoDBKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { CURSOR_KEY_ENV } from '../../shared/pets/cursor.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
+import { readSettings, type Settings } from '../../shared/settings.ts';
 import { localCursorKey, newCursorKey } from './cursor-key.ts';
 import {
   assertJava,
@@ -59,8 +60,7 @@ let stop = async () => {};
 async function main(): Promise<void> {
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   const inMemory = parseOptions().inMemory;
-  const port = portFromEnv(PORT_ENV, 3000);
-  const dynamoPort = portFromEnv(DYNAMODB_PORT_ENV, 8000);
+  const { PORT: port, DYNAMODB_PORT: dynamoPort } = localSettings();
   if (port === dynamoPort && port !== 0) {
     throw new LocalStackError(
       `${PORT_ENV} and ${DYNAMODB_PORT_ENV} are both ${port}: the gateway and DynamoDB Local need a port each; set one of them to another port.`,
@@ -177,14 +177,17 @@ function printBanner(url: string, data: string, issued: IssuedKey[]): void {
   console.log(lines.join('\n'));
 }
 
-/** A port number from the environment, or the default. */
-function portFromEnv(name: string, fallback: number): number {
-  const value = process.env[name] ?? String(fallback);
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new LocalStackError(`${name} must be a port number from 0 to 65535, not "${value}".`);
+/**
+ * The settings, with an invalid one reported as a {@link LocalStackError} (one line, exit 1).
+ *
+ * @throws LocalStackError naming the variable.
+ */
+function localSettings(): Settings {
+  try {
+    return readSettings();
+  } catch (error) {
+    throw new LocalStackError((error as Error).message);
   }
-  return port;
 }
 
 /** Ctrl-C and SIGTERM: stop what runs, then exit 0. */

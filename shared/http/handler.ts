@@ -5,21 +5,12 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { type Container, createContainer } from '../container.ts';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
 import { logger } from '../logger.ts';
 import { type RateLimiter, rateLimit, rateLimiterFromEnv } from '../rate-limit/middleware.ts';
-import { errorHandler, jsonRequestBody, responseHeaders, strictQuery } from './middleware.ts';
-
-/**
- * jsonRequestBody has already checked the media type; middy's own check is stricter (case-sensitive,
- * no space before parameters) and its 415 would reach the client as 400 invalid_json.
- * `disableContentTypeCheck` is a documented option that middy's type declarations lack.
- */
-const SKIP_MEDIA_TYPE_CHECK = { disableContentTypeCheck: true } as Parameters<
-  typeof httpJsonBodyParser
->[0];
+import { errorHandler, type HttpMiddleware, responseHeaders, strictQuery } from './middleware.ts';
 
 /**
  * An operation's own code: receives the normalised event and the invocation's deadline, returns
@@ -35,10 +26,12 @@ export type OperationFunction = (
 /** Options of {@link httpHandler}. */
 export interface HttpHandlerOptions {
   /**
-   * Parse the body as JSON, after checking Content-Type (415) and size (413).
-   * @default false - the body is left as API Gateway passed it
+   * The request body's middlewares, e.g. `jsonBody()` of `json-body.ts` (Content-Type, size and
+   * UTF-8 guards, then JSON parsing). Passed in, so that only the operations that read a body
+   * bundle a body parser.
+   * @default - none: the body is left as API Gateway passed it
    */
-  readonly jsonBody?: boolean;
+  readonly body?: readonly HttpMiddleware[];
   /**
    * The query parameters the operation takes; any other, or one given twice, is refused with 400
    * `invalid_parameter`.
@@ -51,8 +44,13 @@ export interface HttpHandlerOptions {
    */
   readonly headers?: Readonly<Record<string, string>>;
   /**
+   * The container's settings and document client, shared with the operation's store.
+   * @default createContainer()
+   */
+  readonly container?: Container;
+  /**
    * The per-key rate limiter.
-   * @default - the DynamoDB limiter on the counters table (`rateLimiterFromEnv`)
+   * @default - the DynamoDB limiter on the container's counters table (`rateLimiterFromEnv`)
    */
   readonly rateLimiter?: RateLimiter;
   /**
@@ -73,7 +71,7 @@ export interface HttpHandlerOptions {
  *    Error response its `onError` then sees);
  * 5. error handler: every error becomes the Error body, unexpected ones a bare 500;
  * 6. strict query: unknown or repeated query parameters → 400;
- * 7. for JSON bodies: Content-Type, charset, size and UTF-8 guards, then middy's JSON body parser.
+ * 7. the body's middlewares, if any (`options.body`).
  *
  * The operation gets a signal that aborts before the function's timeout, so a store that does
  * not answer ends in 503 `service_unavailable` rather than a Lambda timeout. middy's own early
@@ -91,8 +89,14 @@ export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions =
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpHeaderNormalizer());
   if (options.headers) chain.use(responseHeaders(options.headers));
-  chain.use(rateLimit({ limiter: options.rateLimiter ?? rateLimiterFromEnv(), now: options.now }));
+  const container = options.container ?? createContainer();
+  chain.use(
+    rateLimit({
+      limiter: options.rateLimiter ?? rateLimiterFromEnv(container),
+      deadlineMs: container.settings.RATE_LIMIT_DEADLINE_MS,
+      now: options.now,
+    }),
+  );
   chain.use(errorHandler()).use(strictQuery(options.queryParameters ?? []));
-  if (options.jsonBody) chain.use(jsonRequestBody()).use(httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK));
-  return chain;
+  return chain.use([...(options.body ?? [])]);
 }

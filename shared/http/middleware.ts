@@ -9,26 +9,15 @@ import { ApiError } from './errors.ts';
 import { jsonResponse } from './responses.ts';
 import { isDependencyFailure, serviceUnavailable } from './unavailable.ts';
 
-type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
-
-/** Largest accepted request body, in bytes (16 KiB). */
-export const MAX_BODY_BYTES = 16 * 1024;
-
-/** `application/json`, any case, with or without parameters (RFC 9110 §8.3.1). */
-const JSON_MEDIA_TYPE = /^\s*application\/json\s*(?:;|$)/i;
-
-/** The `charset` parameter of a Content-Type value, unquoted. */
-const CHARSET_PARAMETER = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
-
-/** Strict UTF-8: a malformed byte sequence throws instead of becoming U+FFFD. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** A middy middleware of an API Gateway REST proxy function. */
+export type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 /**
  * Turns every error into the spec's Error body (petstore-spec.md, "Errors").
  *
  * An {@link ApiError} answers with its own code, status and headers. middy's JSON body parser
  * reports malformed JSON as 415; here it becomes 400 `invalid_json`, since the media type was
- * already checked by {@link jsonRequestBody}. A dependency that failed or did not answer in time
+ * already checked by `jsonRequestBody` (`json-body.ts`). A dependency that failed or did not answer in time
  * (see `isDependencyFailure`) answers 503 `service_unavailable` with `Retry-After`. Anything else
  * is logged with the request id and answered 500 `internal_error` with no detail.
  */
@@ -62,57 +51,6 @@ function unavailableStore(cause: unknown): ApiError {
 function isJsonParserError(error: unknown): boolean {
   const cause = (error as { cause?: { package?: string } } | null)?.cause;
   return cause?.package === '@middy/http-json-body-parser';
-}
-
-/**
- * Guards a JSON request body before it is parsed, and decodes it:
- *
- * - 415 `unsupported_media_type` unless the Content-Type is `application/json`, and when it names
- *   a `charset` other than UTF-8 (RFC 8259 §8.1: JSON exchanged between systems is UTF-8);
- * - 400 `invalid_json` when there is no body, 413 `payload_too_large` over {@link MAX_BODY_BYTES};
- * - 400 `invalid_json` when the bytes are not well-formed UTF-8: never stored with U+FFFD in
- *   place of what the client sent.
- *
- * API Gateway passes bodies base64-encoded (the API's binary media types are `*\/*`), so the
- * function sees the bytes the client sent; the body is replaced by its decoded text for middy's
- * JSON body parser. Expects lower-case header names (run after the header normalizer).
- */
-export function jsonRequestBody(): HttpMiddleware {
-  return {
-    before: function jsonRequestBodyBefore(request) {
-      const { event } = request;
-      const contentType = event.headers?.['content-type'];
-      if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
-        throw new ApiError(
-          'unsupported_media_type',
-          `Content-Type must be application/json, not ${contentType ? `"${contentType}"` : 'missing'}.`,
-        );
-      }
-      const charsetMatch = CHARSET_PARAMETER.exec(contentType);
-      const charset = charsetMatch?.[1] ?? charsetMatch?.[2];
-      if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
-        throw new ApiError(
-          'unsupported_media_type',
-          `Content-Type charset must be utf-8, not "${charset}".`,
-        );
-      }
-      if (!event.body)
-        throw new ApiError('invalid_json', 'body: is required and must be a JSON object');
-      const bytes = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-      if (bytes.length > MAX_BODY_BYTES) {
-        throw new ApiError(
-          'payload_too_large',
-          `body: is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES} bytes.`,
-        );
-      }
-      try {
-        event.body = UTF8.decode(bytes);
-      } catch {
-        throw new ApiError('invalid_json', 'body: is not valid UTF-8');
-      }
-      event.isBase64Encoded = false;
-    },
-  };
 }
 
 /**

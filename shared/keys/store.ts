@@ -17,7 +17,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, requireEnv } from '../clients.ts';
+import { type Container, createContainer } from '../container.ts';
 import {
   capLimits,
   isStandardPlanId,
@@ -26,7 +26,8 @@ import {
   planName,
   type RequestLimits,
 } from '../plans.ts';
-import { KEY_ID_INDEX, KEYS_TABLE } from '../tables.ts';
+import { requiredSetting } from '../settings.ts';
+import { KEY_ID_INDEX } from '../tables.ts';
 
 /** A key as stored in the keys table. */
 export interface ApiKeyRecord {
@@ -250,11 +251,13 @@ export class DynamoDBKeyStore {
 }
 
 /**
- * The key store of a deployed or local function: table name from `KEYS_TABLE_NAME`, endpoint
- * from `DYNAMODB_ENDPOINT` when set.
+ * The key store of a deployed or local function: table name from `KEYS_TABLE_NAME`.
  *
+ * @param container @default createContainer()
  * @throws Error at start-up when the table name is missing.
  */
-export function keyStoreFromEnv(): DynamoDBKeyStore {
-  return new DynamoDBKeyStore(createDocumentClient(), requireEnv(KEYS_TABLE.envVar));
+export function keyStoreFromEnv(
+  { settings, client }: Container = createContainer(),
+): DynamoDBKeyStore {
+  return new DynamoDBKeyStore(client, requiredSetting(settings, 'KEYS_TABLE_NAME'));
 }

@@ -9,16 +9,16 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { requireEnv } from '../clients.ts';
 import { ApiError } from '../http/errors.ts';
 import { isDependencyFailure, serviceUnavailable } from '../http/unavailable.ts';
+import { readSettings, requiredSetting, type Settings } from '../settings.ts';
 import type { PetStatus } from './schemas.ts';
 
 /** Environment variable holding the cursor key itself: the local stack and tests only. */
-export const CURSOR_KEY_ENV = 'CURSOR_KEY';
+export const CURSOR_KEY_ENV = 'CURSOR_KEY' satisfies keyof Settings;
 
 /** Environment variable holding the ARN of the Secrets Manager secret with the cursor key (deployed). */
-export const CURSOR_KEY_SECRET_ARN_ENV = 'CURSOR_KEY_SECRET_ARN';
+export const CURSOR_KEY_SECRET_ARN_ENV = 'CURSOR_KEY_SECRET_ARN' satisfies keyof Settings;
 
 /** Shortest accepted cursor key, in characters (its UTF-8 bytes are the HMAC key). */
 export const CURSOR_KEY_MIN_LENGTH = 32;
@@ -127,7 +127,7 @@ export function nextPageLink(query: { limit: number; status?: PetStatus }, curso
 }
 
 /**
- * The cursor codec of a function, keyed from its environment: `CURSOR_KEY` (the local stack and
+ * The cursor codec of a function, keyed from its settings: `CURSOR_KEY` (the local stack and
  * tests) or else the Secrets Manager secret named by `CURSOR_KEY_SECRET_ARN` (deployed), read
  * with Powertools Parameters and cached {@link CURSOR_KEY_CACHE_SECONDS}; a failed read is not
  * cached, so the next request tries again. The read is bounded by {@link SECRET_READ_BOUNDS}, so
@@ -136,15 +136,18 @@ export function nextPageLink(query: { limit: number; status?: PetStatus }, curso
  * @returns A function giving the codec. It rejects with ApiError 503 `service_unavailable`
  *   (`Retry-After`) when Secrets Manager is down, slow or throttling, and with the error itself
  *   when the secret is missing, not readable or too short (a deployment fault: 500).
+ * @param settings @default readSettings()
  * @throws Error at start-up when neither variable is set.
  */
-export function cursorCodecFromEnv(): () => Promise<CursorCodec> {
-  const localKey = process.env[CURSOR_KEY_ENV];
+export function cursorCodecFromEnv(
+  settings: Settings = readSettings(),
+): () => Promise<CursorCodec> {
+  const localKey = settings.CURSOR_KEY;
   if (localKey) {
     const codec = new CursorCodec(localKey);
     return async () => codec;
   }
-  const secretArn = requireEnv(CURSOR_KEY_SECRET_ARN_ENV);
+  const secretArn = requiredSetting(settings, 'CURSOR_KEY_SECRET_ARN');
   const secrets = new SecretsProvider({
     clientConfig: {
       maxAttempts: SECRET_READ_BOUNDS.maxAttempts,

@@ -11,9 +11,10 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, requireEnv } from '../clients.ts';
+import { type Container, createContainer } from '../container.ts';
 import type { TransactWriteItem } from '../idempotency/store.ts';
-import { COUNTERS_TABLE, PETS_TABLE, STATUS_INDEX } from '../tables.ts';
+import { requiredSetting } from '../settings.ts';
+import { STATUS_INDEX } from '../tables.ts';
 import { type NewPet, PET_STATUSES, type Pet, type PetStatus } from './schemas.ts';
 
 /** Options of {@link PetStore.listPets}. */
@@ -342,17 +343,18 @@ function toPet(item: Record<string, unknown>): Pet {
 
 /**
  * The PetStore of a deployed or local function: the pets table from `PETS_TABLE_NAME`, the old
- * sequence's table from `COUNTERS_TABLE_NAME` when set, endpoint from `DYNAMODB_ENDPOINT` when set;
- * its list reads are counted in {@link ENV_STORE_USAGE}.
+ * sequence's table from `COUNTERS_TABLE_NAME` when set; its list reads are counted in
+ * {@link ENV_STORE_USAGE}.
  *
+ * @param container @default createContainer()
  * @throws Error at start-up when the pets table's name is missing.
  */
-export function petStoreFromEnv(client = createDocumentClient()): PetStore {
+export function petStoreFromEnv({ settings, client }: Container = createContainer()): PetStore {
   return new DynamoDBPetStore(
     client,
     {
-      pets: requireEnv(PETS_TABLE.envVar),
-      legacyCounters: process.env[COUNTERS_TABLE.envVar] || undefined,
+      pets: requiredSetting(settings, 'PETS_TABLE_NAME'),
+      legacyCounters: settings.COUNTERS_TABLE_NAME,
     },
     ENV_STORE_USAGE,
   );

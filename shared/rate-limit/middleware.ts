@@ -4,20 +4,15 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createDocumentClient, requireEnv } from '../clients.ts';
+import { type Container, createContainer } from '../container.ts';
 import { withDeadline } from '../deadline.ts';
 import { ApiError } from '../http/errors.ts';
 import { logger } from '../logger.ts';
 import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
 import { limitsFromContext, type RequestLimits } from '../plans.ts';
-import { COUNTERS_TABLE } from '../tables.ts';
+import { requiredSetting, type Settings } from '../settings.ts';
 import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from './headers.ts';
-import {
-  type BanPolicy,
-  DEFAULT_BAN_POLICY,
-  DynamoDBRateLimiter,
-  type RateLimitDecision,
-} from './limiter.ts';
+import { type BanPolicy, DynamoDBRateLimiter, type RateLimitDecision } from './limiter.ts';
 import { secondsUntil } from './windows.ts';
 
 type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
@@ -34,27 +29,24 @@ export interface RateLimitOptions {
    */
   readonly now?: () => number;
   /**
-   * Milliseconds the limiter's DynamoDB calls may take before the request is admitted uncounted.
-   * @default - `RATE_LIMIT_DEADLINE_MS` from the environment, else RATE_LIMITER_DEADLINE_MS
+   * Milliseconds the limiter's DynamoDB calls may take before the request is admitted uncounted
+   * (the setting `RATE_LIMIT_DEADLINE_MS`).
+   * @default RATE_LIMITER_DEADLINE_MS
    */
   readonly deadlineMs?: number;
 }
 
-/**
- * How long a request waits for the rate limiter, in milliseconds. A counters table slower than
- * this fails open, as one that errors does, so a slow limiter never uses up the time the
- * operation needs for its own store.
- */
+/** How long a request waits for the rate limiter by default, in milliseconds. */
 export const RATE_LIMITER_DEADLINE_MS = 5_000;
 
 /** Environment variable that overrides {@link RATE_LIMITER_DEADLINE_MS}. */
-export const RATE_LIMITER_DEADLINE_ENV = 'RATE_LIMIT_DEADLINE_MS';
+export const RATE_LIMITER_DEADLINE_ENV = 'RATE_LIMIT_DEADLINE_MS' satisfies keyof Settings;
 
 /** Environment variables that configure the ban (see {@link BanPolicy}). */
 export const BAN_POLICY_ENV = {
   threshold: 'RATE_LIMIT_BAN_THRESHOLD',
   durationSeconds: 'RATE_LIMIT_BAN_SECONDS',
-} as const;
+} as const satisfies Record<keyof BanPolicy, keyof Settings>;
 
 /**
  * The key's identity and limits from the authorizer's context, which API Gateway passes as strings.
@@ -92,11 +84,7 @@ export function authorizedKey(event: APIGatewayProxyEvent): {
  * `RateLimitBanned`.
  */
 export function rateLimit(options: RateLimitOptions): HttpMiddleware {
-  const {
-    limiter,
-    now = Date.now,
-    deadlineMs = wholeNumberFromEnv(RATE_LIMITER_DEADLINE_ENV, RATE_LIMITER_DEADLINE_MS),
-  } = options;
+  const { limiter, now = Date.now, deadlineMs = RATE_LIMITER_DEADLINE_MS } = options;
   // Per invocation: the headers `before` worked out, for `after` and `onError` to send.
   const headersOf = new WeakMap<object, Record<string, string>>();
   const addHeaders: NonNullable<HttpMiddleware['after']> = (request) => {
@@ -164,52 +152,27 @@ function refusal(
   );
 }
 
-/**
- * The ban policy from the environment: {@link BAN_POLICY_ENV}, each defaulting to
- * {@link DEFAULT_BAN_POLICY}.
- *
- * @throws Error at start-up when a variable is set but not a whole number >= 1.
- */
-export function banPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): BanPolicy {
+/** The ban policy of the settings `RATE_LIMIT_BAN_THRESHOLD` and `RATE_LIMIT_BAN_SECONDS`. */
+export function banPolicyOf(settings: Settings): BanPolicy {
   return {
-    threshold: wholeNumberFromEnv(BAN_POLICY_ENV.threshold, DEFAULT_BAN_POLICY.threshold, env),
-    durationSeconds: wholeNumberFromEnv(
-      BAN_POLICY_ENV.durationSeconds,
-      DEFAULT_BAN_POLICY.durationSeconds,
-      env,
-    ),
+    threshold: settings.RATE_LIMIT_BAN_THRESHOLD,
+    durationSeconds: settings.RATE_LIMIT_BAN_SECONDS,
   };
 }
 
 /**
- * A whole number >= 1 from the environment, or `fallback` when the variable is unset or empty.
+ * The limiter of a deployed or local function: counters table from `COUNTERS_TABLE_NAME`, ban
+ * policy from {@link banPolicyOf}, on the container's document client.
  *
- * @throws Error naming the variable when it is set to anything else.
+ * @param container @default createContainer()
+ * @throws Error at start-up when the table name is missing.
  */
-function wholeNumberFromEnv(
-  name: string,
-  fallback: number,
-  env: NodeJS.ProcessEnv = process.env,
-): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`Environment variable ${name} must be a whole number >= 1, not "${raw}"`);
-  }
-  return value;
-}
-
-/**
- * The limiter of a deployed or local function: counters table from `COUNTERS_TABLE_NAME`, endpoint
- * from `DYNAMODB_ENDPOINT` when set, ban policy from {@link banPolicyFromEnv}.
- *
- * @throws Error at start-up when the table name is missing or the ban policy is invalid.
- */
-export function rateLimiterFromEnv(): DynamoDBRateLimiter {
+export function rateLimiterFromEnv(
+  { settings, client }: Container = createContainer(),
+): DynamoDBRateLimiter {
   return new DynamoDBRateLimiter(
-    createDocumentClient(),
-    requireEnv(COUNTERS_TABLE.envVar),
-    banPolicyFromEnv(),
+    client,
+    requiredSetting(settings, 'COUNTERS_TABLE_NAME'),
+    banPolicyOf(settings),
   );
 }

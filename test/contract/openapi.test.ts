@@ -22,7 +22,7 @@ import {
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
 import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../../shared/http/errors.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
-import { MAX_BODY_BYTES } from '../../shared/http/middleware.ts';
+import { MAX_BODY_BYTES } from '../../shared/http/json-body.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../shared/http/unavailable.ts';
 import {

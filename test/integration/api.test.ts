@@ -11,7 +11,7 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { MAX_BODY_BYTES } from '../../shared/http/middleware.ts';
+import { MAX_BODY_BYTES } from '../../shared/http/json-body.ts';
 import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
 import {
   PAGE_LIMIT,

@@ -8,7 +8,8 @@ import type { TestProject } from 'vitest/node';
 import { startDynamoDBLocal } from '../../infra/local/dynamodb-local.ts';
 import { PortInUseError } from '../../infra/local/errors.ts';
 import { freePort } from '../../infra/local/ports.ts';
-import { generateCredentials, type LocalCredentials } from '../../infra/local/stack-files.ts';
+import { generateCredentials } from '../../infra/local/stack-files.ts';
+import type { LocalCredentials } from '../../shared/clients.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { httpHandler, type OperationFunction } from '../../shared/http/handler.ts';
-import { MAX_BODY_BYTES } from '../../shared/http/middleware.ts';
+import { jsonBody, MAX_BODY_BYTES } from '../../shared/http/json-body.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
@@ -29,7 +29,7 @@ function postEvent(
 
 /** A JSON-body operation that answers 200 with the body it received after parsing. */
 const echo = httpHandler(async (event) => jsonResponse(200, { received: event.body }), {
-  jsonBody: true,
+  body: jsonBody(),
 });
 
 afterEach(() => {
@@ -266,7 +266,7 @@ describe('jsonRequestBody and the JSON body parser', () => {
 
   it('answers 400 invalid_json for bytes that are not UTF-8, and never passes on U+FFFD', async () => {
     const operation = vi.fn<OperationFunction>(async () => jsonResponse(200, {}));
-    const handler = httpHandler(operation, { jsonBody: true });
+    const handler = httpHandler(operation, { body: jsonBody() });
     const bodies = [
       Buffer.from([...Buffer.from('{"name":"R'), 0xff, 0xfe, ...Buffer.from('x"}')]),
       Buffer.from([...Buffer.from('{"name":"'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]),

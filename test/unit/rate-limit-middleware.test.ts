@@ -10,10 +10,11 @@ import { logger } from '../../shared/logger.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import {
-  banPolicyFromEnv,
+  banPolicyOf,
   RATE_LIMITER_DEADLINE_ENV,
   type RateLimiter,
 } from '../../shared/rate-limit/middleware.ts';
+import { readSettings } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { DAY_AFTER_TOMORROW, TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
@@ -243,19 +244,19 @@ describe('the operations behind the limiter', () => {
   });
 });
 
-describe('banPolicyFromEnv', () => {
+describe('banPolicyOf the settings', () => {
   it('defaults to 50 rejected requests per minute and 15-minute bans', () => {
-    expect(banPolicyFromEnv({})).toEqual({ threshold: 50, durationSeconds: 900 });
+    expect(banPolicyOf(readSettings({}))).toEqual({ threshold: 50, durationSeconds: 900 });
   });
 
   it('reads both settings from the environment', () => {
     expect(
-      banPolicyFromEnv({ RATE_LIMIT_BAN_THRESHOLD: '5', RATE_LIMIT_BAN_SECONDS: '60' }),
+      banPolicyOf(readSettings({ RATE_LIMIT_BAN_THRESHOLD: '5', RATE_LIMIT_BAN_SECONDS: '60' })),
     ).toEqual({ threshold: 5, durationSeconds: 60 });
   });
 
   it.each(['0', '-1', '1.5', 'ten'])('refuses %j at start-up', (value) => {
-    expect(() => banPolicyFromEnv({ RATE_LIMIT_BAN_SECONDS: value })).toThrow(
+    expect(() => readSettings({ RATE_LIMIT_BAN_SECONDS: value })).toThrow(
       `Environment variable RATE_LIMIT_BAN_SECONDS must be a whole number >= 1, not "${value}"`,
     );
   });
