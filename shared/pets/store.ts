@@ -9,12 +9,12 @@ import {
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type Container, createContainer } from '../container.ts';
 import type { TransactWriteItem } from '../idempotency/store.ts';
 import { requiredSetting } from '../settings.ts';
 import { STATUS_INDEX } from '../tables.ts';
+import { type DynamoDBPetStoreTables, PetIdSequence } from './id-sequence.ts';
 import { type NewPet, PET_STATUSES, type Pet, type PetStatus } from './schemas.ts';
 
 /** Options of {@link PetStore.listPets}. */
@@ -83,33 +83,6 @@ export interface PetStore {
 }
 
 /**
- * Partition key of the pets-table item that holds the pet-id sequence (`value`: the last id
- * issued). No pet has id 0, and the item has no `status`, so `status-index` never shows it.
- */
-export const PET_ID_SEQUENCE_ID = 0;
-
-/** Name of the counters-table item that held the pet-id sequence before it moved (read-only). */
-export const LEGACY_PET_ID_SEQUENCE = 'pet-id';
-
-/**
- * How far above the old counter the moved sequence starts. Function versions from before the
- * move may still be creating pets from the old counter while a deployment shifts traffic; the gap
- * keeps their ids and the new ones apart.
- */
-export const SEQUENCE_MIGRATION_GAP = 1_000_000;
-
-/** Table names the adapter works on. */
-export interface DynamoDBPetStoreTables {
-  /** The pets table (partition key `id`, GSI `status-index`), holding the pet-id sequence. */
-  pets: string;
-  /**
-   * The counters table, read once for the sequence's old value (item `pet-id`).
-   * @default - no old value to continue from
-   */
-  legacyCounters?: string;
-}
-
-/**
  * PetStore on DynamoDB.
  *
  * Ids come from an atomic counter (UpdateItem ADD) on the sequence item of the pets table; the pet
@@ -129,12 +102,17 @@ export class DynamoDBPetStore implements PetStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: DynamoDBPetStoreTables,
     readonly usage: StoreUsage = emptyUsage(),
-  ) {}
+  ) {
+    this.sequence = new PetIdSequence(client, tables, (signal) => this.highestPetId(signal));
+  }
+
+  /** Issues the ids of new pets; seeds itself from {@link highestPetId} once per table. */
+  private readonly sequence: PetIdSequence;
 
   async createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
     const { signal, alsoWrite } = options;
     const pet: Pet = {
-      id: await this.nextId(signal),
+      id: await this.sequence.next(signal),
       name: newPet.name,
       categoryId: newPet.categoryId,
       status: newPet.status,
@@ -246,77 +224,6 @@ export class DynamoDBPetStore implements PetStore {
     this.usage.itemsRead += output.ScannedCount ?? items.length;
     this.usage.readUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
     return items;
-  }
-
-  /** The next pet id: `ADD value 1` on the sequence item, seeding it first if it does not exist. */
-  private async nextId(signal: AbortSignal | undefined): Promise<number> {
-    try {
-      return await this.incrementSequence(signal);
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-    await this.seedSequence(signal);
-    return this.incrementSequence(signal);
-  }
-
-  private async incrementSequence(signal: AbortSignal | undefined): Promise<number> {
-    const { Attributes } = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tables.pets,
-        Key: { id: PET_ID_SEQUENCE_ID },
-        UpdateExpression: 'ADD #value :one',
-        ConditionExpression: 'attribute_exists(#value)',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-      { abortSignal: signal },
-    );
-    return Number(Attributes?.value);
-  }
-
-  /**
-   * Creates the sequence item, once per table, above every id already issued: the highest pet id
-   * in the table, or, when the old counter exists, its value plus {@link SEQUENCE_MIGRATION_GAP}.
-   * Concurrent first creates race on a conditional put; the first one wins, the others use it.
-   */
-  private async seedSequence(signal: AbortSignal | undefined): Promise<void> {
-    const [legacy, highest] = await Promise.all([
-      this.legacySequenceValue(signal),
-      this.highestPetId(signal),
-    ]);
-    const value = Math.max(highest, legacy === undefined ? 0 : legacy + SEQUENCE_MIGRATION_GAP);
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tables.pets,
-          Item: { id: PET_ID_SEQUENCE_ID, value },
-          ConditionExpression: 'attribute_not_exists(id)',
-        }),
-        { abortSignal: signal },
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-  }
-
-  /** The old counter's value, or `undefined` when there is none (or no counters table). */
-  private async legacySequenceValue(signal: AbortSignal | undefined): Promise<number | undefined> {
-    if (!this.tables.legacyCounters) return undefined;
-    try {
-      const { Item } = await this.client.send(
-        new GetCommand({
-          TableName: this.tables.legacyCounters,
-          Key: { name: LEGACY_PET_ID_SEQUENCE },
-          ConsistentRead: true,
-        }),
-        { abortSignal: signal },
-      );
-      return Item ? Number(Item.value) : undefined;
-    } catch (error) {
-      if ((error as Error).name === 'ResourceNotFoundException') return undefined;
-      throw error;
-    }
   }
 
   /** The highest pet id: one Query per status on `status-index`, newest first, one item each. */

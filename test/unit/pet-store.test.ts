@@ -4,11 +4,11 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import { PET_ID_SEQUENCE_ID } from '../../shared/pets/id-sequence.ts';
 import type { Pet, PetStatus } from '../../shared/pets/schemas.ts';
 import {
   DynamoDBPetStore,
   type ListPetsOptions,
-  PET_ID_SEQUENCE_ID,
   type PetPage,
   petStoreFromEnv,
 } from '../../shared/pets/store.ts';
