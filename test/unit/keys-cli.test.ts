@@ -21,7 +21,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
-import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys-command.ts';
+import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys/program.ts';
 import { writeCredentials } from '../../infra/local/stack-files.ts';
 import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stages.ts';
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
@@ -463,7 +463,7 @@ describe('keys command on the local stack', () => {
     },
     {
       args: ['create', '--plan', 'free', 'extra'],
-      message: 'Unexpected argument for create: extra.',
+      message: "error: too many arguments for 'create'. Expected 0 arguments but got 1.",
     },
     {
       args: ['create', ...enterprise],
@@ -485,7 +485,11 @@ describe('keys command on the local stack', () => {
       args: ['set-plan', 'key_0000000000000000', '--plan', 'free', '--per-day', '1000'],
       message: '--per-minute and --per-day are only for --plan enterprise: Free has fixed limits.',
     },
-    ...['ten', '1.5', '0', '1e3', '0x10', '60001'].map((perMinute) => ({
+    ...['ten', '1.5', '1e3', '0x10'].map((perMinute) => ({
+      args: ['create', ...enterprise, '--per-minute', perMinute, '--per-day', '1000000'],
+      message: `error: option '--per-minute <N>' argument '${perMinute}' is invalid. Give a whole number, in decimal digits.`,
+    })),
+    ...['0', '60001'].map((perMinute) => ({
       args: ['create', ...enterprise, '--per-minute', perMinute, '--per-day', '1000000'],
       message: 'Invalid limits: per-minute limit must be a whole number from 1 to 60000.',
     })),
@@ -505,30 +509,31 @@ describe('keys command on the local stack', () => {
         '9e9',
       ],
       message:
-        'Invalid limits: per-day limit must be a whole number from the per-minute limit (100) to 86400000.',
+        "error: option '--per-day <N>' argument '9e9' is invalid. Give a whole number, in decimal digits.",
     },
     {
       args: ['create', ...enterprise, '--per-minute', '-5', '--per-day', '10'],
-      message: "Option '--per-minute' argument is ambiguous.",
+      message:
+        "error: option '--per-minute <N>' argument '-5' is invalid. Give a whole number, in decimal digits.",
     },
-    { args: ['set-plan', '--plan', 'pro'], message: 'set-plan needs a key id.' },
+    { args: ['set-plan', '--plan', 'pro'], message: "error: missing required argument 'key-id'" },
     {
       args: ['set-plan', 'key_0000000000000000'],
       message: 'set-plan needs --plan free|pro|business|enterprise.',
     },
     {
       args: ['set-plan', 'key_0000000000000000', '--plan', 'pro', '--owner', 'x'],
-      message: '--owner is only for create, not set-plan.',
+      message: "error: unknown option '--owner'",
     },
-    { args: ['revoke'], message: 'revoke needs a key id.' },
-    { args: ['unban'], message: 'unban needs a key id.' },
+    { args: ['revoke'], message: "error: missing required argument 'key-id'" },
+    { args: ['unban'], message: "error: missing required argument 'key-id'" },
     {
       args: ['unban', 'key_0000000000000000', 'key_1111111111111111'],
-      message: 'Unexpected argument for unban: key_1111111111111111.',
+      message: "error: too many arguments for 'unban'. Expected 1 argument but got 2.",
     },
     {
       args: ['revoke', 'key_0000000000000000', '--per-day', '5'],
-      message: '--per-day is only for create or set-plan, not revoke.',
+      message: "error: unknown option '--per-day'",
     },
     {
       args: ['list', '--stage', 'qa'],
@@ -536,9 +541,9 @@ describe('keys command on the local stack', () => {
     },
     {
       args: ['list', '--plan', 'free'],
-      message: '--plan is only for create or set-plan, not list.',
+      message: "error: unknown option '--plan'",
     },
-    { args: ['list', '--verbose'], message: "Unknown option '--verbose'" },
+    { args: ['list', '--verbose'], message: "error: unknown option '--verbose'" },
     {
       args: ['rotate'],
       message: 'Unknown command "rotate": use create, list, set-plan, revoke or unban.',
