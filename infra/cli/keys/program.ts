@@ -52,13 +52,15 @@ export async function runKeysCommand(
     await program.parseAsync(args, { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError && error.exitCode === 0) return 0;
-    if (!(error instanceof CommanderError || error instanceof UsageError)) {
+    if (error instanceof CommanderError) {
+      // Commander has written its message already, or the help that was asked for.
+      if (error.exitCode === 0) return 0;
+    } else if (error instanceof UsageError) {
+      dependencies.stderr(`keys: ${error.message}`);
+    } else {
       dependencies.stderr(`keys: ${(error as Error).message}`);
       return 1;
     }
-    // Commander has written its own message already.
-    if (error instanceof UsageError) dependencies.stderr(`keys: ${error.message}`);
     dependencies.stderr('');
     program.outputHelp({ error: true });
     return 2;
