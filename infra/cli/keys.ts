@@ -1,6 +1,6 @@
 /**
  * `npm run keys -- create|list|set-plan|revoke|unban …`: the argv entry of the keys command (see
- * `keys-command.ts`, and `--help`, for what it does).
+ * `keys/program.ts`, and `--help`, for what it does).
  *
  * Configuration: the local stack is DynamoDB Local at `http://127.0.0.1:${DYNAMODB_PORT ?? 8000}`,
  * reached with the stack's credentials from `.petstore/dynamodb.env` (`PETSTORE_DIR` moves it),
@@ -25,7 +25,7 @@ import {
   readCredentials,
   stackDirectory,
 } from '../local/stack-files.ts';
-import { runKeysCommand } from './keys-command.ts';
+import { runKeysCommand } from './keys/program.ts';
 
 // Without the file no DynamoDB Local answers with the stack's tables: the command says so.
 const localCredentials = readCredentials(stackDirectory());

@@ -15,7 +15,7 @@ import { IDEMPOTENT_REPLAYED_HEADER } from '../../shared/idempotency/key.ts';
 import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
 import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit/headers.ts';
 import { isStageName, STACK_OUTPUTS, STAGES, stackName } from '../stages.ts';
-import { requireOutput, stackOutputs } from './keys-command.ts';
+import { requireOutput, stackOutputs } from './stack-outputs.ts';
 
 /** The usage line printed on bad arguments. */
 export const USAGE = `usage: npm run smoke -- (--stage ${STAGES.join('|')} | --url URL) --key KEY`;

@@ -21,10 +21,19 @@ import {
   UpdateUsagePlanCommand,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
-import { type ApiKeyRecord, limitsOfKey } from '../../shared/keys/store.ts';
-import { planName, type RequestLimits, usagePlanSettings } from '../../shared/plans.ts';
-import { API_STAGE_NAME } from '../routes.ts';
-import type { Rollback } from './rollback.ts';
+import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/store.ts';
+import {
+  isStandardPlanId,
+  type PlanId,
+  planName,
+  type RequestLimits,
+  usagePlanSettings,
+} from '../../../shared/plans.ts';
+import { API_STAGE_NAME } from '../../routes.ts';
+import { STACK_OUTPUTS, usagePlanOutputName } from '../../stages.ts';
+import type { Rollback } from '../rollback.ts';
+import { requireOutput } from '../stack-outputs.ts';
+import type { Deployment } from './target.ts';
 
 /**
  * Where a key's API key belongs on a stage: the shared usage plan of a standard plan (a stack
@@ -33,6 +42,20 @@ import type { Rollback } from './rollback.ts';
 export type UsagePlanDestination =
   | { readonly kind: 'shared'; readonly usagePlanId: string }
   | { readonly kind: 'own'; readonly stack: string; readonly restApiId: string };
+
+/**
+ * Where the API key of a key on `plan` belongs on a stage (see `UsagePlanDestination`).
+ *
+ * @throws Error when the stack lacks the output that `plan` needs.
+ */
+export function usagePlanDestination(
+  plan: PlanId,
+  { stack, outputs }: Deployment,
+): UsagePlanDestination {
+  return isStandardPlanId(plan)
+    ? { kind: 'shared', usagePlanId: requireOutput(outputs, usagePlanOutputName(plan), stack) }
+    : { kind: 'own', stack, restApiId: requireOutput(outputs, STACK_OUTPUTS.restApiId, stack) };
+}
 
 /** A usage plan as GetUsagePlans returns it, with its id. */
 export type ExistingUsagePlan = UsagePlan & { readonly id: string };

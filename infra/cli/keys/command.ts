@@ -1,0 +1,108 @@
+/**
+ * What every subcommand of the keys command shares: its dependencies, the shape of a subcommand
+ * module, the usage error, and the `--stage` option that picks the target.
+ */
+import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { type Command, Option } from 'commander';
+import { isStageName, STAGES, type StageName } from '../../stages.ts';
+import { openTarget, type Target, type TargetDependencies } from './target.ts';
+
+/**
+ * What the command needs from the outside world, injected so that tests run it in-process: the
+ * target's stores and clients, API Gateway for a stage's API keys and usage plans, and the output.
+ */
+export interface KeysCommandDependencies extends TargetDependencies {
+  /** Creates, moves, disables and deletes a deployed stage's API keys and usage plans. */
+  readonly apiGateway: APIGatewayClient;
+  /** Writes text (one line or several, without a final line break) to standard output. */
+  readonly stdout: (line: string) => void;
+  /** Writes text (one line or several, without a final line break) to standard error. */
+  readonly stderr: (line: string) => void;
+}
+
+/** One subcommand of the keys command (`create`, `list`, …): a module each. */
+export interface KeysSubcommand {
+  /**
+   * The command lines it accepts, after `npm run keys --` and without `--stage`, e.g.
+   * `unban <key-id>`: the overview that `--help` prints, where one line of commander's cannot
+   * say which options go together.
+   */
+  readonly forms: readonly string[];
+  /**
+   * Adds the subcommand, its arguments, options and action, to the program.
+   *
+   * The action checks what commander cannot (plans, limits, owner, stage) before it changes
+   * anything, throwing `UsageError`; a failed operation throws an `Error` whose message is meant
+   * for the operator.
+   *
+   * @returns The subcommand.
+   */
+  readonly register: (program: Command, dependencies: KeysCommandDependencies) => Command;
+}
+
+/** A command line the command does not accept: exit status 2, the message and the usage on stderr. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** What `--stage` does, for the subcommands' help and the overview in `--help`. */
+export const STAGE_DESCRIPTION =
+  'Work on a deployed stage (its keys and counters tables, API keys and usage plans, found through the stack outputs; AWS credentials and region from the default chain). There an Enterprise key gets a usage plan of its own. Without it: the local stack of `npm start`.';
+
+/** The `--stage <stage>` option, which every subcommand takes (a string; `parseStage` checks it). */
+export function stageOption(): Option {
+  return new Option('--stage <stage>', `${STAGES.join('|')}. ${STAGE_DESCRIPTION}`);
+}
+
+/**
+ * The stage named by `--stage`, or `undefined` (the local stack) without it.
+ *
+ * @throws UsageError for a name that is no stage.
+ */
+export function parseStage(stage: string | undefined): StageName | undefined {
+  if (stage === undefined || isStageName(stage)) return stage;
+  throw new UsageError(`Unknown stage "${stage}": use one of ${STAGES.join(', ')}.`);
+}
+
+/**
+ * Adds a subcommand that works on one key: `<name> <key-id> [--stage <stage>]`.
+ *
+ * @returns The subcommand, for its further options and its action `(keyId, options)`.
+ */
+export function keyIdCommand(program: Command, name: string, description: string): Command {
+  return program
+    .command(name)
+    .description(description)
+    .argument('<key-id>', 'The key, as `list` shows it (key_…).')
+    .addOption(stageOption());
+}
+
+/**
+ * A subcommand that does one thing to one key, `<name> <key-id> [--stage <stage>]`: its action
+ * opens the target and runs `operation`.
+ *
+ * @param operation Does the work and prints what it did; throws an `Error` for the operator.
+ */
+export function keyIdSubcommand(
+  name: string,
+  description: string,
+  operation: (
+    keyId: string,
+    target: Target,
+    dependencies: KeysCommandDependencies,
+  ) => Promise<void>,
+): KeysSubcommand {
+  return {
+    forms: [`${name} <key-id>`],
+    register: (program, dependencies) =>
+      keyIdCommand(program, name, description).action(
+        async (keyId: string, options: { stage?: string }) => {
+          const target = await openTarget(parseStage(options.stage), dependencies);
+          await operation(keyId, target, dependencies);
+        },
+      ),
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * `create`: issues a key (petstore-spec.md, "Authentication", whose gap "how API keys are issued"
+ * it fills). On a stage the key also gets its API Gateway API key, in its plan's usage plan.
+ */
+import { PLAN_IDS } from '../../../shared/plans.ts';
+import { Rollback } from '../rollback.ts';
+import { registerApiKey, usagePlanDestination } from './api-gateway.ts';
+import {
+  type KeysCommandDependencies,
+  type KeysSubcommand,
+  parseStage,
+  stageOption,
+  UsageError,
+} from './command.ts';
+import { describePlan } from './format.ts';
+import { addPlanOptions, type PlanChoice, type PlanOptions, planChoice } from './plan-options.ts';
+import { onKeysTable, openTarget, type Target } from './target.ts';
+
+/** Characters that would break the one-line-per-key listing or a terminal. */
+const CONTROL_CHARACTERS = /\p{Cc}/u;
+
+/** `create --plan P [--per-minute N --per-day N] [--owner TEXT] [--stage S]`. */
+export const create: KeysSubcommand = {
+  forms: [
+    `create --plan ${PLAN_IDS.join('|')} [--owner TEXT]`,
+    'create --plan enterprise --per-minute N --per-day N [--owner TEXT]',
+  ],
+  register: (program, dependencies) =>
+    addPlanOptions(
+      program
+        .command('create')
+        .description('Issue a key. Its bearer token is shown once, as the last line of stdout.'),
+    )
+      .option('--owner <text>', 'Who the key is for: non-blank text without control characters.')
+      .addOption(stageOption())
+      .action(async (options: PlanOptions & { owner?: string; stage?: string }) => {
+        const choice = planChoice('create', options);
+        const owner = parseOwner(options.owner);
+        const target = await openTarget(parseStage(options.stage), dependencies);
+        await createKey({ ...choice, owner }, target, dependencies);
+      }),
+};
+
+/**
+ * The owner given with `--owner`.
+ *
+ * @throws UsageError for blank text or text with control characters.
+ */
+function parseOwner(owner: string | undefined): string | undefined {
+  if (owner !== undefined && (owner.trim() === '' || CONTROL_CHARACTERS.test(owner))) {
+    throw new UsageError('--owner must be non-blank text without control characters.');
+  }
+  return owner;
+}
+
+/**
+ * Stores a new key and, on a stage, registers its API Gateway API key; prints a summary and, as
+ * the LAST LINE OF STDOUT, the bearer token (`npm run keys -- create --plan free | tail -1`).
+ *
+ * On a stage the API key is named after the key id, its value the record's usage identifier
+ * (never the token), in the plan's usage plan; an Enterprise key gets a usage plan of its own
+ * (`registerApiKey`). If API Gateway fails, the key is revoked and everything made is deleted,
+ * newest first (`Rollback`), and no token is printed.
+ *
+ * @throws Error when the stack lacks an output the plan needs (nothing is stored then), the keys
+ *   table fails, or API Gateway refuses (after the rollback, which the message lists).
+ */
+async function createKey(
+  { plan, limits, owner }: PlanChoice & { readonly owner?: string },
+  target: Target,
+  { apiGateway, stdout }: KeysCommandDependencies,
+): Promise<void> {
+  // Resolve the usage plan before anything is stored, so that a missing output leaves nothing behind.
+  const destination = target.deployed && usagePlanDestination(plan, target.deployed);
+  const { record, token } = await onKeysTable(target, (keys) =>
+    keys.createKey({ plan, owner, limits }),
+  );
+  stdout(`Issued key ${record.keyId} on ${target.description}`);
+  stdout(`  plan:  ${describePlan(record)}`);
+  stdout(`  owner: ${record.owner ?? '-'}`);
+  if (destination) {
+    const rollback = new Rollback();
+    // The authorizer reads the keys table, so a revoked key is unusable whatever else fails.
+    rollback.add(`revoke key ${record.keyId}`, () =>
+      onKeysTable(target, (keys) => keys.revokeKey(record.keyId)),
+    );
+    const { apiKeyId, usagePlanId } = await rollback.run(
+      () => registerApiKey(apiGateway, record, destination, rollback),
+      (failure, undone) =>
+        new Error(
+          `API Gateway refused the key (${failure.message}); undone: ${undone.join(', ')}. No usable key was issued.`,
+          { cause: failure },
+        ),
+    );
+    const own = destination.kind === 'own' ? 'its own ' : '';
+    stdout(`  API Gateway API key ${apiKeyId}, in ${own}usage plan ${usagePlanId}`);
+  }
+  stdout('The bearer token below is shown once; only its SHA-256 is kept.');
+  stdout(token);
+}

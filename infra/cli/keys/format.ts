@@ -1,0 +1,49 @@
+/**
+ * How the keys command writes keys, plans, counts and times for an operator: one module, so that
+ * every subcommand says `Pro (300 requests/minute, 10,000 requests/day)` the same way.
+ */
+import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/store.ts';
+import { planName } from '../../../shared/plans.ts';
+
+/** A count with thousands separators, e.g. `10,000`: the spec writes its limits this way. */
+export function formatCount(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
+/** A key's plan and limits, e.g. `Pro (300 requests/minute, 10,000 requests/day)`. */
+export function describePlan(record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'>): string {
+  const { perMinute, perDay } = limitsOfKey(record);
+  return `${planName(record.plan)} (${formatCount(perMinute)} requests/minute, ${formatCount(perDay)} requests/day)`;
+}
+
+/** ISO 8601 time (UTC, milliseconds) of a time in epoch seconds. */
+export function isoTime(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString();
+}
+
+/** `a`, `a or b`, `a, b or c`, for messages. */
+export function oneOf(items: readonly string[]): string {
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items.join('');
+}
+
+/**
+ * Rows as lines of left-aligned columns, each column as wide as its widest cell, two spaces
+ * apart, without trailing spaces.
+ *
+ * @param rows Cells of text without line breaks; rows may differ in length.
+ * @returns One line per row.
+ */
+export function columns(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, column) => {
+      widths[column] = Math.max(widths[column] ?? 0, cell.length);
+    });
+  }
+  return rows.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
+}

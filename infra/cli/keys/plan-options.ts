@@ -1,0 +1,104 @@
+/**
+ * The plan options of `create` and `set-plan` (petstore-spec.md, "Limits"): `--plan`, and for
+ * Enterprise the key's own limits, `--per-minute` and `--per-day`.
+ */
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import {
+  ALL_PLAN_IDS,
+  isPlanId,
+  isStandardPlanId,
+  MAX_PER_DAY,
+  MAX_PER_MINUTE,
+  type PlanId,
+  planName,
+  type RequestLimits,
+  validateLimits,
+} from '../../../shared/plans.ts';
+import { UsageError } from './command.ts';
+
+/** The plan options as commander parses them (the limits are whole numbers, unchecked). */
+export interface PlanOptions {
+  readonly plan?: string;
+  readonly perMinute?: number;
+  readonly perDay?: number;
+}
+
+/** A plan and, for Enterprise, the key's own limits, checked with `validateLimits`. */
+export interface PlanChoice {
+  readonly plan: PlanId;
+  readonly limits?: RequestLimits;
+}
+
+/** The limit options' terms and descriptions, for the subcommands and the overview in `--help`. */
+export const LIMIT_OPTIONS = {
+  perMinute: {
+    flag: '--per-minute',
+    description: `An Enterprise key's requests per UTC minute: a whole number, 1 to ${MAX_PER_MINUTE}.`,
+  },
+  perDay: {
+    flag: '--per-day',
+    description: `An Enterprise key's requests per UTC day: a whole number, from the per-minute limit to ${MAX_PER_DAY}.`,
+  },
+} as const;
+
+/**
+ * Decimal digits as a number: commander's parser of `--per-minute` and `--per-day`. `Number`
+ * alone would take `1e3`, `0x10` or `` as well.
+ *
+ * @throws InvalidArgumentError for anything but decimal digits (a sign, a fraction, an exponent).
+ */
+export function wholeNumber(text: string): number {
+  if (!/^\d+$/.test(text))
+    throw new InvalidArgumentError('Give a whole number, in decimal digits.');
+  return Number(text);
+}
+
+/** Adds `--plan <plan>`, `--per-minute <N>` and `--per-day <N>` to a subcommand. */
+export function addPlanOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--plan <plan>', `${ALL_PLAN_IDS.join('|')}: the key's plan.`))
+    .addOption(
+      new Option(
+        `${LIMIT_OPTIONS.perMinute.flag} <N>`,
+        LIMIT_OPTIONS.perMinute.description,
+      ).argParser(wholeNumber),
+    )
+    .addOption(
+      new Option(`${LIMIT_OPTIONS.perDay.flag} <N>`, LIMIT_OPTIONS.perDay.description).argParser(
+        wholeNumber,
+      ),
+    );
+}
+
+/**
+ * The plan, and the limits for Enterprise, that a subcommand's options ask for.
+ *
+ * @param command The subcommand's name, for messages.
+ * @throws UsageError for a missing or unknown plan, limits given for a standard plan, Enterprise
+ *   without both limits, or limits that `validateLimits` refuses.
+ */
+export function planChoice(command: string, options: PlanOptions): PlanChoice {
+  const { plan, perMinute, perDay } = options;
+  if (plan === undefined)
+    throw new UsageError(`${command} needs --plan ${ALL_PLAN_IDS.join('|')}.`);
+  if (!isPlanId(plan)) {
+    throw new UsageError(`Unknown plan "${plan}": use one of ${ALL_PLAN_IDS.join(', ')}.`);
+  }
+  if (isStandardPlanId(plan)) {
+    if (perMinute !== undefined || perDay !== undefined) {
+      throw new UsageError(
+        `--per-minute and --per-day are only for --plan enterprise: ${planName(plan)} has fixed limits.`,
+      );
+    }
+    return { plan };
+  }
+  if (perMinute === undefined || perDay === undefined) {
+    throw new UsageError('--plan enterprise needs --per-minute N and --per-day N.');
+  }
+  try {
+    return { plan, limits: validateLimits({ perMinute, perDay }) };
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new UsageError(`Invalid limits: ${error.message}.`);
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The keys command (petstore-spec.md, "Authentication", whose gap "how API keys are issued" it
+ * fills, and "Limits"): issues, lists, moves between plans, unbans and revokes API keys on the
+ * local stack or a deployed stage. A commander program with one module per subcommand; `keys.ts`
+ * is its argv entry. Every dependency (stores, AWS clients, output writers) is injected, so that
+ * tests run it in-process.
+ */
+import { Command, CommanderError, type Help } from 'commander';
+import { COUNTERS_TABLE, KEYS_TABLE } from '../../../shared/tables.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
+import { STAGES } from '../../stages.ts';
+import {
+  type KeysCommandDependencies,
+  type KeysSubcommand,
+  STAGE_DESCRIPTION,
+  UsageError,
+} from './command.ts';
+import { create } from './create.ts';
+import { oneOf } from './format.ts';
+import { list } from './list.ts';
+import { LIMIT_OPTIONS } from './plan-options.ts';
+import { revoke } from './revoke.ts';
+import { setPlan } from './set-plan.ts';
+import { unban } from './unban.ts';
+
+export type { KeysCommandDependencies } from './command.ts';
+
+/** The subcommands, in the order the help lists them. */
+const SUBCOMMANDS: readonly KeysSubcommand[] = [create, list, setPlan, revoke, unban];
+
+/** Exit status of the command: 0 done, 1 failed, 2 usage error. */
+export type ExitCode = 0 | 1 | 2;
+
+/**
+ * Runs the keys command.
+ *
+ * Output: `create` prints a summary and, as the LAST LINE OF STDOUT, the bearer token; `list`
+ * prints one line per key (never a token or hash); `set-plan`, `revoke` and `unban` print what
+ * they did. An error goes to stderr as one line, `keys: <message>`; a usage error (commander's,
+ * or a plan, limits, owner or stage the subcommand refuses) is followed by the help.
+ *
+ * @param args The arguments after `npm run keys --`.
+ * @returns 0 when done (or the help was asked for), 1 when the operation failed (unknown key id,
+ *   DynamoDB Local not running, an AWS error), 2 for a usage error.
+ */
+export async function runKeysCommand(
+  args: readonly string[],
+  dependencies: KeysCommandDependencies,
+): Promise<ExitCode> {
+  const program = keysProgram(dependencies);
+  try {
+    await program.parseAsync(args, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has written its message already, or the help that was asked for.
+      if (error.exitCode === 0) return 0;
+    } else if (error instanceof UsageError) {
+      dependencies.stderr(`keys: ${error.message}`);
+    } else {
+      dependencies.stderr(`keys: ${(error as Error).message}`);
+      return 1;
+    }
+    dependencies.stderr('');
+    program.outputHelp({ error: true });
+    return 2;
+  }
+}
+
+/**
+ * The commander program of the keys command, its output sent to the dependencies' writers and
+ * its exits turned into `CommanderError`s (exitOverride), for `runKeysCommand` to map.
+ */
+export function keysProgram(dependencies: KeysCommandDependencies): Command {
+  const { stdout, stderr } = dependencies;
+  // Settings made before the subcommands are added are inherited by them.
+  const program = new Command('npm run keys --')
+    .usage('<command> [options]')
+    .description('Issues, lists, moves, unbans and revokes Petstore API keys.')
+    .helpOption('-h, --help', 'Show this help.')
+    .helpCommand('help [command]', 'Show the help of a command.')
+    .configureOutput({
+      writeOut: (text) => stdout(text.replace(/\n$/, '')),
+      writeErr: (text) => stderr(text.replace(/\n$/, '')),
+      outputError: (message, write) => write(`keys: ${message}`),
+    })
+    .exitOverride();
+  for (const subcommand of SUBCOMMANDS) {
+    subcommand
+      .register(program, dependencies)
+      .addHelpText('after', ({ command }) =>
+        ['', ...formsSection(command.createHelp(), subcommand.forms)].join('\n').trimEnd(),
+      );
+  }
+  // Commander hands the program's own action whatever names no subcommand.
+  return program
+    .argument('[command]')
+    .action((name: string | undefined) => {
+      const names = oneOf(program.commands.map((command) => command.name()));
+      throw new UsageError(
+        name === undefined
+          ? `Give a command: ${names}.`
+          : `Unknown command "${name}": use ${names}.`,
+      );
+    })
+    .addHelpText('after', ({ command }) => overview(command.createHelp()));
+}
+
+/** A subcommand's forms as a section of help: a heading, one line each, a blank line. */
+function formsSection(help: Help, forms: readonly string[]): string[] {
+  const items = forms.map((form) => help.formatItem(form, 0, '', help));
+  return help.formatItemList('Forms:', items, help);
+}
+
+/**
+ * The end of the program's help: every subcommand's forms, the options that matter across them,
+ * when a change reaches requests, and the local stack's environment.
+ */
+function overview(help: Help): string {
+  const options = [
+    [`${LIMIT_OPTIONS.perMinute.flag} N`, LIMIT_OPTIONS.perMinute.description],
+    [`${LIMIT_OPTIONS.perDay.flag} N`, LIMIT_OPTIONS.perDay.description],
+    [`--stage ${STAGES.join('|')}`, STAGE_DESCRIPTION],
+  ] as const;
+  const termWidth = Math.max(...options.map(([term]) => term.length));
+  return [
+    '',
+    ...formsSection(
+      help,
+      SUBCOMMANDS.flatMap(({ forms }) => forms),
+    ),
+    ...help.formatItemList(
+      'Options of the commands (`npm run keys -- <command> --help` lists them all):',
+      options.map(([term, description]) => help.formatItem(term, termWidth, description, help)),
+      help,
+    ),
+    `A plan change or a revocation reaches requests when the authorizer's cached result for the key
+expires, within ${AUTHORIZER_CACHE_TTL_SECONDS} s.
+
+Environment (local stack): DYNAMODB_PORT (default 8000) is DynamoDB Local's port on 127.0.0.1;
+${KEYS_TABLE.envVar} and ${COUNTERS_TABLE.envVar} override the tables' names (default ${KEYS_TABLE.localName},
+${COUNTERS_TABLE.localName}).`,
+  ].join('\n');
+}

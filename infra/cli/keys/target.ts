@@ -1,0 +1,167 @@
+/**
+ * Where the keys command works: the local stack of `npm start` (DynamoDB Local), or a deployed
+ * stage (`--stage`), whose tables, RestApi and usage plans are found through its stack outputs.
+ * Each subcommand opens its target here and runs its table operations through it, so that a
+ * failure reads in the target's terms (DynamoDB Local not running, a table missing).
+ */
+import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import type { DynamoDBKeyStore } from '../../../shared/keys/store.ts';
+import type { DynamoDBRateLimiter } from '../../../shared/rate-limit/limiter.ts';
+import { STACK_OUTPUTS, type StageName, stackName } from '../../stages.ts';
+import { requireOutput, stackOutputs } from '../stack-outputs.ts';
+
+/** The rate limiter's admin operations the command uses: a key's ban state, and lifting a ban. */
+export type RateLimiterAdmin = Pick<DynamoDBRateLimiter, 'banState' | 'unban'>;
+
+/** What opening a target needs from the outside world (part of the command's dependencies). */
+export interface TargetDependencies {
+  /**
+   * Where the local stack keeps its keys and counters: DynamoDB Local's URL, the tables' names,
+   * and the file of the stack's credentials with whether it holds them.
+   */
+  readonly local: {
+    readonly endpoint: string;
+    readonly keysTableName: string;
+    readonly countersTableName: string;
+    readonly credentialsFile: string;
+    readonly hasCredentials: boolean;
+  };
+  /**
+   * Opens a keys table: on DynamoDB Local when `endpoint` is given, otherwise the deployed
+   * stage's table on AWS (default credential chain).
+   */
+  readonly openKeyStore: (tableName: string, endpoint?: string) => DynamoDBKeyStore;
+  /** Opens a counters table (rate-limit windows and bans), on DynamoDB Local or AWS as above. */
+  readonly openRateLimiter: (tableName: string, endpoint?: string) => RateLimiterAdmin;
+  /** Reads a deployed stage's stack outputs (DescribeStacks). */
+  readonly cloudFormation: CloudFormationClient;
+}
+
+/** A deployed stage's stack and its outputs, by output name. */
+export interface Deployment {
+  readonly stack: string;
+  readonly outputs: ReadonlyMap<string, string>;
+}
+
+/** The local stack, or a deployed stage: its keys and counters tables, and its stack. */
+export interface Target {
+  /** For messages, e.g. `the local stack (table petstore-keys on DynamoDB Local at …)`. */
+  readonly description: string;
+  readonly keysTableName: string;
+  readonly keys: DynamoDBKeyStore;
+  /**
+   * Opens the counters table (rate-limit windows and bans). Only `list` and `unban` read it, so
+   * the other subcommands do not need its stack output.
+   *
+   * @throws Error when the stage's stack lacks the counters table's output.
+   */
+  readonly openCounters: () => { readonly tableName: string; readonly limiter: RateLimiterAdmin };
+  /** Turns a failure on one of the tables into an error that tells the operator what to do. */
+  readonly explain: (error: unknown, tableName: string) => Error;
+  /** The stage's stack; absent on the local stack. */
+  readonly deployed?: Deployment;
+}
+
+/**
+ * Opens the local stack (`stage` undefined) or a deployed stage.
+ *
+ * @throws Error when the local stack has no credentials file yet (it was never started), or the
+ *   stage's stack cannot be read or lacks the keys table's output.
+ */
+export async function openTarget(
+  stage: StageName | undefined,
+  dependencies: TargetDependencies,
+): Promise<Target> {
+  return stage === undefined ? openLocalStack(dependencies) : openStage(stage, dependencies);
+}
+
+function openLocalStack({ local, openKeyStore, openRateLimiter }: TargetDependencies): Target {
+  if (!local.hasCredentials) {
+    throw new Error(
+      `No DynamoDB Local credentials in ${local.credentialsFile}: start the local stack once with \`npm start\`, which creates them.`,
+    );
+  }
+  const where = `DynamoDB Local at ${local.endpoint}`;
+  return {
+    description: `the local stack (table ${local.keysTableName} on ${where})`,
+    keysTableName: local.keysTableName,
+    keys: openKeyStore(local.keysTableName, local.endpoint),
+    openCounters: () => ({
+      tableName: local.countersTableName,
+      limiter: openRateLimiter(local.countersTableName, local.endpoint),
+    }),
+    explain: (error, tableName) => {
+      if ((error as { code?: unknown } | undefined)?.code === 'ECONNREFUSED') {
+        return new Error(
+          `${where} does not answer: start the local stack with \`npm start\`, or set DYNAMODB_PORT to the DynamoDB Local port of the one running.`,
+          { cause: error },
+        );
+      }
+      if ((error as Error).name === 'ResourceNotFoundException') {
+        return new Error(
+          `${where} has no table ${tableName}: start the local stack with \`npm start\`, which creates it.`,
+          { cause: error },
+        );
+      }
+      return error as Error;
+    },
+  };
+}
+
+async function openStage(
+  stage: StageName,
+  { openKeyStore, openRateLimiter, cloudFormation }: TargetDependencies,
+): Promise<Target> {
+  const stack = stackName(stage);
+  const outputs = await stackOutputs(cloudFormation, stack);
+  const keysTableName = requireOutput(outputs, STACK_OUTPUTS.keysTableName, stack);
+  return {
+    description: `stage ${stage} (table ${keysTableName} of stack ${stack})`,
+    keysTableName,
+    keys: openKeyStore(keysTableName),
+    openCounters: () => {
+      const tableName = requireOutput(outputs, STACK_OUTPUTS.countersTableName, stack);
+      return { tableName, limiter: openRateLimiter(tableName) };
+    },
+    explain: (error) => error as Error,
+    deployed: { stack, outputs },
+  };
+}
+
+/**
+ * Runs an operation on the target's keys table.
+ *
+ * @throws The operation's failure, explained in the target's terms (`Target.explain`).
+ */
+export async function onKeysTable<T>(
+  target: Target,
+  operation: (keys: DynamoDBKeyStore) => Promise<T>,
+): Promise<T> {
+  try {
+    return await operation(target.keys);
+  } catch (error) {
+    throw target.explain(error, target.keysTableName);
+  }
+}
+
+/**
+ * Runs an operation on the target's counters table.
+ *
+ * @throws The operation's failure, explained in the target's terms (`Target.explain`).
+ */
+export async function onCountersTable<T>(
+  target: Target,
+  operation: (limiter: RateLimiterAdmin) => Promise<T>,
+): Promise<T> {
+  const { tableName, limiter } = target.openCounters();
+  try {
+    return await operation(limiter);
+  } catch (error) {
+    throw target.explain(error, tableName);
+  }
+}
+
+/** The error for a key id the target's keys table does not hold. */
+export function unknownKey(keyId: string, target: Target): Error {
+  return new Error(`No key ${keyId} on ${target.description}: see \`npm run keys -- list\`.`);
+}

@@ -1,0 +1,37 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { writeCredentials } from '../../../infra/local/stack-files.ts';
+import { KEYS_TABLE } from '../../../shared/tables.ts';
+import { endpoint, keys, tableName } from '../../support/keys-command.ts';
+
+describe('the keys entry, run as `npx tsx infra/cli/keys.ts`', () => {
+  it('issues a key whose token, the last line of stdout, the store accepts', async () => {
+    const { DYNAMODB_ENDPOINT: _, ...environment } = process.env;
+    const stackDir = await mkdtemp(join(tmpdir(), 'petstore-keys-'));
+    writeCredentials(stackDir, inject('dynamoCredentials'));
+
+    const { stdout } = await promisify(execFile)(
+      'npx',
+      ['tsx', 'infra/cli/keys.ts', 'create', '--plan', 'pro'],
+      {
+        cwd: new URL('../../..', import.meta.url),
+        // The entry finds DynamoDB Local through DYNAMODB_PORT, its credentials through
+        // PETSTORE_DIR, and this file's table through KEYS_TABLE_NAME.
+        env: {
+          ...environment,
+          DYNAMODB_PORT: new URL(endpoint).port,
+          PETSTORE_DIR: stackDir,
+          [KEYS_TABLE.envVar]: tableName,
+        },
+      },
+    );
+    await rm(stackDir, { recursive: true });
+
+    const token = stdout.trimEnd().split('\n').at(-1) ?? '';
+    expect(await keys.findByToken(token)).toMatchObject({ plan: 'pro' });
+  });
+});

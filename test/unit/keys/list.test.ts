@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { ban, enterpriseKey, keys, keysCommand } from '../../support/keys-command.ts';
+
+describe('keys command on the local stack', () => {
+  it('lists every key with its plan, limits, ban, status, owner and creation time, never a token or hash', async () => {
+    const issued = await keys.createKey({ plan: 'pro', owner: 'list test' });
+    const revoked = await keys.createKey({ plan: 'free' });
+    await keys.revokeKey(revoked.record.keyId);
+    const enterprise = await enterpriseKey({ perMinute: 5_000, perDay: 2_000_000 });
+    const bannedUntil = await ban(enterprise.record.keyId);
+
+    const { code, stdout } = await keysCommand(['list']);
+
+    expect(code).toBe(0);
+    expect(stdout[0]?.split(/\s{2,}/)).toEqual([
+      'KEY ID',
+      'PLAN',
+      'PER MINUTE',
+      'PER DAY',
+      'BAN',
+      'STATUS',
+      'OWNER',
+      'CREATED',
+    ]);
+    const rows = stdout.slice(1).map((line) => line.split(/\s{2,}/));
+    expect(rows).toHaveLength((await keys.listKeys()).length);
+    expect(rows).toContainEqual([
+      issued.record.keyId,
+      'Pro',
+      '300',
+      '10,000',
+      'not banned',
+      'active',
+      'list test',
+      issued.record.createdAt,
+    ]);
+    expect(rows).toContainEqual([
+      revoked.record.keyId,
+      'Free',
+      '60',
+      '1,000',
+      'not banned',
+      'revoked',
+      '-',
+      revoked.record.createdAt,
+    ]);
+    expect(rows).toContainEqual([
+      enterprise.record.keyId,
+      'Enterprise',
+      '5,000',
+      '2,000,000',
+      `banned until ${new Date(bannedUntil * 1000).toISOString()}`,
+      'active',
+      'Big Pets Inc',
+      enterprise.record.createdAt,
+    ]);
+    const output = stdout.join('\n');
+    for (const { record, token } of [issued, revoked, enterprise]) {
+      expect(output).not.toContain(token);
+      expect(output).not.toContain(record.keyHash);
+      expect(output).not.toContain(record.usageIdentifier);
+    }
+  });
+});

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { keys, keysCommand } from '../../support/keys-command.ts';
+
+describe('keys command on the local stack', () => {
+  it('prints the usage, with every command and the Enterprise limit options, with --help', async () => {
+    const { code, stdout, stderr } = await keysCommand(['--help']);
+
+    expect(code).toBe(0);
+    expect(stdout[0]).toBe('Usage: npm run keys -- <command> [options]');
+    const usage = stdout.join('\n');
+    for (const line of [
+      '  create --plan free|pro|business [--owner TEXT]',
+      '  create --plan enterprise --per-minute N --per-day N [--owner TEXT]',
+      '  set-plan <key-id> --plan free|pro|business',
+      '  set-plan <key-id> --plan enterprise --per-minute N --per-day N',
+      '  unban <key-id>',
+      '  --per-minute N',
+      '  --per-day N',
+    ]) {
+      expect(usage).toContain(line);
+    }
+    expect(usage).toContain('within 60 s');
+    expect(stderr).toEqual([]);
+  });
+
+  const enterprise = ['--plan', 'enterprise'];
+  it.each([
+    {
+      args: ['create', '--plan', 'gold'],
+      message: 'Unknown plan "gold": use one of free, pro, business, enterprise.',
+    },
+    { args: ['create'], message: 'create needs --plan free|pro|business|enterprise.' },
+    {
+      args: ['create', '--plan', 'free', '--owner', ' '],
+      message: '--owner must be non-blank text without control characters.',
+    },
+    {
+      args: ['create', '--plan', 'free', '--owner', 'a\nb'],
+      message: '--owner must be non-blank text without control characters.',
+    },
+    {
+      args: ['create', '--plan', 'free', 'extra'],
+      message: "error: too many arguments for 'create'. Expected 0 arguments but got 1.",
+    },
+    {
+      args: ['create', ...enterprise],
+      message: '--plan enterprise needs --per-minute N and --per-day N.',
+    },
+    {
+      args: ['create', ...enterprise, '--per-minute', '100'],
+      message: '--plan enterprise needs --per-minute N and --per-day N.',
+    },
+    {
+      args: ['create', ...enterprise, '--per-day', '1000'],
+      message: '--plan enterprise needs --per-minute N and --per-day N.',
+    },
+    {
+      args: ['create', '--plan', 'pro', '--per-minute', '100', '--per-day', '1000'],
+      message: '--per-minute and --per-day are only for --plan enterprise: Pro has fixed limits.',
+    },
+    {
+      args: ['set-plan', 'key_0000000000000000', '--plan', 'free', '--per-day', '1000'],
+      message: '--per-minute and --per-day are only for --plan enterprise: Free has fixed limits.',
+    },
+    ...['ten', '1.5', '1e3', '0x10'].map((perMinute) => ({
+      args: ['create', ...enterprise, '--per-minute', perMinute, '--per-day', '1000000'],
+      message: `error: option '--per-minute <N>' argument '${perMinute}' is invalid. Give a whole number, in decimal digits.`,
+    })),
+    ...['0', '60001'].map((perMinute) => ({
+      args: ['create', ...enterprise, '--per-minute', perMinute, '--per-day', '1000000'],
+      message: 'Invalid limits: per-minute limit must be a whole number from 1 to 60000.',
+    })),
+    {
+      args: ['create', ...enterprise, '--per-minute', '100', '--per-day', '99'],
+      message:
+        'Invalid limits: per-day limit must be a whole number from the per-minute limit (100) to 86400000.',
+    },
+    {
+      args: [
+        'set-plan',
+        'key_0000000000000000',
+        ...enterprise,
+        '--per-minute',
+        '100',
+        '--per-day',
+        '9e9',
+      ],
+      message:
+        "error: option '--per-day <N>' argument '9e9' is invalid. Give a whole number, in decimal digits.",
+    },
+    {
+      args: ['create', ...enterprise, '--per-minute', '-5', '--per-day', '10'],
+      message:
+        "error: option '--per-minute <N>' argument '-5' is invalid. Give a whole number, in decimal digits.",
+    },
+    { args: ['set-plan', '--plan', 'pro'], message: "error: missing required argument 'key-id'" },
+    {
+      args: ['set-plan', 'key_0000000000000000'],
+      message: 'set-plan needs --plan free|pro|business|enterprise.',
+    },
+    {
+      args: ['set-plan', 'key_0000000000000000', '--plan', 'pro', '--owner', 'x'],
+      message: "error: unknown option '--owner'",
+    },
+    { args: ['revoke'], message: "error: missing required argument 'key-id'" },
+    { args: ['unban'], message: "error: missing required argument 'key-id'" },
+    {
+      args: ['unban', 'key_0000000000000000', 'key_1111111111111111'],
+      message: "error: too many arguments for 'unban'. Expected 1 argument but got 2.",
+    },
+    {
+      args: ['revoke', 'key_0000000000000000', '--per-day', '5'],
+      message: "error: unknown option '--per-day'",
+    },
+    {
+      args: ['list', '--stage', 'qa'],
+      message: 'Unknown stage "qa": use one of staging, production.',
+    },
+    {
+      args: ['list', '--plan', 'free'],
+      message: "error: unknown option '--plan'",
+    },
+    { args: ['list', '--verbose'], message: "error: unknown option '--verbose'" },
+    {
+      args: ['rotate'],
+      message: 'Unknown command "rotate": use create, list, set-plan, revoke or unban.',
+    },
+    { args: [], message: 'Give a command: create, list, set-plan, revoke or unban.' },
+  ])('answers $args with a usage error and exit status 2', async ({ args, message }) => {
+    const before = await keys.listKeys();
+
+    const { code, stdout, stderr } = await keysCommand(args);
+
+    expect(code).toBe(2);
+    expect(stdout).toEqual([]);
+    expect(stderr[0]).toBe(`keys: ${message}`);
+    expect(stderr).toContain('Usage: npm run keys -- <command> [options]');
+    expect(await keys.listKeys()).toEqual(before);
+  });
+});
