@@ -2,7 +2,7 @@
  * The plan options of `create` and `set-plan` (petstore-spec.md, "Limits"): `--plan`, and for
  * Enterprise the key's own limits, `--per-minute` and `--per-day`.
  */
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import {
   ALL_PLAN_IDS,
   isPlanId,
@@ -16,11 +16,11 @@ import {
 } from '../../../shared/plans.ts';
 import { UsageError } from './command.ts';
 
-/** The plan options as commander parses them (the limits are whole numbers, unchecked). */
+/** The plan options as commander parses them: text, unchecked. */
 export interface PlanOptions {
   readonly plan?: string;
-  readonly perMinute?: number;
-  readonly perDay?: number;
+  readonly perMinute?: string;
+  readonly perDay?: string;
 }
 
 /** A plan and, for Enterprise, the key's own limits, checked with `validateLimits`. */
@@ -42,15 +42,11 @@ export const LIMIT_OPTIONS = {
 } as const;
 
 /**
- * Decimal digits as a number: commander's parser of `--per-minute` and `--per-day`. `Number`
- * alone would take `1e3`, `0x10` or `` as well.
- *
- * @throws InvalidArgumentError for anything but decimal digits (a sign, a fraction, an exponent).
+ * A limit option's text as a number for `validateLimits`: decimal digits only, since `Number`
+ * alone would read `1e3`, `0x10` or `` as numbers; anything else is NaN, which it refuses.
  */
-export function wholeNumber(text: string): number {
-  if (!/^\d+$/.test(text))
-    throw new InvalidArgumentError('Give a whole number, in decimal digits.');
-  return Number(text);
+function limitOf(text: string): number {
+  return /^\d+$/.test(text) ? Number(text) : Number.NaN;
 }
 
 /** Adds `--plan <plan>`, `--per-minute <N>` and `--per-day <N>` to a subcommand. */
@@ -58,16 +54,9 @@ export function addPlanOptions(command: Command): Command {
   return command
     .addOption(new Option('--plan <plan>', `${ALL_PLAN_IDS.join('|')}: the key's plan.`))
     .addOption(
-      new Option(
-        `${LIMIT_OPTIONS.perMinute.flag} <N>`,
-        LIMIT_OPTIONS.perMinute.description,
-      ).argParser(wholeNumber),
+      new Option(`${LIMIT_OPTIONS.perMinute.flag} <N>`, LIMIT_OPTIONS.perMinute.description),
     )
-    .addOption(
-      new Option(`${LIMIT_OPTIONS.perDay.flag} <N>`, LIMIT_OPTIONS.perDay.description).argParser(
-        wholeNumber,
-      ),
-    );
+    .addOption(new Option(`${LIMIT_OPTIONS.perDay.flag} <N>`, LIMIT_OPTIONS.perDay.description));
 }
 
 /**
@@ -96,7 +85,10 @@ export function planChoice(command: string, options: PlanOptions): PlanChoice {
     throw new UsageError('--plan enterprise needs --per-minute N and --per-day N.');
   }
   try {
-    return { plan, limits: validateLimits({ perMinute, perDay }) };
+    return {
+      plan,
+      limits: validateLimits({ perMinute: limitOf(perMinute), perDay: limitOf(perDay) }),
+    };
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw new UsageError(`Invalid limits: ${error.message}.`);

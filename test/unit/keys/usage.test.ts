@@ -62,11 +62,7 @@ describe('keys command on the local stack', () => {
       args: ['set-plan', 'key_0000000000000000', '--plan', 'free', '--per-day', '1000'],
       message: '--per-minute and --per-day are only for --plan enterprise: Free has fixed limits.',
     },
-    ...['ten', '1.5', '1e3', '0x10'].map((perMinute) => ({
-      args: ['create', ...enterprise, '--per-minute', perMinute, '--per-day', '1000000'],
-      message: `error: option '--per-minute <N>' argument '${perMinute}' is invalid. Give a whole number, in decimal digits.`,
-    })),
-    ...['0', '60001'].map((perMinute) => ({
+    ...['ten', '1.5', '0', '1e3', '0x10', '60001'].map((perMinute) => ({
       args: ['create', ...enterprise, '--per-minute', perMinute, '--per-day', '1000000'],
       message: 'Invalid limits: per-minute limit must be a whole number from 1 to 60000.',
     })),
@@ -86,12 +82,11 @@ describe('keys command on the local stack', () => {
         '9e9',
       ],
       message:
-        "error: option '--per-day <N>' argument '9e9' is invalid. Give a whole number, in decimal digits.",
+        'Invalid limits: per-day limit must be a whole number from the per-minute limit (100) to 86400000.',
     },
     {
       args: ['create', ...enterprise, '--per-minute', '-5', '--per-day', '10'],
-      message:
-        "error: option '--per-minute <N>' argument '-5' is invalid. Give a whole number, in decimal digits.",
+      message: 'Invalid limits: per-minute limit must be a whole number from 1 to 60000.',
     },
     { args: ['set-plan', '--plan', 'pro'], message: "error: missing required argument 'key-id'" },
     {
