@@ -7,8 +7,9 @@
  * refills at `rateLimit` tokens per second; the quota admits `quotaPerDay` requests per UTC day
  * and resets at 00:00 UTC. State lives in memory, per gateway.
  */
-import { type RequestLimits, usagePlanSettings } from '../../shared/plans.ts';
+import { limitsFromContext, type RequestLimits, usagePlanSettings } from '../../shared/plans.ts';
 import type { GatewayResponseType } from '../gateway-responses.ts';
+import type { AuthorizerResult } from './lambda-results.ts';
 
 /** The gateway responses a usage plan answers with. */
 export type UsagePlanRefusal = Extract<GatewayResponseType, 'THROTTLED' | 'QUOTA_EXCEEDED'>;
@@ -21,6 +22,28 @@ export type UsagePlanRefusal = Extract<GatewayResponseType, 'THROTTLED' | 'QUOTA
 const UNITS_PER_TOKEN = 60_000;
 
 const MS_PER_DAY = 86_400_000;
+
+/** An API key in a usage plan: what an authorized request is counted under. */
+export interface UsagePlanKey {
+  /** The key's usage identifier. */
+  readonly key: string;
+  /** The key's limits, from which its plan's numbers follow (`usagePlanSettings`). */
+  readonly limits: RequestLimits;
+}
+
+/**
+ * The usage plan key of an authorized request, as the authorizer names it (API key source
+ * AUTHORIZER): the key is `usageIdentifierKey`, else `principalId`; the limits are `perMinute`
+ * and `perDay` of its context (strings once API Gateway has passed them on, numbers straight from
+ * the handler).
+ *
+ * @returns `undefined` when the context carries no valid limits: deployed, such a key would be in
+ *   no usage plan, which API Gateway refuses (INVALID_API_KEY).
+ */
+export function usagePlanKeyOf(result: AuthorizerResult): UsagePlanKey | undefined {
+  const limits = limitsFromContext(result.context);
+  return limits && { key: result.usageIdentifierKey ?? result.principalId, limits };
+}
 
 /** One key's bucket and quota. */
 interface KeyUsage {

@@ -1,0 +1,126 @@
+/**
+ * Routing of the local gateway: a request target and method to an operation of the route table
+ * (infra/routes.ts; petstore-spec.md, "Endpoints"), to the API reference page, or to the answer API Gateway gives before any
+ * authorizer runs: 400 for a target that is not a path, 414 for one over 8192 bytes, 404
+ * (MISSING_AUTHENTICATION_TOKEN) for a path of no route, 405 with `Allow` for a known path called
+ * with another method.
+ *
+ * The table has two resource paths, so routes are matched segment by segment, with no routing
+ * library.
+ */
+import type { ErrorBody } from '../../shared/http/errors.ts';
+import { gatewayResponse, methodNotAllowed } from '../gateway-responses.ts';
+import { API_STAGE_NAME, ROUTES, type RouteDefinition, resourcePaths } from '../routes.ts';
+import { DOCS_PATH } from './api-reference.ts';
+import { MAX_TARGET_BYTES, URI_TOO_LONG } from './client-errors.ts';
+import type { ErrorResponse } from './server.ts';
+
+/** A request matched to an operation of the route table. */
+export interface MatchedRoute {
+  readonly route: RouteDefinition;
+  /** The request path without the stage, e.g. `/pets/7`. */
+  readonly path: string;
+  /** URL-decoded path parameters by name, e.g. `{ petId: '7' }`; empty when the route has none. */
+  readonly pathParameters: Record<string, string>;
+  readonly query: URLSearchParams;
+}
+
+/**
+ * Where a request goes: an operation, the API reference (its path, e.g. `/docs/init.js`), or
+ * an error answer.
+ */
+export type Destination =
+  | { readonly operation: MatchedRoute }
+  | { readonly docs: string }
+  | { readonly refusal: ErrorResponse };
+
+/** Methods of the API reference page. */
+const DOCS_METHODS = 'GET, HEAD';
+
+/**
+ * Routes a request by its target and method, as API Gateway does before calling the authorizer.
+ *
+ * @param target The request target as received (`request.url`), e.g. `/v1/pets?limit=5`.
+ * @param method The HTTP method, upper case.
+ */
+export function routeRequest(target: string, method: string): Destination {
+  if (Buffer.byteLength(target) > MAX_TARGET_BYTES) {
+    return { refusal: { body: URI_TOO_LONG, headers: {} } };
+  }
+  const url = originFormUrl(target);
+  if (!url) return { refusal: gatewayResponse('DEFAULT_4XX') };
+  const { pathname, searchParams: query } = url;
+  if (pathname === DOCS_PATH || pathname.startsWith(`${DOCS_PATH}/`)) {
+    if (method === 'GET' || method === 'HEAD') return { docs: pathname };
+    return { refusal: notAllowed(DOCS_METHODS) };
+  }
+
+  const match = matchResource(pathname);
+  if (!match) return { refusal: gatewayResponse('MISSING_AUTHENTICATION_TOKEN') };
+  const route = ROUTES.find((r) => r.path === match.resource && r.method === method);
+  if (!route) {
+    const { body, allow } = methodNotAllowed(match.resource);
+    return { refusal: { body, headers: { Allow: allow } } };
+  }
+  return { operation: { route, path: match.path, pathParameters: match.pathParameters, query } };
+}
+
+/** 405 `method_not_allowed` for a path whose methods are `allow` (e.g. `GET, HEAD`). */
+function notAllowed(allow: string): ErrorResponse {
+  const body: ErrorBody = {
+    code: 'method_not_allowed',
+    message: `This path accepts only: ${allow}.`,
+    status: 405,
+  };
+  return { body, headers: { Allow: allow } };
+}
+
+/**
+ * The URL of an origin-form request target (`/v1/pets?limit=5`), or `undefined` for any other
+ * form (`*`, `http://host/…`, `host:port`) or a target the URL parser refuses.
+ */
+function originFormUrl(target: string): URL | undefined {
+  if (!target.startsWith('/')) return undefined;
+  try {
+    // Prefixed, so that a path starting with `//` stays a path and does not name a host.
+    return new URL(`http://gateway${target}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The resource path of the route table that a request path (stage included) names, with the
+ * path without the stage and the path parameters; `undefined` when it names none.
+ */
+function matchResource(
+  pathname: string,
+): { resource: string; path: string; pathParameters: Record<string, string> } | undefined {
+  const stagePrefix = `/${API_STAGE_NAME}/`;
+  if (!pathname.startsWith(stagePrefix)) return undefined;
+  const path = pathname.slice(stagePrefix.length - 1);
+  const segments = path.split('/');
+  for (const resource of resourcePaths().keys()) {
+    const parts = resource.split('/');
+    if (parts.length !== segments.length) continue;
+    const pathParameters: Record<string, string> = {};
+    const matched = parts.every((part, index) => {
+      const segment = segments[index] ?? '';
+      const parameter = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (!parameter) return part === segment;
+      pathParameters[parameter] = decodeSegment(segment);
+      return segment !== '';
+    });
+    if (matched) return { resource, path, pathParameters };
+  }
+  return undefined;
+}
+
+/** A URL-decoded path segment; a malformed escape is passed on as sent, for the function to refuse. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
