@@ -18,6 +18,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { DynamoDBKeyStore } from '../../shared/keys/store.ts';
 import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { readSettings } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import {
   CREDENTIALS_FILE,
@@ -30,11 +31,13 @@ import { runKeysCommand } from './keys/program.ts';
 // Without the file no DynamoDB Local answers with the stack's tables: the command says so.
 const localCredentials = readCredentials(stackDirectory());
 
+const settings = readSettings();
+
 process.exitCode = await runKeysCommand(process.argv.slice(2), {
   local: {
-    endpoint: `http://127.0.0.1:${process.env.DYNAMODB_PORT ?? 8000}`,
-    keysTableName: process.env[KEYS_TABLE.envVar] ?? KEYS_TABLE.localName,
-    countersTableName: process.env[COUNTERS_TABLE.envVar] ?? COUNTERS_TABLE.localName,
+    endpoint: `http://127.0.0.1:${settings.DYNAMODB_PORT}`,
+    keysTableName: settings.KEYS_TABLE_NAME ?? KEYS_TABLE.localName,
+    countersTableName: settings.COUNTERS_TABLE_NAME ?? COUNTERS_TABLE.localName,
     credentialsFile: join(stackDirectory(), CREDENTIALS_FILE),
     hasCredentials: localCredentials !== undefined,
   },
@@ -54,5 +57,6 @@ function localClient(endpoint: string) {
   return createDocumentClient(
     endpoint,
     endpoint && localCredentials ? { ...localCredentials, region: LOCAL_REGION } : undefined,
+    settings,
   );
 }

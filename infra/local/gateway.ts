@@ -32,6 +32,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorizationValues } from '../../shared/keys/bearer.ts';
+import { readSetting, type SettingName } from '../../shared/settings.ts';
 import { API_STAGE_NAME, AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
 import { serveApiReference } from './api-reference.ts';
 import { AuthorizerCache } from './authorizer-cache.ts';
@@ -51,11 +52,11 @@ import {
 import { UsagePlanEmulator, usagePlanKeyOf } from './usage-plans.ts';
 
 /** Environment variable that picks the gateway's port (default 3000). */
-export const PORT_ENV = 'PORT';
+export const PORT_ENV = 'PORT' satisfies SettingName;
 
 /** Options of {@link startGateway}. */
 export interface GatewayOptions {
-  /** TCP port; 0 picks a free one. @default Number(process.env.PORT ?? 3000) */
+  /** TCP port; 0 picks a free one. @default - the setting `PORT` (3000) */
   readonly port?: number;
   /** @default '127.0.0.1' */
   readonly host?: string;
@@ -86,7 +87,7 @@ export interface LocalGateway {
  * @throws PortInUseError when the port is taken.
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<LocalGateway> {
-  const port = options.port ?? Number(process.env[PORT_ENV] ?? 3000);
+  const port = options.port ?? readSetting(PORT_ENV);
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? Date.now;
   const api: LocalApi = {

@@ -18,7 +18,7 @@
 // stack can act on (the project supports Node 20.19+).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // Before the first AWS SDK call: the functions run as on Lambda Managed Instances, each
-// invocation with its own InvokeStore context (see gateway.ts).
+// invocation with its own InvokeStore context (see invocation.ts).
 process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
 
 import { mkdirSync } from 'node:fs';
