@@ -21,7 +21,7 @@ import {
   type RequestLimits,
   validateLimits,
 } from '../../shared/plans.ts';
-import type { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import type { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
 import {
@@ -64,7 +64,7 @@ export interface KeysCommandDependencies {
    */
   readonly openKeyStore: (tableName: string, endpoint?: string) => DynamoDBKeyStore;
   /** Opens a counters table (rate-limit windows and bans), on DynamoDB Local or AWS as above. */
-  readonly openRateLimiter: (tableName: string, endpoint?: string) => DynamoDBRateLimiter;
+  readonly openRateLimitBans: (tableName: string, endpoint?: string) => DynamoDBRateLimitBans;
   /** Reads a deployed stage's stack outputs (DescribeStacks). */
   readonly cloudFormation: CloudFormationClient;
   /** Creates, moves, disables and deletes a deployed stage's API keys and usage plans. */
@@ -389,7 +389,7 @@ interface Target {
    */
   readonly openCounters: () => {
     readonly tableName: string;
-    readonly limiter: DynamoDBRateLimiter;
+    readonly bans: DynamoDBRateLimitBans;
   };
   /** Turns a failure on one of the tables into an error that tells the operator what to do. */
   readonly explain: (error: unknown, tableName: string) => Error;
@@ -399,7 +399,7 @@ interface Target {
 
 async function openTarget(
   stage: StageName | undefined,
-  { local, openKeyStore, openRateLimiter, cloudFormation }: KeysCommandDependencies,
+  { local, openKeyStore, openRateLimitBans, cloudFormation }: KeysCommandDependencies,
 ): Promise<Target> {
   if (stage === undefined) {
     if (!local.hasCredentials) {
@@ -414,7 +414,7 @@ async function openTarget(
       keys: openKeyStore(local.keysTableName, local.endpoint),
       openCounters: () => ({
         tableName: local.countersTableName,
-        limiter: openRateLimiter(local.countersTableName, local.endpoint),
+        bans: openRateLimitBans(local.countersTableName, local.endpoint),
       }),
       explain: (error, tableName) => {
         if (isConnectionRefused(error)) {
@@ -442,7 +442,7 @@ async function openTarget(
     keys: openKeyStore(keysTableName),
     openCounters: () => {
       const tableName = requireOutput(outputs, STACK_OUTPUTS.countersTableName, stack);
-      return { tableName, limiter: openRateLimiter(tableName) };
+      return { tableName, bans: openRateLimitBans(tableName) };
     },
     explain: (error) => error as Error,
     deployed: { stack, outputs },
@@ -510,11 +510,11 @@ async function onKeysTable<T>(
 /** Runs a counters-table operation, explaining its failure in the target's terms. */
 async function onCountersTable<T>(
   target: Target,
-  operation: (limiter: DynamoDBRateLimiter) => Promise<T>,
+  operation: (bans: DynamoDBRateLimitBans) => Promise<T>,
 ): Promise<T> {
-  const { tableName, limiter } = target.openCounters();
+  const { tableName, bans } = target.openCounters();
   try {
-    return await operation(limiter);
+    return await operation(bans);
   } catch (error) {
     throw target.explain(error, tableName);
   }
@@ -599,8 +599,8 @@ async function listKeys(target: Target, { stdout }: KeysCommandDependencies): Pr
     return;
   }
   const now = Date.now();
-  const bans = await onCountersTable(target, (limiter) =>
-    Promise.all(records.map((record) => limiter.banState(record.keyId, now))),
+  const bans = await onCountersTable(target, (bans) =>
+    Promise.all(records.map((record) => bans.banState(record.keyId, now))),
   );
   const rows = [
     ['KEY ID', 'PLAN', 'PER MINUTE', 'PER DAY', 'BAN', 'STATUS', 'OWNER', 'CREATED'],
@@ -763,7 +763,7 @@ async function unbanKey(
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
   if (!(await onKeysTable(target, (keys) => keys.findById(keyId)))) throw unknownKey(keyId, target);
-  const lifted = await onCountersTable(target, (limiter) => limiter.unban(keyId, Date.now()));
+  const lifted = await onCountersTable(target, (bans) => bans.unban(keyId, Date.now()));
   stdout(
     lifted
       ? `Lifted the ban on key ${keyId}; it would have run until ${isoTime(lifted.bannedUntil)}.`

@@ -11,13 +11,9 @@ import { logger } from '../logger.ts';
 import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
 import { limitsFromContext, type RequestLimits } from '../plans.ts';
 import { COUNTERS_TABLE } from '../tables.ts';
+import type { RateLimitDecision } from './decision.ts';
 import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from './headers.ts';
-import {
-  type BanPolicy,
-  DEFAULT_BAN_POLICY,
-  DynamoDBRateLimiter,
-  type RateLimitDecision,
-} from './limiter.ts';
+import { type BanPolicy, DEFAULT_BAN_POLICY, DynamoDBRateLimiter } from './limiter.ts';
 import { secondsUntil } from './windows.ts';
 
 type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;

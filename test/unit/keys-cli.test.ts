@@ -32,6 +32,7 @@ import {
   keyStoreFromEnv,
 } from '../../shared/keys/store.ts';
 import { PLAN_IDS, PLANS, type RequestLimits } from '../../shared/plans.ts';
+import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 
@@ -40,7 +41,7 @@ const tableName = requireEnv(KEYS_TABLE.envVar);
 const countersTableName = requireEnv(COUNTERS_TABLE.envVar);
 const keys = keyStoreFromEnv();
 const documentClient = createDocumentClient();
-const limiter = new DynamoDBRateLimiter(documentClient, countersTableName);
+const bans = new DynamoDBRateLimitBans(documentClient, countersTableName);
 
 /** This file's tables on the run's DynamoDB Local, as the local stack's keys command sees them. */
 const localStack: KeysCommandDependencies['local'] = {
@@ -63,7 +64,7 @@ async function keysCommand(args: string[], local: KeysCommandDependencies['local
     // Without an endpoint (a deployed stage) the stores fall back to DYNAMODB_ENDPOINT: the
     // "deployed" tables are this file's tables on DynamoDB Local.
     openKeyStore: (table, at) => new DynamoDBKeyStore(createDocumentClient(at), table),
-    openRateLimiter: (table, at) => new DynamoDBRateLimiter(createDocumentClient(at), table),
+    openRateLimitBans: (table, at) => new DynamoDBRateLimitBans(createDocumentClient(at), table),
     cloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
     apiGateway: new APIGatewayClient({ region: 'us-east-1' }),
     stdout: (text) => stdout.push(...text.split('\n')),
@@ -348,7 +349,7 @@ describe('keys command on the local stack', () => {
   it('lifts the ban of a banned key and says until when it would have run', async () => {
     const { record } = await keys.createKey({ plan: 'free' });
     const bannedUntil = await ban(record.keyId);
-    expect(await limiter.banState(record.keyId, Date.now())).toEqual({ bannedUntil });
+    expect(await bans.banState(record.keyId, Date.now())).toEqual({ bannedUntil });
 
     const { code, stdout } = await keysCommand(['unban', record.keyId]);
 
@@ -356,7 +357,7 @@ describe('keys command on the local stack', () => {
     expect(stdout).toEqual([
       `Lifted the ban on key ${record.keyId}; it would have run until ${new Date(bannedUntil * 1000).toISOString()}.`,
     ]);
-    expect(await limiter.banState(record.keyId, Date.now())).toBeUndefined();
+    expect(await bans.banState(record.keyId, Date.now())).toBeUndefined();
   });
 
   it('says so when unbanning a key that is not banned', async () => {
@@ -983,7 +984,7 @@ describe('keys command on a deployed stage', () => {
 
     expect(code).toBe(0);
     expect(stdout).toEqual([expect.stringMatching(`^Lifted the ban on key ${record.keyId};`)]);
-    expect(await limiter.banState(record.keyId, Date.now())).toBeUndefined();
+    expect(await bans.banState(record.keyId, Date.now())).toBeUndefined();
   });
 
   it('stores nothing when the stack lacks the usage plan of the plan', async () => {
