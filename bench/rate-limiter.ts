@@ -1,11 +1,11 @@
 /**
  * `npm run bench` (second part): the cost of the per-key rate limiter on DynamoDB Local.
  *
- * Prints, for admitted and for refused requests: DynamoDB calls and consumed write capacity units
- * (WCU, as DynamoDB reports them with `ReturnConsumedCapacity: TOTAL`) per request; then the
- * latency the limiter adds: the same trivial operation's handler behind the DynamoDB limiter and
- * behind a limiter that does no I/O, timed alternately (p50/p95/p99 and the p50 difference); then
- * `consume` with 16 in flight.
+ * Prints, for admitted requests (in the steady state, and the first of each minute) and for refused
+ * ones: DynamoDB calls and consumed write capacity units (WCU, as DynamoDB reports them with
+ * `ReturnConsumedCapacity: TOTAL`) per request; then the latency the limiter adds: the same trivial
+ * operation's handler behind the DynamoDB limiter and behind a limiter that does no I/O, timed
+ * alternately (p50/p95/p99 and the p50 difference); then `consume` with 16 in flight.
  * Every loop is bounded by a count; traffic goes to 127.0.0.1 only.
  */
 import { performance } from 'node:perf_hooks';
@@ -17,9 +17,14 @@ import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/clients.ts';
 import { httpHandler } from '../shared/http/handler.ts';
 import { jsonResponse } from '../shared/http/responses.ts';
-import type { RequestLimits } from '../shared/plans.ts';
-import { DynamoDBRateLimiter, type RateLimitDecision } from '../shared/rate-limit/limiter.ts';
-import { windowAt } from '../shared/rate-limit/windows.ts';
+import { MAX_PER_DAY, MAX_PER_MINUTE, type RequestLimits } from '../shared/plans.ts';
+import {
+  admittedDecision,
+  instantAt,
+  NO_COUNTS,
+  type RateLimitDecision,
+} from '../shared/rate-limit/decision.ts';
+import { DynamoDBRateLimiter } from '../shared/rate-limit/limiter.ts';
 import { COUNTERS_TABLE } from '../shared/tables.ts';
 import { meter } from './meter.ts';
 import { formatMs, type Percentiles, percentiles, throughput } from './stats.ts';
@@ -30,21 +35,15 @@ async function admitWithoutCounting(
   limits: RequestLimits,
   nowMs: number,
 ): Promise<RateLimitDecision> {
-  const minute = {
-    ...windowAt('minute', nowMs),
-    limit: limits.perMinute,
-    remaining: limits.perMinute,
-  };
-  const day = { ...windowAt('day', nowMs), limit: limits.perDay, remaining: limits.perDay };
-  return { admitted: true, minute, day, binding: minute };
+  return admittedDecision(NO_COUNTS, limits, instantAt(nowMs));
 }
 
 const WARM_UP = 200;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300) * 3;
 const CONCURRENCY = 16;
 const CONCURRENT_REQUESTS = 2_000;
-/** Limits no loop here reaches, so every measured request is admitted. */
-const UNREACHED = { perMinute: 600_000, perDay: 864_000_000 };
+/** The highest limits a key may have, which no loop here reaches: every measured request is admitted. */
+const UNREACHED = { perMinute: MAX_PER_MINUTE, perDay: MAX_PER_DAY };
 
 // The bench's own DynamoDB Local credentials, read from the environment by every client.
 Object.assign(process.env, credentialsEnv(generateCredentials()));
@@ -66,7 +65,15 @@ try {
     console.log(`${label.padEnd(44)} ${calls.toFixed(2)} calls  ${wcu.toFixed(2)} WCU`);
   };
   console.log('Rate limiter on DynamoDB Local, per request:');
-  await perRequest('admitted', 100, () => limiter.consume('key_admitted', UNREACHED, now));
+  await limiter.consume('key_admitted', UNREACHED, now);
+  await perRequest('admitted, steady state', 100, () =>
+    limiter.consume('key_admitted', UNREACHED, now),
+  );
+  let minute = 0;
+  await perRequest('admitted, first request of a minute', 100, () => {
+    minute += 1;
+    return limiter.consume('key_admitted', UNREACHED, now + minute * 60_000);
+  });
   const small = { perMinute: 1, perDay: 1_000 };
   await limiter.consume('key_refused', small, now);
   await perRequest('refused by the minute window', 40, () =>

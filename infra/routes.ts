@@ -53,8 +53,8 @@ export interface FunctionDefinition {
 }
 
 /**
- * The rate limiter's calls on a request path: conditional and plain UpdateItem on the counters
- * table (its GetItem serves only the keys command's `banState`).
+ * The rate limiter's calls on a request path: conditional UpdateItems on the counters table (the
+ * GetItem of `DynamoDBRateLimitBans.banState` is the keys command's, which no function runs).
  */
 const RATE_LIMITER_ACCESS: TableAccess = {
   table: COUNTERS_TABLE,

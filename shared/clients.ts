@@ -26,7 +26,8 @@ export function requireEnv(name: string): string {
  *
  * A retried attempt may repeat a write that landed although its answer did not arrive in time: the
  * stores recognise their own conditional writes (see `DynamoDBPetStore.createPet` and
- * `DynamoDBIdempotencyStore.begin`); a repeated rate-limit count errs towards admitting fewer.
+ * `DynamoDBIdempotencyStore.begin`); a repeated rate-limit write counts a request twice, which
+ * errs towards admitting fewer.
  */
 export const DYNAMODB_CALL_BOUNDS = {
   /** Milliseconds to open a TCP connection. */

@@ -44,10 +44,11 @@ export const ALL_PLAN_IDS: readonly PlanId[] = [...PLAN_IDS, ENTERPRISE_PLAN.id]
 
 /**
  * Largest custom limit per minute: what one counter item can count. Every admitted request writes
- * its key's minute item once (1 WCU), and DynamoDB serves at most 1,000 write units per second on
- * one partition key, so one minute item counts at most about 60,000 requests per minute; above it
- * DynamoDB throttles the limiter's writes and the limiter fails open, admitting requests uncounted.
- * (API Gateway's default account throttle, 10,000 requests per second, is the next ceiling.)
+ * its key's item for the day once (1 WCU; the first of each minute twice), and DynamoDB serves at
+ * most 1,000 write units per second on one partition key, so one item counts at most about 60,000
+ * requests per minute; above it DynamoDB throttles the limiter's writes and the limiter fails open,
+ * admitting requests uncounted. (API Gateway's default account throttle, 10,000 requests per
+ * second, is the next ceiling.)
  */
 export const MAX_PER_MINUTE = 60_000;
 

@@ -45,9 +45,15 @@ export const SettingsSchema = v.object({
   /** Credentials of DynamoDB Local (on AWS the default provider chain is used). */
   AWS_ACCESS_KEY_ID: v.optional(Text),
   AWS_SECRET_ACCESS_KEY: v.optional(Text),
-  /** Rejected requests a key may send in one UTC minute before it is banned. */
+  /**
+   * Rejected requests a key may send in one UTC minute before it is banned. A client that honours
+   * `Retry-After` gets one 429 per worker at most; a retry loop passes 50 within a second or two.
+   * The default sits below every standard plan's per-minute figure, so the ban is reached before
+   * the usage plan's burst (twice the per-minute figure) throttles the key at the edge, where the
+   * functions no longer see its requests.
+   */
   RATE_LIMIT_BAN_THRESHOLD: v.optional(WholeNumber, '50'),
-  /** Length of a ban, seconds. */
+  /** Length of a ban, seconds (15 minutes). */
   RATE_LIMIT_BAN_SECONDS: v.optional(WholeNumber, '900'),
   /**
    * Milliseconds a request waits for the rate limiter before it is admitted uncounted: a slow

@@ -65,8 +65,9 @@ export const KEYS_TABLE: TableDefinition = {
 };
 
 /**
- * Atomic counters, partition key `name`: the rate-limit windows and bans of
- * shared/rate-limit/limiter.ts, which expire through TTL on `expiresAt` (epoch seconds). Before
+ * Atomic counters, partition key `name`: the rate limiter's items, one per key and UTC day, holding
+ * both windows and the ban (layout in shared/rate-limit/counter-item.ts), which expire through TTL
+ * on `expiresAt` (epoch seconds). Before
  * the pet-id sequence moved to the pets table it lived here too (item `pet-id`); that item is read
  * once, to continue the sequence (see `DynamoDBPetStore`).
  */

@@ -17,7 +17,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { DynamoDBKeyStore } from '../../shared/keys/store.ts';
-import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import {
@@ -44,8 +44,8 @@ process.exitCode = await runKeysCommand(process.argv.slice(2), {
   // An empty endpoint means AWS even when DYNAMODB_ENDPOINT is set in the shell.
   openKeyStore: (tableName, endpoint = '') =>
     new DynamoDBKeyStore(localClient(endpoint), tableName),
-  openRateLimiter: (tableName, endpoint = '') =>
-    new DynamoDBRateLimiter(localClient(endpoint), tableName),
+  openRateLimitBans: (tableName, endpoint = '') =>
+    new DynamoDBRateLimitBans(localClient(endpoint), tableName),
   cloudFormation: new CloudFormationClient({}),
   apiGateway: new APIGatewayClient({}),
   stdout: (line) => process.stdout.write(`${line}\n`),

@@ -12,7 +12,7 @@
  * binding window resets or the ban ends.
  */
 import type { RequestLimits } from '../plans.ts';
-import type { RateLimitDecision, WindowUsage } from './limiter.ts';
+import type { RateLimitDecision, WindowUsage } from './decision.ts';
 import { secondsUntil, WINDOW_SECONDS, type WindowName, windowAt } from './windows.ts';
 
 /** Response header names, as sent. */

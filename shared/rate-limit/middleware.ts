@@ -10,9 +10,10 @@ import { ApiError } from '../http/errors.ts';
 import { logger } from '../logger.ts';
 import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
 import { limitsFromContext, type RequestLimits } from '../plans.ts';
-import { requiredSetting, type Settings } from '../settings.ts';
+import { readSetting, requiredSetting, type Settings } from '../settings.ts';
+import type { RateLimitDecision } from './decision.ts';
 import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from './headers.ts';
-import { type BanPolicy, DynamoDBRateLimiter, type RateLimitDecision } from './limiter.ts';
+import { type BanPolicy, DynamoDBRateLimiter } from './limiter.ts';
 import { secondsUntil } from './windows.ts';
 
 type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
@@ -36,8 +37,8 @@ export interface RateLimitOptions {
   readonly deadlineMs?: number;
 }
 
-/** How long a request waits for the rate limiter by default, in milliseconds. */
-export const RATE_LIMITER_DEADLINE_MS = 5_000;
+/** How long a request waits for the rate limiter by default, in milliseconds: the schema's default. */
+export const RATE_LIMITER_DEADLINE_MS = readSetting('RATE_LIMIT_DEADLINE_MS', {});
 
 /** Environment variable that overrides {@link RATE_LIMITER_DEADLINE_MS}. */
 export const RATE_LIMITER_DEADLINE_ENV = 'RATE_LIMIT_DEADLINE_MS' satisfies keyof Settings;

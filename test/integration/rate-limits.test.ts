@@ -7,12 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
+import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
 import { keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { PLAN_IDS, PLANS, type StandardPlanId } from '../../shared/plans.ts';
-import {
-  RATE_LIMITER_DEADLINE_ENV,
-  rateLimiterFromEnv,
-} from '../../shared/rate-limit/middleware.ts';
+import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
+import { RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/middleware.ts';
+import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { issueToken, petstoreClient } from '../support/api-client.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 
@@ -201,7 +201,11 @@ describe('temporary ban', () => {
     expect((await get(token)).body.code).toBe('api_key_temporarily_banned');
     const keyId = (await keys.findByToken(token))?.keyId ?? '';
 
-    await rateLimiterFromEnv().unban(keyId, Date.now());
+    const bans = new DynamoDBRateLimitBans(
+      createDocumentClient(),
+      requireEnv(COUNTERS_TABLE.envVar),
+    );
+    await bans.unban(keyId, Date.now());
     advance(60);
     expect((await get(token)).status).toBe(200);
   });

@@ -14,6 +14,7 @@ import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stage
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
 import { type ApiKeyRecord, DynamoDBKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { PLAN_IDS, type RequestLimits } from '../../shared/plans.ts';
+import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 
@@ -28,7 +29,7 @@ export const keys = keyStoreFromEnv();
 /** A client of the run's DynamoDB Local, to read items as DynamoDB holds them. */
 export const documentClient = createDocumentClient();
 /** The test file's counters table, to check a key's ban. */
-export const limiter = new DynamoDBRateLimiter(documentClient, countersTableName);
+export const bans = new DynamoDBRateLimitBans(documentClient, countersTableName);
 
 /** This file's tables on the run's DynamoDB Local, as the local stack's keys command sees them. */
 export const localStack: KeysCommandDependencies['local'] = {
@@ -56,7 +57,7 @@ export async function keysCommand(
     // Without an endpoint (a deployed stage) the stores fall back to DYNAMODB_ENDPOINT: the
     // "deployed" tables are this file's tables on DynamoDB Local.
     openKeyStore: (table, at) => new DynamoDBKeyStore(createDocumentClient(at), table),
-    openRateLimiter: (table, at) => new DynamoDBRateLimiter(createDocumentClient(at), table),
+    openRateLimitBans: (table, at) => new DynamoDBRateLimitBans(createDocumentClient(at), table),
     cloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
     apiGateway: new APIGatewayClient({ region: 'us-east-1' }),
     stdout: (text) => stdout.push(...text.split('\n')),

@@ -1,20 +1,28 @@
+/**
+ * The rate limiter's storage on DynamoDB Local (shared/rate-limit/limiter.ts and bans.ts): exact
+ * counting across windows and concurrent requests, the writes each request costs, the item it
+ * keeps, and the temporary ban. The decision alone is tested in rate-limit-decision.test.ts.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
 import { PLANS } from '../../shared/plans.ts';
+import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
+import { counterName } from '../../shared/rate-limit/counter-item.ts';
+import type { RateLimitDecision } from '../../shared/rate-limit/decision.ts';
 import {
   type BanPolicy,
-  counterName,
   DEFAULT_BAN_POLICY,
   DynamoDBRateLimiter,
-  type RateLimitDecision,
 } from '../../shared/rate-limit/limiter.ts';
-import { secondsUntil, windowAt } from '../../shared/rate-limit/windows.ts';
+import { windowAt } from '../../shared/rate-limit/windows.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 
 const client = createDocumentClient();
 const tableName = requireEnv(COUNTERS_TABLE.envVar);
 afterAll(() => client.destroy());
+const bans = new DynamoDBRateLimitBans(client, tableName);
 
 const FREE = PLANS.free;
 /** 10:30:00 UTC tomorrow, the first second of a minute: its counter items expire in the future. */
@@ -169,9 +177,109 @@ describe('DynamoDBRateLimiter.consume', () => {
     expect(after.day.remaining).toBe(1000 - 61);
   });
 
+  it('admits exactly 60 of 90 requests sent at once on the first second of a new minute', async () => {
+    const rl = limiter();
+    const keyId = freshKey();
+    await sendSequentially(rl, keyId, FREE, 10, T0);
+    // All 90 find the earlier minute stored; one starts the new minute, the others count in it.
+    const decisions = await Promise.all(
+      Array.from({ length: 90 }, () => rl.consume(keyId, FREE, T0 + MINUTE)),
+    );
+    expect(admittedCount(decisions)).toBe(60);
+    expect(new Set(decisions.map((d) => d.minute.remaining)).size).toBe(60);
+    const after = await rl.consume(keyId, FREE, T0 + 2 * MINUTE);
+    expect(after.day.remaining).toBe(1000 - 71);
+  });
+
+  it('counts a request whose clock lags in the later minute another request started', async () => {
+    const rl = limiter();
+    const keyId = freshKey();
+    const limits = { perMinute: 2, perDay: 100 };
+    await rl.consume(keyId, limits, T0 + MINUTE);
+    const lagging = await rl.consume(keyId, limits, T0 + 59 * SECOND);
+    expect(lagging).toMatchObject({ admitted: true, minute: { remaining: 0 } });
+    expect((await rl.consume(keyId, limits, T0 + MINUTE + SECOND)).admitted).toBe(false);
+  });
+
+  it("keeps one item per key and UTC day, with both windows' counts and a TTL", async () => {
+    const rl = limiter();
+    const keyId = freshKey();
+    await sendSequentially(rl, keyId, FREE, 3, T0);
+    await sendSequentially(rl, keyId, FREE, 2, T0 + MINUTE + 5 * SECOND);
+    const day = windowAt('day', T0);
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: { name: counterName(keyId, day) } }),
+    );
+    expect(Item).toEqual({
+      name: `rate#${keyId}#${new Date(T0).toISOString().slice(0, 10)}`,
+      dayCount: 5,
+      minuteStart: T0 / 1000 + 60,
+      minuteCount: 2,
+      rejected: 0,
+      expiresAt: MIDNIGHT / 1000 + 86_400,
+    });
+  });
+
   it('throws the client error when the counters table cannot be reached', async () => {
     const broken = new DynamoDBRateLimiter(client, 'no-such-table');
     await expect(broken.consume(freshKey(), FREE, T0)).rejects.toThrow(/non-existent table/i);
+  });
+});
+
+describe('DynamoDB calls per request', () => {
+  /** A limiter whose every DynamoDB call is counted in `calls.count`. */
+  function meteredLimiter(banPolicy?: BanPolicy) {
+    const metered = createDocumentClient();
+    const calls = { count: 0 };
+    metered.middlewareStack.add(
+      (next) => (args) => {
+        calls.count += 1;
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    return { rl: new DynamoDBRateLimiter(metered, tableName, banPolicy), calls, metered };
+  }
+
+  /** The calls `consume` makes for one request of `keyId` at `nowMs`. */
+  async function callsOf(
+    metered: ReturnType<typeof meteredLimiter>,
+    keyId: string,
+    limits: { perMinute: number; perDay: number },
+    nowMs: number,
+  ): Promise<number> {
+    const before = metered.calls.count;
+    await metered.rl.consume(keyId, limits, nowMs);
+    return metered.calls.count - before;
+  }
+
+  it('makes one write per admitted request, two for the first of a minute', async () => {
+    const metered = meteredLimiter();
+    const keyId = freshKey();
+    try {
+      expect(await callsOf(metered, keyId, FREE, T0)).toBe(2);
+      expect(await callsOf(metered, keyId, FREE, T0 + SECOND)).toBe(1);
+      expect(await callsOf(metered, keyId, FREE, T0 + 2 * SECOND)).toBe(1);
+      expect(await callsOf(metered, keyId, FREE, T0 + MINUTE)).toBe(2);
+      expect(await callsOf(metered, keyId, FREE, T0 + MINUTE + SECOND)).toBe(1);
+    } finally {
+      metered.metered.destroy();
+    }
+  });
+
+  it('makes two writes per refused request, one while banned', async () => {
+    const metered = meteredLimiter({ threshold: 1, durationSeconds: 900 });
+    const keyId = freshKey();
+    const limits = { perMinute: 1, perDay: 100 };
+    try {
+      await metered.rl.consume(keyId, limits, T0);
+      expect(await callsOf(metered, keyId, limits, T0)).toBe(2);
+      // The second refusal passes the threshold of 1 and writes the ban.
+      expect(await callsOf(metered, keyId, limits, T0)).toBe(3);
+      expect(await callsOf(metered, keyId, limits, T0 + MINUTE)).toBe(1);
+    } finally {
+      metered.metered.destroy();
+    }
   });
 });
 
@@ -194,14 +302,14 @@ describe('temporary ban', () => {
       undefined,
       T0 / 1000 + 10 + 900,
     ]);
-    expect(await rl.banState(keyId, T0 + 11 * SECOND)).toEqual({ bannedUntil: T0 / 1000 + 910 });
+    expect(await bans.banState(keyId, T0 + 11 * SECOND)).toEqual({ bannedUntil: T0 / 1000 + 910 });
   });
 
   it('does not ban at exactly the threshold', async () => {
     const rl = limiter(policy);
     const keyId = freshKey();
     await exhaust(rl, keyId, 3, T0);
-    expect(await rl.banState(keyId, T0 + SECOND)).toBeUndefined();
+    expect(await bans.banState(keyId, T0 + SECOND)).toBeUndefined();
     expect((await rl.consume(keyId, limits, T0 + MINUTE)).admitted).toBe(true);
   });
 
@@ -235,13 +343,28 @@ describe('temporary ban', () => {
     expect((await rl.consume(keyId, limits, beforeMidnight + 900 * SECOND)).admitted).toBe(true);
   });
 
+  it('counts refusals by the day window in later minutes towards the ban', async () => {
+    const rl = limiter(policy);
+    const keyId = freshKey();
+    const tight = { perMinute: 2, perDay: 2 };
+    await sendSequentially(rl, keyId, tight, 2, T0);
+    const refused = await sendSequentially(rl, keyId, tight, 4, T0 + 5 * MINUTE);
+    expect(refused.map((d) => [d.admitted, d.binding.name])).toEqual([
+      [false, 'day'],
+      [false, 'day'],
+      [false, 'day'],
+      [false, 'day'],
+    ]);
+    expect(refused[3]?.bannedUntil).toBe(T0 / 1000 + 300 + 900);
+  });
+
   it('unban lifts the ban at once and lets the key start afresh', async () => {
     const rl = limiter(policy);
     const keyId = freshKey();
     await exhaust(rl, keyId, 4, T0);
 
-    expect(await rl.unban(keyId, T0 + SECOND)).toEqual({ bannedUntil: T0 / 1000 + 900 });
-    expect(await rl.banState(keyId, T0 + SECOND)).toBeUndefined();
+    expect(await bans.unban(keyId, T0 + SECOND)).toEqual({ bannedUntil: T0 / 1000 + 900 });
+    expect(await bans.banState(keyId, T0 + SECOND)).toBeUndefined();
     // Same minute: still over the minute limit, so refused, but not banned again at once.
     const refused = await rl.consume(keyId, limits, T0 + 2 * SECOND);
     expect(refused).toMatchObject({ admitted: false, bannedUntil: undefined });
@@ -249,33 +372,6 @@ describe('temporary ban', () => {
   });
 
   it('unban of a key that is not banned reports nothing lifted', async () => {
-    expect(await limiter(policy).unban(freshKey(), T0)).toBeUndefined();
-  });
-});
-
-describe('counterName', () => {
-  it('names the minute and the day of a key in UTC', () => {
-    const at = Date.parse('2026-11-21T10:30:59.999Z');
-    expect(counterName('key_1', windowAt('minute', at))).toBe('rate#key_1#minute#2026-11-21T10:30');
-    expect(counterName('key_1', windowAt('day', at))).toBe('rate#key_1#day#2026-11-21');
-  });
-});
-
-describe('windowAt and secondsUntil', () => {
-  it('aligns the day to 00:00 UTC and the minute to its first second', () => {
-    const at = Date.parse('2026-11-21T23:59:59.500Z');
-    expect(windowAt('day', at)).toEqual({
-      name: 'day',
-      start: Date.parse('2026-11-21T00:00:00Z') / 1000,
-      resetAt: Date.parse('2026-11-22T00:00:00Z') / 1000,
-    });
-    expect(windowAt('minute', at).resetAt).toBe(Date.parse('2026-11-22T00:00:00Z') / 1000);
-  });
-
-  it('rounds a wait up to whole seconds, never below its floor', () => {
-    expect(secondsUntil(100, 98_200, 1)).toBe(2);
-    expect(secondsUntil(100, 99_999, 1)).toBe(1);
-    expect(secondsUntil(100, 100_000, 1)).toBe(1);
-    expect(secondsUntil(100, 100_000, 0)).toBe(0);
+    expect(await bans.unban(freshKey(), T0)).toBeUndefined();
   });
 });

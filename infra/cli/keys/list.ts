@@ -43,8 +43,8 @@ async function listKeys(target: Target, { stdout }: KeysCommandDependencies): Pr
     return;
   }
   const now = Date.now();
-  const bans = await onCountersTable(target, (limiter) =>
-    Promise.all(records.map((record) => limiter.banState(record.keyId, now))),
+  const bans = await onCountersTable(target, (counters) =>
+    Promise.all(records.map((record) => counters.banState(record.keyId, now))),
   );
   const rows = records.map((record, index) => {
     const { perMinute, perDay } = limitsOfKey(record);

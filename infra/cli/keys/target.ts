@@ -6,12 +6,12 @@
  */
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBKeyStore } from '../../../shared/keys/store.ts';
-import type { DynamoDBRateLimiter } from '../../../shared/rate-limit/limiter.ts';
+import type { DynamoDBRateLimitBans } from '../../../shared/rate-limit/bans.ts';
 import { STACK_OUTPUTS, type StageName, stackName } from '../../stages.ts';
 import { requireOutput, stackOutputs } from '../stack-outputs.ts';
 
 /** The rate limiter's admin operations the command uses: a key's ban state, and lifting a ban. */
-export type RateLimiterAdmin = Pick<DynamoDBRateLimiter, 'banState' | 'unban'>;
+export type RateLimitBans = Pick<DynamoDBRateLimitBans, 'banState' | 'unban'>;
 
 /** What opening a target needs from the outside world (part of the command's dependencies). */
 export interface TargetDependencies {
@@ -32,7 +32,7 @@ export interface TargetDependencies {
    */
   readonly openKeyStore: (tableName: string, endpoint?: string) => DynamoDBKeyStore;
   /** Opens a counters table (rate-limit windows and bans), on DynamoDB Local or AWS as above. */
-  readonly openRateLimiter: (tableName: string, endpoint?: string) => RateLimiterAdmin;
+  readonly openRateLimitBans: (tableName: string, endpoint?: string) => RateLimitBans;
   /** Reads a deployed stage's stack outputs (DescribeStacks). */
   readonly cloudFormation: CloudFormationClient;
 }
@@ -55,7 +55,7 @@ export interface Target {
    *
    * @throws Error when the stage's stack lacks the counters table's output.
    */
-  readonly openCounters: () => { readonly tableName: string; readonly limiter: RateLimiterAdmin };
+  readonly openCounters: () => { readonly tableName: string; readonly bans: RateLimitBans };
   /** Turns a failure on one of the tables into an error that tells the operator what to do. */
   readonly explain: (error: unknown, tableName: string) => Error;
   /** The stage's stack; absent on the local stack. */
@@ -75,7 +75,7 @@ export async function openTarget(
   return stage === undefined ? openLocalStack(dependencies) : openStage(stage, dependencies);
 }
 
-function openLocalStack({ local, openKeyStore, openRateLimiter }: TargetDependencies): Target {
+function openLocalStack({ local, openKeyStore, openRateLimitBans }: TargetDependencies): Target {
   if (!local.hasCredentials) {
     throw new Error(
       `No DynamoDB Local credentials in ${local.credentialsFile}: start the local stack once with \`npm start\`, which creates them.`,
@@ -88,7 +88,7 @@ function openLocalStack({ local, openKeyStore, openRateLimiter }: TargetDependen
     keys: openKeyStore(local.keysTableName, local.endpoint),
     openCounters: () => ({
       tableName: local.countersTableName,
-      limiter: openRateLimiter(local.countersTableName, local.endpoint),
+      bans: openRateLimitBans(local.countersTableName, local.endpoint),
     }),
     explain: (error, tableName) => {
       if ((error as { code?: unknown } | undefined)?.code === 'ECONNREFUSED') {
@@ -110,7 +110,7 @@ function openLocalStack({ local, openKeyStore, openRateLimiter }: TargetDependen
 
 async function openStage(
   stage: StageName,
-  { openKeyStore, openRateLimiter, cloudFormation }: TargetDependencies,
+  { openKeyStore, openRateLimitBans, cloudFormation }: TargetDependencies,
 ): Promise<Target> {
   const stack = stackName(stage);
   const outputs = await stackOutputs(cloudFormation, stack);
@@ -121,7 +121,7 @@ async function openStage(
     keys: openKeyStore(keysTableName),
     openCounters: () => {
       const tableName = requireOutput(outputs, STACK_OUTPUTS.countersTableName, stack);
-      return { tableName, limiter: openRateLimiter(tableName) };
+      return { tableName, bans: openRateLimitBans(tableName) };
     },
     explain: (error) => error as Error,
     deployed: { stack, outputs },
@@ -151,11 +151,11 @@ export async function onKeysTable<T>(
  */
 export async function onCountersTable<T>(
   target: Target,
-  operation: (limiter: RateLimiterAdmin) => Promise<T>,
+  operation: (bans: RateLimitBans) => Promise<T>,
 ): Promise<T> {
-  const { tableName, limiter } = target.openCounters();
+  const { tableName, bans } = target.openCounters();
   try {
-    return await operation(limiter);
+    return await operation(bans);
   } catch (error) {
     throw target.explain(error, tableName);
   }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ban, keys, keysCommand, limiter, useDeployedStage } from '../../support/keys-command.ts';
+import { ban, bans, keys, keysCommand, useDeployedStage } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('lifts the ban of a banned key and says until when it would have run', async () => {
     const { record } = await keys.createKey({ plan: 'free' });
     const bannedUntil = await ban(record.keyId);
-    expect(await limiter.banState(record.keyId, Date.now())).toEqual({ bannedUntil });
+    expect(await bans.banState(record.keyId, Date.now())).toEqual({ bannedUntil });
 
     const { code, stdout } = await keysCommand(['unban', record.keyId]);
 
@@ -13,7 +13,7 @@ describe('keys command on the local stack', () => {
     expect(stdout).toEqual([
       `Lifted the ban on key ${record.keyId}; it would have run until ${new Date(bannedUntil * 1000).toISOString()}.`,
     ]);
-    expect(await limiter.banState(record.keyId, Date.now())).toBeUndefined();
+    expect(await bans.banState(record.keyId, Date.now())).toBeUndefined();
   });
 
   it('says so when unbanning a key that is not banned', async () => {
@@ -37,6 +37,6 @@ describe('keys command on a deployed stage', () => {
 
     expect(code).toBe(0);
     expect(stdout).toEqual([expect.stringMatching(`^Lifted the ban on key ${record.keyId};`)]);
-    expect(await limiter.banState(record.keyId, Date.now())).toBeUndefined();
+    expect(await bans.banState(record.keyId, Date.now())).toBeUndefined();
   });
 });

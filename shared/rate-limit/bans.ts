@@ -1,0 +1,77 @@
+/**
+ * The keys command's view of rate-limit bans (petstore-spec.md, "Exceeding the limit", 3): whether
+ * a key is banned, and lifting a ban. The operations' limiter starts bans (`limiter.ts`); both work
+ * on the same items of the counters table (`counter-item.ts`).
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { counterName, countsOf, daysUntil } from './counter-item.ts';
+import { activeBan, instantAt } from './decision.ts';
+import { windowAt } from './windows.ts';
+
+/** What `keys list` shows of a key's ban. */
+export interface BanState {
+  /** Epoch seconds at which the ban ends. */
+  readonly bannedUntil: number;
+}
+
+/** Reads and lifts the bans the rate limiter keeps in the counters table. */
+export class DynamoDBRateLimitBans {
+  /**
+   * @param client Document client (DynamoDB or DynamoDB Local).
+   * @param tableName The counters table (`COUNTERS_TABLE`).
+   */
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /**
+   * The key's ban, if one is in force at `nowMs` (epoch milliseconds): one strongly consistent
+   * GetItem of the key's item for the day.
+   *
+   * @returns The ban's end, or `undefined` when the key is not banned.
+   */
+  async banState(keyId: string, nowMs: number): Promise<BanState | undefined> {
+    const at = instantAt(nowMs);
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { name: counterName(keyId, at.day) },
+        ConsistentRead: true,
+      }),
+    );
+    const bannedUntil = activeBan(countsOf(Item), at);
+    return bannedUntil === undefined ? undefined : { bannedUntil };
+  }
+
+  /**
+   * Lifts the key's ban, if any, from every day item it covers, and clears the minute's rejected
+   * count, so that the key starts afresh (`npm run keys -- unban`).
+   *
+   * @returns The ban that was lifted, or `undefined` when the key was not banned.
+   */
+  async unban(keyId: string, nowMs: number): Promise<BanState | undefined> {
+    const ban = await this.banState(keyId, nowMs);
+    const days = ban ? daysUntil(nowMs, ban.bannedUntil) : [windowAt('day', nowMs)];
+    await Promise.all(days.map((day) => this.clearBan(counterName(keyId, day))));
+    return ban;
+  }
+
+  /** Removes `bannedUntil` and `rejected` from an item, if the item exists. */
+  private async clearBan(name: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { name },
+          UpdateExpression: 'REMOVE bannedUntil, rejected',
+          ConditionExpression: 'attribute_exists(#name)',
+          ExpressionAttributeNames: { '#name': 'name' },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The rate limiter's decision, apart from its storage (petstore-spec.md, "Limits" and "Exceeding
+ * the limit"): from a key's counts and limits at one instant, where the key stands, and the
+ * verdict on a request with both windows and the binding one. Pure: no I/O, no clock.
+ */
+import type { RequestLimits } from '../plans.ts';
+import { type WindowBounds, windowAt } from './windows.ts';
+
+/** The instant of a request and the two windows it falls in. */
+export interface RequestInstant {
+  readonly minute: WindowBounds;
+  readonly day: WindowBounds;
+  /** The request's time, whole epoch seconds (floored). */
+  readonly nowSeconds: number;
+}
+
+/** The instant of a request at `nowMs` (epoch milliseconds). */
+export function instantAt(nowMs: number): RequestInstant {
+  return {
+    minute: windowAt('minute', nowMs),
+    day: windowAt('day', nowMs),
+    nowSeconds: Math.floor(nowMs / 1000),
+  };
+}
+
+/**
+ * A key's counts for one UTC day, as the counters table holds them (see `counter-item.ts`). The
+ * minute's counts belong to the minute starting at `minuteStart`, which may be an earlier minute
+ * than the request's: then the request's minute has no counts yet.
+ */
+export interface KeyCounts {
+  /** Requests admitted this day. */
+  readonly dayCount: number;
+  /** Start of the minute `minuteCount` and `rejected` count, epoch seconds; absent before the first. */
+  readonly minuteStart?: number;
+  /** Requests admitted in that minute. */
+  readonly minuteCount: number;
+  /** Requests refused (429) in that minute, for the ban; banned requests are not counted. */
+  readonly rejected: number;
+  /** End of the key's ban, epoch seconds; in force only while it lies ahead. */
+  readonly bannedUntil?: number;
+}
+
+/** The counts of a key with no item for the day yet. */
+export const NO_COUNTS: KeyCounts = { dayCount: 0, minuteCount: 0, rejected: 0 };
+
+/**
+ * Where a key stands for a request, which tells the limiter what to write:
+ *
+ * - `banned`: a ban is in force; refuse, count nothing;
+ * - `over limit`: the minute or the day is used up; refuse and count the rejection;
+ * - `new minute`: the stored minute is an earlier one; count the request in a fresh minute;
+ * - `open`: both windows have room in the stored minute; count the request in it.
+ */
+export type Standing = 'banned' | 'over limit' | 'new minute' | 'open';
+
+/**
+ * Whether `counts` hold the minute of `minute` (or a later one, when this request's clock lags
+ * behind the one that started it: the request is then counted in that minute).
+ */
+export function holdsMinute(counts: KeyCounts, minute: WindowBounds): boolean {
+  return counts.minuteStart !== undefined && counts.minuteStart >= minute.start;
+}
+
+/** The counts as they stand for a request in `minute`: the minute's are zero if they are older. */
+export function countsInMinute(counts: KeyCounts, minute: WindowBounds): KeyCounts {
+  if (holdsMinute(counts, minute)) return counts;
+  return { ...counts, minuteStart: minute.start, minuteCount: 0, rejected: 0 };
+}
+
+/** The end of the key's ban when one is in force at `at`, epoch seconds; else `undefined`. */
+export function activeBan(counts: KeyCounts, at: RequestInstant): number | undefined {
+  const { bannedUntil } = counts;
+  return bannedUntil !== undefined && bannedUntil > at.nowSeconds ? bannedUntil : undefined;
+}
+
+/** Where the key with `counts` and `limits` stands for a request at `at`. */
+export function standingOf(counts: KeyCounts, limits: RequestLimits, at: RequestInstant): Standing {
+  if (activeBan(counts, at) !== undefined) return 'banned';
+  const current = countsInMinute(counts, at.minute);
+  if (current.minuteCount >= limits.perMinute || current.dayCount >= limits.perDay) {
+    return 'over limit';
+  }
+  return holdsMinute(counts, at.minute) ? 'open' : 'new minute';
+}
+
+/**
+ * Whether a refusal that brings the minute's rejected count to `rejected` starts a ban: past the
+ * ban policy's `threshold` (petstore-spec.md, "Exceeding the limit", 3).
+ */
+export function startsBan(rejected: number, threshold: number): boolean {
+  return rejected > threshold;
+}
+
+/** Where a key stands in one window after a request was counted or refused. */
+export interface WindowUsage extends WindowBounds {
+  /** The window's limit, in requests. */
+  readonly limit: number;
+  /** Requests left in the window, never negative; 0 while the key is banned (minute window). */
+  readonly remaining: number;
+}
+
+/** The limiter's verdict on one request. */
+export interface RateLimitDecision {
+  readonly admitted: boolean;
+  readonly minute: WindowUsage;
+  readonly day: WindowUsage;
+  /**
+   * The window the client should go by: for an admitted request the minute, unless the day has
+   * fewer requests left; for a refused one the exhausted window that resets last.
+   */
+  readonly binding: WindowUsage;
+  /** Epoch seconds at which the key's ban ends, when the request was refused because of a ban. */
+  readonly bannedUntil?: number;
+}
+
+/**
+ * The verdict on an admitted request.
+ *
+ * @param counts The key's counts with this request in them.
+ */
+export function admittedDecision(
+  counts: KeyCounts,
+  limits: RequestLimits,
+  at: RequestInstant,
+): RateLimitDecision {
+  const minute = usage(at.minute, limits.perMinute, counts.minuteCount);
+  const day = usage(at.day, limits.perDay, counts.dayCount);
+  return { admitted: true, minute, day, binding: day.remaining < minute.remaining ? day : minute };
+}
+
+/**
+ * The verdict on a refused request. While banned, the minute window shows no request left until
+ * the ban ends.
+ *
+ * @param counts The key's counts that refused the request (an earlier minute's count as zero).
+ * @param bannedUntil End of the ban in force, epoch seconds, when the key is banned.
+ */
+export function refusedDecision(
+  counts: KeyCounts,
+  limits: RequestLimits,
+  at: RequestInstant,
+  bannedUntil?: number,
+): RateLimitDecision {
+  const counted = usage(at.minute, limits.perMinute, countsInMinute(counts, at.minute).minuteCount);
+  const minute =
+    bannedUntil === undefined
+      ? counted
+      : { ...counted, remaining: 0, resetAt: Math.max(counted.resetAt, bannedUntil) };
+  const day = usage(at.day, limits.perDay, counts.dayCount);
+  const exhausted = [minute, day].filter((window) => window.remaining === 0);
+  const binding = exhausted.reduce(
+    (a, b) => (b.resetAt > a.resetAt ? b : a),
+    exhausted[0] ?? minute,
+  );
+  return { admitted: false, minute, day, binding, bannedUntil };
+}
+
+function usage(window: WindowBounds, limit: number, count: number): WindowUsage {
+  return { ...window, limit, remaining: Math.max(0, limit - count) };
+}
