@@ -18,9 +18,10 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { createTables } from '../infra/local/tables.ts';
-import { createDocumentClient, requireEnv } from '../shared/clients.ts';
+import { createDocumentClient } from '../shared/clients.ts';
 import { PET_STATUSES } from '../shared/pets/schemas.ts';
 import { DynamoDBPetStore, ENV_STORE_USAGE, type ListPetsOptions } from '../shared/pets/store.ts';
+import { readSettings, requiredSetting } from '../shared/settings.ts';
 import { PETS_TABLE } from '../shared/tables.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
 import { formatMs, type Percentiles, percentiles } from './stats.ts';
@@ -100,9 +101,11 @@ await withLocalStack(async (endpoint) => {
 
   const smallTables = await createTables(client, (table) => `${table.localName}-small`);
   const small = new DynamoDBPetStore(client, { pets: smallTables[PETS_TABLE.envVar] ?? '' });
-  const large = new DynamoDBPetStore(client, { pets: requireEnv(PETS_TABLE.envVar) });
+  const large = new DynamoDBPetStore(client, {
+    pets: requiredSetting(readSettings(), PETS_TABLE.envVar),
+  });
   await seed(smallTables[PETS_TABLE.envVar] ?? '', SMALL);
-  await seed(requireEnv(PETS_TABLE.envVar), LARGE);
+  await seed(requiredSetting(readSettings(), PETS_TABLE.envVar), LARGE);
 
   console.log(
     `PetStore.listPets, first page, ${SAMPLES} calls per row after ${WARM_UP} warm-up, ${SMALL} and ${LARGE} pets alternating (ms)`,

@@ -8,17 +8,6 @@ import { readSettings, requiredSetting, type Settings } from './settings.ts';
 import { tracer } from './tracer.ts';
 
 /**
- * Reads a required environment variable.
- *
- * @throws Error naming the variable when it is unset or empty.
- */
-export function requireEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`Environment variable ${name} is required`);
-  return value;
-}
-
-/**
  * Bounds of every DynamoDB call, so that a store that does not answer can never hang a function.
  * One attempt waits at most `requestTimeoutMs` for a response after `connectionTimeoutMs` for a
  * connection; the SDK's standard retry strategy makes at most `maxAttempts`, with backoff. A call

@@ -81,6 +81,9 @@ export type Settings = v.InferOutput<typeof SettingsSchema>;
 /** Name of a setting: its environment variable. */
 export type SettingName = keyof Settings;
 
+/** The settings that name a table, e.g. `PETS_TABLE_NAME`. */
+export type TableNameSetting = Extract<SettingName, `${string}_TABLE_NAME`>;
+
 /**
  * Reads every setting from `env`.
  *

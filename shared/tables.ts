@@ -3,6 +3,8 @@
  * tables in DynamoDB Local. Attribute names here are the ones the stores in `shared/` use.
  */
 
+import type { TableNameSetting } from './settings.ts';
+
 /** A key attribute: its name and DynamoDB scalar type (S string, N number). */
 export interface KeyAttribute {
   readonly name: string;
@@ -21,7 +23,7 @@ export interface TableDefinition {
   /** Construct id in the stack (a contract: changing it replaces the table and its data). */
   readonly constructId: string;
   /** Environment variable through which functions receive the table's name. */
-  readonly envVar: string;
+  readonly envVar: TableNameSetting;
   /** Table name on DynamoDB Local, where there is one stack per process. */
   readonly localName: string;
   readonly partitionKey: KeyAttribute;

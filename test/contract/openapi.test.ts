@@ -19,7 +19,7 @@ import {
   FUNCTION_TIMEOUT_SECONDS,
   ROUTES,
 } from '../../infra/routes.ts';
-import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
 import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../../shared/http/errors.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { MAX_BODY_BYTES } from '../../shared/http/json-body.ts';
@@ -47,6 +47,7 @@ import { BACKSTOP_FACTOR, ENTERPRISE_PLAN, PLANS } from '../../shared/plans.ts';
 import { RATE_LIMIT_HEADERS, uncountedHeaders } from '../../shared/rate-limit/headers.ts';
 import { DEFAULT_BAN_POLICY, DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import { BAN_POLICY_ENV, RATE_LIMITER_DEADLINE_MS } from '../../shared/rate-limit/middleware.ts';
+import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { TOMORROW, tomorrowAt } from '../support/clock.ts';
@@ -910,7 +911,10 @@ describe('docs/openapi.yaml', () => {
 
       beforeAll(async () => {
         const handler = httpHandler(async () => jsonResponse(200, []), {
-          rateLimiter: new DynamoDBRateLimiter(client, requireEnv(COUNTERS_TABLE.envVar)),
+          rateLimiter: new DynamoDBRateLimiter(
+            client,
+            requiredSetting(readSettings(), COUNTERS_TABLE.envVar),
+          ),
           now: () => LIMITER_AT,
         });
         const key = {

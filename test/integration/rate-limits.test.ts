@@ -7,11 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
 import { keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { PLAN_IDS, PLANS, type StandardPlanId } from '../../shared/plans.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/middleware.ts';
+import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { issueToken, petstoreClient } from '../support/api-client.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
@@ -203,7 +204,7 @@ describe('temporary ban', () => {
 
     const bans = new DynamoDBRateLimitBans(
       createDocumentClient(),
-      requireEnv(COUNTERS_TABLE.envVar),
+      requiredSetting(readSettings(), COUNTERS_TABLE.envVar),
     );
     await bans.unban(keyId, Date.now());
     advance(60);

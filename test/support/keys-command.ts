@@ -11,19 +11,20 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach } from 'vitest';
 import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys/program.ts';
 import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stages.ts';
-import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
 import { type ApiKeyRecord, DynamoDBKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { PLAN_IDS, type RequestLimits } from '../../shared/plans.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 
 /** The run's DynamoDB Local. */
-export const endpoint = requireEnv('DYNAMODB_ENDPOINT');
+export const endpoint = requiredSetting(readSettings(), 'DYNAMODB_ENDPOINT');
 /** The test file's keys table. */
-export const tableName = requireEnv(KEYS_TABLE.envVar);
+export const tableName = requiredSetting(readSettings(), KEYS_TABLE.envVar);
 /** The test file's counters table. */
-export const countersTableName = requireEnv(COUNTERS_TABLE.envVar);
+export const countersTableName = requiredSetting(readSettings(), COUNTERS_TABLE.envVar);
 /** The test file's keys table, to set up keys and check what the command stored. */
 export const keys = keyStoreFromEnv();
 /** A client of the run's DynamoDB Local, to read items as DynamoDB holds them. */

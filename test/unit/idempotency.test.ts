@@ -9,20 +9,21 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/create-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
 import { idempotencyKeyOf, requestFingerprint } from '../../shared/idempotency/key.ts';
 import {
   DynamoDBIdempotencyStore,
   IDEMPOTENCY_RECORD_TTL_SECONDS,
 } from '../../shared/idempotency/store.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
+import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { IDEMPOTENCY_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent, TEST_KEY, withoutRateLimitHeaders } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 import { clientLosingFirstAnswer } from '../support/lossy-client.ts';
 
 const client = createDocumentClient();
-const records = requireEnv(IDEMPOTENCY_TABLE.envVar);
+const records = requiredSetting(readSettings(), IDEMPOTENCY_TABLE.envVar);
 const store = petStoreFromEnv();
 afterAll(() => client.destroy());
 

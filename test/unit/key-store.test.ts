@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
 import {
   DynamoDBKeyStore,
   generateToken,
@@ -9,10 +9,11 @@ import {
   limitsOfKey,
   TOKEN_PREFIX,
 } from '../../shared/keys/store.ts';
+import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { KEYS_TABLE } from '../../shared/tables.ts';
 
 const client = createDocumentClient();
-const tableName = requireEnv(KEYS_TABLE.envVar);
+const tableName = requiredSetting(readSettings(), KEYS_TABLE.envVar);
 const keys = new DynamoDBKeyStore(client, tableName);
 
 afterEach(() => {

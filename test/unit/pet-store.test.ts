@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/tables.ts';
-import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
 import { PET_ID_SEQUENCE_ID } from '../../shared/pets/id-sequence.ts';
 import type { Pet, PetStatus } from '../../shared/pets/schemas.ts';
 import {
@@ -12,13 +12,14 @@ import {
   type PetPage,
   petStoreFromEnv,
 } from '../../shared/pets/store.ts';
+import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, PETS_TABLE } from '../../shared/tables.ts';
 import { clientLosingFirstAnswer } from '../support/lossy-client.ts';
 
 const client = createDocumentClient();
 const tables = {
-  pets: requireEnv(PETS_TABLE.envVar),
-  legacyCounters: requireEnv(COUNTERS_TABLE.envVar),
+  pets: requiredSetting(readSettings(), PETS_TABLE.envVar),
+  legacyCounters: requiredSetting(readSettings(), COUNTERS_TABLE.envVar),
 };
 const store = new DynamoDBPetStore(client, tables);
 

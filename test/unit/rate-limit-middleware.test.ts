@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { handler as createPet } from '../../functions/create-pet.ts';
 import { handler as listPets } from '../../functions/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
-import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
@@ -14,13 +14,13 @@ import {
   RATE_LIMITER_DEADLINE_ENV,
   type RateLimiter,
 } from '../../shared/rate-limit/middleware.ts';
-import { readSettings } from '../../shared/settings.ts';
+import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { DAY_AFTER_TOMORROW, TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 
 const client = createDocumentClient();
-const counters = requireEnv(COUNTERS_TABLE.envVar);
+const counters = requiredSetting(readSettings(), COUNTERS_TABLE.envVar);
 const context = createLambdaContext('rate-limit-test', 'req-rate-limit');
 afterAll(() => client.destroy());
 afterEach(() => {

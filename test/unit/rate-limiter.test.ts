@@ -5,7 +5,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDocumentClient, requireEnv } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
 import { PLANS } from '../../shared/plans.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { counterName } from '../../shared/rate-limit/counter-item.ts';
@@ -16,11 +16,12 @@ import {
   DynamoDBRateLimiter,
 } from '../../shared/rate-limit/limiter.ts';
 import { windowAt } from '../../shared/rate-limit/windows.ts';
+import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 
 const client = createDocumentClient();
-const tableName = requireEnv(COUNTERS_TABLE.envVar);
+const tableName = requiredSetting(readSettings(), COUNTERS_TABLE.envVar);
 afterAll(() => client.destroy());
 const bans = new DynamoDBRateLimitBans(client, tableName);
 
