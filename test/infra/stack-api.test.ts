@@ -1,0 +1,261 @@
+/**
+ * The RestApi of both stages' stacks, synthesized with cdk.json's flags: the stage v1, binary
+ * bodies, access logs, the REQUEST authorizer, every operation behind it on its function's live
+ * alias, 405 mocks, the gateway responses (401, 429s), the usage plans (the edge backstop of each
+ * plan) and the stack outputs.
+ */
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import {
+  GATEWAY_RESPONSES,
+  gatewayResponse,
+  methodNotAllowed,
+  QUOTA_EXCEEDED_RETRY_AFTER_SECONDS,
+  THROTTLED_RETRY_AFTER_SECONDS,
+} from '../../infra/gateway-responses.ts';
+import {
+  API_STAGE_NAME,
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  BINARY_MEDIA_TYPES,
+  ROUTES,
+  resourcePaths,
+} from '../../infra/routes.ts';
+import { STACK_OUTPUTS, STAGES, stackName, usagePlanOutputName } from '../../infra/stages.ts';
+import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../../shared/plans.ts';
+import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
+import { logicalId, stageOf, synthesizeStages } from '../support/petstore-app.ts';
+
+synthesizeStages();
+
+describe.each(STAGES)('the %s stage', (stage) => {
+  const { stack, template, apiStageRef } = stageOf(stage);
+
+  describe('RestApi', () => {
+    const authorizerRef = () => ({ Ref: logicalId(stack(), 'Api/Authorizer') });
+
+    it('deploys to the stage v1 with the API key taken from the authorizer', () => {
+      template().hasResourceProperties('AWS::ApiGateway::Stage', { StageName: API_STAGE_NAME });
+      template().hasResourceProperties('AWS::ApiGateway::RestApi', {
+        ApiKeySourceType: 'AUTHORIZER',
+      });
+      expect(API_STAGE_NAME).toBe('v1');
+    });
+
+    it('passes every request body to the functions as bytes (binary media type */*)', () => {
+      template().hasResourceProperties('AWS::ApiGateway::RestApi', {
+        BinaryMediaTypes: ['*/*'],
+      });
+      expect(BINARY_MEDIA_TYPES).toEqual(['*/*']);
+    });
+
+    it('writes JSON access logs to a log group of the stack', () => {
+      template().hasResourceProperties('AWS::ApiGateway::Stage', {
+        AccessLogSetting: {
+          DestinationArn: Match.anyValue(),
+          Format: Match.stringLikeRegexp('"keyId":"\\$context\\.authorizer\\.keyId"'),
+        },
+      });
+    });
+
+    it('has a REQUEST authorizer on the Authorization header, its result cached', () => {
+      template().resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+      template().hasResourceProperties('AWS::ApiGateway::Authorizer', {
+        Type: 'REQUEST',
+        IdentitySource: 'method.request.header.Authorization',
+        AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
+      });
+    });
+
+    it("puts every operation behind the authorizer and a required key, proxied to its function's live alias", () => {
+      const methods = template().findResources('AWS::ApiGateway::Method', {
+        Properties: { HttpMethod: Match.not('ANY') },
+      });
+      expect(Object.keys(methods)).toHaveLength(ROUTES.length);
+      for (const route of ROUTES) {
+        template().hasResourceProperties('AWS::ApiGateway::Method', {
+          HttpMethod: route.method,
+          OperationName: route.operationId,
+          AuthorizationType: 'CUSTOM',
+          AuthorizerId: authorizerRef(),
+          ApiKeyRequired: true,
+          Integration: {
+            Type: 'AWS_PROXY',
+            Uri: {
+              'Fn::Join': [
+                '',
+                Match.arrayWith([{ Ref: logicalId(stack(), `${route.constructId}/Live`) }]),
+              ],
+            },
+          },
+        });
+      }
+    });
+
+    it('answers 405 with Allow from an ANY mock on every resource path', () => {
+      const expectedAllow: Record<string, string> = {
+        '/pets': 'GET, POST',
+        '/pets/{petId}': 'GET',
+      };
+      template().resourceCountIs('AWS::ApiGateway::Method', ROUTES.length + resourcePaths().size);
+      for (const path of resourcePaths().keys()) {
+        const { body } = methodNotAllowed(path);
+        template().hasResourceProperties('AWS::ApiGateway::Method', {
+          HttpMethod: 'ANY',
+          AuthorizationType: 'NONE',
+          Integration: {
+            Type: 'MOCK',
+            ContentHandling: 'CONVERT_TO_TEXT',
+            IntegrationResponses: [
+              {
+                StatusCode: '405',
+                ResponseTemplates: { 'application/json': JSON.stringify(body) },
+                ResponseParameters: {
+                  'method.response.header.Allow': `'${expectedAllow[path]}'`,
+                  'method.response.header.Content-Type': "'application/json'",
+                },
+              },
+            ],
+          },
+          MethodResponses: [Match.objectLike({ StatusCode: '405' })],
+        });
+      }
+    });
+
+    it('has one gateway response per GATEWAY_RESPONSES row, its status and body as in the table', () => {
+      const responses = Object.values(template().findResources('AWS::ApiGateway::GatewayResponse'));
+      expect(responses).toHaveLength(GATEWAY_RESPONSES.length);
+      for (const row of GATEWAY_RESPONSES) {
+        const response = responses.find((r) => r.Properties.ResponseType === row.type);
+        const properties = response?.Properties;
+        expect(properties?.StatusCode).toBe(String(row.body.status));
+        expect(JSON.parse(properties?.ResponseTemplates['application/json'])).toEqual(row.body);
+        expect(properties?.ResponseParameters).toEqual({
+          ...Object.fromEntries(
+            Object.entries(row.headers).map(([name, value]) => [
+              `gatewayresponse.header.${name}`,
+              `'${value}'`,
+            ]),
+          ),
+          'gatewayresponse.header.Content-Type': "'application/json'",
+        });
+      }
+    });
+
+    it.each([
+      ['THROTTLED', 'rate_limited', THROTTLED_RETRY_AFTER_SECONDS],
+      ['QUOTA_EXCEEDED', 'quota_exceeded', QUOTA_EXCEEDED_RETRY_AFTER_SECONDS],
+    ] as const)(
+      'answers %s with 429 %s, a static Retry-After of %i s and X-RateLimit-Remaining 0',
+      (type, code, retryAfter) => {
+        template().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+          ResponseType: type,
+          StatusCode: '429',
+          ResponseTemplates: {
+            'application/json': JSON.stringify(gatewayResponse(type).body),
+          },
+          ResponseParameters: {
+            'gatewayresponse.header.Retry-After': `'${retryAfter}'`,
+            'gatewayresponse.header.X-RateLimit-Remaining': "'0'",
+            'gatewayresponse.header.Content-Type': "'application/json'",
+          },
+        });
+        expect(gatewayResponse(type).body.code).toBe(code);
+      },
+    );
+
+    it('answers an unauthorized call with 401 and WWW-Authenticate: Bearer', () => {
+      template().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: 'UNAUTHORIZED',
+        StatusCode: '401',
+        ResponseParameters: Match.objectLike({
+          'gatewayresponse.header.WWW-Authenticate': "'Bearer'",
+        }),
+      });
+    });
+
+    it('never creates the account-wide AWS::ApiGateway::Account', () => {
+      template().resourceCountIs('AWS::ApiGateway::Account', 0);
+    });
+  });
+
+  describe('usage plans', () => {
+    it('has one usage plan per plan, the backstop of usagePlanSettings(PLANS[id]), bound to the v1 stage', () => {
+      template().resourceCountIs('AWS::ApiGateway::UsagePlan', PLAN_IDS.length);
+      for (const planId of PLAN_IDS) {
+        const plan = PLANS[planId];
+        const settings = usagePlanSettings(plan);
+        template().hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+          UsagePlanName: `${stackName(stage)}-${plan.name}`,
+          Throttle: { RateLimit: settings.rateLimit, BurstLimit: settings.burstLimit },
+          Quota: { Limit: settings.quotaPerDay, Period: 'DAY' },
+          ApiStages: [
+            Match.objectLike({
+              ApiId: { Ref: logicalId(stack(), 'Api') },
+              Stage: apiStageRef(),
+            }),
+          ],
+        });
+      }
+    });
+
+    it("describes each usage plan with the plan's numbers and the backstop's", () => {
+      for (const planId of PLAN_IDS) {
+        const plan = PLANS[planId];
+        const { burstLimit, quotaPerDay } = usagePlanSettings(plan);
+        const [usagePlan] = Object.values(
+          template().findResources('AWS::ApiGateway::UsagePlan', {
+            Properties: { UsagePlanName: `${stackName(stage)}-${plan.name}` },
+          }),
+        );
+        const description: string = usagePlan?.Properties.Description;
+        for (const part of [
+          `${plan.name} plan: ${plan.perMinute} requests per minute and ${plan.perDay} per day`,
+          `backstop at ${BACKSTOP_FACTOR}x`,
+          `burst ${burstLimit}, ${quotaPerDay} requests per day`,
+        ]) {
+          expect(description).toContain(part);
+        }
+      }
+    });
+  });
+
+  describe('outputs', () => {
+    it('outputs the base URL, the RestApi id, the keys and counters tables and each usage plan id', () => {
+      const outputs = template().findOutputs('*');
+      expect(Object.keys(outputs).sort()).toEqual(
+        [
+          STACK_OUTPUTS.apiBaseUrl,
+          STACK_OUTPUTS.restApiId,
+          STACK_OUTPUTS.keysTableName,
+          STACK_OUTPUTS.countersTableName,
+          STACK_OUTPUTS.dashboardUrl,
+          STACK_OUTPUTS.alarmTopicArn,
+          ...PLAN_IDS.map(usagePlanOutputName),
+        ].sort(),
+      );
+      expect(outputs[STACK_OUTPUTS.restApiId]?.Value).toEqual({ Ref: logicalId(stack(), 'Api') });
+      expect(outputs[STACK_OUTPUTS.keysTableName]?.Value).toEqual({
+        Ref: logicalId(stack(), KEYS_TABLE.constructId),
+      });
+      expect(outputs[STACK_OUTPUTS.countersTableName]?.Value).toEqual({
+        Ref: logicalId(stack(), COUNTERS_TABLE.constructId),
+      });
+      expect(outputs[STACK_OUTPUTS.apiBaseUrl]?.Value).toEqual({
+        'Fn::Join': [
+          '',
+          [
+            'https://',
+            { Ref: logicalId(stack(), 'Api') },
+            '.execute-api.',
+            { Ref: 'AWS::Region' },
+            '.',
+            { Ref: 'AWS::URLSuffix' },
+            '/',
+            apiStageRef(),
+            '/',
+          ],
+        ],
+      });
+    });
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * The edge of both stages' stacks and the functions' bundles, synthesized with cdk.json's flags:
+ * the REGIONAL endpoint with X-Ray, the web ACL (its rules in production), the JSON access log
+ * line, and the bundled `index.mjs` of each function (ESM, source map, the AWS SDK inside but for
+ * the credential providers Lambda never reaches), run as Lambda loads it against DynamoDB Local.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyResult, Handler } from 'aws-lambda';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { UNREACHED_CREDENTIAL_PROVIDERS } from '../../infra/constructs/service-function.ts';
+import {
+  createAuthorizerEvent,
+  createLambdaContext,
+  createProxyEvent,
+} from '../../infra/local/events.ts';
+import { AuthorizerResultSchema } from '../../infra/local/lambda-results.ts';
+import { API_STAGE_NAME } from '../../infra/routes.ts';
+import { STAGE_SETTINGS, STAGES } from '../../infra/stages.ts';
+import { keyStoreFromEnv } from '../../shared/keys/store.ts';
+import {
+  FUNCTION_IDS,
+  logicalId,
+  outdir,
+  petstore,
+  stageOf,
+  synthesizeStages,
+  templates,
+} from '../support/petstore-app.ts';
+
+synthesizeStages();
+
+describe.each(STAGES)('the %s stage', (stage) => {
+  const { template } = stageOf(stage);
+
+  describe('edge', () => {
+    it('has a REGIONAL endpoint and X-Ray tracing on the v1 stage', () => {
+      template().hasResourceProperties('AWS::ApiGateway::RestApi', {
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+      });
+      template().hasResourceProperties('AWS::ApiGateway::Stage', {
+        StageName: API_STAGE_NAME,
+        TracingEnabled: true,
+      });
+    });
+
+    it(`${STAGE_SETTINGS[stage].webAcl ? 'puts' : 'puts no'} web ACL in front of the stage`, () => {
+      const count = STAGE_SETTINGS[stage].webAcl ? 1 : 0;
+      template().resourceCountIs('AWS::WAFv2::WebACL', count);
+      template().resourceCountIs('AWS::WAFv2::WebACLAssociation', count);
+    });
+
+    it('logs each request as one JSON line, numbers as numbers, with the integration, path, user agent and trace id', () => {
+      const [apiStage] = Object.values(
+        template().findResources('AWS::ApiGateway::Stage', {
+          Properties: { StageName: API_STAGE_NAME },
+        }),
+      );
+      const format: string = apiStage?.Properties.AccessLogSetting.Format;
+      // As API Gateway fills it in for a refused key: no integration ran.
+      const line = format
+        .replace(/\$context\.(status|responseLength|responseLatency)\b/g, '401')
+        .replace(/\$context\.[A-Za-z.]+/g, '-');
+
+      expect(JSON.parse(line)).toMatchObject({
+        status: 401,
+        responseLength: 401,
+        responseLatency: 401,
+        integrationLatency: '-',
+        integrationStatus: '-',
+        path: '-',
+        userAgent: '-',
+        xrayTraceId: '-',
+      });
+      for (const field of [
+        '$context.integrationLatency',
+        '$context.integrationStatus',
+        '$context.path',
+        '$context.identity.userAgent',
+        '$context.xrayTraceId',
+      ]) {
+        expect(format).toContain(field);
+      }
+    });
+  });
+});
+
+describe('the web ACL of production', () => {
+  it('runs the common and known-bad-inputs rule sets, the body size rule counted, and blocks an IP over 20,000 requests in 5 minutes', () => {
+    const template = templates.production;
+    const stack = petstore.stacks.production;
+    const webAcl = logicalId(stack, 'Api/WebAcl');
+
+    template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      Rules: [
+        Match.objectLike({
+          Name: 'RateLimitPerIp',
+          Action: { Block: {} },
+          Statement: {
+            RateBasedStatement: { AggregateKeyType: 'IP', Limit: 20_000, EvaluationWindowSec: 300 },
+          },
+        }),
+        Match.objectLike({
+          Name: 'AWSManagedRulesCommonRuleSet',
+          OverrideAction: { None: {} },
+          Statement: {
+            ManagedRuleGroupStatement: {
+              VendorName: 'AWS',
+              Name: 'AWSManagedRulesCommonRuleSet',
+              RuleActionOverrides: [{ Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } }],
+            },
+          },
+        }),
+        Match.objectLike({
+          Name: 'AWSManagedRulesKnownBadInputsRuleSet',
+          Statement: {
+            ManagedRuleGroupStatement: {
+              VendorName: 'AWS',
+              Name: 'AWSManagedRulesKnownBadInputsRuleSet',
+            },
+          },
+        }),
+      ],
+    });
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: { 'Fn::GetAtt': [webAcl, 'Arn'] },
+      ResourceArn: {
+        'Fn::Join': [
+          '',
+          Match.arrayWith([{ Ref: logicalId(stack, 'Api/Default/DeploymentStage.v1') }]),
+        ],
+      },
+    });
+  });
+});
+
+describe('the bundles', () => {
+  /** Path of the bundled `index.mjs` of a function of the staging stack (both stages share it). */
+  function bundlePath(id: string): string {
+    const stack = petstore.stacks.staging;
+    const { Properties } = templates.staging.toJSON().Resources[logicalId(stack, id)];
+    const assetHash = String(Properties.Code.S3Key).replace(/\.zip$/, '');
+    return join(outdir, `asset.${assetHash}`, 'index.mjs');
+  }
+
+  /** Imports a function's bundle as Lambda loads it, and returns its handler. */
+  async function bundledHandler<Event, Result>(id: string): Promise<Handler<Event, Result>> {
+    const module = (await import(bundlePath(id))) as { handler: Handler<Event, Result> };
+    return module.handler;
+  }
+
+  it('are ESM with the createRequire banner and a source map, and carry the AWS SDK', () => {
+    for (const id of FUNCTION_IDS) {
+      const code = readFileSync(bundlePath(id), 'utf8');
+
+      expect(code.startsWith("import { createRequire } from 'node:module';")).toBe(true);
+      expect(code).not.toMatch(/from\s*["']@aws-sdk\//);
+      expect(code).toContain('DynamoDBClient');
+      expect(existsSync(`${bundlePath(id)}.map`)).toBe(true);
+    }
+  });
+
+  it('leave out only the credential providers Lambda never reaches, each loaded by a dynamic import', () => {
+    for (const id of FUNCTION_IDS) {
+      const code = readFileSync(bundlePath(id), 'utf8');
+      const dynamic = [
+        ...code.matchAll(/import\(\s*["']((?:@aws-sdk|@smithy)\/[^"']+)["']\s*\)/g),
+      ].map((match) => match[1]);
+
+      expect(new Set(dynamic)).toEqual(new Set(UNREACHED_CREDENTIAL_PROVIDERS));
+      expect(code).not.toMatch(/from\s*["']@smithy\//);
+      expect(code).toContain('credential-provider-env');
+    }
+  });
+
+  it('run: the bundled authorizer admits a key and the bundled createPet and getPet serve with its context', async () => {
+    const { token, record } = await keyStoreFromEnv().createKey({ plan: 'free' });
+    const authorizer = await bundledHandler<unknown, APIGatewayAuthorizerResult>(
+      'AuthorizerFunction',
+    );
+    const createPet = await bundledHandler<unknown, APIGatewayProxyResult>('CreatePetFunction');
+    const getPet = await bundledHandler<unknown, APIGatewayProxyResult>('GetPetFunction');
+    const context = createLambdaContext('bundle-test');
+    const noCallback = () => {};
+
+    const allowed = await authorizer(
+      createAuthorizerEvent({
+        method: 'POST',
+        resource: '/pets',
+        path: '/pets',
+        headers: { Authorization: `Bearer ${token}` },
+      }),
+      context,
+      noCallback,
+    );
+    // API Gateway passes the authorizer's context on to the functions, whose rate limiter reads it.
+    const { principalId, context: authorizerContext } = v.parse(AuthorizerResultSchema, allowed);
+    const authorizerOutput = { ...authorizerContext, principalId };
+    const created = await createPet(
+      createProxyEvent({
+        method: 'POST',
+        resource: '/pets',
+        path: '/pets',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Bundled', categoryId: 1 }),
+        authorizer: authorizerOutput,
+      }),
+      context,
+      noCallback,
+    );
+    const pet = JSON.parse(created?.body ?? '{}');
+    const fetched = await getPet(
+      createProxyEvent({
+        method: 'GET',
+        resource: '/pets/{petId}',
+        path: `/pets/${pet.id}`,
+        pathParameters: { petId: String(pet.id) },
+        authorizer: authorizerOutput,
+      }),
+      context,
+      noCallback,
+    );
+
+    expect(principalId).toBe(record.keyId);
+    expect(created?.statusCode).toBe(201);
+    expect(fetched?.statusCode).toBe(200);
+    expect(JSON.parse(fetched?.body ?? '{}')).toEqual(pet);
+  });
+});

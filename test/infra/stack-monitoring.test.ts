@@ -1,0 +1,276 @@
+/**
+ * The monitoring and the deployments of both stages' stacks, synthesized with cdk.json's flags:
+ * the alarms (5XX, function errors and throttles, the rate limiter failing open, authorizer
+ * failures, table throttling, p99 latency), the encrypted alarm topic they notify, the dashboard,
+ * and each operation's canary deployment behind its live alias, rolled back on those alarms.
+ */
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { ROUTES } from '../../infra/routes.ts';
+import { STACK_OUTPUTS, STAGE_SETTINGS, STAGES, stackName } from '../../infra/stages.ts';
+import { TABLES } from '../../shared/tables.ts';
+import {
+  FUNCTION_IDS,
+  logicalId,
+  OPERATION_IDS,
+  stageOf,
+  synthesizeStages,
+} from '../support/petstore-app.ts';
+
+synthesizeStages();
+
+describe.each(STAGES)('the %s stage', (stage) => {
+  const { stack, template } = stageOf(stage);
+
+  describe('alarms', () => {
+    it('alarms on API 5XX, on each operation function error and on every function throttle', () => {
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: '5XXError',
+        Statistic: 'Sum',
+        Threshold: 1,
+      });
+      for (const route of ROUTES) {
+        template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+          MetricName: 'Errors',
+          Dimensions: [
+            { Name: 'FunctionName', Value: { Ref: logicalId(stack(), route.constructId) } },
+          ],
+        });
+      }
+      for (const id of FUNCTION_IDS) {
+        template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+          MetricName: 'Throttles',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack(), id) } }],
+        });
+      }
+    });
+
+    it("alarms on the first request the stage's own rate limiter admits uncounted (fail open)", () => {
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'Petstore',
+        MetricName: 'RateLimiterUnavailable',
+        Dimensions: [
+          { Name: 'service', Value: 'petstore' },
+          { Name: 'stage', Value: stage },
+        ],
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    });
+  });
+
+  describe('alarm topic', () => {
+    const topicRef = () => ({ Ref: logicalId(stack(), 'Monitoring/AlarmTopic') });
+
+    it('is one SNS topic encrypted with a rotated customer managed key that CloudWatch may use', () => {
+      template().resourceCountIs('AWS::SNS::Topic', 1);
+      template().hasResourceProperties('AWS::SNS::Topic', {
+        KmsMasterKeyId: { 'Fn::GetAtt': [logicalId(stack(), 'Monitoring/AlarmTopicKey'), 'Arn'] },
+      });
+      template().hasResourceProperties('AWS::KMS::Key', {
+        EnableKeyRotation: true,
+        KeyPolicy: {
+          Statement: Match.arrayWith([
+            {
+              Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+              Effect: 'Allow',
+              Principal: { Service: 'cloudwatch.amazonaws.com' },
+              Resource: '*',
+            },
+          ]),
+        },
+      });
+    });
+
+    it('refuses publishing without TLS', () => {
+      template().hasResourceProperties('AWS::SNS::TopicPolicy', {
+        Topics: [topicRef()],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    });
+
+    it('receives ALARM and OK from every alarm of the stack', () => {
+      const alarms = Object.values(template().findResources('AWS::CloudWatch::Alarm'));
+
+      expect(alarms.length).toBeGreaterThanOrEqual(14);
+      for (const alarm of alarms) {
+        expect(alarm.Properties.AlarmActions).toEqual([topicRef()]);
+        expect(alarm.Properties.OKActions).toEqual([topicRef()]);
+      }
+    });
+
+    it('has no subscription unless an alarm e-mail is set', () => {
+      template().resourceCountIs('AWS::SNS::Subscription', 0);
+    });
+  });
+
+  describe('alarms beyond errors and throttles', () => {
+    it("alarms on authorizer failures, counted per RestApi from the access log's error type", () => {
+      template().hasResourceProperties('AWS::Logs::MetricFilter', {
+        LogGroupName: { Ref: logicalId(stack(), 'Api/AccessLogs') },
+        FilterPattern:
+          '{ ($.errorType = "AUTHORIZER_FAILURE") || ($.errorType = "AUTHORIZER_CONFIGURATION_ERROR") }',
+        MetricTransformations: [
+          {
+            MetricNamespace: 'Petstore',
+            MetricName: 'AuthorizerFailures',
+            MetricValue: '1',
+            Dimensions: [{ Key: 'ApiId', Value: '$.apiId' }],
+          },
+        ],
+      });
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'Petstore',
+        MetricName: 'AuthorizerFailures',
+        Dimensions: [{ Name: 'ApiId', Value: { Ref: logicalId(stack(), 'Api') } }],
+        Statistic: 'Sum',
+        Threshold: 1,
+      });
+    });
+
+    it('alarms on read or write throttling of every table', () => {
+      for (const table of TABLES) {
+        const tableRef = { Ref: logicalId(stack(), table.constructId) };
+        template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Threshold: 1,
+          Metrics: Match.arrayWith([
+            Match.objectLike({ Expression: 'reads + writes' }),
+            Match.objectLike({
+              MetricStat: Match.objectLike({
+                Metric: {
+                  Namespace: 'AWS/DynamoDB',
+                  MetricName: 'WriteThrottleEvents',
+                  Dimensions: [{ Name: 'TableName', Value: tableRef }],
+                },
+              }),
+            }),
+          ]),
+        });
+      }
+    });
+
+    it("alarms when the stage's p99 latency stays at or above 1 s for 15 minutes", () => {
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: 'Latency',
+        ExtendedStatistic: 'p99',
+        Period: 300,
+        EvaluationPeriods: 3,
+        Threshold: 1000,
+        Dimensions: Match.arrayWith([{ Name: 'ApiName', Value: stackName(stage) }]),
+      });
+    });
+  });
+
+  describe('dashboard', () => {
+    it('is named after the stack and charts the API, every function, every table, the limiter and the authorizer', () => {
+      const [dashboard] = Object.values(template().findResources('AWS::CloudWatch::Dashboard'));
+      const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+
+      expect(dashboard?.Properties.DashboardName).toBe(stackName(stage));
+      for (const metric of [
+        'Count',
+        '4XXError',
+        '5XXError',
+        'Latency',
+        'Invocations',
+        'Errors',
+        'Duration',
+        'Throttles',
+        'ConcurrentExecutions',
+        'ConsumedReadCapacityUnits',
+        'ConsumedWriteCapacityUnits',
+        'ReadThrottleEvents',
+        'WriteThrottleEvents',
+        'RateLimitRefused',
+        'RateLimitBanned',
+        'RateLimiterUnavailable',
+        'AuthorizerFailures',
+      ]) {
+        expect(body).toContain(`\\"${metric}\\"`);
+      }
+      for (const id of [...FUNCTION_IDS, ...TABLES.map((table) => table.constructId)]) {
+        expect(body).toContain(logicalId(stack(), id));
+      }
+      expect(body).toContain(`\\"stage\\",\\"${stage}\\"`);
+    });
+
+    it('outputs its console URL', () => {
+      const url = JSON.stringify(template().findOutputs(STACK_OUTPUTS.dashboardUrl));
+      expect(url).toContain(
+        `"#dashboards:name=",{"Ref":"${logicalId(stack(), 'Monitoring/Dashboard')}"}`,
+      );
+    });
+  });
+
+  describe('canary deployments', () => {
+    it(`publishes each operation as a version behind the alias live, shifted ${STAGE_SETTINGS[stage].deployment}`, () => {
+      const config = {
+        canary: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
+        'all-at-once': 'CodeDeployDefault.LambdaAllAtOnce',
+      }[STAGE_SETTINGS[stage].deployment];
+      template().resourceCountIs('AWS::Lambda::Alias', ROUTES.length);
+      template().resourceCountIs('AWS::CodeDeploy::DeploymentGroup', ROUTES.length);
+      for (const id of OPERATION_IDS) {
+        const alias = template().toJSON().Resources[logicalId(stack(), `${id}/Live`)];
+        expect(alias.Properties).toMatchObject({
+          Name: 'live',
+          FunctionName: { Ref: logicalId(stack(), id) },
+          FunctionVersion: {
+            'Fn::GetAtt': [expect.stringMatching(`^${id}CurrentVersion`), 'Version'],
+          },
+        });
+        expect(alias.UpdatePolicy.CodeDeployLambdaAliasUpdate).toMatchObject({
+          DeploymentGroupName: { Ref: logicalId(stack(), `${id}/Deployment`) },
+        });
+        template().hasResourceProperties('AWS::CodeDeploy::DeploymentGroup', {
+          DeploymentConfigName: config,
+          AlarmConfiguration: {
+            Enabled: true,
+            Alarms: [
+              { Name: { Ref: logicalId(stack(), `${id}/ErrorsAlarm`) } },
+              { Name: { Ref: logicalId(stack(), 'Api/ServerErrorsAlarm') } },
+            ],
+          },
+          AutoRollbackConfiguration: {
+            Enabled: true,
+            Events: Match.arrayWith([
+              'DEPLOYMENT_FAILURE',
+              'DEPLOYMENT_STOP_ON_REQUEST',
+              'DEPLOYMENT_STOP_ON_ALARM',
+            ]),
+          },
+        });
+      }
+    });
+
+    it('lets API Gateway invoke only the alias of each operation, not its bare function', () => {
+      const permissions = Object.values(template().findResources('AWS::Lambda::Permission'));
+      for (const id of OPERATION_IDS) {
+        const onAlias = permissions.filter(
+          (p) =>
+            JSON.stringify(p.Properties.FunctionName) ===
+            JSON.stringify({ Ref: logicalId(stack(), `${id}/Live`) }),
+        );
+        expect(onAlias.length).toBeGreaterThan(0);
+        for (const permission of onAlias) {
+          expect(permission.Properties.Principal).toBe('apigateway.amazonaws.com');
+        }
+        expect(
+          permissions.filter((p) =>
+            JSON.stringify(p.Properties.FunctionName).includes(`"${logicalId(stack(), id)}"`),
+          ),
+        ).toEqual([]);
+      }
+    });
+  });
+});

@@ -1,0 +1,321 @@
+/**
+ * The stacks of both stages (infra/petstore-stack.ts), synthesized with cdk.json's flags: the
+ * stack's name and the logical ids deployed stacks keep, the tables (keys, GSIs, TTL, removal),
+ * the functions (runtime, timeout, environment, logs, tracing) with their roles and the cursor key
+ * secret; and the whole app: no error annotation, the account stack that holds API Gateway's
+ * account settings, and no unacknowledged cdk-nag finding.
+ */
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
+import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/routes.ts';
+import { STAGE_SETTINGS, STAGES, type StageName, stackName } from '../../infra/stages.ts';
+import { CURSOR_KEY_SECRET_ARN_ENV } from '../../shared/pets/cursor.ts';
+import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/limiter.ts';
+import {
+  COUNTERS_TABLE,
+  IDEMPOTENCY_TABLE,
+  KEYS_TABLE,
+  PETS_TABLE,
+  TABLES,
+} from '../../shared/tables.ts';
+import {
+  banEnvironment,
+  FUNCTION_IDS,
+  logicalId,
+  OPERATION_IDS,
+  petstore,
+  stageOf,
+  synthesizeStages,
+} from '../support/petstore-app.ts';
+
+/** What each stage does with its tables when the stack goes. */
+const TABLE_REMOVAL: Record<StageName, { policy: string; deletionProtection: boolean }> = {
+  staging: { policy: 'Delete', deletionProtection: false },
+  production: { policy: 'Retain', deletionProtection: true },
+};
+
+synthesizeStages({ wholeApp: true });
+
+describe.each(STAGES)('the %s stage', (stage) => {
+  const { stack, template, arnOf } = stageOf(stage);
+
+  it('is the stack named stackName(stage)', () => {
+    expect(stack().stackName).toBe(stackName(stage));
+  });
+
+  it('keeps the logical ids of the data and of what clients hold: tables, RestApi, stage, usage plans', () => {
+    // GIVEN the logical ids deployed stacks already have (a changed one replaces the resource: an
+    // empty table, a new base URL, usage plans without their API keys)
+    const pinned: Record<string, string> = {
+      PetsTable56B0D675: 'AWS::DynamoDB::Table',
+      KeysTableDD857A22: 'AWS::DynamoDB::Table',
+      CountersTable23DAAD26: 'AWS::DynamoDB::Table',
+      IdempotencyTable22A5A209: 'AWS::DynamoDB::Table',
+      ApiF70053CD: 'AWS::ApiGateway::RestApi',
+      ApiDeploymentStagev102147F91: 'AWS::ApiGateway::Stage',
+      ApiUsagePlanFree256CC719: 'AWS::ApiGateway::UsagePlan',
+      ApiUsagePlanPro24D338D6: 'AWS::ApiGateway::UsagePlan',
+      ApiUsagePlanBusiness50B62649: 'AWS::ApiGateway::UsagePlan',
+    };
+
+    // WHEN the stage is synthesized
+    const resources = template().toJSON().Resources;
+
+    // THEN each is there under its old id, and the stack keeps its name
+    for (const [id, type] of Object.entries(pinned)) expect(resources[id]?.Type).toBe(type);
+    expect(stack().stackName).toBe(`petstore-${stage}`);
+  });
+
+  describe('tables', () => {
+    it('creates exactly the tables of TABLES, on demand, with point-in-time recovery', () => {
+      template().resourceCountIs('AWS::DynamoDB::Table', TABLES.length);
+      for (const table of TABLES) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), table.constructId)];
+        expect(Properties).toMatchObject({
+          KeySchema: [{ AttributeName: table.partitionKey.name, KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        });
+      }
+    });
+
+    it('gives the pets table the status-index GSI: partition key status, sort key id', () => {
+      template().hasResource('AWS::DynamoDB::Table', {
+        Properties: Match.objectLike({
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+          GlobalSecondaryIndexes: [
+            {
+              IndexName: 'status-index',
+              KeySchema: [
+                { AttributeName: 'status', KeyType: 'HASH' },
+                { AttributeName: 'id', KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'ALL' },
+            },
+          ],
+        }),
+      });
+    });
+
+    it('gives the keys table its keyId GSI and the counters table its TTL, and nothing else', () => {
+      const resources = template().toJSON().Resources;
+      const keys = resources[logicalId(stack(), KEYS_TABLE.constructId)].Properties;
+      const counters = resources[logicalId(stack(), COUNTERS_TABLE.constructId)].Properties;
+      const pets = resources[logicalId(stack(), PETS_TABLE.constructId)].Properties;
+
+      expect(keys.GlobalSecondaryIndexes).toEqual([
+        {
+          IndexName: 'keyId-index',
+          KeySchema: [{ AttributeName: 'keyId', KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ]);
+      expect(counters.TimeToLiveSpecification).toEqual({
+        AttributeName: 'expiresAt',
+        Enabled: true,
+      });
+      expect(counters.GlobalSecondaryIndexes).toBeUndefined();
+      expect(pets.TimeToLiveSpecification).toBeUndefined();
+      expect(keys.TimeToLiveSpecification).toBeUndefined();
+    });
+
+    it(`${stage === 'production' ? 'retains and deletion-protects' : 'deletes'} every table with the stack`, () => {
+      const { policy, deletionProtection } = TABLE_REMOVAL[stage];
+      for (const table of TABLES) {
+        const resource = template().toJSON().Resources[logicalId(stack(), table.constructId)];
+        expect(resource.DeletionPolicy).toBe(policy);
+        expect(resource.UpdateReplacePolicy).toBe(policy);
+        expect(resource.Properties.DeletionProtectionEnabled).toBe(deletionProtection);
+      }
+    });
+  });
+
+  describe('functions', () => {
+    it('gives every function the timeout the local gateway emulates (10 s)', () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        expect(Properties.Timeout).toBe(FUNCTION_TIMEOUT_SECONDS);
+      }
+      expect(FUNCTION_TIMEOUT_SECONDS).toBe(10);
+    });
+
+    it('runs one Node.js 22 arm64 ESM function per route plus the authorizer', () => {
+      template().resourceCountIs('AWS::Lambda::Function', FUNCTION_IDS.length);
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        expect(Properties).toMatchObject({
+          Runtime: 'nodejs22.x',
+          Architectures: ['arm64'],
+          Handler: 'index.handler',
+        });
+      }
+    });
+
+    it("passes every table name by its env var, the Powertools settings, the stage, the stage's source-map setting, and the operations the default ban policy", () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        expect(Properties.Environment.Variables).toEqual({
+          PETS_TABLE_NAME: { Ref: logicalId(stack(), PETS_TABLE.constructId) },
+          KEYS_TABLE_NAME: { Ref: logicalId(stack(), KEYS_TABLE.constructId) },
+          COUNTERS_TABLE_NAME: { Ref: logicalId(stack(), COUNTERS_TABLE.constructId) },
+          IDEMPOTENCY_TABLE_NAME: { Ref: logicalId(stack(), IDEMPOTENCY_TABLE.constructId) },
+          POWERTOOLS_SERVICE_NAME: 'petstore',
+          POWERTOOLS_METRICS_NAMESPACE: 'Petstore',
+          POWERTOOLS_LOG_LEVEL: 'INFO',
+          PETSTORE_STAGE: stage,
+          ...(STAGE_SETTINGS[stage].sourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
+          ...(OPERATION_IDS.includes(id) ? banEnvironment(DEFAULT_BAN_POLICY) : {}),
+          ...(id === 'ListPetsFunction'
+            ? { [CURSOR_KEY_SECRET_ARN_ENV]: { Ref: logicalId(stack(), 'CursorKeySecret') } }
+            : {}),
+        });
+      }
+    });
+
+    it(`generates the cursor key in Secrets Manager, ${stage === 'production' ? 'retained' : 'deleted'} with the stack`, () => {
+      const secrets = template().findResources('AWS::SecretsManager::Secret');
+
+      expect(Object.keys(secrets)).toEqual([logicalId(stack(), 'CursorKeySecret')]);
+      const [secret] = Object.values(secrets);
+      expect(secret?.Properties.GenerateSecretString).toEqual({
+        PasswordLength: 64,
+        ExcludePunctuation: true,
+      });
+      expect(secret?.Properties.SecretString).toBeUndefined();
+      expect(secret?.DeletionPolicy).toBe(TABLE_REMOVAL[stage].policy);
+    });
+
+    it('logs each function to its own log group with a retention', () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        const logGroup = template().toJSON().Resources[logicalId(stack(), `${id}/Logs`)];
+        expect(Properties.LoggingConfig).toEqual({
+          LogGroup: { Ref: logicalId(stack(), `${id}/Logs`) },
+        });
+        expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
+      }
+    });
+
+    it('grants each function exactly the DynamoDB actions its store and rate limiter call, log writes, trace writes, and listPets the read of its cursor key', () => {
+      const pets = arnOf(PETS_TABLE.constructId);
+      const counters = {
+        Action: 'dynamodb:UpdateItem',
+        Effect: 'Allow',
+        Resource: arnOf(COUNTERS_TABLE.constructId),
+      };
+      const expected: Record<string, unknown[]> = {
+        ListPetsFunction: [
+          {
+            Action: 'dynamodb:Query',
+            Effect: 'Allow',
+            Resource: [pets, { 'Fn::Join': ['', [pets, '/index/status-index']] }],
+          },
+          counters,
+        ],
+        CreatePetFunction: [
+          {
+            Action: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+            Effect: 'Allow',
+            Resource: [pets, { 'Fn::Join': ['', [pets, '/index/status-index']] }],
+          },
+          {
+            Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+            Effect: 'Allow',
+            Resource: arnOf(COUNTERS_TABLE.constructId),
+          },
+          {
+            Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            Effect: 'Allow',
+            Resource: arnOf(IDEMPOTENCY_TABLE.constructId),
+          },
+        ],
+        GetPetFunction: [{ Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: pets }, counters],
+        AuthorizerFunction: [
+          { Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: arnOf(KEYS_TABLE.constructId) },
+        ],
+      };
+      const policies = Object.values(template().findResources('AWS::IAM::Policy'));
+
+      expect(policies).toHaveLength(FUNCTION_IDS.length);
+      for (const id of FUNCTION_IDS) {
+        const role = { Ref: logicalId(stack(), `${id}/Role`) };
+        const policy = policies.find(
+          (p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([role]),
+        );
+        expect(policy?.Properties.PolicyDocument.Statement).toEqual([
+          {
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Effect: 'Allow',
+            Resource: arnOf(`${id}/Logs`),
+          },
+          ...(expected[id] ?? []),
+          {
+            Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+            Effect: 'Allow',
+            Resource: '*',
+          },
+          // Granted after the function exists, so its statement comes last.
+          ...(id === 'ListPetsFunction'
+            ? [
+                {
+                  Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+                  Effect: 'Allow',
+                  Resource: { Ref: logicalId(stack(), 'CursorKeySecret') },
+                },
+              ]
+            : []),
+        ]);
+      }
+    });
+
+    it("attaches no managed policy to any role but CodeDeploy's, which gets AWS's limited Lambda policy", () => {
+      const deploymentRoles = OPERATION_IDS.map((id) =>
+        logicalId(stack(), `${id}/Deployment/ServiceRole`),
+      );
+      for (const [id, role] of Object.entries(template().findResources('AWS::IAM::Role'))) {
+        if (deploymentRoles.includes(id)) {
+          expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
+            ':iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited',
+          );
+        } else {
+          expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+        }
+      }
+    });
+
+    it('runs every function with X-Ray active tracing', () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        expect(Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      }
+    });
+  });
+
+  it('has no error annotation', () => {
+    expect(Annotations.fromStack(stack()).findError('*', Match.anyValue())).toEqual([]);
+  });
+});
+
+describe('the account stack', () => {
+  it('holds the one AWS::ApiGateway::Account with a CloudWatch role API Gateway assumes', () => {
+    const template = Template.fromStack(petstore.accountStack);
+
+    expect(petstore.accountStack.stackName).toBe(ACCOUNT_STACK_NAME);
+    template.resourceCountIs('AWS::ApiGateway::Account', 1);
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+      },
+    });
+  });
+});
+
+describe('cdk-nag', () => {
+  it('reports no unacknowledged AWS Solutions finding anywhere in the app', () => {
+    const report = new AwsSolutionsChecks().validateScope(petstore.app);
+
+    expect(report.violations).toEqual([]);
+  });
+});
