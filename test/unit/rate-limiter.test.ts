@@ -4,61 +4,27 @@
  * keeps, and the temporary ban. The decision alone is tested in rate-limit-decision.test.ts.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { PLANS } from '../../shared/plans.ts';
-import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { counterName } from '../../shared/rate-limit/counter-item.ts';
-import type { RateLimitDecision } from '../../shared/rate-limit/decision.ts';
-import {
-  type BanPolicy,
-  DEFAULT_BAN_POLICY,
-  DynamoDBRateLimiter,
-} from '../../shared/rate-limit/limiter.ts';
+import { type BanPolicy, DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
 import { windowAt } from '../../shared/rate-limit/windows.ts';
-import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import { COUNTERS_TABLE } from '../../shared/tables.ts';
-import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
+import { tomorrowAt } from '../support/clock.ts';
 
-const client = createDocumentClient();
-const tableName = requiredSetting(readSettings(), COUNTERS_TABLE.envVar);
-afterAll(() => client.destroy());
-const bans = new DynamoDBRateLimitBans(client, tableName);
-
-const FREE = PLANS.free;
-/** 10:30:00 UTC tomorrow, the first second of a minute: its counter items expire in the future. */
-const T0 = tomorrowAt('10:30:00');
-/** 00:00 UTC after tomorrow, where the day windows of these tests reset. */
-const MIDNIGHT = utcInstant(DAY_AFTER_TOMORROW, '00:00:00');
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-
-let keySequence = 0;
-/** A key id no other test uses, so that each test starts with empty windows. */
-function freshKey(): string {
-  keySequence += 1;
-  return `key_test${keySequence}_${Math.random().toString(16).slice(2, 10)}`;
-}
-
-function limiter(banPolicy: BanPolicy = DEFAULT_BAN_POLICY) {
-  return new DynamoDBRateLimiter(client, tableName, banPolicy);
-}
-
-/** Sends `count` requests one after another at `nowMs`; returns the decisions. */
-async function sendSequentially(
-  rl: DynamoDBRateLimiter,
-  keyId: string,
-  limits: { perMinute: number; perDay: number },
-  count: number,
-  nowMs: number,
-): Promise<RateLimitDecision[]> {
-  const decisions: RateLimitDecision[] = [];
-  for (let i = 0; i < count; i += 1) decisions.push(await rl.consume(keyId, limits, nowMs));
-  return decisions;
-}
-
-const admittedCount = (decisions: RateLimitDecision[]) =>
-  decisions.filter((d) => d.admitted).length;
+import {
+  admittedCount,
+  client,
+  FREE,
+  freshKey,
+  limiter,
+  MIDNIGHT,
+  MINUTE,
+  SECOND,
+  sendSequentially,
+  T0,
+  tableName,
+} from '../support/rate-limiter.ts';
 
 describe('DynamoDBRateLimiter.consume', () => {
   it('admits exactly the per-minute limit in one minute, counting the remainder down', async () => {
@@ -281,98 +247,5 @@ describe('DynamoDB calls per request', () => {
     } finally {
       metered.metered.destroy();
     }
-  });
-});
-
-describe('temporary ban', () => {
-  const policy: BanPolicy = { threshold: 3, durationSeconds: 900 };
-  const limits = { perMinute: 2, perDay: 100 };
-
-  /** Uses up the minute, then sends `rejected` more requests, all at `nowMs`. */
-  async function exhaust(rl: DynamoDBRateLimiter, keyId: string, rejected: number, nowMs: number) {
-    return (await sendSequentially(rl, keyId, limits, 2 + rejected, nowMs)).slice(2);
-  }
-
-  it('bans a key after more than the threshold of refused requests in one minute', async () => {
-    const rl = limiter(policy);
-    const keyId = freshKey();
-    const refused = await exhaust(rl, keyId, 4, T0 + 10 * SECOND);
-    expect(refused.map((d) => d.bannedUntil)).toEqual([
-      undefined,
-      undefined,
-      undefined,
-      T0 / 1000 + 10 + 900,
-    ]);
-    expect(await bans.banState(keyId, T0 + 11 * SECOND)).toEqual({ bannedUntil: T0 / 1000 + 910 });
-  });
-
-  it('does not ban at exactly the threshold', async () => {
-    const rl = limiter(policy);
-    const keyId = freshKey();
-    await exhaust(rl, keyId, 3, T0);
-    expect(await bans.banState(keyId, T0 + SECOND)).toBeUndefined();
-    expect((await rl.consume(keyId, limits, T0 + MINUTE)).admitted).toBe(true);
-  });
-
-  it('refuses every request while banned, in later minutes too, without counting them', async () => {
-    const rl = limiter(policy);
-    const keyId = freshKey();
-    await exhaust(rl, keyId, 4, T0);
-    const banEnd = T0 / 1000 + 900;
-
-    const laterMinute = await rl.consume(keyId, limits, T0 + 5 * MINUTE);
-    expect(laterMinute.admitted).toBe(false);
-    expect(laterMinute.bannedUntil).toBe(banEnd);
-    expect(laterMinute.binding).toMatchObject({ name: 'minute', remaining: 0, resetAt: banEnd });
-
-    const afterBan = await rl.consume(keyId, limits, banEnd * 1000);
-    expect(afterBan.admitted).toBe(true);
-    expect(afterBan.bannedUntil).toBeUndefined();
-    // 2 admitted before the ban, this one: banned requests were not counted.
-    expect(afterBan.day.remaining).toBe(100 - 3);
-    expect(afterBan.minute.remaining).toBe(1);
-  });
-
-  it('keeps a ban that runs past midnight UTC in force on the next day', async () => {
-    const rl = limiter(policy);
-    const keyId = freshKey();
-    const beforeMidnight = tomorrowAt('23:55:00');
-    await exhaust(rl, keyId, 4, beforeMidnight);
-    const nextDay = await rl.consume(keyId, limits, utcInstant(DAY_AFTER_TOMORROW, '00:05:00'));
-    expect(nextDay.admitted).toBe(false);
-    expect(nextDay.bannedUntil).toBe(beforeMidnight / 1000 + 900);
-    expect((await rl.consume(keyId, limits, beforeMidnight + 900 * SECOND)).admitted).toBe(true);
-  });
-
-  it('counts refusals by the day window in later minutes towards the ban', async () => {
-    const rl = limiter(policy);
-    const keyId = freshKey();
-    const tight = { perMinute: 2, perDay: 2 };
-    await sendSequentially(rl, keyId, tight, 2, T0);
-    const refused = await sendSequentially(rl, keyId, tight, 4, T0 + 5 * MINUTE);
-    expect(refused.map((d) => [d.admitted, d.binding.name])).toEqual([
-      [false, 'day'],
-      [false, 'day'],
-      [false, 'day'],
-      [false, 'day'],
-    ]);
-    expect(refused[3]?.bannedUntil).toBe(T0 / 1000 + 300 + 900);
-  });
-
-  it('unban lifts the ban at once and lets the key start afresh', async () => {
-    const rl = limiter(policy);
-    const keyId = freshKey();
-    await exhaust(rl, keyId, 4, T0);
-
-    expect(await bans.unban(keyId, T0 + SECOND)).toEqual({ bannedUntil: T0 / 1000 + 900 });
-    expect(await bans.banState(keyId, T0 + SECOND)).toBeUndefined();
-    // Same minute: still over the minute limit, so refused, but not banned again at once.
-    const refused = await rl.consume(keyId, limits, T0 + 2 * SECOND);
-    expect(refused).toMatchObject({ admitted: false, bannedUntil: undefined });
-    expect((await rl.consume(keyId, limits, T0 + MINUTE)).admitted).toBe(true);
-  });
-
-  it('unban of a key that is not banned reports nothing lifted', async () => {
-    expect(await bans.unban(freshKey(), T0)).toBeUndefined();
   });
 });
