@@ -177,6 +177,16 @@ describe('the bundles', () => {
     }
   });
 
+  it('hold a JSON body parser only in createPet, the one operation that reads a body', () => {
+    for (const id of FUNCTION_IDS) {
+      const { sources } = JSON.parse(readFileSync(`${bundlePath(id)}.map`, 'utf8')) as {
+        sources: string[];
+      };
+      const parsers = sources.filter((source) => source.includes('@middy/http-json-body-parser'));
+      expect(parsers.length > 0, id).toBe(id === 'CreatePetFunction');
+    }
+  });
+
   it('run: the bundled authorizer admits a key and the bundled createPet and getPet serve with its context', async () => {
     const { token, record } = await keyStoreFromEnv().createKey({ plan: 'free' });
     const authorizer = await bundledHandler<unknown, APIGatewayAuthorizerResult>(
