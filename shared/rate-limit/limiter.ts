@@ -170,6 +170,24 @@ export class DynamoDBRateLimiter {
     });
   }
 
+  /**
+   * One UpdateItem on the counter item `name`, cut short by `signal`.
+   *
+   * @returns The attributes `ReturnValues` asks for.
+   * @throws ConditionalCheckFailedException when the condition refuses; the client's error otherwise.
+   */
+  private async update(
+    name: string,
+    signal: AbortSignal | undefined,
+    input: Omit<UpdateCommandInput, 'TableName' | 'Key'>,
+  ): Promise<Record<string, unknown> | undefined> {
+    const { Attributes } = await this.client.send(
+      new UpdateCommand({ TableName: this.tableName, Key: { name }, ...input }),
+      { abortSignal: signal },
+    );
+    return Attributes;
+  }
+
   /** Sends one counting write; a refused condition is an outcome, not an error. */
   private async count(
     request: CountRequest,
@@ -179,17 +197,12 @@ export class DynamoDBRateLimiter {
     >,
   ): Promise<CountWrite> {
     try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { name: request.name },
-          ...expression,
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-        { abortSignal: request.signal },
-      );
-      return { outcome: 'admitted', counts: countsOf(Attributes) };
+      const attributes = await this.update(request.name, request.signal, {
+        ...expression,
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+      return { outcome: 'admitted', counts: countsOf(attributes) };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const counts = countsOf(error.Item && unmarshall(error.Item));
@@ -215,16 +228,11 @@ export class DynamoDBRateLimiter {
           ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':minute': at.minute.start },
         };
     try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { name: request.name },
-          ...expression,
-          ReturnValues: 'UPDATED_NEW',
-        }),
-        { abortSignal: request.signal },
-      );
-      return Number(Attributes?.rejected);
+      const attributes = await this.update(request.name, request.signal, {
+        ...expression,
+        ReturnValues: 'UPDATED_NEW',
+      });
+      return Number(attributes?.rejected);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       return 0;
@@ -243,22 +251,17 @@ export class DynamoDBRateLimiter {
     const ends = await Promise.all(
       daysUntil(at.nowSeconds * 1000, until).map(async (day) => {
         try {
-          await this.client.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: { name: counterName(keyId, day) },
-              UpdateExpression:
-                'SET bannedUntil = :until, expiresAt = if_not_exists(expiresAt, :expiresAt)',
-              ConditionExpression: NOT_BANNED,
-              ExpressionAttributeValues: {
-                ':until': until,
-                ':now': at.nowSeconds,
-                ':expiresAt': expiry(day),
-              },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            }),
-            { abortSignal: signal },
-          );
+          await this.update(counterName(keyId, day), signal, {
+            UpdateExpression:
+              'SET bannedUntil = :until, expiresAt = if_not_exists(expiresAt, :expiresAt)',
+            ConditionExpression: NOT_BANNED,
+            ExpressionAttributeValues: {
+              ':until': until,
+              ':now': at.nowSeconds,
+              ':expiresAt': expiry(day),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          });
           return until;
         } catch (error) {
           if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
