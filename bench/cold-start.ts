@@ -16,16 +16,21 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { BUNDLING } from '../infra/constructs/service-function.ts';
 import { AUTHORIZER, ROUTES } from '../infra/routes.ts';
+import { CURSOR_KEY_SECRET_ARN_ENV } from '../shared/pets/cursor.ts';
 import { TABLES } from '../shared/tables.ts';
 import { percentiles } from './stats.ts';
 
 const REPOSITORY_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SAMPLES = 21;
 
-/** What a function's module scope needs to load (table names; no AWS call is made on import). */
+/**
+ * What a function's module scope needs to load (table names, the cursor key's secret; no AWS call
+ * is made on import).
+ */
 const ENVIRONMENT = {
   ...process.env,
   ...Object.fromEntries(TABLES.map((table) => [table.envVar, table.localName])),
+  [CURSOR_KEY_SECRET_ARN_ENV]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cursor-key',
   AWS_REGION: 'us-east-1',
   POWERTOOLS_METRICS_DISABLED: 'true',
   NODE_OPTIONS: '',
