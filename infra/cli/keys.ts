@@ -18,7 +18,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { DynamoDBKeyStore } from '../../shared/keys/store.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
-import { readSettings } from '../../shared/settings.ts';
+import { readSettings, type Settings } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import {
   CREDENTIALS_FILE,
@@ -28,10 +28,10 @@ import {
 } from '../local/stack-files.ts';
 import { runKeysCommand } from './keys/program.ts';
 
+const settings = settingsOrExit();
+
 // Without the file no DynamoDB Local answers with the stack's tables: the command says so.
 const localCredentials = readCredentials(stackDirectory());
-
-const settings = readSettings();
 
 process.exitCode = await runKeysCommand(process.argv.slice(2), {
   local: {
@@ -59,4 +59,14 @@ function localClient(endpoint: string) {
     endpoint && localCredentials ? { ...localCredentials, region: LOCAL_REGION } : undefined,
     settings,
   );
+}
+
+/** The settings; an invalid one is reported as one line, `keys: <message>`, and exit status 1. */
+function settingsOrExit(): Settings {
+  try {
+    return readSettings();
+  } catch (error) {
+    process.stderr.write(`keys: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
 }

@@ -34,4 +34,22 @@ describe('the keys entry, run as `npx tsx infra/cli/keys.ts`', () => {
     const token = stdout.trimEnd().split('\n').at(-1) ?? '';
     expect(await keys.findByToken(token)).toMatchObject({ plan: 'pro' });
   });
+
+  it('names an invalid setting in one line and exits 1, before any store is opened', async () => {
+    const run = promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'infra/cli/keys.ts', 'list'],
+      {
+        cwd: new URL('../../..', import.meta.url),
+        env: { ...process.env, DYNAMODB_PORT: 'eighty' },
+      },
+    );
+
+    await expect(run).rejects.toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr:
+        'keys: Environment variable DYNAMODB_PORT must be a port number from 0 to 65535, not "eighty"\n',
+    });
+  });
 });
