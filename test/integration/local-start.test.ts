@@ -1,7 +1,8 @@
 /**
  * `npm start`: the local stack as a user runs it, in a child process (test/support/local-stack.ts):
- * start-up, its one-line failures (a port in use, both ports equal, no Java), the in-memory
- * option, stopping on SIGTERM, and the API reference page rendered in headless Chromium.
+ * start-up, its one-line failures (a port in use, both ports equal, an invalid setting, no Java),
+ * the in-memory option, stopping on SIGTERM, and the API reference page rendered in headless
+ * Chromium.
  */
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
@@ -89,6 +90,16 @@ describe('npm start', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () =>
     expect(await exitCodeWithin(started, START_TIMEOUT_MS)).toBe(1);
     expect(started.stderr().trim()).toBe(
       `PORT and DYNAMODB_PORT are both ${stack.PORT}: the gateway and DynamoDB Local need a port each; set one of them to another port.`,
+    );
+  });
+
+  it('exits 1 with one line naming an invalid setting', async () => {
+    const stack = await freshStack();
+    const started = startLocalStack({ ...stack, env: { PORT: '3000x' } });
+
+    expect(await exitCodeWithin(started, START_TIMEOUT_MS)).toBe(1);
+    expect(started.stderr().trim()).toBe(
+      'Environment variable PORT must be a port number from 0 to 65535, not "3000x"',
     );
   });
 
