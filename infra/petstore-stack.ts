@@ -105,7 +105,7 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
  * Resources: the tables of `TABLES` (on-demand, point-in-time recovery, their GSIs and TTL), kept
  * at the stack's scope under their construct ids so that their logical ids never change; the
  * authorizer's {@link ServiceFunction}; one {@link OperationFunction} per route (served through
- * its `live` alias, shifted by CodeDeploy, rolled back on its errors or the API's 5XX), each
+ * its `live` alias, shifted by CodeDeploy, rolled back on its own alarms), each
  * running the per-key rate limiter on the counters table (the primary limit); the
  * {@link PetstoreApi}; the {@link Monitoring} (alarm topic, every alarm notifying it, dashboard).
  * Every function gets the stage in `PETSTORE_STAGE`, so that the service's own metrics carry it.
@@ -176,7 +176,6 @@ export class PetstoreStack extends Stack {
         removalPolicy,
         sourceMaps,
         deployment: props.deployment ?? settings.deployment,
-        rollbackAlarms: [this.api.serverErrorsAlarm],
       });
       if (route.operationId === 'listPets') {
         operation.function.addEnvironment(CURSOR_KEY_SECRET_ARN_ENV, cursorKey.secretArn);

@@ -2,7 +2,7 @@
  * The function of one API operation, with what an operator watches and ships it by.
  */
 import { Validations } from 'aws-cdk-lib';
-import type { Alarm, IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { Alias } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
@@ -32,21 +32,15 @@ export interface OperationFunctionProps extends ServiceFunctionProps {
    * @default 'canary'
    */
   readonly deployment?: keyof typeof DEPLOYMENT_CONFIGS;
-
-  /**
-   * Further alarms that roll a deployment back, besides the function's own errors alarm (e.g.
-   * the API's 5XX alarm).
-   *
-   * @default - only the function's errors alarm
-   */
-  readonly rollbackAlarms?: readonly IAlarm[];
 }
 
 /**
  * A {@link ServiceFunction} serving one route: each change publishes a version, the alias
  * {@link LIVE_ALIAS} serves the API, and a CodeDeploy deployment group moves the alias to the new
- * version as `deployment` says, rolling back when the function's errors alarm or any of
- * `rollbackAlarms` fires during the deployment (or the deployment fails or is stopped).
+ * version as `deployment` says, rolling back when the function's errors alarm fires during the
+ * deployment (or the deployment fails or is stopped). Only alarms of this operation guard it: the
+ * API's 5XX alarm would roll back an unrelated fix, and its `Ref` to the API stage would close a
+ * dependency cycle (method → alias → deployment group → alarm → stage → deployment → method).
  *
  * The errors alarm fires on the first error in five minutes: an operation answers every client
  * error itself, so a Lambda error is always a fault.
@@ -76,7 +70,7 @@ export class OperationFunction extends ServiceFunction {
     this.deploymentGroup = new LambdaDeploymentGroup(this, 'Deployment', {
       alias: this.alias,
       deploymentConfig: DEPLOYMENT_CONFIGS[props.deployment ?? 'canary'],
-      alarms: [this.errorsAlarm, ...(props.rollbackAlarms ?? [])],
+      alarms: [this.errorsAlarm],
       autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
     });
     Validations.of(this.deploymentGroup).acknowledge({

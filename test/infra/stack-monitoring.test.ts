@@ -236,10 +236,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           DeploymentConfigName: config,
           AlarmConfiguration: {
             Enabled: true,
-            Alarms: [
-              { Name: { Ref: logicalId(stack(), `${id}/ErrorsAlarm`) } },
-              { Name: { Ref: logicalId(stack(), 'Api/ServerErrorsAlarm') } },
-            ],
+            Alarms: [{ Name: { Ref: logicalId(stack(), `${id}/ErrorsAlarm`) } }],
           },
           AutoRollbackConfiguration: {
             Enabled: true,
