@@ -87,7 +87,8 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
   /**
    * How CodeDeploy shifts the operations' traffic to a new version.
    *
-   * @default STAGE_SETTINGS[stage].deployment (canary in production, all at once in staging)
+   * @default STAGE_SETTINGS[stage].deployment (10% for 5 minutes in production, 50% for 3 minutes
+   *   in staging)
    */
   readonly deployment?: StageSettings['deployment'];
 
@@ -168,6 +169,12 @@ export class PetstoreStack extends Stack {
       [BAN_POLICY_ENV.threshold]: String(banPolicy.threshold),
       [BAN_POLICY_ENV.durationSeconds]: String(banPolicy.durationSeconds),
     };
+    const serviceMetric = (metricName: string) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: metricDimensions(props.stage),
+      });
     const operations = ROUTES.map((route) => {
       const operation = new OperationFunction(this, route.constructId, {
         definition: route,
@@ -175,6 +182,7 @@ export class PetstoreStack extends Stack {
         environment: operationEnvironment,
         removalPolicy,
         sourceMaps,
+        serviceMetric,
         deployment: props.deployment ?? settings.deployment,
       });
       if (route.operationId === 'listPets') {
@@ -188,12 +196,7 @@ export class PetstoreStack extends Stack {
       api: this.api,
       functions: [...operations, authorizer],
       tables: this.tables,
-      serviceMetric: (metricName) =>
-        new Metric({
-          namespace: METRICS_NAMESPACE,
-          metricName,
-          dimensionsMap: metricDimensions(props.stage),
-        }),
+      serviceMetric,
       alarmEmail: props.alarmEmail,
       removalPolicy,
     });

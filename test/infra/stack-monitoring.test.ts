@@ -2,12 +2,13 @@
  * The monitoring and the deployments of both stages' stacks, synthesized with cdk.json's flags:
  * the alarms (5XX, function errors and throttles, the rate limiter failing open, authorizer
  * failures, table throttling, p99 latency), the encrypted alarm topic they notify, the dashboard,
- * and each operation's canary deployment behind its live alias, rolled back on those alarms.
+ * and each operation's canary deployment behind its live alias, rolled back on its own alarms.
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../infra/routes.ts';
 import { STACK_OUTPUTS, STAGE_SETTINGS, STAGES, stackName } from '../../infra/stages.ts';
+import { SERVER_ERROR_RESPONSES, versionDimensions } from '../../shared/metrics.ts';
 import { TABLES } from '../../shared/tables.ts';
 import {
   FUNCTION_IDS,
@@ -213,11 +214,11 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('canary deployments', () => {
-    it(`publishes each operation as a version behind the alias live, shifted ${STAGE_SETTINGS[stage].deployment}`, () => {
-      const config = {
-        canary: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
-        'all-at-once': 'CodeDeployDefault.LambdaAllAtOnce',
-      }[STAGE_SETTINGS[stage].deployment];
+    it(`publishes each operation as a version behind the alias live, shifted as a ${STAGE_SETTINGS[stage].deployment}`, () => {
+      const config =
+        STAGE_SETTINGS[stage].deployment === 'canary'
+          ? 'CodeDeployDefault.LambdaCanary10Percent5Minutes'
+          : { Ref: logicalId(stack(), 'ShortCanaryDeploymentConfig') };
       template().resourceCountIs('AWS::Lambda::Alias', ROUTES.length);
       template().resourceCountIs('AWS::CodeDeploy::DeploymentGroup', ROUTES.length);
       for (const id of OPERATION_IDS) {
@@ -236,7 +237,10 @@ describe.each(STAGES)('the %s stage', (stage) => {
           DeploymentConfigName: config,
           AlarmConfiguration: {
             Enabled: true,
-            Alarms: [{ Name: { Ref: logicalId(stack(), `${id}/ErrorsAlarm`) } }],
+            Alarms: [
+              { Name: { Ref: logicalId(stack(), `${id}/ServerErrorsAlarm`) } },
+              { Name: { Ref: logicalId(stack(), `${id}/ErrorsAlarm`) } },
+            ],
           },
           AutoRollbackConfiguration: {
             Enabled: true,
@@ -246,6 +250,62 @@ describe.each(STAGES)('the %s stage', (stage) => {
               'DEPLOYMENT_STOP_ON_ALARM',
             ]),
           },
+        });
+      }
+    });
+
+    it('staging shifts half of the requests for 3 minutes, production 10% for 5 minutes', () => {
+      const canaries = template().findResources('AWS::CodeDeploy::DeploymentConfig');
+      if (STAGE_SETTINGS[stage].deployment === 'canary') {
+        expect(canaries).toEqual({});
+        return;
+      }
+      expect(Object.values(canaries)).toEqual([
+        expect.objectContaining({
+          Properties: {
+            ComputePlatform: 'Lambda',
+            TrafficRoutingConfig: {
+              Type: 'TimeBasedCanary',
+              TimeBasedCanary: { CanaryInterval: 3, CanaryPercentage: 50 },
+            },
+          },
+        }),
+      ]);
+    });
+
+    it("rolls back on the first 5xx answer of the version being deployed, counted from the function's own metric", () => {
+      expect(Object.keys(versionDimensions('f', '1'))).toEqual(['functionName', 'functionVersion']);
+      for (const id of OPERATION_IDS) {
+        const alarm = template().toJSON().Resources[logicalId(stack(), `${id}/ServerErrorsAlarm`)];
+        // Exactly the dimensions countServerErrors writes (test/unit/middleware-errors.test.ts);
+        // CloudWatch matches them as a set, CDK sorts them by name.
+        expect(alarm.Properties).toMatchObject({
+          Namespace: 'Petstore',
+          MetricName: SERVER_ERROR_RESPONSES,
+          Dimensions: [
+            { Name: 'functionName', Value: { Ref: logicalId(stack(), id) } },
+            {
+              Name: 'functionVersion',
+              Value: { 'Fn::GetAtt': [expect.stringMatching(`^${id}CurrentVersion`), 'Version'] },
+            },
+            { Name: 'service', Value: 'petstore' },
+            { Name: 'stage', Value: stage },
+          ],
+          Statistic: 'Sum',
+          Period: 60,
+          EvaluationPeriods: 1,
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          TreatMissingData: 'notBreaching',
+        });
+        expect(Object.keys(versionDimensions('f', '1'))).toEqual([
+          'functionName',
+          'functionVersion',
+        ]);
+        template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+          MetricName: 'Errors',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack(), id) } }],
+          Period: 60,
         });
       }
     });
