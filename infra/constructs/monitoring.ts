@@ -2,7 +2,15 @@
  * What reaches an operator: the stage's alarm topic (every alarm of the stack notifies it) and its
  * dashboard.
  */
-import { Aspects, Aws, Duration, type IAspect, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import {
+  ArnFormat,
+  Aspects,
+  Aws,
+  Duration,
+  type IAspect,
+  type RemovalPolicy,
+  Stack,
+} from 'aws-cdk-lib';
 import {
   Alarm,
   Dashboard,
@@ -52,7 +60,8 @@ export interface MonitoringProps {
 
 /**
  * The stage's alarm topic, encrypted with a customer managed KMS key whose policy lets CloudWatch
- * publish; every alarm of the stack (found by an aspect, so no alarm can be missed) sends ALARM and
+ * use it, and whose topic policy lets CloudWatch alarms of the stack's account and region publish
+ * (over TLS only); every alarm of the stack (found by an aspect, so no alarm can be missed) sends ALARM and
  * OK to it. Alarms of its own: DynamoDB throttling on every table and the rate limiter failing
  * open. A dashboard named after the stack: API requests, 4XX, 5XX and latency; each function's
  * invocations, errors, duration, throttles and concurrency; each table's consumed capacity and
@@ -80,7 +89,8 @@ export class Monitoring extends Construct {
       enableKeyRotation: true,
       removalPolicy: props.removalPolicy,
     });
-    // CloudWatch publishes to an encrypted topic only when the key lets it use the data key.
+    // CloudWatch publishes to an encrypted topic only when the key lets it use the data key. As AWS
+    // documents it, unconditioned: the topic policy below is what limits who may publish.
     key.addToResourcePolicy(
       new PolicyStatement({
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
@@ -93,6 +103,26 @@ export class Monitoring extends Construct {
       masterKey: key,
       enforceSSL: true,
     });
+    // A topic policy replaces SNS's default one: without this statement no alarm can publish.
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowAlarmsOfThisAccountAndRegion',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     Aspects.of(stack).add(new NotifyOnAlarm(new SnsAction(this.topic)));
 

@@ -17,6 +17,7 @@ import {
   stageOf,
   synthesizeStages,
 } from '../support/petstore-app.ts';
+import { policyAllows, resolve, SAMPLE_ENVIRONMENT } from '../support/resource-policy.ts';
 
 synthesizeStages();
 
@@ -107,6 +108,55 @@ describe.each(STAGES)('the %s stage', (stage) => {
         expect(alarm.Properties.AlarmActions).toEqual([topicRef()]);
         expect(alarm.Properties.OKActions).toEqual([topicRef()]);
       }
+    });
+
+    it("lets CloudWatch publish every alarm's ALARM and OK: topic policy and key policy allow it", () => {
+      // GIVEN every alarm action's topic, the policies on that topic and its KMS key
+      const resources = template().toJSON().Resources;
+      const topicPolicies = Object.values(template().findResources('AWS::SNS::TopicPolicy'));
+      const alarms = Object.entries(template().findResources('AWS::CloudWatch::Alarm'));
+      const account = SAMPLE_ENVIRONMENT['AWS::AccountId'] ?? '';
+      const checked = new Set<string>();
+      for (const [alarmId, alarm] of alarms) {
+        for (const action of [...alarm.Properties.AlarmActions, ...alarm.Properties.OKActions]) {
+          const topic = resources[action.Ref];
+          expect(topic?.Type).toBe('AWS::SNS::Topic');
+          const topicStatements = topicPolicies
+            .filter((policy) => JSON.stringify(policy.Properties.Topics).includes(action.Ref))
+            .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+          const keyId = topic.Properties.KmsMasterKeyId['Fn::GetAtt'][0];
+          const keyStatements = resources[keyId].Properties.KeyPolicy.Statement;
+          // WHEN CloudWatch publishes for the alarm (its name as CloudFormation generates it)
+          const publish = (sourceAccount: string, secure = 'true') => {
+            const context = {
+              'aws:SourceAccount': sourceAccount,
+              'aws:SourceArn': `arn:aws:cloudwatch:us-east-1:${sourceAccount}:alarm:${stackName(stage)}-${alarmId}-1AB2C3D4E5F6`,
+              'aws:SecureTransport': secure,
+            };
+            const request = { service: 'cloudwatch.amazonaws.com', context };
+            return (
+              policyAllows(topicStatements, {
+                ...request,
+                action: 'sns:Publish',
+                resource: resolve(action),
+              }) &&
+              ['kms:GenerateDataKey', 'kms:Decrypt'].every((kmsAction) =>
+                policyAllows(keyStatements, {
+                  ...request,
+                  action: kmsAction,
+                  resource: resolve(topic.Properties.KmsMasterKeyId),
+                }),
+              )
+            );
+          };
+          // THEN the stage's own alarms get through; another account's, or one without TLS, not
+          expect(publish(account), alarmId).toBe(true);
+          expect(publish('222222222222')).toBe(false);
+          expect(publish(account, 'false')).toBe(false);
+          checked.add(alarmId);
+        }
+      }
+      expect(checked.size).toBe(alarms.length);
     });
 
     it('has no subscription unless an alarm e-mail is set', () => {
