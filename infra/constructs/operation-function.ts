@@ -63,9 +63,10 @@ export interface OperationFunctionProps extends ServiceFunctionProps {
 }
 
 /**
- * A {@link ServiceFunction} serving one route: each change publishes a version, the alias
- * {@link LIVE_ALIAS} serves the API, and a CodeDeploy deployment group moves the alias to the new version as `deployment` says, rolling back when one of the
- * operation's own alarms fires during the shift (or the deployment fails or is stopped):
+ * A {@link ServiceFunction} serving one route: each change publishes a version (the previous ones
+ * are kept), the alias {@link LIVE_ALIAS} serves the API, and a CodeDeploy deployment group moves
+ * the alias to the new version as `deployment` says, rolling back when one of the operation's own
+ * alarms fires during the shift (or the deployment fails or is stopped):
  *
  * - `ServerErrorsAlarm`: the first 5xx answer of the version being deployed in a minute
  *   (`SERVER_ERROR_RESPONSES`, which the function emits per 5xx answer with its version);

@@ -304,6 +304,15 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
+    it('keeps the versions a deploy replaces, so that an alias can be moved back to them', () => {
+      const versions = Object.values(template().findResources('AWS::Lambda::Version'));
+
+      expect(versions).toHaveLength(ROUTES.length);
+      for (const version of versions) {
+        expect(version).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      }
+    });
+
     it('staging shifts half of the requests for 3 minutes, production 10% for 5 minutes', () => {
       const canaries = template().findResources('AWS::CodeDeploy::DeploymentConfig');
       if (STAGE_SETTINGS[stage].deployment === 'canary') {
