@@ -209,6 +209,33 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
+    it("alarms on read or write throttling of every GSI, from the index's own metrics", () => {
+      const indexes = TABLES.flatMap((table) =>
+        table.globalSecondaryIndexes.map(({ indexName }) => ({ table, indexName })),
+      );
+      expect(indexes.map(({ indexName }) => indexName)).toEqual(['status-index', 'keyId-index']);
+      for (const { table, indexName } of indexes) {
+        const alarm =
+          template().toJSON().Resources[
+            logicalId(stack(), `Monitoring/${table.constructId}-${indexName}ThrottlesAlarm`)
+          ];
+        const metrics = alarm.Properties.Metrics.flatMap(
+          (query: { MetricStat?: { Metric: unknown } }) => query.MetricStat?.Metric ?? [],
+        );
+        expect(alarm.Properties.Threshold).toBe(1);
+        expect(metrics).toEqual(
+          ['ReadThrottleEvents', 'WriteThrottleEvents'].map((MetricName) => ({
+            Namespace: 'AWS/DynamoDB',
+            MetricName,
+            Dimensions: [
+              { Name: 'GlobalSecondaryIndexName', Value: indexName },
+              { Name: 'TableName', Value: { Ref: logicalId(stack(), table.constructId) } },
+            ],
+          })),
+        );
+      }
+    });
+
     it("alarms when the stage's p99 latency stays at or above 1 s for 15 minutes", () => {
       template().hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/ApiGateway',
@@ -242,6 +269,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
         'ConsumedWriteCapacityUnits',
         'ReadThrottleEvents',
         'WriteThrottleEvents',
+        'GlobalSecondaryIndexName',
+        'status-index',
+        'keyId-index',
         'RateLimitRefused',
         'RateLimitBanned',
         'RateLimiterUnavailable',
