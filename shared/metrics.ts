@@ -60,7 +60,8 @@ const metrics = new Metrics({
 export function countOne(name: string, dimensions: Readonly<Record<string, string>> = {}): void {
   const single = metrics.singleMetric();
   // addDimension, not addDimensions: the latter would start a second dimension set.
-  for (const [dimension, value] of Object.entries(dimensions))
+  for (const [dimension, value] of Object.entries(dimensions)) {
     single.addDimension(dimension, value);
+  }
   single.addMetric(name, MetricUnit.Count, 1);
 }

@@ -19,7 +19,7 @@ import { ServiceFunction, type ServiceFunctionProps } from './service-function.t
 /** Name of the alias API Gateway invokes and CodeDeploy moves. */
 export const LIVE_ALIAS = 'live';
 
-/** Construct id, at the stack's scope, of the deployment config of {@link DEPLOYMENT_CONFIGS}' short canary. */
+/** Construct id, at the stack's scope, of the short canary's deployment config. */
 const SHORT_CANARY_ID = 'ShortCanaryDeploymentConfig';
 
 /** How CodeDeploy shifts an operation's traffic to a new version, by the stack's `scope`. */
