@@ -87,7 +87,8 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
   /**
    * How CodeDeploy shifts the operations' traffic to a new version.
    *
-   * @default STAGE_SETTINGS[stage].deployment (canary in production, all at once in staging)
+   * @default STAGE_SETTINGS[stage].deployment (10% for 5 minutes in production, 50% for 3 minutes
+   *   in staging)
    */
   readonly deployment?: StageSettings['deployment'];
 
@@ -105,7 +106,7 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
  * Resources: the tables of `TABLES` (on-demand, point-in-time recovery, their GSIs and TTL), kept
  * at the stack's scope under their construct ids so that their logical ids never change; the
  * authorizer's {@link ServiceFunction}; one {@link OperationFunction} per route (served through
- * its `live` alias, shifted by CodeDeploy, rolled back on its errors or the API's 5XX), each
+ * its `live` alias, shifted by CodeDeploy, rolled back on its own alarms), each
  * running the per-key rate limiter on the counters table (the primary limit); the
  * {@link PetstoreApi}; the {@link Monitoring} (alarm topic, every alarm notifying it, dashboard).
  * Every function gets the stage in `PETSTORE_STAGE`, so that the service's own metrics carry it.
@@ -168,6 +169,12 @@ export class PetstoreStack extends Stack {
       [BAN_POLICY_ENV.threshold]: String(banPolicy.threshold),
       [BAN_POLICY_ENV.durationSeconds]: String(banPolicy.durationSeconds),
     };
+    const serviceMetric = (metricName: string) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: metricDimensions(props.stage),
+      });
     const operations = ROUTES.map((route) => {
       const operation = new OperationFunction(this, route.constructId, {
         definition: route,
@@ -175,8 +182,8 @@ export class PetstoreStack extends Stack {
         environment: operationEnvironment,
         removalPolicy,
         sourceMaps,
+        serviceMetric,
         deployment: props.deployment ?? settings.deployment,
-        rollbackAlarms: [this.api.serverErrorsAlarm],
       });
       if (route.operationId === 'listPets') {
         operation.function.addEnvironment(CURSOR_KEY_SECRET_ARN_ENV, cursorKey.secretArn);
@@ -189,12 +196,7 @@ export class PetstoreStack extends Stack {
       api: this.api,
       functions: [...operations, authorizer],
       tables: this.tables,
-      serviceMetric: (metricName) =>
-        new Metric({
-          namespace: METRICS_NAMESPACE,
-          metricName,
-          dimensionsMap: metricDimensions(props.stage),
-        }),
+      serviceMetric,
       alarmEmail: props.alarmEmail,
       removalPolicy,
     });

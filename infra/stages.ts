@@ -18,10 +18,12 @@ export function isStageName(value: string): value is StageName {
 /** How a stage ships, guards and reports; the defaults of `PetstoreStack`'s props. */
 export interface StageSettings {
   /**
-   * How CodeDeploy moves an operation's traffic to a new function version: `canary` sends 10% for
-   * 5 minutes, then the rest; `all-at-once` moves it at once. Either rolls back on an alarm.
+   * How CodeDeploy moves an operation's traffic to a new function version: `canary` sends 10% of
+   * requests for 5 minutes, `short-canary` 50% for 3 minutes, then all of them. A 5xx answer or a
+   * Lambda error of the new version while its share runs rolls it back (the operation's alarms,
+   * 1-minute periods); one after the shift completed does not.
    */
-  readonly deployment: 'canary' | 'all-at-once';
+  readonly deployment: 'canary' | 'short-canary';
   /** A regional AWS WAF web ACL in front of the API stage. */
   readonly webAcl: boolean;
   /**
@@ -31,9 +33,12 @@ export interface StageSettings {
   readonly sourceMaps: boolean;
 }
 
-/** Production shifts traffic gradually behind a web ACL; staging ships at once, unfiltered. */
+/**
+ * Production shifts 10% of traffic for 5 minutes behind a web ACL; staging, whose traffic is the
+ * team's own, shifts half of it for 3 minutes, unfiltered.
+ */
 export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
-  staging: { deployment: 'all-at-once', webAcl: false, sourceMaps: true },
+  staging: { deployment: 'short-canary', webAcl: false, sourceMaps: true },
   production: { deployment: 'canary', webAcl: true, sourceMaps: false },
 };
 

@@ -23,6 +23,20 @@ export const RATE_LIMIT_METRICS = {
   unavailable: 'RateLimiterUnavailable',
 } as const;
 
+/**
+ * An operation's answers with a 5xx status (its own 500s and 503s), counted per function version
+ * with {@link versionDimensions} on top of the stage's: what rolls a canary back.
+ */
+export const SERVER_ERROR_RESPONSES = 'ServerErrorResponses';
+
+/** The dimensions that tell one function version's {@link SERVER_ERROR_RESPONSES} apart. */
+export function versionDimensions(
+  functionName: string,
+  version: string,
+): Record<'functionName' | 'functionVersion', string> {
+  return { functionName, functionVersion: version };
+}
+
 /** Environment variable naming the deployment stage, set on every function by the stack. */
 export const STAGE_ENV = 'PETSTORE_STAGE' satisfies keyof Settings;
 
@@ -40,7 +54,14 @@ const metrics = new Metrics({
 /**
  * Emits a count of 1 for `name` at once (one EMF log line), so that no middleware has to flush a
  * store of metrics at the end of each invocation.
+ *
+ * @param dimensions Dimensions besides `service` and `stage`, e.g. {@link versionDimensions}.
  */
-export function countOne(name: string): void {
-  metrics.singleMetric().addMetric(name, MetricUnit.Count, 1);
+export function countOne(name: string, dimensions: Readonly<Record<string, string>> = {}): void {
+  const single = metrics.singleMetric();
+  // addDimension, not addDimensions: the latter would start a second dimension set.
+  for (const [dimension, value] of Object.entries(dimensions)) {
+    single.addDimension(dimension, value);
+  }
+  single.addMetric(name, MetricUnit.Count, 1);
 }

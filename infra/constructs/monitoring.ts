@@ -2,7 +2,15 @@
  * What reaches an operator: the stage's alarm topic (every alarm of the stack notifies it) and its
  * dashboard.
  */
-import { Aspects, Aws, Duration, type IAspect, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import {
+  ArnFormat,
+  Aspects,
+  Aws,
+  Duration,
+  type IAspect,
+  type RemovalPolicy,
+  Stack,
+} from 'aws-cdk-lib';
 import {
   Alarm,
   Dashboard,
@@ -33,7 +41,7 @@ export interface MonitoringProps {
   /** Every function of the stage, the authorizer's included. */
   readonly functions: readonly ServiceFunction[];
 
-  /** The stage's tables: consumed capacity and throttles, one throttle alarm each. */
+  /** The stage's tables: consumed capacity and throttles, one throttle alarm each and per GSI. */
   readonly tables: ReadonlyMap<TableDefinition, ITable>;
 
   /** Builds one of the service's own (Powertools EMF) metrics with the stage's dimensions. */
@@ -52,11 +60,13 @@ export interface MonitoringProps {
 
 /**
  * The stage's alarm topic, encrypted with a customer managed KMS key whose policy lets CloudWatch
- * publish; every alarm of the stack (found by an aspect, so no alarm can be missed) sends ALARM and
- * OK to it. Alarms of its own: DynamoDB throttling on every table and the rate limiter failing
- * open. A dashboard named after the stack: API requests, 4XX, 5XX and latency; each function's
- * invocations, errors, duration, throttles and concurrency; each table's consumed capacity and
- * throttles; the rate limiter's refusals, bans and fail-opens; the authorizer's failures.
+ * use it, and whose topic policy lets CloudWatch alarms of the stack's account and region publish
+ * (over TLS only); every alarm of the stack (found by an aspect, so no alarm can be missed) sends
+ * ALARM and OK to it. Alarms of its own: DynamoDB throttling of every table and of every GSI, and
+ * the rate limiter failing open. A dashboard named after the stack: API requests, 4XX, 5XX and
+ * latency; each function's invocations, errors, duration, throttles and concurrency; each table's
+ * consumed capacity and throttles (its GSIs' too); the rate limiter's refusals, bans and
+ * fail-opens; the authorizer's failures.
  *
  * @throws Error when `alarmEmail` is not an e-mail address.
  */
@@ -80,7 +90,8 @@ export class Monitoring extends Construct {
       enableKeyRotation: true,
       removalPolicy: props.removalPolicy,
     });
-    // CloudWatch publishes to an encrypted topic only when the key lets it use the data key.
+    // CloudWatch publishes to an encrypted topic only when the key lets it use the data key. As AWS
+    // documents it, unconditioned: the topic policy below is what limits who may publish.
     key.addToResourcePolicy(
       new PolicyStatement({
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
@@ -93,6 +104,26 @@ export class Monitoring extends Construct {
       masterKey: key,
       enforceSSL: true,
     });
+    // A topic policy replaces SNS's default one: without this statement no alarm can publish.
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowAlarmsOfThisAccountAndRegion',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     Aspects.of(stack).add(new NotifyOnAlarm(new SnsAction(this.topic)));
 
@@ -103,6 +134,16 @@ export class Monitoring extends Construct {
         throttleEvents(table),
         `${definition.constructId} throttled requests (reads and writes)`,
       );
+      // A GSI's throttling has metrics of its own, and a throttled index write throttles the
+      // table's write too.
+      for (const { indexName } of definition.globalSecondaryIndexes) {
+        alarmOnSum(
+          this,
+          `${definition.constructId}-${indexName}Throttles`,
+          throttleEvents(table, indexName),
+          `${definition.constructId} ${indexName} throttled requests (reads and writes)`,
+        );
+      }
     }
     // Failing open keeps the API up but uncounted; ops must hear of it at once.
     alarmOnSum(
@@ -165,7 +206,12 @@ export class Monitoring extends Construct {
               table.metricConsumedReadCapacityUnits({ ...sum, label: 'RCU' }),
               table.metricConsumedWriteCapacityUnits({ ...sum, label: 'WCU' }),
             ],
-            right: [throttleEvents(table)],
+            right: [
+              throttleEvents(table),
+              ...definition.globalSecondaryIndexes.map(({ indexName }) =>
+                throttleEvents(table, indexName),
+              ),
+            ],
           }),
       ),
       new GraphWidget({
@@ -182,15 +228,27 @@ export class Monitoring extends Construct {
   }
 }
 
-/** Read and write throttle events of a table, summed over {@link ALARM_PERIOD}. */
-function throttleEvents(table: ITable): MathExpression {
+/**
+ * Read and write throttle events of a table, or of one of its GSIs (the metrics with the
+ * `GlobalSecondaryIndexName` dimension), summed over {@link ALARM_PERIOD}.
+ */
+function throttleEvents(table: ITable, indexName?: string): MathExpression {
+  // Expression ids must differ between the expressions of one graph.
+  const suffix = indexName ? `_${indexName.replace(/[^A-Za-z0-9]/g, '_')}` : '';
+  const metric = (name: string) =>
+    table.metric(name, {
+      statistic: 'Sum',
+      ...(indexName && {
+        dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName },
+      }),
+    });
   return new MathExpression({
-    expression: 'reads + writes',
-    label: 'throttle events',
+    expression: `reads${suffix} + writes${suffix}`,
+    label: indexName ? `${indexName} throttle events` : 'throttle events',
     period: ALARM_PERIOD,
     usingMetrics: {
-      reads: table.metric('ReadThrottleEvents', { statistic: 'Sum' }),
-      writes: table.metric('WriteThrottleEvents', { statistic: 'Sum' }),
+      [`reads${suffix}`]: metric('ReadThrottleEvents'),
+      [`writes${suffix}`]: metric('WriteThrottleEvents'),
     },
   });
 }

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -87,7 +87,7 @@ export interface ServiceFunctionProps {
  * A NodejsFunction (Node.js 22, arm64, ESM, 256 MB, `FUNCTION_TIMEOUT_SECONDS`, X-Ray active tracing) with its own log
  * group (one month) and a role that may write there, send traces and make exactly the DynamoDB
  * calls of `definition.tableAccess` (no managed policy, no wildcard on data), and an alarm on its
- * throttles.
+ * throttles. Its `currentVersion`, if used, is retained when a deploy publishes the next one.
  *
  * The function is this construct's default child (`Default`), so its logical id is the one a bare
  * NodejsFunction of the same id had at the stack's scope.
@@ -138,6 +138,8 @@ export class ServiceFunction extends Construct {
       depsLockFilePath: join(REPOSITORY_ROOT, 'package-lock.json'),
       bundling: BUNDLING,
       tracing: Tracing.ACTIVE,
+      // A deploy must not delete the version an alias may have to be moved back to.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       environment: {
         ...props.environment,
         POWERTOOLS_LOG_LEVEL: 'INFO',

@@ -10,7 +10,13 @@ import { type Container, createContainer } from '../container.ts';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
 import { logger } from '../logger.ts';
 import { type RateLimiter, rateLimit, rateLimiterFromEnv } from '../rate-limit/middleware.ts';
-import { errorHandler, type HttpMiddleware, responseHeaders, strictQuery } from './middleware.ts';
+import {
+  countServerErrors,
+  errorHandler,
+  type HttpMiddleware,
+  responseHeaders,
+  strictQuery,
+} from './middleware.ts';
 
 /**
  * An operation's own code: receives the normalised event and the invocation's deadline, returns
@@ -64,14 +70,15 @@ export interface HttpHandlerOptions {
  * Wraps an operation in the service's middy chain:
  *
  * 1. Powertools logger context (request id on every log line);
- * 2. header normalizer (lower-case names);
- * 3. fixed response headers, if any;
- * 4. per-key rate limiter: before any body parsing or store access, so that a refused request
+ * 2. the count of 5xx answers per function version (`countServerErrors`), which sees every answer;
+ * 3. header normalizer (lower-case names);
+ * 4. fixed response headers, if any;
+ * 5. per-key rate limiter: before any body parsing or store access, so that a refused request
  *    does no work; its headers go on every response (registered before the error handler, whose
  *    Error response its `onError` then sees);
- * 5. error handler: every error becomes the Error body, unexpected ones a bare 500;
- * 6. strict query: unknown or repeated query parameters → 400;
- * 7. the body's middlewares, if any (`options.body`).
+ * 6. error handler: every error becomes the Error body, unexpected ones a bare 500;
+ * 7. strict query: unknown or repeated query parameters → 400;
+ * 8. the body's middlewares, if any (`options.body`).
  *
  * The operation gets a signal that aborts before the function's timeout, so a store that does
  * not answer ends in 503 `service_unavailable` rather than a Lambda timeout. middy's own early
@@ -87,6 +94,7 @@ export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions =
     { timeoutEarlyInMillis: 0 },
   )
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(countServerErrors())
     .use(httpHeaderNormalizer());
   if (options.headers) chain.use(responseHeaders(options.headers));
   const container = options.container ?? createContainer();

@@ -5,6 +5,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '../logger.ts';
+import { countOne, SERVER_ERROR_RESPONSES, versionDimensions } from '../metrics.ts';
 import { ApiError } from './errors.ts';
 import { jsonResponse } from './responses.ts';
 import { isDependencyFailure, serviceUnavailable } from './unavailable.ts';
@@ -51,6 +52,21 @@ function unavailableStore(cause: unknown): ApiError {
 function isJsonParserError(error: unknown): boolean {
   const cause = (error as { cause?: { package?: string } } | null)?.cause;
   return cause?.package === '@middy/http-json-body-parser';
+}
+
+/**
+ * Counts each answer with a 5xx status as {@link SERVER_ERROR_RESPONSES} of the function version
+ * that gave it (`context.functionName`, `context.functionVersion`): the metric whose alarm rolls a
+ * canary back. Register it first, so that its `after` and `onError` see the final answer.
+ */
+export function countServerErrors(): HttpMiddleware {
+  const countServerErrorsAfter: NonNullable<HttpMiddleware['after']> = (request) => {
+    if ((request.response?.statusCode ?? 0) >= 500) {
+      const { functionName, functionVersion } = request.context;
+      countOne(SERVER_ERROR_RESPONSES, versionDimensions(functionName, functionVersion));
+    }
+  };
+  return { after: countServerErrorsAfter, onError: countServerErrorsAfter };
 }
 
 /**

@@ -2,14 +2,16 @@
  * The edge of both stages' stacks and the functions' bundles, synthesized with cdk.json's flags:
  * the REGIONAL endpoint with X-Ray, the web ACL (its rules in production), the JSON access log
  * line, and the bundled `index.mjs` of each function (ESM, source map, the AWS SDK inside but for
- * the credential providers Lambda never reaches), run as Lambda loads it against DynamoDB Local.
+ * the credential providers Lambda never reaches), run as Lambda loads it against DynamoDB Local,
+ * down to the 5xx count a canary is judged by.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult, Handler } from 'aws-lambda';
 import * as v from 'valibot';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UNREACHED_CREDENTIAL_PROVIDERS } from '../../infra/constructs/service-function.ts';
 import {
   createAuthorizerEvent,
@@ -20,6 +22,7 @@ import { AuthorizerResultSchema } from '../../infra/local/lambda-results.ts';
 import { API_STAGE_NAME } from '../../infra/routes.ts';
 import { STAGE_SETTINGS, STAGES } from '../../infra/stages.ts';
 import { keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { SERVER_ERROR_RESPONSES } from '../../shared/metrics.ts';
 import {
   FUNCTION_IDS,
   logicalId,
@@ -147,9 +150,17 @@ describe('the bundles', () => {
     return join(outdir, `asset.${assetHash}`, 'index.mjs');
   }
 
-  /** Imports a function's bundle as Lambda loads it, and returns its handler. */
-  async function bundledHandler<Event, Result>(id: string): Promise<Handler<Event, Result>> {
-    const module = (await import(bundlePath(id))) as { handler: Handler<Event, Result> };
+  /**
+   * Imports a function's bundle as Lambda loads it, and returns its handler.
+   *
+   * @param instance Loads a fresh copy of the module (its own module scope) when set.
+   */
+  async function bundledHandler<Event, Result>(
+    id: string,
+    instance?: string,
+  ): Promise<Handler<Event, Result>> {
+    const url = `${pathToFileURL(bundlePath(id)).href}${instance ? `?${instance}` : ''}`;
+    const module = (await import(url)) as { handler: Handler<Event, Result> };
     return module.handler;
   }
 
@@ -239,5 +250,54 @@ describe('the bundles', () => {
     expect(created?.statusCode).toBe(201);
     expect(fetched?.statusCode).toBe(200);
     expect(JSON.parse(fetched?.body ?? '{}')).toEqual(pet);
+  });
+
+  it('count a 500 answer to a bug as ServerErrorResponses of the version that gave it', async () => {
+    // GIVEN the bundled getPet of staging, built against a pets table of the wrong key schema (the
+    // keys table), so that DynamoDB refuses its GetItem as malformed: a bug, which it answers 500
+    vi.stubEnv('PETS_TABLE_NAME', process.env.KEYS_TABLE_NAME);
+    vi.stubEnv('PETSTORE_STAGE', 'staging');
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    vi.stubEnv('POWERTOOLS_DEV', 'false');
+    const written: string[] = [];
+    const getPet = await bundledHandler<unknown, APIGatewayProxyResult>('GetPetFunction', 'bug');
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+
+    // WHEN version 7, invoked through the alias, answers a request
+    let answer: APIGatewayProxyResult | void;
+    try {
+      answer = await getPet(
+        createProxyEvent({
+          method: 'GET',
+          resource: '/pets/{petId}',
+          path: '/pets/1',
+          pathParameters: { petId: '1' },
+          authorizer: { keyId: 'key_bundle5xx', plan: 'free', perMinute: 5, perDay: 100 },
+        }),
+        { ...createLambdaContext('petstore-staging-GetPetFunction'), functionVersion: '7' },
+        () => {},
+      );
+    } finally {
+      vi.restoreAllMocks();
+      vi.unstubAllEnvs();
+    }
+
+    // THEN it answers 500 and writes one EMF line counting it for that version
+    const counted = written
+      .filter((line) => line.includes(`"${SERVER_ERROR_RESPONSES}"`))
+      .map((line) => JSON.parse(line));
+    expect(answer?.statusCode).toBe(500);
+    expect(counted).toEqual([
+      expect.objectContaining({
+        service: 'petstore',
+        stage: 'staging',
+        functionName: 'petstore-staging-GetPetFunction',
+        functionVersion: '7',
+        [SERVER_ERROR_RESPONSES]: 1,
+      }),
+    ]);
   });
 });

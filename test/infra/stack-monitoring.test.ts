@@ -2,12 +2,13 @@
  * The monitoring and the deployments of both stages' stacks, synthesized with cdk.json's flags:
  * the alarms (5XX, function errors and throttles, the rate limiter failing open, authorizer
  * failures, table throttling, p99 latency), the encrypted alarm topic they notify, the dashboard,
- * and each operation's canary deployment behind its live alias, rolled back on those alarms.
+ * and each operation's canary deployment behind its live alias, rolled back on its own alarms.
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../infra/routes.ts';
 import { STACK_OUTPUTS, STAGE_SETTINGS, STAGES, stackName } from '../../infra/stages.ts';
+import { SERVER_ERROR_RESPONSES, versionDimensions } from '../../shared/metrics.ts';
 import { TABLES } from '../../shared/tables.ts';
 import {
   FUNCTION_IDS,
@@ -16,6 +17,7 @@ import {
   stageOf,
   synthesizeStages,
 } from '../support/petstore-app.ts';
+import { policyAllows, resolve, SAMPLE_ENVIRONMENT } from '../support/resource-policy.ts';
 
 synthesizeStages();
 
@@ -108,6 +110,55 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
+    it("lets CloudWatch publish every alarm's ALARM and OK: topic policy and key policy allow it", () => {
+      // GIVEN every alarm action's topic, the policies on that topic and its KMS key
+      const resources = template().toJSON().Resources;
+      const topicPolicies = Object.values(template().findResources('AWS::SNS::TopicPolicy'));
+      const alarms = Object.entries(template().findResources('AWS::CloudWatch::Alarm'));
+      const account = SAMPLE_ENVIRONMENT['AWS::AccountId'] ?? '';
+      const checked = new Set<string>();
+      for (const [alarmId, alarm] of alarms) {
+        for (const action of [...alarm.Properties.AlarmActions, ...alarm.Properties.OKActions]) {
+          const topic = resources[action.Ref];
+          expect(topic?.Type).toBe('AWS::SNS::Topic');
+          const topicStatements = topicPolicies
+            .filter((policy) => JSON.stringify(policy.Properties.Topics).includes(action.Ref))
+            .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+          const keyId = topic.Properties.KmsMasterKeyId['Fn::GetAtt'][0];
+          const keyStatements = resources[keyId].Properties.KeyPolicy.Statement;
+          // WHEN CloudWatch publishes for the alarm (its name as CloudFormation generates it)
+          const publish = (sourceAccount: string, secure = 'true') => {
+            const context = {
+              'aws:SourceAccount': sourceAccount,
+              'aws:SourceArn': `arn:aws:cloudwatch:us-east-1:${sourceAccount}:alarm:${stackName(stage)}-${alarmId}-1AB2C3D4E5F6`,
+              'aws:SecureTransport': secure,
+            };
+            const request = { service: 'cloudwatch.amazonaws.com', context };
+            return (
+              policyAllows(topicStatements, {
+                ...request,
+                action: 'sns:Publish',
+                resource: resolve(action),
+              }) &&
+              ['kms:GenerateDataKey', 'kms:Decrypt'].every((kmsAction) =>
+                policyAllows(keyStatements, {
+                  ...request,
+                  action: kmsAction,
+                  resource: resolve(topic.Properties.KmsMasterKeyId),
+                }),
+              )
+            );
+          };
+          // THEN the stage's own alarms get through; another account's, or one without TLS, not
+          expect(publish(account), alarmId).toBe(true);
+          expect(publish('222222222222')).toBe(false);
+          expect(publish(account, 'false')).toBe(false);
+          checked.add(alarmId);
+        }
+      }
+      expect(checked.size).toBe(alarms.length);
+    });
+
     it('has no subscription unless an alarm e-mail is set', () => {
       template().resourceCountIs('AWS::SNS::Subscription', 0);
     });
@@ -158,6 +209,33 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
+    it("alarms on read or write throttling of every GSI, from the index's own metrics", () => {
+      const indexes = TABLES.flatMap((table) =>
+        table.globalSecondaryIndexes.map(({ indexName }) => ({ table, indexName })),
+      );
+      expect(indexes.map(({ indexName }) => indexName)).toEqual(['status-index', 'keyId-index']);
+      for (const { table, indexName } of indexes) {
+        const alarm =
+          template().toJSON().Resources[
+            logicalId(stack(), `Monitoring/${table.constructId}-${indexName}ThrottlesAlarm`)
+          ];
+        const metrics = alarm.Properties.Metrics.flatMap(
+          (query: { MetricStat?: { Metric: unknown } }) => query.MetricStat?.Metric ?? [],
+        );
+        expect(alarm.Properties.Threshold).toBe(1);
+        expect(metrics).toEqual(
+          ['ReadThrottleEvents', 'WriteThrottleEvents'].map((MetricName) => ({
+            Namespace: 'AWS/DynamoDB',
+            MetricName,
+            Dimensions: [
+              { Name: 'GlobalSecondaryIndexName', Value: indexName },
+              { Name: 'TableName', Value: { Ref: logicalId(stack(), table.constructId) } },
+            ],
+          })),
+        );
+      }
+    });
+
     it("alarms when the stage's p99 latency stays at or above 1 s for 15 minutes", () => {
       template().hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/ApiGateway',
@@ -191,6 +269,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
         'ConsumedWriteCapacityUnits',
         'ReadThrottleEvents',
         'WriteThrottleEvents',
+        'GlobalSecondaryIndexName',
+        'status-index',
+        'keyId-index',
         'RateLimitRefused',
         'RateLimitBanned',
         'RateLimiterUnavailable',
@@ -213,11 +294,11 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('canary deployments', () => {
-    it(`publishes each operation as a version behind the alias live, shifted ${STAGE_SETTINGS[stage].deployment}`, () => {
-      const config = {
-        canary: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
-        'all-at-once': 'CodeDeployDefault.LambdaAllAtOnce',
-      }[STAGE_SETTINGS[stage].deployment];
+    it(`publishes each operation as a version behind the alias live, shifted as a ${STAGE_SETTINGS[stage].deployment}`, () => {
+      const config =
+        STAGE_SETTINGS[stage].deployment === 'canary'
+          ? 'CodeDeployDefault.LambdaCanary10Percent5Minutes'
+          : { Ref: logicalId(stack(), 'ShortCanaryDeploymentConfig') };
       template().resourceCountIs('AWS::Lambda::Alias', ROUTES.length);
       template().resourceCountIs('AWS::CodeDeploy::DeploymentGroup', ROUTES.length);
       for (const id of OPERATION_IDS) {
@@ -237,8 +318,8 @@ describe.each(STAGES)('the %s stage', (stage) => {
           AlarmConfiguration: {
             Enabled: true,
             Alarms: [
+              { Name: { Ref: logicalId(stack(), `${id}/ServerErrorsAlarm`) } },
               { Name: { Ref: logicalId(stack(), `${id}/ErrorsAlarm`) } },
-              { Name: { Ref: logicalId(stack(), 'Api/ServerErrorsAlarm') } },
             ],
           },
           AutoRollbackConfiguration: {
@@ -249,6 +330,71 @@ describe.each(STAGES)('the %s stage', (stage) => {
               'DEPLOYMENT_STOP_ON_ALARM',
             ]),
           },
+        });
+      }
+    });
+
+    it('keeps the versions a deploy replaces, so that an alias can be moved back to them', () => {
+      const versions = Object.values(template().findResources('AWS::Lambda::Version'));
+
+      expect(versions).toHaveLength(ROUTES.length);
+      for (const version of versions) {
+        expect(version).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      }
+    });
+
+    it('staging shifts half of the requests for 3 minutes, production 10% for 5 minutes', () => {
+      const canaries = template().findResources('AWS::CodeDeploy::DeploymentConfig');
+      if (STAGE_SETTINGS[stage].deployment === 'canary') {
+        expect(canaries).toEqual({});
+        return;
+      }
+      expect(Object.values(canaries)).toEqual([
+        expect.objectContaining({
+          Properties: {
+            ComputePlatform: 'Lambda',
+            TrafficRoutingConfig: {
+              Type: 'TimeBasedCanary',
+              TimeBasedCanary: { CanaryInterval: 3, CanaryPercentage: 50 },
+            },
+          },
+        }),
+      ]);
+    });
+
+    it("rolls back on the first 5xx answer of the version being deployed, counted from the function's own metric", () => {
+      expect(Object.keys(versionDimensions('f', '1'))).toEqual(['functionName', 'functionVersion']);
+      for (const id of OPERATION_IDS) {
+        const alarm = template().toJSON().Resources[logicalId(stack(), `${id}/ServerErrorsAlarm`)];
+        // Exactly the dimensions countServerErrors writes (test/unit/middleware-errors.test.ts);
+        // CloudWatch matches them as a set, CDK sorts them by name.
+        expect(alarm.Properties).toMatchObject({
+          Namespace: 'Petstore',
+          MetricName: SERVER_ERROR_RESPONSES,
+          Dimensions: [
+            { Name: 'functionName', Value: { Ref: logicalId(stack(), id) } },
+            {
+              Name: 'functionVersion',
+              Value: { 'Fn::GetAtt': [expect.stringMatching(`^${id}CurrentVersion`), 'Version'] },
+            },
+            { Name: 'service', Value: 'petstore' },
+            { Name: 'stage', Value: stage },
+          ],
+          Statistic: 'Sum',
+          Period: 60,
+          EvaluationPeriods: 1,
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          TreatMissingData: 'notBreaching',
+        });
+        expect(Object.keys(versionDimensions('f', '1'))).toEqual([
+          'functionName',
+          'functionVersion',
+        ]);
+        template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+          MetricName: 'Errors',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack(), id) } }],
+          Period: 60,
         });
       }
     });

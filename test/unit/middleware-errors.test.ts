@@ -1,7 +1,8 @@
 /**
  * httpHandler's error answers: an ApiError as its code, status and headers, anything else as a
  * detail-free 500 logged with the request id, a failing or silent store as 503 with Retry-After,
- * and the operation's fixed headers on every answer (errorHandler, responseHeaders, the deadline).
+ * the operation's fixed headers on every answer (errorHandler, responseHeaders, the deadline), and
+ * the count of 5xx answers per function version that rolls a canary back (countServerErrors).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
@@ -9,6 +10,7 @@ import { ApiError } from '../../shared/http/errors.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
+import { SERVER_ERROR_RESPONSES, versionDimensions } from '../../shared/metrics.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 
@@ -215,5 +217,80 @@ describe('dependency failures', () => {
     );
 
     expect(response.statusCode).toBe(503);
+  });
+});
+
+describe('countServerErrors', () => {
+  /** The EMF documents of SERVER_ERROR_RESPONSES printed while `handler` answers one request. */
+  async function serverErrorLines(
+    handler: ReturnType<typeof httpHandler>,
+  ): Promise<Record<string, unknown>[]> {
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    vi.stubEnv('POWERTOOLS_DEV', 'false');
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    // Lambda passes the version the alias `live` resolved to.
+    const versionContext = {
+      ...createLambdaContext('petstore-GetPetFunction'),
+      functionVersion: '7',
+    };
+    await handler(authorizedEvent({ method: 'GET', resource: '/x', path: '/x' }), versionContext);
+    return lines
+      .filter((line) => line.includes(`"${SERVER_ERROR_RESPONSES}"`))
+      .map((line) => JSON.parse(line));
+  }
+
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('counts a 500 answer to a bug once, for the function version that gave it', async () => {
+    vi.spyOn(logger, 'error');
+    const handler = httpHandler(async () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'name')");
+    });
+
+    const [emf, ...more] = await serverErrorLines(handler);
+
+    expect(more).toEqual([]);
+    expect(emf).toMatchObject({
+      ...versionDimensions('petstore-GetPetFunction', '7'),
+      service: 'petstore',
+      [SERVER_ERROR_RESPONSES]: 1,
+      _aws: {
+        CloudWatchMetrics: [
+          {
+            Namespace: 'Petstore',
+            Metrics: [{ Name: SERVER_ERROR_RESPONSES, Unit: 'Count' }],
+          },
+        ],
+      },
+    });
+    // One dimension set, exactly the one the rollback alarm watches (test/infra/stack-monitoring).
+    const aws = emf?._aws as { CloudWatchMetrics: { Dimensions: string[][] }[] } | undefined;
+    const [metric] = aws?.CloudWatchMetrics ?? [];
+    expect(metric?.Dimensions).toEqual([
+      expect.arrayContaining(['service', 'stage', 'functionName', 'functionVersion']),
+    ]);
+    expect(metric?.Dimensions[0]).toHaveLength(4);
+  });
+
+  it('counts a 503 the operation answered itself', async () => {
+    const handler = httpHandler(async () =>
+      jsonResponse(503, { code: 'service_unavailable', message: 'x', status: 503 }),
+    );
+
+    expect(await serverErrorLines(handler)).toHaveLength(1);
+  });
+
+  it('counts no 2xx or 4xx answer', async () => {
+    const ok = httpHandler(async () => jsonResponse(200, {}));
+    const notFound = httpHandler(async () => {
+      throw new ApiError('pet_not_found', 'No pet has id 1.');
+    });
+
+    expect(await serverErrorLines(ok)).toEqual([]);
+    expect(await serverErrorLines(notFound)).toEqual([]);
   });
 });
