@@ -9,9 +9,6 @@
  * own tables); a deployed stage uses the default AWS credential chain and region.
  * Exit status: 0 done, 1 failed, 2 usage error.
  */
-// The SDK's Node version notice is nothing a user of the command can act on (Node 20.19+ is supported).
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 import { join } from 'node:path';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';

@@ -14,9 +14,6 @@
  * line; an in-memory stack has lost its data, says so in one line and exits 1. A pid file per
  * DynamoDB port lets the next start stop a DynamoDB Local that a gateway killed hard left behind.
  */
-// Before any AWS SDK client exists: the SDK's Node version notice is nothing a user of the local
-// stack can act on (the project supports Node 20.19+).
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // Before the first AWS SDK call: the functions run as on Lambda Managed Instances, each
 // invocation with its own InvokeStore context (see invocation.ts).
 process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';

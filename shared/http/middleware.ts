@@ -17,10 +17,10 @@ export type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxy
  * Turns every error into the spec's Error body (petstore-spec.md, "Errors").
  *
  * An {@link ApiError} answers with its own code, status and headers. middy's JSON body parser
- * reports malformed JSON as 415; here it becomes 400 `invalid_json`, since the media type was
- * already checked by `jsonRequestBody` (`json-body.ts`). A dependency that failed or did not answer in time
- * (see `isDependencyFailure`) answers 503 `service_unavailable` with `Retry-After`. Anything else
- * is logged with the request id and answered 500 `internal_error` with no detail.
+ * reports malformed JSON as 422: here it is 400 `invalid_json` (see {@link bodyParserError}). A
+ * dependency that failed or did not answer in time (see `isDependencyFailure`) answers 503
+ * `service_unavailable` with `Retry-After`. Anything else is logged with the request id and
+ * answered 500 `internal_error` with no detail.
  */
 export function errorHandler(): HttpMiddleware {
   return {
@@ -32,8 +32,8 @@ export function errorHandler(): HttpMiddleware {
         request.response = jsonResponse(error.statusCode, error.toBody(), error.headers);
         return;
       }
-      if (isJsonParserError(error)) {
-        const invalid = new ApiError('invalid_json', 'body: is empty or not valid JSON');
+      const invalid = bodyParserError(error);
+      if (invalid) {
         request.response = jsonResponse(invalid.statusCode, invalid.toBody());
         return;
       }
@@ -49,9 +49,20 @@ function unavailableStore(cause: unknown): ApiError {
   return serviceUnavailable('The store is unavailable or did not answer in time.', cause);
 }
 
-function isJsonParserError(error: unknown): boolean {
-  const cause = (error as { cause?: { package?: string } } | null)?.cause;
-  return cause?.package === '@middy/http-json-body-parser';
+/**
+ * The contract's answer to an error of middy's JSON body parser: 400 `invalid_json`, or, for the
+ * key it refuses before the schema sees it (`__proto__`, a `constructor` with a `prototype`),
+ * the schema's own 400 `invalid_body` for an unknown field, naming it.
+ *
+ * @returns undefined when the error is not the parser's.
+ */
+function bodyParserError(error: unknown): ApiError | undefined {
+  const { message, cause } =
+    (error as { message?: string; cause?: { package?: string; data?: unknown } } | null) ?? {};
+  if (cause?.package !== '@middy/http-json-body-parser') return undefined;
+  return message === 'Forbidden key in JSON body'
+    ? new ApiError('invalid_body', `${String(cause.data)}: is not allowed`)
+    : new ApiError('invalid_json', 'body: is empty or not valid JSON');
 }
 
 /**

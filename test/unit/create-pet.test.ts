@@ -148,6 +148,9 @@ describe('createPet', () => {
     expect(await createPet('{"name":"Rex","categoryId":1,"__proto__":{"status":"sold"}}')).toEqual(
       errorResponse(400, 'invalid_body', '__proto__: is not allowed'),
     );
+    expect(await createPet('{"name":"Rex","categoryId":1,"constructor":{"prototype":{}}}')).toEqual(
+      errorResponse(400, 'invalid_body', 'constructor: is not allowed'),
+    );
   });
 
   it('answers 400 invalid_json for malformed JSON or an empty body', async () => {

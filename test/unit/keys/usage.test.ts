@@ -40,7 +40,7 @@ describe('keys command on the local stack', () => {
     },
     {
       args: ['create', '--plan', 'free', 'extra'],
-      message: "error: too many arguments for 'create'. Expected 0 arguments but got 1.",
+      message: "error: too many arguments for 'create'. Expected 0 arguments but got 1: extra.",
     },
     {
       args: ['create', ...enterprise],
@@ -101,7 +101,8 @@ describe('keys command on the local stack', () => {
     { args: ['unban'], message: "error: missing required argument 'key-id'" },
     {
       args: ['unban', 'key_0000000000000000', 'key_1111111111111111'],
-      message: "error: too many arguments for 'unban'. Expected 1 argument but got 2.",
+      message:
+        "error: too many arguments for 'unban'. Expected 1 argument but got 2: key_0000000000000000, key_1111111111111111.",
     },
     {
       args: ['revoke', 'key_0000000000000000', '--per-day', '5'],
