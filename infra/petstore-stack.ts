@@ -5,14 +5,26 @@
  * is read from the shared tables (routes, plans, tables, gateway responses) that the local stack
  * reads too.
  */
-import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { type Attribute, AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLogLevel,
+  ParamsAndSecretsVersions,
+} from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
 import { METRICS_NAMESPACE, metricDimensions, SERVICE_NAME, STAGE_ENV } from '../shared/metrics.ts';
-import { CURSOR_KEY_SECRET_ARN_ENV } from '../shared/pets/cursor.ts';
+import { CURSOR_KEY_SECRET_ARN_ENV, SECRET_READ_BOUNDS } from '../shared/pets/cursor.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/limiter.ts';
 import { BAN_POLICY_ENV } from '../shared/rate-limit/middleware.ts';
 import {
@@ -42,6 +54,18 @@ const ATTRIBUTE_TYPES: Readonly<Record<KeyAttribute['type'], AttributeType>> = {
   S: AttributeType.STRING,
   N: AttributeType.NUMBER,
 };
+
+/**
+ * The AWS Parameters and Secrets Lambda Extension through which listPets reads its cursor key
+ * (shared/pets/cursor.ts): the function bundles no Secrets Manager client. Secrets Manager gets
+ * `SECRET_READ_BOUNDS.secretsManagerTimeoutMs` per read; the extension logs warnings only.
+ */
+function cursorKeyReader(): ParamsAndSecretsLayerVersion {
+  return ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+    secretsManagerTimeout: Duration.millis(SECRET_READ_BOUNDS.secretsManagerTimeoutMs),
+    logLevel: ParamsAndSecretsLogLevel.WARN,
+  });
+}
 
 function attribute(key: KeyAttribute): Attribute {
   return { name: key.name, type: ATTRIBUTE_TYPES[key.type] };
@@ -184,6 +208,7 @@ export class PetstoreStack extends Stack {
         sourceMaps,
         serviceMetric,
         deployment: props.deployment ?? settings.deployment,
+        ...(route.operationId === 'listPets' && { paramsAndSecrets: cursorKeyReader() }),
       });
       if (route.operationId === 'listPets') {
         operation.function.addEnvironment(CURSOR_KEY_SECRET_ARN_ENV, cursorKey.secretArn);

@@ -5,7 +5,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readSettings, requiredSetting, type Settings } from './settings.ts';
-import { tracer } from './tracer.ts';
 
 /**
  * Bounds of every DynamoDB call, so that a store that does not answer can never hang a function.
@@ -74,8 +73,6 @@ export function createDocumentClient(
     }),
   };
   const client = new DynamoDBClient(config);
-  // Each DynamoDB call becomes an X-Ray subsegment of the invocation (in Lambda only).
-  tracer.captureAWSv3Client(client);
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });

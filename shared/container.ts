@@ -4,6 +4,7 @@
  * that its stores and the rate limiter share (one connection pool, one set of bounds).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { logEachCall } from './call-log.ts';
 import { createDocumentClient } from './clients.ts';
 import { readSettings, type Settings } from './settings.ts';
 
@@ -14,12 +15,15 @@ export interface Container {
 }
 
 /**
- * Reads the settings from `env` and builds the document client they name.
+ * Reads the settings from `env` and builds the document client they name, which logs the time of
+ * each call (`call-log.ts`).
  *
  * @throws Error naming the variable when a setting is invalid, or when a DynamoDB Local endpoint
  *   comes without credentials.
  */
 export function createContainer(env: NodeJS.ProcessEnv = process.env): Container {
   const settings = readSettings(env);
-  return { settings, client: createDocumentClient(undefined, undefined, settings) };
+  const client = createDocumentClient(undefined, undefined, settings);
+  logEachCall(client);
+  return { settings, client };
 }

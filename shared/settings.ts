@@ -67,6 +67,10 @@ export const SettingsSchema = v.object({
   CURSOR_KEY: v.optional(Text),
   /** Secrets Manager secret holding the cursor signing key (deployed stages). */
   CURSOR_KEY_SECRET_ARN: v.optional(Text),
+  /** Port of the AWS Parameters and Secrets Lambda Extension that reads it (deployed stages). */
+  PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: v.optional(Port, '2773'),
+  /** Session token of the function's role (Lambda sets it), which the extension asks for. */
+  AWS_SESSION_TOKEN: v.optional(Text),
   /** Port of the local gateway. */
   PORT: v.optional(Port, '3000'),
   /** Port of DynamoDB Local in the local stack. */

@@ -8,7 +8,12 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  type ParamsAndSecretsLayerVersion,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -27,8 +32,7 @@ export const LOG_RETENTION = RetentionDays.ONE_MONTH;
  * chain tries the environment first, and Lambda always sets `AWS_ACCESS_KEY_ID`,
  * `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` (and never `AWS_PROFILE`, which would skip it).
  * The chain loads the others with a dynamic `import()`, so leaving them out of the bundle changes
- * nothing that runs and saves about 90 KiB (STS, SSO and sign-in clients among them): the room
- * the X-Ray tracer takes.
+ * nothing that runs and saves about 90 KiB (STS, SSO and sign-in clients among them).
  */
 export const UNREACHED_CREDENTIAL_PROVIDERS = [
   '@aws-sdk/credential-provider-http',
@@ -81,6 +85,14 @@ export interface ServiceFunctionProps {
    * @default true
    */
   readonly sourceMaps?: boolean;
+
+  /**
+   * The AWS Parameters and Secrets Lambda Extension (a layer), for a function that reads a secret
+   * over HTTP on localhost instead of bundling a Secrets Manager client.
+   *
+   * @default - none
+   */
+  readonly paramsAndSecrets?: ParamsAndSecretsLayerVersion;
 }
 
 /**
@@ -140,6 +152,7 @@ export class ServiceFunction extends Construct {
       tracing: Tracing.ACTIVE,
       // A deploy must not delete the version an alias may have to be moved back to.
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
+      paramsAndSecrets: props.paramsAndSecrets,
       environment: {
         ...props.environment,
         POWERTOOLS_LOG_LEVEL: 'INFO',

@@ -8,9 +8,8 @@
  * service can issue one; a changed, truncated or forged cursor fails the HMAC.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { ApiError } from '../http/errors.ts';
-import { isDependencyFailure, serviceUnavailable } from '../http/unavailable.ts';
+import { serviceUnavailable } from '../http/unavailable.ts';
 import { readSettings, requiredSetting, type Settings } from '../settings.ts';
 import type { PetStatus } from './schemas.ts';
 
@@ -25,16 +24,25 @@ export const CURSOR_KEY_MIN_LENGTH = 32;
 
 /**
  * How long a container keeps the key read from Secrets Manager, in seconds: one read per container
- * and hour, so that a key changed by hand reaches every container within the hour.
+ * and hour, so that a key changed by hand reaches every container within the hour (and the
+ * extension's own cache, five minutes).
  */
 export const CURSOR_KEY_CACHE_SECONDS = 3600;
 
 /**
- * Bounds of the Secrets Manager read: at most 2 attempts of 1 s to connect and 2 s to answer
- * (6 s in all), inside the function's 10 s timeout, so a slow Secrets Manager ends in a 503, not a
- * Lambda timeout. A read of one small secret needs far less.
+ * Environment variable with the port of the AWS Parameters and Secrets Lambda Extension, through
+ * which a deployed listPets reads the key (the stack adds the extension's layer); 2773 without it.
  */
-const SECRET_READ_BOUNDS = { connectionTimeoutMs: 1_000, requestTimeoutMs: 2_000, maxAttempts: 2 };
+export const SECRETS_EXTENSION_PORT_ENV =
+  'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT' satisfies keyof Settings;
+
+/**
+ * Bounds of a read of the key, in milliseconds: the extension gives Secrets Manager
+ * `secretsManagerTimeoutMs` (the stack sets it), the function waits `answerTimeoutMs` for the
+ * extension's answer, well inside the function's 10 s timeout, so a slow Secrets Manager ends in a
+ * 503, not a Lambda timeout. A read of one small secret needs far less.
+ */
+export const SECRET_READ_BOUNDS = { secretsManagerTimeoutMs: 2_000, answerTimeoutMs: 3_000 };
 
 /** Longest cursor accepted, in characters; an issued one has at most 80. */
 const CURSOR_MAX_LENGTH = 128;
@@ -127,15 +135,45 @@ export function nextPageLink(query: { limit: number; status?: PetStatus }, curso
 }
 
 /**
+ * The cursor key from the secret `secretArn`, through the AWS Parameters and Secrets Lambda
+ * Extension (`GET /secretsmanager/get` on localhost, authorised by the session token).
+ *
+ * @throws ApiError 503 `service_unavailable` when the extension does not answer in time or answers
+ *   5xx or 429 (Secrets Manager failing, slow or throttling); Error for any other answer (the
+ *   secret missing or not readable: a deployment fault) or a secret that is not a string.
+ */
+async function readSecretString(secretArn: string, settings: Settings): Promise<string> {
+  const port = settings.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT;
+  const url = `http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretArn)}`;
+  const unavailable = (cause: unknown) =>
+    serviceUnavailable('The cursor key could not be read.', cause);
+  const response = await fetch(url, {
+    headers: { 'X-Aws-Parameters-Secrets-Token': settings.AWS_SESSION_TOKEN ?? '' },
+    signal: AbortSignal.timeout(SECRET_READ_BOUNDS.answerTimeoutMs),
+  }).catch((error: unknown) => {
+    throw unavailable(error);
+  });
+  if (!response.ok) {
+    const failure = new Error(
+      `Reading the cursor key secret failed: ${response.status} ${await response.text()}`,
+    );
+    throw response.status === 429 || response.status >= 500 ? unavailable(failure) : failure;
+  }
+  const { SecretString } = (await response.json()) as { SecretString?: unknown };
+  if (typeof SecretString !== 'string') throw new Error('The cursor key secret must hold a string');
+  return SecretString;
+}
+
+/**
  * The cursor codec of a function, keyed from its settings: `CURSOR_KEY` (the local stack and
  * tests) or else the Secrets Manager secret named by `CURSOR_KEY_SECRET_ARN` (deployed), read
- * with Powertools Parameters and cached {@link CURSOR_KEY_CACHE_SECONDS}; a failed read is not
- * cached, so the next request tries again. The read is bounded by {@link SECRET_READ_BOUNDS}, so
- * a slow Secrets Manager cannot hang the function.
+ * through the AWS Parameters and Secrets Lambda Extension within {@link SECRET_READ_BOUNDS} and
+ * cached {@link CURSOR_KEY_CACHE_SECONDS}; a failed read is not cached, so the next request tries
+ * again. No AWS SDK client is bundled for it.
  *
  * @returns A function giving the codec. It rejects with ApiError 503 `service_unavailable`
- *   (`Retry-After`) when Secrets Manager is down, slow or throttling, and with the error itself
- *   when the secret is missing, not readable or too short (a deployment fault: 500).
+ *   (`Retry-After`) when Secrets Manager or the extension is down, slow or throttling, and with an
+ *   Error when the secret is missing, not readable or too short (a deployment fault: 500).
  * @param settings @default readSettings()
  * @throws Error at start-up when neither variable is set.
  */
@@ -148,28 +186,13 @@ export function cursorCodecFromEnv(
     return async () => codec;
   }
   const secretArn = requiredSetting(settings, 'CURSOR_KEY_SECRET_ARN');
-  const secrets = new SecretsProvider({
-    clientConfig: {
-      maxAttempts: SECRET_READ_BOUNDS.maxAttempts,
-      requestHandler: {
-        connectionTimeout: SECRET_READ_BOUNDS.connectionTimeoutMs,
-        requestTimeout: SECRET_READ_BOUNDS.requestTimeoutMs,
-        throwOnRequestTimeout: true,
-      },
-    },
-  });
-  let cached: { key: string; codec: CursorCodec } | undefined;
+  let cached: { codec: CursorCodec; readAt: number } | undefined;
   return async function cursorCodec() {
-    const key = await secrets
-      .get(secretArn, { maxAge: CURSOR_KEY_CACHE_SECONDS, throwOnMissing: true })
-      .catch((error: unknown) => {
-        // Powertools wraps the SDK's error; its cause says whether it is worth a retry.
-        throw isDependencyFailure((error as Error).cause)
-          ? serviceUnavailable('The cursor key could not be read.', error)
-          : error;
-      });
-    if (typeof key !== 'string') throw new Error('The cursor key secret must hold a string');
-    if (cached?.key !== key) cached = { key, codec: new CursorCodec(key) };
-    return cached.codec;
+    if (cached && Date.now() - cached.readAt < CURSOR_KEY_CACHE_SECONDS * 1000) {
+      return cached.codec;
+    }
+    const codec = new CursorCodec(await readSecretString(secretArn, settings));
+    cached = { codec, readAt: Date.now() };
+    return codec;
   };
 }

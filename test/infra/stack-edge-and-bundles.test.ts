@@ -2,8 +2,8 @@
  * The edge of both stages' stacks and the functions' bundles, synthesized with cdk.json's flags:
  * the REGIONAL endpoint with X-Ray, the web ACL (its rules in production), the JSON access log
  * line, and the bundled `index.mjs` of each function (ESM, source map, the AWS SDK inside but for
- * the credential providers Lambda never reaches), run as Lambda loads it against DynamoDB Local,
- * down to the 5xx count a canary is judged by.
+ * the credential providers Lambda never reaches, no X-Ray SDK), run as Lambda loads it against
+ * DynamoDB Local, down to the 5xx count a canary is judged by.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -188,13 +188,29 @@ describe('the bundles', () => {
     }
   });
 
+  /** The source files bundled into a function, from its source map. */
+  function bundledSources(id: string): string[] {
+    return (JSON.parse(readFileSync(`${bundlePath(id)}.map`, 'utf8')) as { sources: string[] })
+      .sources;
+  }
+
   it('hold a JSON body parser only in createPet, the one operation that reads a body', () => {
     for (const id of FUNCTION_IDS) {
-      const { sources } = JSON.parse(readFileSync(`${bundlePath(id)}.map`, 'utf8')) as {
-        sources: string[];
-      };
-      const parsers = sources.filter((source) => source.includes('@middy/http-json-body-parser'));
+      const parsers = bundledSources(id).filter((source) =>
+        source.includes('@middy/http-json-body-parser'),
+      );
       expect(parsers.length > 0, id).toBe(id === 'CreatePetFunction');
+    }
+  });
+
+  it('hold no X-Ray SDK and no Secrets Manager client: active tracing and the extension do without', () => {
+    for (const id of FUNCTION_IDS) {
+      const heavy = bundledSources(id).filter((source) =>
+        /aws-xray-sdk|cls-hooked|powertools\/(tracer|parameters)|client-secrets-manager/.test(
+          source,
+        ),
+      );
+      expect(heavy, id).toEqual([]);
     }
   });
 

@@ -11,7 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/routes.ts';
 import { STAGE_SETTINGS, STAGES, type StageName, stackName } from '../../infra/stages.ts';
-import { CURSOR_KEY_SECRET_ARN_ENV } from '../../shared/pets/cursor.ts';
+import {
+  CURSOR_KEY_SECRET_ARN_ENV,
+  SECRET_READ_BOUNDS,
+  SECRETS_EXTENSION_PORT_ENV,
+} from '../../shared/pets/cursor.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/limiter.ts';
 import {
   COUNTERS_TABLE,
@@ -167,10 +171,41 @@ describe.each(STAGES)('the %s stage', (stage) => {
           PETSTORE_STAGE: stage,
           ...(STAGE_SETTINGS[stage].sourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
           ...(OPERATION_IDS.includes(id) ? banEnvironment(DEFAULT_BAN_POLICY) : {}),
-          ...(id === 'ListPetsFunction'
-            ? { [CURSOR_KEY_SECRET_ARN_ENV]: { Ref: logicalId(stack(), 'CursorKeySecret') } }
-            : {}),
+          ...(id === 'ListPetsFunction' ? listPetsCursorKeyEnvironment() : {}),
         });
+      }
+    });
+
+    /** The cursor key's secret and the settings of the extension that reads it (listPets only). */
+    function listPetsCursorKeyEnvironment() {
+      return {
+        [CURSOR_KEY_SECRET_ARN_ENV]: { Ref: logicalId(stack(), 'CursorKeySecret') },
+        PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'true',
+        PARAMETERS_SECRETS_EXTENSION_CACHE_SIZE: '1000',
+        [SECRETS_EXTENSION_PORT_ENV]: '2773',
+        PARAMETERS_SECRETS_EXTENSION_LOG_LEVEL: 'warn',
+        PARAMETERS_SECRETS_EXTENSION_MAX_CONNECTIONS: '3',
+        SECRETS_MANAGER_TIMEOUT_MILLIS: String(SECRET_READ_BOUNDS.secretsManagerTimeoutMs),
+        SECRETS_MANAGER_TTL: '300',
+        SSM_PARAMETER_STORE_TIMEOUT_MILLIS: '0',
+        SSM_PARAMETER_STORE_TTL: '300',
+      };
+    }
+
+    it('gives listPets alone the AWS Parameters and Secrets Lambda Extension (arm64), which reads its cursor key', () => {
+      for (const id of FUNCTION_IDS) {
+        const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+        if (id === 'ListPetsFunction') {
+          // The stacks name no region: CDK maps each region to AWS's layer there.
+          const [layer] = Properties.Layers;
+          const [mapping, , key] = layer['Fn::FindInMap'];
+          expect(Properties.Layers).toHaveLength(1);
+          expect(template().toJSON().Mappings[mapping]['us-east-1'][key]).toMatch(
+            /^arn:aws:lambda:us-east-1:\d+:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:\d+$/,
+          );
+        } else {
+          expect(Properties.Layers).toBeUndefined();
+        }
       }
     });
 

@@ -1,7 +1,8 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newCursorKey } from '../../infra/local/cursor-key.ts';
+import { freePort } from '../../infra/local/ports.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import {
   CURSOR_KEY_ENV,
@@ -9,6 +10,7 @@ import {
   CursorCodec,
   cursorCodecFromEnv,
   nextPageLink,
+  SECRETS_EXTENSION_PORT_ENV,
 } from '../../shared/pets/cursor.ts';
 import type { PetStatus } from '../../shared/pets/schemas.ts';
 
@@ -103,14 +105,46 @@ describe('nextPageLink', () => {
 });
 
 describe('cursorCodecFromEnv', () => {
-  const secretsManager = mockClient(SecretsManagerClient);
   const saved = { ...process.env };
   const secretArn = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cursor-key-AbCdEf';
+  const sessionToken = 'session-token';
+  /**
+   * A stand-in for the AWS Parameters and Secrets Lambda Extension, which cannot run here: it
+   * answers each request with the next of `answers` (status and body) and records the request.
+   */
+  const extension = {
+    answers: [] as { status: number; body: string }[],
+    requests: [] as IncomingMessage[],
+    server: createServer((request, response) => {
+      extension.requests.push(request);
+      const { status, body } = extension.answers.shift() ?? { status: 500, body: 'no answer' };
+      response.writeHead(status, { 'Content-Type': 'application/json' }).end(body);
+    }),
+  };
+  const secretString = (key: string) => ({
+    status: 200,
+    body: JSON.stringify({ ARN: secretArn, SecretString: key }),
+  });
 
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => extension.server.listen(0, 'localhost', resolve));
+  });
+  afterAll(() => extension.server.close());
   afterEach(() => {
-    secretsManager.reset();
+    extension.answers = [];
+    extension.requests = [];
     process.env = { ...saved };
   });
+
+  /** The environment of a deployed listPets: the secret's ARN and the extension's port. */
+  function deployed(): void {
+    delete process.env[CURSOR_KEY_ENV];
+    process.env[CURSOR_KEY_SECRET_ARN_ENV] = secretArn;
+    process.env[SECRETS_EXTENSION_PORT_ENV] = String(
+      (extension.server.address() as AddressInfo).port,
+    );
+    process.env.AWS_SESSION_TOKEN = sessionToken;
+  }
 
   it('uses CURSOR_KEY when it is set, without reading Secrets Manager', async () => {
     const key = newCursorKey();
@@ -119,16 +153,13 @@ describe('cursorCodecFromEnv', () => {
     const cursor = (await cursorCodecFromEnv()()).encode({ afterId: 3 });
 
     expect(new CursorCodec(key).decode(cursor, undefined)).toBe(3);
-    expect(secretsManager.calls()).toHaveLength(0);
+    expect(extension.requests).toHaveLength(0);
   });
 
-  it('reads the key from the secret named by CURSOR_KEY_SECRET_ARN once, then from its cache', async () => {
-    delete process.env[CURSOR_KEY_ENV];
-    process.env[CURSOR_KEY_SECRET_ARN_ENV] = secretArn;
+  it('reads the key from the secret named by CURSOR_KEY_SECRET_ARN through the extension once, then from its cache', async () => {
+    deployed();
     const key = 'k'.repeat(64);
-    secretsManager
-      .on(GetSecretValueCommand, { SecretId: secretArn })
-      .resolves({ SecretString: key });
+    extension.answers.push(secretString(key));
 
     const codecFromEnv = cursorCodecFromEnv();
     const cursor = (await codecFromEnv()).encode({ status: 'sold', afterId: 8 });
@@ -136,43 +167,63 @@ describe('cursorCodecFromEnv', () => {
 
     expect(decoded).toBe(8);
     expect(new CursorCodec(key).decode(cursor, 'sold')).toBe(8);
-    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+    expect(extension.requests.map((request) => request.url)).toEqual([
+      `/secretsmanager/get?secretId=${encodeURIComponent(secretArn)}`,
+    ]);
+    expect(extension.requests[0]?.headers['x-aws-parameters-secrets-token']).toBe(sessionToken);
   });
 
   it('rejects with the error, and reads again on the next call, when the secret cannot be read', async () => {
-    delete process.env[CURSOR_KEY_ENV];
-    process.env[CURSOR_KEY_SECRET_ARN_ENV] = `${secretArn}-failing`;
-    secretsManager
-      .on(GetSecretValueCommand)
-      .rejectsOnce(new Error('Rate exceeded'))
-      .resolves({ SecretString: 'k'.repeat(64) });
+    deployed();
+    extension.answers.push(
+      { status: 400, body: 'ResourceNotFoundException' },
+      secretString('k'.repeat(64)),
+    );
 
     const codecFromEnv = cursorCodecFromEnv();
 
-    await expect(codecFromEnv()).rejects.toThrow();
+    await expect(codecFromEnv()).rejects.toThrow(
+      'Reading the cursor key secret failed: 400 ResourceNotFoundException',
+    );
     await expect(codecFromEnv()).resolves.toBeInstanceOf(CursorCodec);
-    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+    expect(extension.requests).toHaveLength(2);
   });
 
-  it('rejects with 503 service_unavailable and Retry-After when Secrets Manager throttles', async () => {
-    delete process.env[CURSOR_KEY_ENV];
-    process.env[CURSOR_KEY_SECRET_ARN_ENV] = `${secretArn}-throttled`;
-    const throttled = Object.assign(new Error('Rate exceeded'), {
-      name: 'ThrottlingException',
-      $fault: 'client',
-    });
-    secretsManager.on(GetSecretValueCommand).rejects(throttled);
+  it('rejects a secret that is not a string or is too short', async () => {
+    deployed();
+    extension.answers.push(
+      { status: 200, body: JSON.stringify({ ARN: secretArn, SecretBinary: 'AAAA' }) },
+      secretString('short'),
+    );
 
-    const error = await cursorCodecFromEnv()().catch((rejected: unknown) => rejected);
+    const codecFromEnv = cursorCodecFromEnv();
 
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).toBody()).toEqual({
-      code: 'service_unavailable',
-      message: 'The cursor key could not be read. Retry after 5 seconds.',
-      status: 503,
-    });
-    expect((error as ApiError).headers).toEqual({ 'Retry-After': '5' });
+    await expect(codecFromEnv()).rejects.toThrow('The cursor key secret must hold a string');
+    await expect(codecFromEnv()).rejects.toThrow('at least 32 characters');
   });
+
+  it.each([
+    ['answers 429 (Secrets Manager throttles)', 429],
+    ['answers 502 (Secrets Manager fails)', 502],
+    ['does not listen', undefined],
+  ])(
+    'rejects with 503 service_unavailable and Retry-After when the extension %s',
+    async (_, status) => {
+      deployed();
+      if (status) extension.answers.push({ status, body: 'ThrottlingException' });
+      else process.env[SECRETS_EXTENSION_PORT_ENV] = String(await freePort());
+
+      const error = await cursorCodecFromEnv()().catch((rejected: unknown) => rejected);
+
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).toBody()).toEqual({
+        code: 'service_unavailable',
+        message: 'The cursor key could not be read. Retry after 5 seconds.',
+        status: 503,
+      });
+      expect((error as ApiError).headers).toEqual({ 'Retry-After': '5' });
+    },
+  );
 
   it('fails at start-up when neither variable is set', () => {
     delete process.env[CURSOR_KEY_ENV];

@@ -21,6 +21,7 @@ describe('readSettings', () => {
       PETSTORE_STAGE: 'local',
       PORT: 3000,
       DYNAMODB_PORT: 8000,
+      PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: 2773,
     });
   });
 
