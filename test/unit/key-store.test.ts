@@ -3,12 +3,12 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '../../shared/clients.ts';
 import {
   DynamoDBKeyStore,
-  generateToken,
-  hashToken,
+  KeyChangedError,
+  keyRefusal,
   keyStoreFromEnv,
   limitsOfKey,
-  TOKEN_PREFIX,
 } from '../../shared/keys/store.ts';
+import { generateToken, hashToken, TOKEN_PREFIXES } from '../../shared/keys/token.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { KEYS_TABLE } from '../../shared/tables.ts';
 
@@ -34,36 +34,15 @@ function setNow(iso: string) {
   vi.setSystemTime(new Date(iso));
 }
 
-describe('hashToken', () => {
-  it('is the SHA-256 of the token in lower-case hex', () => {
-    // FIPS 180-2 test vector for "abc".
-    expect(hashToken('abc')).toBe(
-      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
-    );
+/** An Enterprise key that expires at `expiresAt`. */
+function enterpriseKeyExpiring(expiresAt: string) {
+  return keys.createKey({
+    plan: 'enterprise',
+    owner: 'Roller Ltd',
+    limits: { perMinute: 100, perDay: 1_000 },
+    expiresAt,
   });
-
-  it('hashes the UTF-8 bytes of the token', () => {
-    // printf 'é' | sha256sum (bytes c3 a9)
-    expect(hashToken('é')).toBe('4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c');
-  });
-});
-
-describe('generateToken', () => {
-  it('starts with psk_ and carries 256 random bits in base64url', () => {
-    const token = generateToken();
-
-    expect(token.startsWith(TOKEN_PREFIX)).toBe(true);
-    expect(TOKEN_PREFIX).toBe('psk_');
-    const secret = token.slice(TOKEN_PREFIX.length);
-    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(Buffer.from(secret, 'base64url')).toHaveLength(32);
-  });
-
-  it('never returns the same token twice', () => {
-    const tokens = new Set(Array.from({ length: 1000 }, generateToken));
-    expect(tokens.size).toBe(1000);
-  });
-});
+}
 
 describe('DynamoDBKeyStore', () => {
   it('issues a key whose record holds the hash of the token, never the token', async () => {
@@ -85,7 +64,7 @@ describe('DynamoDBKeyStore', () => {
     expect(Item).toEqual(record);
     const stored = JSON.stringify(Item);
     expect(stored).not.toContain(token);
-    expect(stored).not.toContain(token.slice(TOKEN_PREFIX.length));
+    expect(stored).not.toContain(token.slice(TOKEN_PREFIXES.local.length));
   });
 
   it('stores no owner when none is given', async () => {
@@ -253,6 +232,106 @@ describe('DynamoDBKeyStore', () => {
     expect(await keys.setPlan('key_eeeeeeeeeeeeeeee', 'pro')).toBeUndefined();
 
     expect(await keys.listKeys()).toEqual(before);
+  });
+
+  it('rolls a key: a new token of the same key, the old one kept for the grace', async () => {
+    const { record, token } = await enterpriseKeyExpiring('2040-01-01T00:00:00.000Z');
+    setNow('2030-01-01T00:00:00.000Z');
+
+    const rolled = await keys.rollKey(record.keyId, { graceSeconds: 3600, tokenStage: 'staging' });
+
+    expect(rolled?.token).toMatch(/^pet_stg_/);
+    expect(rolled?.record).toEqual({ ...record, keyHash: hashToken(rolled?.token ?? '') });
+    expect(rolled?.graceUntil).toBe('2030-01-01T01:00:00.000Z');
+    expect(await keys.findByToken(rolled?.token ?? '')).toEqual(rolled?.record);
+    expect(await keys.findByToken(token)).toEqual({
+      ...record,
+      graceUntil: '2030-01-01T01:00:00.000Z',
+      successorHash: rolled?.record.keyHash,
+    });
+    expect(await keys.findById(record.keyId)).toEqual(rolled?.record);
+    const listed = (await keys.listKeys()).filter((key) => key.keyId === record.keyId);
+    expect(listed).toEqual([{ ...rolled?.record, oldTokenUntil: '2030-01-01T01:00:00.000Z' }]);
+  });
+
+  it('ends the older grace when a key is rolled again: at most two tokens live', async () => {
+    const { record, token: first } = await keys.createKey({ plan: 'free' });
+    const second = await keys.rollKey(record.keyId, { graceSeconds: 3600 });
+    const third = await keys.rollKey(record.keyId, { graceSeconds: 3600 });
+
+    expect(await keys.findByToken(first)).toBeUndefined();
+    expect(await keys.findByToken(second?.token ?? '')).toMatchObject({
+      graceUntil: expect.any(String),
+    });
+    expect(await keys.findByToken(third?.token ?? '')).toEqual(third?.record);
+  });
+
+  it('ends the old token at once for a grace of 0', async () => {
+    const { record, token } = await keys.createKey({ plan: 'free' });
+    const rolled = await keys.rollKey(record.keyId, { graceSeconds: 0 });
+
+    expect(rolled?.graceUntil).toBeUndefined();
+    expect(await keys.findByToken(token)).toBeUndefined();
+    expect(await keys.findById(record.keyId)).toEqual(rolled?.record);
+  });
+
+  it('revokes, moves and expires every token of a rolled key', async () => {
+    const { record, token } = await keys.createKey({ plan: 'free' });
+    const rolled = await keys.rollKey(record.keyId, { graceSeconds: 3600 });
+
+    await keys.setPlan(record.keyId, 'pro');
+    await keys.setExpiry(record.keyId, '2039-01-01T00:00:00.000Z');
+    await keys.revokeKey(record.keyId);
+
+    for (const each of [token, rolled?.token ?? '']) {
+      expect(await keys.findByToken(each)).toMatchObject({
+        plan: 'pro',
+        expiresAt: '2039-01-01T00:00:00.000Z',
+        revokedAt: expect.any(String),
+      });
+    }
+    await expect(keys.rollKey(record.keyId, { graceSeconds: 60 })).rejects.toThrow(/revoked/);
+  });
+
+  it('removes the expiry of a key', async () => {
+    const { record } = await enterpriseKeyExpiring('2040-01-01T00:00:00.000Z');
+
+    const changed = await keys.setExpiry(record.keyId, undefined);
+
+    expect(changed?.previous.expiresAt).toBe('2040-01-01T00:00:00.000Z');
+    expect(await storedItem(record.keyHash)).not.toHaveProperty('expiresAt');
+  });
+
+  it('answers undefined when rolling or expiring an unknown key', async () => {
+    expect(await keys.rollKey('key_dddddddddddddddd', { graceSeconds: 60 })).toBeUndefined();
+    expect(await keys.setExpiry('key_dddddddddddddddd', undefined)).toBeUndefined();
+  });
+
+  it('cancels a roll that a concurrent roll overtook, changing nothing', async () => {
+    const { record } = await keys.createKey({ plan: 'free' });
+    const rolls = await Promise.allSettled([
+      keys.rollKey(record.keyId, { graceSeconds: 60 }),
+      keys.rollKey(record.keyId, { graceSeconds: 60 }),
+    ]);
+
+    const failed = rolls.filter((roll) => roll.status === 'rejected');
+    // Both read the same current row: exactly one transaction can hold.
+    expect(failed).toHaveLength(1);
+    expect((failed[0] as PromiseRejectedResult).reason).toBeInstanceOf(KeyChangedError);
+  });
+
+  it.each([
+    [{}, undefined],
+    [{ revokedAt: '2030-01-01T00:00:00.000Z' }, 'revoked'],
+    [{ expiresAt: '2030-01-01T00:00:00.000Z' }, 'expired'],
+    [{ expiresAt: '2030-01-01T00:00:00.001Z' }, undefined],
+    [{ graceUntil: '2030-01-01T00:00:00.000Z' }, 'rolled'],
+    [{ graceUntil: '2030-01-01T00:00:00.001Z' }, undefined],
+  ])('keyRefusal of %j at 2030-01-01T00:00:00Z is %s', (fields, refusal) => {
+    const record = { keyHash: 'h', keyId: 'k', plan: 'free', usageIdentifier: 'u', createdAt: '' };
+    expect(
+      keyRefusal({ ...record, ...fields } as never, Date.parse('2030-01-01T00:00:00.000Z')),
+    ).toBe(refusal);
   });
 
   it('is what keyStoreFromEnv builds from KEYS_TABLE_NAME', async () => {
