@@ -57,7 +57,7 @@ describe('authentication', () => {
   });
 
   it('answers 401 when the key is unknown', async () => {
-    await expectUnauthorized(await call('/pets', bearer('psk_unknown')));
+    await expectUnauthorized(await call('/pets', bearer(generateToken())));
   });
 
   it('answers 401 when the key is revoked', async () => {
@@ -302,7 +302,7 @@ describe('usage plans', () => {
 describe('authorizer failure', () => {
   it('answers 503 service_unavailable with Retry-After when the keys table is gone, and does not cache it', async () => {
     const client = createDocumentClient();
-    const neverSeen = bearer('psk_neverSeenBefore');
+    const neverSeen = bearer(generateToken());
     try {
       await client.send(new DeleteTableCommand({ TableName: process.env[KEYS_TABLE.envVar] }));
 

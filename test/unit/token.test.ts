@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { STAGES } from '../../infra/stages.ts';
 import {
@@ -80,6 +81,19 @@ describe('inspectToken', () => {
       kind: 'malformed',
       reason: expect.stringContaining(reason),
     });
+  });
+});
+
+describe('TOKEN_PATTERN', () => {
+  it('is the regular expression the README gives secret scanners', async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(`\n${TOKEN_PATTERN.source}\n`);
+  });
+
+  it('finds a token in a line of text, and not a token with a longer body', () => {
+    const token = generateToken('production');
+    expect(`export API_KEY=${token} # prod`.match(TOKEN_PATTERN)?.[0]).toBe(token);
+    expect(TOKEN_PATTERN.test(`${token}x`)).toBe(false);
   });
 });
 
