@@ -262,40 +262,59 @@ export class DynamoDBKeyStore {
 
   /**
    * Makes the same update on every row of a key in one transaction, so that all of its tokens
-   * change together. The current row must still be current (no roll in between) and the others
-   * must still exist; if a concurrent change cancels the transaction, the rows are read again,
-   * up to `CHANGE_ATTEMPTS` times.
+   * change together. The current row must still be current (no roll in between) and hold the
+   * `unchanged` attributes as read, so that the row returned is exactly what the update replaced;
+   * the others must still exist. If a concurrent change cancels the transaction, the rows are read
+   * again, up to `CHANGE_ATTEMPTS` times.
    *
+   * @param unchanged Attributes of the current row that must not change between read and write.
    * @returns The key's current row as it was before the update, or `undefined` for no such key.
    * @throws KeyChangedError when concurrent changes cancel every attempt.
    */
   private async updateEveryRow(
     keyId: string,
     update: RowUpdate,
+    unchanged: readonly (keyof ApiKeyRecord)[] = [],
   ): Promise<ApiKeyRecord | undefined> {
     for (let attempt = 1; ; attempt++) {
       const { current, rolledOut } = await this.rowsOfKey(keyId);
       if (!current) return undefined;
+      // `#uN` names the Nth unchanged attribute, `:uN` its value as read (absent: not there).
+      const held = unchanged.map((name, i) => ({ name, value: current[name], at: i }));
+      const values = Object.fromEntries(
+        held.flatMap(({ value, at }) => (value === undefined ? [] : [[`:u${at}`, value]])),
+      );
       const names = { ...update.ExpressionAttributeNames, '#keyHash': 'keyHash' };
-      const rowUpdate = (row: ApiKeyRecord, condition: string) => ({
-        Update: {
-          TableName: this.tableName,
-          Key: { keyHash: row.keyHash },
-          ...update,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: {
-            ...names,
-            ...(row === current && { '#grace': 'graceUntil' }),
-          },
+      const currentRow = {
+        ...update,
+        TableName: this.tableName,
+        Key: { keyHash: current.keyHash },
+        ConditionExpression: [
+          'attribute_exists(#keyHash) AND attribute_not_exists(#grace)',
+          ...held.map(({ value, at }) =>
+            value === undefined ? `attribute_not_exists(#u${at})` : `#u${at} = :u${at}`,
+          ),
+        ].join(' AND '),
+        ExpressionAttributeNames: {
+          ...names,
+          '#grace': 'graceUntil',
+          ...Object.fromEntries(held.map(({ name, at }) => [`#u${at}`, name])),
         },
-      });
+        ...(Object.keys(values).length > 0 && {
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...values },
+        }),
+      };
+      const rolledOutRows = rolledOut.map((row) => ({
+        ...update,
+        TableName: this.tableName,
+        Key: { keyHash: row.keyHash },
+        ConditionExpression: 'attribute_exists(#keyHash)',
+        ExpressionAttributeNames: names,
+      }));
       try {
         await this.client.send(
           new TransactWriteCommand({
-            TransactItems: [
-              rowUpdate(current, 'attribute_exists(#keyHash) AND attribute_not_exists(#grace)'),
-              ...rolledOut.map((row) => rowUpdate(row, 'attribute_exists(#keyHash)')),
-            ],
+            TransactItems: [currentRow, ...rolledOutRows].map((row) => ({ Update: row })),
           }),
         );
         return current;
@@ -308,7 +327,7 @@ export class DynamoDBKeyStore {
 
   /**
    * Moves a key to `plan` (any plan to any plan, Enterprise to Enterprise with new limits) on all
-   * of its rows at once (`updateEveryRow`): the plan is set, and `perMinute`/`perDay` are set for
+   * of its rows at once (`updateEveryRow`, which also makes `previous` exactly what was replaced): the plan is set, and `perMinute`/`perDay` are set for
    * Enterprise or removed for a standard plan. Requests see the change when the authorizer's
    * cached result for the key expires (`AUTHORIZER_CACHE_TTL_SECONDS`, 60 s).
    *
@@ -323,16 +342,25 @@ export class DynamoDBKeyStore {
     limits?: RequestLimits,
   ): Promise<{ previous: ApiKeyRecord; record: ApiKeyRecord } | undefined> {
     const own = customLimits(plan, limits);
-    const previous = await this.updateEveryRow(keyId, {
-      UpdateExpression: own
-        ? 'SET #plan = :plan, #perMinute = :perMinute, #perDay = :perDay'
-        : 'SET #plan = :plan REMOVE #perMinute, #perDay',
-      ExpressionAttributeNames: { '#plan': 'plan', '#perMinute': 'perMinute', '#perDay': 'perDay' },
-      ExpressionAttributeValues: {
-        ':plan': plan,
-        ...(own && { ':perMinute': own.perMinute, ':perDay': own.perDay }),
+    const previous = await this.updateEveryRow(
+      keyId,
+      {
+        UpdateExpression: own
+          ? 'SET #plan = :plan, #perMinute = :perMinute, #perDay = :perDay'
+          : 'SET #plan = :plan REMOVE #perMinute, #perDay',
+        ExpressionAttributeNames: {
+          '#plan': 'plan',
+          '#perMinute': 'perMinute',
+          '#perDay': 'perDay',
+        },
+        ExpressionAttributeValues: {
+          ':plan': plan,
+          ...(own && { ':perMinute': own.perMinute, ':perDay': own.perDay }),
+        },
       },
-    });
+      // The plan and limits replaced are what a caller restores to undo the move.
+      ['plan', 'perMinute', 'perDay'],
+    );
     if (!previous) return undefined;
     const { perMinute: _perMinute, perDay: _perDay, ...rest } = previous;
     return { previous, record: { ...rest, plan, ...own } };
@@ -374,6 +402,7 @@ export class DynamoDBKeyStore {
             ExpressionAttributeValues: { ':at': expiresAt },
           }
         : { UpdateExpression: 'REMOVE expiresAt' },
+      ['expiresAt'],
     );
     if (!previous) return undefined;
     const { expiresAt: _expiresAt, ...rest } = previous;

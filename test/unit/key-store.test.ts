@@ -320,6 +320,21 @@ describe('DynamoDBKeyStore', () => {
     expect((failed[0] as PromiseRejectedResult).reason).toBeInstanceOf(KeyChangedError);
   });
 
+  it('reports as previous what each of two concurrent moves really replaced', async () => {
+    const { record } = await keys.createKey({ plan: 'free' });
+
+    const [toPro, toBusiness] = await Promise.all([
+      keys.setPlan(record.keyId, 'pro'),
+      keys.setPlan(record.keyId, 'business'),
+    ]);
+
+    // One replaced Free; the other, retried, replaced the first one's plan: a rollback of each
+    // restores what was there.
+    const replaced = [toPro?.previous.plan, toBusiness?.previous.plan].sort();
+    const final = (await keys.findById(record.keyId))?.plan;
+    expect(replaced).toEqual(['free', final === 'pro' ? 'business' : 'pro'].sort());
+  });
+
   it.each([
     [{}, undefined],
     [{ revokedAt: '2030-01-01T00:00:00.000Z' }, 'revoked'],
