@@ -128,6 +128,48 @@ type RowUpdate = {
 /** Attempts of a change to every row of a key that a concurrent change keeps cancelling. */
 const CHANGE_ATTEMPTS = 3;
 
+/** The attributes of a key that each of its rows holds, and that a roll copies to the new row. */
+const KEY_ATTRIBUTES = [
+  'plan',
+  'perMinute',
+  'perDay',
+  'owner',
+  'usageIdentifier',
+  'createdAt',
+  'revokedAt',
+  'expiresAt',
+] as const satisfies readonly (keyof ApiKeyRecord)[];
+
+/**
+ * The condition that a key's current row is still current (no roll since it was read) and still
+ * holds `unchanged` as read, with its names (`#keyHash`, `#grace`, `#uN`) and values (`:uN`).
+ */
+function stillAsRead(current: ApiKeyRecord, unchanged: readonly (keyof ApiKeyRecord)[]) {
+  const held = unchanged.map((name, at) => ({ name, value: current[name], at }));
+  const values = Object.fromEntries(
+    held.flatMap(({ value, at }) => (value === undefined ? [] : [[`:u${at}`, value]])),
+  );
+  return {
+    ConditionExpression: [
+      'attribute_exists(#keyHash) AND attribute_not_exists(#grace)',
+      ...held.map(({ value, at }) =>
+        value === undefined ? `attribute_not_exists(#u${at})` : `#u${at} = :u${at}`,
+      ),
+    ].join(' AND '),
+    ExpressionAttributeNames: {
+      '#keyHash': 'keyHash',
+      '#grace': 'graceUntil',
+      ...Object.fromEntries(held.map(({ name, at }) => [`#u${at}`, name])),
+    },
+    ExpressionAttributeValues: values,
+  };
+}
+
+/** `ExpressionAttributeValues` when there are any: DynamoDB refuses an empty map. */
+function valuesIfAny(values: Record<string, unknown>) {
+  return Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {};
+}
+
 /** Keys table access. */
 export class DynamoDBKeyStore {
   constructor(
@@ -279,37 +321,24 @@ export class DynamoDBKeyStore {
     for (let attempt = 1; ; attempt++) {
       const { current, rolledOut } = await this.rowsOfKey(keyId);
       if (!current) return undefined;
-      // `#uN` names the Nth unchanged attribute, `:uN` its value as read (absent: not there).
-      const held = unchanged.map((name, i) => ({ name, value: current[name], at: i }));
-      const values = Object.fromEntries(
-        held.flatMap(({ value, at }) => (value === undefined ? [] : [[`:u${at}`, value]])),
-      );
-      const names = { ...update.ExpressionAttributeNames, '#keyHash': 'keyHash' };
+      const guard = stillAsRead(current, unchanged);
       const currentRow = {
         ...update,
         TableName: this.tableName,
         Key: { keyHash: current.keyHash },
-        ConditionExpression: [
-          'attribute_exists(#keyHash) AND attribute_not_exists(#grace)',
-          ...held.map(({ value, at }) =>
-            value === undefined ? `attribute_not_exists(#u${at})` : `#u${at} = :u${at}`,
-          ),
-        ].join(' AND '),
+        ConditionExpression: guard.ConditionExpression,
         ExpressionAttributeNames: {
-          ...names,
-          '#grace': 'graceUntil',
-          ...Object.fromEntries(held.map(({ name, at }) => [`#u${at}`, name])),
+          ...update.ExpressionAttributeNames,
+          ...guard.ExpressionAttributeNames,
         },
-        ...(Object.keys(values).length > 0 && {
-          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...values },
-        }),
+        ...valuesIfAny({ ...update.ExpressionAttributeValues, ...guard.ExpressionAttributeValues }),
       };
       const rolledOutRows = rolledOut.map((row) => ({
         ...update,
         TableName: this.tableName,
         Key: { keyHash: row.keyHash },
         ConditionExpression: 'attribute_exists(#keyHash)',
-        ExpressionAttributeNames: names,
+        ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#keyHash': 'keyHash' },
       }));
       try {
         await this.client.send(
@@ -436,12 +465,9 @@ export class DynamoDBKeyStore {
       options.graceSeconds > 0
         ? new Date(Date.now() + options.graceSeconds * 1000).toISOString()
         : undefined;
-    const stillCurrent = {
-      TableName: this.tableName,
-      Key: { keyHash: current.keyHash },
-      ConditionExpression:
-        'attribute_exists(keyHash) AND attribute_not_exists(graceUntil) AND attribute_not_exists(revokedAt)',
-    };
+    // The new row copies the current one: that must still be current, unrevoked and unchanged.
+    const { ExpressionAttributeValues: held, ...guard } = stillAsRead(current, KEY_ATTRIBUTES);
+    const stillCurrent = { TableName: this.tableName, Key: { keyHash: current.keyHash }, ...guard };
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -457,11 +483,15 @@ export class DynamoDBKeyStore {
               ? {
                   Update: {
                     ...stillCurrent,
-                    UpdateExpression: 'SET graceUntil = :until, successorHash = :next',
-                    ExpressionAttributeValues: { ':until': graceUntil, ':next': record.keyHash },
+                    UpdateExpression: 'SET #grace = :until, successorHash = :next',
+                    ExpressionAttributeValues: {
+                      ...held,
+                      ':until': graceUntil,
+                      ':next': record.keyHash,
+                    },
                   },
                 }
-              : { Delete: stillCurrent },
+              : { Delete: { ...stillCurrent, ...valuesIfAny(held) } },
             ...rolledOut.map((row) => ({
               Delete: { TableName: this.tableName, Key: { keyHash: row.keyHash } },
             })),

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '../../shared/clients.ts';
 import {
@@ -32,6 +32,39 @@ async function storedItem(keyHash: string) {
 function setNow(iso: string) {
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(new Date(iso));
+}
+
+/**
+ * A key store whose first transaction waits for `change` to be made through another client
+ * first: a concurrent change landing between the store's read and its write, every time.
+ */
+function interleaved(change: () => Promise<unknown>): DynamoDBKeyStore {
+  const racing = createDocumentClient();
+  let pending: (() => Promise<unknown>) | undefined = change;
+  racing.middlewareStack.add(
+    (next) => async (args) => {
+      const run = pending;
+      if (run && 'TransactItems' in (args.input as object)) {
+        pending = undefined;
+        await run();
+      }
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
+  return new DynamoDBKeyStore(racing, tableName);
+}
+
+/** Every row of a key as DynamoDB holds them, ordered by hash. */
+async function rowsOf(keyId: string) {
+  const { Items = [] } = await client.send(
+    new ScanCommand({
+      TableName: tableName,
+      FilterExpression: 'keyId = :keyId',
+      ExpressionAttributeValues: { ':keyId': keyId },
+    }),
+  );
+  return Items.sort((a, b) => String(a.keyHash).localeCompare(String(b.keyHash)));
 }
 
 /** An Enterprise key that expires at `expiresAt`. */
@@ -307,17 +340,39 @@ describe('DynamoDBKeyStore', () => {
     expect(await keys.setExpiry('key_dddddddddddddddd', undefined)).toBeUndefined();
   });
 
-  it('cancels a roll that a concurrent roll overtook, changing nothing', async () => {
+  it.each([
+    ['rolled', (keyId: string) => keys.rollKey(keyId, { graceSeconds: 60 })],
+    ['moved', (keyId: string) => keys.setPlan(keyId, 'pro')],
+    ['revoked', (keyId: string) => keys.revokeKey(keyId)],
+  ])('cancels a roll when the key was %s between its read and its write', async (_, change) => {
     const { record } = await keys.createKey({ plan: 'free' });
-    const rolls = await Promise.allSettled([
-      keys.rollKey(record.keyId, { graceSeconds: 60 }),
-      keys.rollKey(record.keyId, { graceSeconds: 60 }),
-    ]);
+    let afterChange: unknown[] = [];
+    const racer = interleaved(async () => {
+      await change(record.keyId);
+      afterChange = await rowsOf(record.keyId);
+    });
 
-    const failed = rolls.filter((roll) => roll.status === 'rejected');
-    // Both read the same current row: exactly one transaction can hold.
-    expect(failed).toHaveLength(1);
-    expect((failed[0] as PromiseRejectedResult).reason).toBeInstanceOf(KeyChangedError);
+    await expect(racer.rollKey(record.keyId, { graceSeconds: 60 })).rejects.toThrow(
+      KeyChangedError,
+    );
+
+    // Only the interleaved change happened: the roll left no row and no grace behind.
+    expect(await rowsOf(record.keyId)).toEqual(afterChange);
+  });
+
+  it("moves every token of a key rolled between the move's read and its write", async () => {
+    const { record, token } = await keys.createKey({ plan: 'free' });
+    let rolled: Awaited<ReturnType<typeof keys.rollKey>>;
+    const racer = interleaved(async () => {
+      rolled = await keys.rollKey(record.keyId, { graceSeconds: 60 });
+    });
+
+    const changed = await racer.setPlan(record.keyId, 'business');
+
+    expect(changed?.previous.plan).toBe('free');
+    for (const each of [token, rolled?.token ?? '']) {
+      expect((await keys.findByToken(each))?.plan).toBe('business');
+    }
   });
 
   it('reports as previous what each of two concurrent moves really replaced', async () => {
