@@ -20,11 +20,11 @@ import { onKeysTable, openTarget, type Target } from './target.ts';
 /** Characters that would break the one-line-per-key listing or a terminal. */
 const CONTROL_CHARACTERS = /\p{Cc}/u;
 
-/** `create --plan P [--per-minute N --per-day N] [--owner TEXT] [--stage S]`. */
+/** `create --plan P [--per-minute N --per-day N] [--owner TEXT] [--expires-…] [--stage S]`. */
 export const create: KeysSubcommand = {
   forms: [
     `create --plan ${PLAN_IDS.join('|')} [--owner TEXT] [--expires-in DURATION|--expires-at TIME]`,
-    'create --plan enterprise --per-minute N --per-day N [--owner TEXT] [--expires-…]',
+    'create --plan enterprise --per-minute N --per-day N [--owner TEXT] [--expires-in DURATION|--expires-at TIME]',
   ],
   register: (program, dependencies) =>
     addExpiryOptions(

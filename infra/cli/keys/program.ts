@@ -17,6 +17,7 @@ import {
   UsageError,
 } from './command.ts';
 import { create } from './create.ts';
+import { DURATION_FORMAT } from './duration.ts';
 import { setExpiry } from './expiry.ts';
 import { oneOf } from './format.ts';
 import { list } from './list.ts';
@@ -137,6 +138,7 @@ function overview(help: Help): string {
     [`${LIMIT_OPTIONS.perMinute.flag} N`, LIMIT_OPTIONS.perMinute.description],
     [`${LIMIT_OPTIONS.perDay.flag} N`, LIMIT_OPTIONS.perDay.description],
     [`--stage ${STAGES.join('|')}`, STAGE_DESCRIPTION],
+    ['DURATION', `${DURATION_FORMAT[0]?.toUpperCase()}${DURATION_FORMAT.slice(1)}.`],
   ] as const;
   const termWidth = Math.max(...options.map(([term]) => term.length));
   return [

@@ -19,6 +19,7 @@ describe('keys command on the local stack', () => {
       '  usage <key-id> [--days N]',
       '  list [--dormant DURATION]',
       '  check <token>',
+      '  DURATION ',
       '  --per-minute N',
       '  --per-day N',
     ]) {
