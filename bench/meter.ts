@@ -9,18 +9,22 @@ export interface MeterTotals {
   calls: number;
   /** Capacity units consumed, read and write together (the bench's calls are writes or reads). */
   units: number;
+  /** Calls per table, for the calls that name one table (`TableName`). */
+  tables: Record<string, number>;
 }
+
+/** Totals of nothing yet. */
+const noCalls = (): MeterTotals => ({ calls: 0, units: 0, tables: {} });
 
 type ConsumedCapacity = { CapacityUnits?: number };
 
 /** Counts every call `client` sends and the capacity units DynamoDB reports for it. */
-export function meter(
-  client: DynamoDBDocumentClient,
-  totals: MeterTotals = { calls: 0, units: 0 },
-) {
+export function meter(client: DynamoDBDocumentClient, totals: MeterTotals = noCalls()) {
   client.middlewareStack.add(
     (next) => async (args) => {
       totals.calls += 1;
+      const table = (args.input as { TableName?: string }).TableName;
+      if (table) totals.tables[table] = (totals.tables[table] ?? 0) + 1;
       (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
       try {
         const result = await next(args);
@@ -44,7 +48,7 @@ export function meter(
  * scope, from their next call on.
  */
 export function meterEveryDocumentClient(): MeterTotals {
-  const totals: MeterTotals = { calls: 0, units: 0 };
+  const totals = noCalls();
   const metered = new WeakSet<DynamoDBDocumentClient>();
   const send = DynamoDBDocumentClient.prototype.send;
   DynamoDBDocumentClient.prototype.send = function meteredSend(

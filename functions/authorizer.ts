@@ -1,8 +1,9 @@
 /**
  * The Lambda REQUEST authorizer of every operation (petstore-spec.md, "Authentication").
  *
- * Identity source: the `Authorization` header. The bearer token is looked up by its SHA-256 (one
- * GetItem). A known, unrevoked key gets an Allow policy for the whole API, since API Gateway caches
+ * Identity source: the `Authorization` header. A token whose prefix does not name this stage or
+ * whose checksum is wrong is refused without a read (shared/keys/token.ts); any other is looked up
+ * by its SHA-256 (one GetItem). A known key that is not revoked, expired or rolled out gets an Allow policy for the whole API, since API Gateway caches
  * the policy per token and a policy for one method ARN would deny the key's other routes; the
  * context carries `keyId`, `plan` and the key's limits (`perMinute`, `perDay`) for the functions'
  * rate limiter, and `usageIdentifierKey` selects the key's usage plan
@@ -22,10 +23,14 @@ import type {
 } from 'aws-lambda';
 import { invocationBudgetMs, withDeadline } from '../shared/deadline.ts';
 import { authorizationValues, bearerToken } from '../shared/keys/bearer.ts';
-import { keyStoreFromEnv, limitsOfKey } from '../shared/keys/store.ts';
+import { keyRefusal, keyStoreFromEnv, limitsOfKey } from '../shared/keys/store.ts';
+import { mayBeKeyOf, tokenStageOf } from '../shared/keys/token.ts';
 import { logger } from '../shared/logger.ts';
+import { readSetting } from '../shared/settings.ts';
 
 const keys = keyStoreFromEnv();
+/** The stage whose tokens this authorizer accepts (`PETSTORE_STAGE`). */
+const tokenStage = tokenStageOf(readSetting('PETSTORE_STAGE'));
 
 /**
  * Longest the key lookup may take, in milliseconds. A GetItem takes a few; the cap keeps a slow
@@ -46,8 +51,8 @@ function wholeApiArn(methodArn: string): string {
  * @returns Allow policy for the whole API, `principalId` = key id, context
  *   `{ keyId, plan, perMinute, perDay }`, `usageIdentifierKey`. A plan change reaches the
  *   functions when the cached result expires (60 s).
- * @throws Error('Unauthorized') for a missing, malformed, repeated, unknown or revoked key (HTTP
- *   401 at the gateway); the keys table's error when it fails or the deadline passes (HTTP 503).
+ * @throws Error('Unauthorized') for a missing, malformed, repeated, unknown, revoked, expired or
+ *   rolled-out key (HTTP 401 at the gateway); the keys table's error when it fails or the deadline passes (HTTP 503).
  */
 async function authorize(
   event: APIGatewayRequestAuthorizerEvent,
@@ -56,19 +61,16 @@ async function authorize(
   const values = authorizationValues(event);
   // Two Authorization headers are ambiguous: which one would the cache and the check have seen?
   const token = values.length === 1 ? bearerToken(values[0]) : undefined;
-  const key = token
+  const wellFormed = token !== undefined && mayBeKeyOf(token, tokenStage);
+  const key = wellFormed
     ? await withDeadline(invocationBudgetMs(context, KEY_LOOKUP_DEADLINE_MS), (signal) =>
         keys.findByToken(token, { signal }),
       )
     : undefined;
-  if (!key || key.revokedAt) {
-    const reason = key
-      ? 'revoked'
-      : token
-        ? 'unknown'
-        : values.length > 1
-          ? 'repeated'
-          : 'malformed';
+  const refusal = key && keyRefusal(key, Date.now());
+  if (!key || refusal) {
+    const reason =
+      refusal ?? (wellFormed ? 'unknown' : values.length > 1 ? 'repeated' : 'malformed');
     logger.info('Refused API key', { reason });
     throw new Error('Unauthorized');
   }

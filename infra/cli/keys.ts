@@ -1,5 +1,5 @@
 /**
- * `npm run keys -- create|list|set-plan|revoke|unban …`: the argv entry of the keys command (see
+ * `npm run keys -- create|list|roll|set-expiry|set-plan|revoke|unban|usage|check …`: the argv entry of the keys command (see
  * `keys/program.ts`, and `--help`, for what it does).
  *
  * Configuration: the local stack is DynamoDB Local at `http://127.0.0.1:${DYNAMODB_PORT ?? 8000}`,
@@ -15,6 +15,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { DynamoDBKeyStore } from '../../shared/keys/store.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
+import { DynamoDBKeyUsage } from '../../shared/rate-limit/usage.ts';
 import { readSettings, type Settings } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import {
@@ -43,6 +44,8 @@ process.exitCode = await runKeysCommand(process.argv.slice(2), {
     new DynamoDBKeyStore(localClient(endpoint), tableName),
   openRateLimitBans: (tableName, endpoint = '') =>
     new DynamoDBRateLimitBans(localClient(endpoint), tableName),
+  openKeyUsage: (tableName, endpoint = '') =>
+    new DynamoDBKeyUsage(localClient(endpoint), tableName),
   cloudFormation: new CloudFormationClient({}),
   apiGateway: new APIGatewayClient({}),
   stdout: (line) => process.stdout.write(`${line}\n`),

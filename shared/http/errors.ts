@@ -28,7 +28,7 @@ export const ERROR_CATALOGUE = {
   unauthorized: {
     status: 401,
     description:
-      'The Authorization header is missing, not a Bearer token, or the key is unknown or revoked.',
+      'The Authorization header is missing, not a Bearer token, or a malformed token; or the key is unknown, revoked or expired, or the token was rolled out and its grace is over.',
   },
   bad_request: {
     status: 400,

@@ -10,6 +10,7 @@
  * | `minuteStart` | start of the minute the next two count, epoch seconds |
  * | `minuteCount` | requests admitted in that minute |
  * | `rejected` | requests refused (429) in that minute, for the ban |
+ * | `dayRejected` | requests refused (429) this day, for the keys command's `usage` (not during a ban) |
  * | `bannedUntil` | end of the key's ban, epoch seconds (absent when never banned that day) |
  * | `expiresAt` | TTL: the day's end plus {@link RETENTION_SECONDS}, epoch seconds |
  *
@@ -21,8 +22,11 @@
 import type { KeyCounts } from './decision.ts';
 import { type WindowBounds, windowAt } from './windows.ts';
 
-/** Counter items outlive their day by this much (seconds) before TTL removes them, for inspection. */
-export const RETENTION_SECONDS = 86_400;
+/** Days a counter item outlives its day before TTL removes them: the keys command's `usage` reads them. */
+export const RETENTION_DAYS = 35;
+
+/** {@link RETENTION_DAYS} in seconds. */
+export const RETENTION_SECONDS = RETENTION_DAYS * 86_400;
 
 /** Partition key of a key's item for the day window `day`, e.g. `rate#key_1#2026-11-21`. */
 export function counterName(keyId: string, day: WindowBounds): string {

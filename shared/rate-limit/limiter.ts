@@ -211,7 +211,7 @@ export class DynamoDBRateLimiter {
   }
 
   /**
-   * Adds a refused request to the minute's `rejected`, starting the request's minute first when
+   * Adds a refused request to the minute's `rejected` and the day's `dayRejected`, starting the request's minute first when
    * the stored one is earlier (the day is then used up, so the minute admits nothing).
    *
    * @param counts The counts that refused the request.
@@ -221,9 +221,13 @@ export class DynamoDBRateLimiter {
   private async countRejection(request: CountRequest, counts: KeyCounts): Promise<number> {
     const { at } = request;
     const expression = holdsMinute(counts, at.minute)
-      ? { UpdateExpression: 'ADD rejected :one', ExpressionAttributeValues: { ':one': 1 } }
+      ? {
+          UpdateExpression: 'ADD rejected :one, dayRejected :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        }
       : {
-          UpdateExpression: 'SET minuteStart = :minute, minuteCount = :zero, rejected = :one',
+          UpdateExpression:
+            'SET minuteStart = :minute, minuteCount = :zero, rejected = :one ADD dayRejected :one',
           ConditionExpression: EARLIER_MINUTE,
           ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':minute': at.minute.start },
         };

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
+import { generateToken } from '../../shared/keys/token.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { type PetstoreClient, petstoreClient } from '../support/api-client.ts';
 import { expectError } from '../support/error-responses.ts';
@@ -40,7 +41,7 @@ describe('authentication', () => {
   const clients: [string, () => PetstoreClient][] = [
     ['no Authorization header', () => petstoreClient(gateway.url)],
     ['the Basic scheme', () => createBasicClient()],
-    ['an unknown key', () => petstoreClient(gateway.url, 'psk_unknownKeyOfNoOne')],
+    ['an unknown key', () => petstoreClient(gateway.url, generateToken())],
   ];
 
   function createBasicClient(): PetstoreClient {

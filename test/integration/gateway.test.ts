@@ -9,12 +9,8 @@ import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import {
-  type ApiKeyRecord,
-  generateToken,
-  hashToken,
-  keyStoreFromEnv,
-} from '../../shared/keys/store.ts';
+import { type ApiKeyRecord, keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { generateToken, hashToken } from '../../shared/keys/token.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import type { RequestLimits } from '../../shared/plans.ts';
 import { KEYS_TABLE } from '../../shared/tables.ts';
@@ -61,7 +57,7 @@ describe('authentication', () => {
   });
 
   it('answers 401 when the key is unknown', async () => {
-    await expectUnauthorized(await call('/pets', bearer('psk_unknown')));
+    await expectUnauthorized(await call('/pets', bearer(generateToken())));
   });
 
   it('answers 401 when the key is revoked', async () => {
@@ -306,7 +302,7 @@ describe('usage plans', () => {
 describe('authorizer failure', () => {
   it('answers 503 service_unavailable with Retry-After when the keys table is gone, and does not cache it', async () => {
     const client = createDocumentClient();
-    const neverSeen = bearer('psk_neverSeenBefore');
+    const neverSeen = bearer(generateToken());
     try {
       await client.send(new DeleteTableCommand({ TableName: process.env[KEYS_TABLE.envVar] }));
 

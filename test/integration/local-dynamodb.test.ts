@@ -40,7 +40,7 @@ afterEach(stopAll);
 
 /** The first key the banner shows, e.g. the Free key of a new store. */
 function firstToken(started: Started): string {
-  return /^ {2}free +key_\w+ +(psk_\S+)$/m.exec(started.stdout())?.[1] ?? '';
+  return /^ {2}free +key_\w+ +(pet_local_\S+)$/m.exec(started.stdout())?.[1] ?? '';
 }
 
 /** What the stack's pid file of a DynamoDB port records. */

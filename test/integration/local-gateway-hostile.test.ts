@@ -33,7 +33,7 @@ beforeAll(async () => {
   ({ started, url } = await startedStack(stack));
   for (const [, plan = '', token = ''] of started
     .stdout()
-    .matchAll(/^ {2}(free|pro|business) +key_\w+ +(psk_\S+)$/gm)) {
+    .matchAll(/^ {2}(free|pro|business) +key_\w+ +(pet_local_\S+)$/gm)) {
     tokens[plan] = token;
   }
 }, START_TIMEOUT_MS);

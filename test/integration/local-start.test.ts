@@ -40,7 +40,7 @@ describe('npm start', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () =>
 
     expect(url).toBe(`http://127.0.0.1:${stack.PORT}/v1`);
     const tokens = [
-      ...started.stdout().matchAll(/^ {2}(free|pro|business) +key_\w+ +(psk_\S+)$/gm),
+      ...started.stdout().matchAll(/^ {2}(free|pro|business) +key_\w+ +(pet_local_\S+)$/gm),
     ];
     expect(tokens.map(([, plan]) => plan)).toEqual(['free', 'pro', 'business']);
     const response = await fetch(`${url}/pets`, {

@@ -16,6 +16,7 @@ import { type ApiKeyRecord, DynamoDBKeyStore, keyStoreFromEnv } from '../../shar
 import { PLAN_IDS, type RequestLimits } from '../../shared/plans.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { DynamoDBKeyUsage } from '../../shared/rate-limit/usage.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 
@@ -59,6 +60,7 @@ export async function keysCommand(
     // "deployed" tables are this file's tables on DynamoDB Local.
     openKeyStore: (table, at) => new DynamoDBKeyStore(createDocumentClient(at), table),
     openRateLimitBans: (table, at) => new DynamoDBRateLimitBans(createDocumentClient(at), table),
+    openKeyUsage: (table, at) => new DynamoDBKeyUsage(createDocumentClient(at), table),
     cloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
     apiGateway: new APIGatewayClient({ region: 'us-east-1' }),
     stdout: (text) => stdout.push(...text.split('\n')),

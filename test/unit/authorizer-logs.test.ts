@@ -10,7 +10,7 @@ vi.hoisted(() => {
 
 const { handler } = await import('../../functions/authorizer.ts');
 const { createAuthorizerEvent, createLambdaContext } = await import('../../infra/local/events.ts');
-const { generateToken } = await import('../../shared/keys/store.ts');
+const { generateToken } = await import('../../shared/keys/token.ts');
 const { logger } = await import('../../shared/logger.ts');
 
 describe('authorizer logs', () => {

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer.ts';
 import { createAuthorizerEvent, createLambdaContext } from '../../infra/local/events.ts';
-import { type ApiKeyRecord, generateToken, keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { type ApiKeyRecord, keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { generateToken } from '../../shared/keys/token.ts';
 
 const keys = keyStoreFromEnv();
 

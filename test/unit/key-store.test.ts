@@ -1,14 +1,14 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '../../shared/clients.ts';
 import {
   DynamoDBKeyStore,
-  generateToken,
-  hashToken,
+  KeyChangedError,
+  keyRefusal,
   keyStoreFromEnv,
   limitsOfKey,
-  TOKEN_PREFIX,
 } from '../../shared/keys/store.ts';
+import { generateToken, hashToken, TOKEN_PREFIXES } from '../../shared/keys/token.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { KEYS_TABLE } from '../../shared/tables.ts';
 
@@ -34,36 +34,48 @@ function setNow(iso: string) {
   vi.setSystemTime(new Date(iso));
 }
 
-describe('hashToken', () => {
-  it('is the SHA-256 of the token in lower-case hex', () => {
-    // FIPS 180-2 test vector for "abc".
-    expect(hashToken('abc')).toBe(
-      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
-    );
-  });
+/**
+ * A key store whose first transaction waits for `change` to be made through another client
+ * first: a concurrent change landing between the store's read and its write, every time.
+ */
+function interleaved(change: () => Promise<unknown>): DynamoDBKeyStore {
+  const racing = createDocumentClient();
+  let pending: (() => Promise<unknown>) | undefined = change;
+  racing.middlewareStack.add(
+    (next) => async (args) => {
+      const run = pending;
+      if (run && 'TransactItems' in (args.input as object)) {
+        pending = undefined;
+        await run();
+      }
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
+  return new DynamoDBKeyStore(racing, tableName);
+}
 
-  it('hashes the UTF-8 bytes of the token', () => {
-    // printf 'é' | sha256sum (bytes c3 a9)
-    expect(hashToken('é')).toBe('4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c');
-  });
-});
+/** Every row of a key as DynamoDB holds them, ordered by hash. */
+async function rowsOf(keyId: string) {
+  const { Items = [] } = await client.send(
+    new ScanCommand({
+      TableName: tableName,
+      FilterExpression: 'keyId = :keyId',
+      ExpressionAttributeValues: { ':keyId': keyId },
+    }),
+  );
+  return Items.sort((a, b) => String(a.keyHash).localeCompare(String(b.keyHash)));
+}
 
-describe('generateToken', () => {
-  it('starts with psk_ and carries 256 random bits in base64url', () => {
-    const token = generateToken();
-
-    expect(token.startsWith(TOKEN_PREFIX)).toBe(true);
-    expect(TOKEN_PREFIX).toBe('psk_');
-    const secret = token.slice(TOKEN_PREFIX.length);
-    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(Buffer.from(secret, 'base64url')).toHaveLength(32);
+/** An Enterprise key that expires at `expiresAt`. */
+function enterpriseKeyExpiring(expiresAt: string) {
+  return keys.createKey({
+    plan: 'enterprise',
+    owner: 'Roller Ltd',
+    limits: { perMinute: 100, perDay: 1_000 },
+    expiresAt,
   });
-
-  it('never returns the same token twice', () => {
-    const tokens = new Set(Array.from({ length: 1000 }, generateToken));
-    expect(tokens.size).toBe(1000);
-  });
-});
+}
 
 describe('DynamoDBKeyStore', () => {
   it('issues a key whose record holds the hash of the token, never the token', async () => {
@@ -85,7 +97,7 @@ describe('DynamoDBKeyStore', () => {
     expect(Item).toEqual(record);
     const stored = JSON.stringify(Item);
     expect(stored).not.toContain(token);
-    expect(stored).not.toContain(token.slice(TOKEN_PREFIX.length));
+    expect(stored).not.toContain(token.slice(TOKEN_PREFIXES.local.length));
   });
 
   it('stores no owner when none is given', async () => {
@@ -253,6 +265,143 @@ describe('DynamoDBKeyStore', () => {
     expect(await keys.setPlan('key_eeeeeeeeeeeeeeee', 'pro')).toBeUndefined();
 
     expect(await keys.listKeys()).toEqual(before);
+  });
+
+  it('rolls a key: a new token of the same key, the old one kept for the grace', async () => {
+    const { record, token } = await enterpriseKeyExpiring('2040-01-01T00:00:00.000Z');
+    setNow('2030-01-01T00:00:00.000Z');
+
+    const rolled = await keys.rollKey(record.keyId, { graceSeconds: 3600, tokenStage: 'staging' });
+
+    expect(rolled?.token).toMatch(/^pet_stg_/);
+    expect(rolled?.record).toEqual({ ...record, keyHash: hashToken(rolled?.token ?? '') });
+    expect(rolled?.graceUntil).toBe('2030-01-01T01:00:00.000Z');
+    expect(await keys.findByToken(rolled?.token ?? '')).toEqual(rolled?.record);
+    expect(await keys.findByToken(token)).toEqual({
+      ...record,
+      graceUntil: '2030-01-01T01:00:00.000Z',
+      successorHash: rolled?.record.keyHash,
+    });
+    expect(await keys.findById(record.keyId)).toEqual(rolled?.record);
+    const listed = (await keys.listKeys()).filter((key) => key.keyId === record.keyId);
+    expect(listed).toEqual([{ ...rolled?.record, oldTokenUntil: '2030-01-01T01:00:00.000Z' }]);
+  });
+
+  it('ends the older grace when a key is rolled again: at most two tokens live', async () => {
+    const { record, token: first } = await keys.createKey({ plan: 'free' });
+    const second = await keys.rollKey(record.keyId, { graceSeconds: 3600 });
+    const third = await keys.rollKey(record.keyId, { graceSeconds: 3600 });
+
+    expect(await keys.findByToken(first)).toBeUndefined();
+    expect(await keys.findByToken(second?.token ?? '')).toMatchObject({
+      graceUntil: expect.any(String),
+    });
+    expect(await keys.findByToken(third?.token ?? '')).toEqual(third?.record);
+  });
+
+  it('ends the old token at once for a grace of 0', async () => {
+    const { record, token } = await keys.createKey({ plan: 'free' });
+    const rolled = await keys.rollKey(record.keyId, { graceSeconds: 0 });
+
+    expect(rolled?.graceUntil).toBeUndefined();
+    expect(await keys.findByToken(token)).toBeUndefined();
+    expect(await keys.findById(record.keyId)).toEqual(rolled?.record);
+  });
+
+  it('revokes, moves and expires every token of a rolled key', async () => {
+    const { record, token } = await keys.createKey({ plan: 'free' });
+    const rolled = await keys.rollKey(record.keyId, { graceSeconds: 3600 });
+
+    await keys.setPlan(record.keyId, 'pro');
+    await keys.setExpiry(record.keyId, '2039-01-01T00:00:00.000Z');
+    await keys.revokeKey(record.keyId);
+
+    for (const each of [token, rolled?.token ?? '']) {
+      expect(await keys.findByToken(each)).toMatchObject({
+        plan: 'pro',
+        expiresAt: '2039-01-01T00:00:00.000Z',
+        revokedAt: expect.any(String),
+      });
+    }
+    await expect(keys.rollKey(record.keyId, { graceSeconds: 60 })).rejects.toThrow(/revoked/);
+  });
+
+  it('removes the expiry of a key', async () => {
+    const { record } = await enterpriseKeyExpiring('2040-01-01T00:00:00.000Z');
+
+    const changed = await keys.setExpiry(record.keyId, undefined);
+
+    expect(changed?.previous.expiresAt).toBe('2040-01-01T00:00:00.000Z');
+    expect(await storedItem(record.keyHash)).not.toHaveProperty('expiresAt');
+  });
+
+  it('answers undefined when rolling or expiring an unknown key', async () => {
+    expect(await keys.rollKey('key_dddddddddddddddd', { graceSeconds: 60 })).toBeUndefined();
+    expect(await keys.setExpiry('key_dddddddddddddddd', undefined)).toBeUndefined();
+  });
+
+  it.each([
+    ['rolled', (keyId: string) => keys.rollKey(keyId, { graceSeconds: 60 })],
+    ['moved', (keyId: string) => keys.setPlan(keyId, 'pro')],
+    ['revoked', (keyId: string) => keys.revokeKey(keyId)],
+  ])('cancels a roll when the key was %s between its read and its write', async (_, change) => {
+    const { record } = await keys.createKey({ plan: 'free' });
+    let afterChange: unknown[] = [];
+    const racer = interleaved(async () => {
+      await change(record.keyId);
+      afterChange = await rowsOf(record.keyId);
+    });
+
+    await expect(racer.rollKey(record.keyId, { graceSeconds: 60 })).rejects.toThrow(
+      KeyChangedError,
+    );
+
+    // Only the interleaved change happened: the roll left no row and no grace behind.
+    expect(await rowsOf(record.keyId)).toEqual(afterChange);
+  });
+
+  it("moves every token of a key rolled between the move's read and its write", async () => {
+    const { record, token } = await keys.createKey({ plan: 'free' });
+    let rolled: Awaited<ReturnType<typeof keys.rollKey>>;
+    const racer = interleaved(async () => {
+      rolled = await keys.rollKey(record.keyId, { graceSeconds: 60 });
+    });
+
+    const changed = await racer.setPlan(record.keyId, 'business');
+
+    expect(changed?.previous.plan).toBe('free');
+    for (const each of [token, rolled?.token ?? '']) {
+      expect((await keys.findByToken(each))?.plan).toBe('business');
+    }
+  });
+
+  it('reports as previous what each of two concurrent moves really replaced', async () => {
+    const { record } = await keys.createKey({ plan: 'free' });
+
+    const [toPro, toBusiness] = await Promise.all([
+      keys.setPlan(record.keyId, 'pro'),
+      keys.setPlan(record.keyId, 'business'),
+    ]);
+
+    // One replaced Free; the other, retried, replaced the first one's plan: a rollback of each
+    // restores what was there.
+    const replaced = [toPro?.previous.plan, toBusiness?.previous.plan].sort();
+    const final = (await keys.findById(record.keyId))?.plan;
+    expect(replaced).toEqual(['free', final === 'pro' ? 'business' : 'pro'].sort());
+  });
+
+  it.each([
+    [{}, undefined],
+    [{ revokedAt: '2030-01-01T00:00:00.000Z' }, 'revoked'],
+    [{ expiresAt: '2030-01-01T00:00:00.000Z' }, 'expired'],
+    [{ expiresAt: '2030-01-01T00:00:00.001Z' }, undefined],
+    [{ graceUntil: '2030-01-01T00:00:00.000Z' }, 'rolled'],
+    [{ graceUntil: '2030-01-01T00:00:00.001Z' }, undefined],
+  ])('keyRefusal of %j at 2030-01-01T00:00:00Z is %s', (fields, refusal) => {
+    const record = { keyHash: 'h', keyId: 'k', plan: 'free', usageIdentifier: 'u', createdAt: '' };
+    expect(
+      keyRefusal({ ...record, ...fields } as never, Date.parse('2030-01-01T00:00:00.000Z')),
+    ).toBe(refusal);
   });
 
   it('is what keyStoreFromEnv builds from KEYS_TABLE_NAME', async () => {

@@ -183,8 +183,24 @@ describe('DynamoDBRateLimiter.consume', () => {
       minuteStart: T0 / 1000 + 60,
       minuteCount: 2,
       rejected: 0,
-      expiresAt: MIDNIGHT / 1000 + 86_400,
+      // Kept 35 days after the day, for `npm run keys -- usage`.
+      expiresAt: MIDNIGHT / 1000 + 35 * 86_400,
     });
+  });
+
+  it("counts the day's refused requests across minutes, in the writes a refusal makes anyway", async () => {
+    const rl = limiter();
+    const keyId = freshKey();
+    const limits = { perMinute: 2, perDay: 1_000 };
+    await sendSequentially(rl, keyId, limits, 5, T0);
+    await sendSequentially(rl, keyId, limits, 4, T0 + MINUTE);
+    const { Item } = await client.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: { name: counterName(keyId, windowAt('day', T0)) },
+      }),
+    );
+    expect(Item).toMatchObject({ dayCount: 4, rejected: 2, dayRejected: 5 });
   });
 
   it('throws the client error when the counters table cannot be reached', async () => {

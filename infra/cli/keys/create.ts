@@ -12,6 +12,7 @@ import {
   stageOption,
   UsageError,
 } from './command.ts';
+import { addExpiryOptions, type ExpiryOptions, expiryChoice } from './expiry.ts';
 import { describePlan } from './format.ts';
 import { addPlanOptions, type PlanChoice, type PlanOptions, planChoice } from './plan-options.ts';
 import { onKeysTable, openTarget, type Target } from './target.ts';
@@ -19,25 +20,27 @@ import { onKeysTable, openTarget, type Target } from './target.ts';
 /** Characters that would break the one-line-per-key listing or a terminal. */
 const CONTROL_CHARACTERS = /\p{Cc}/u;
 
-/** `create --plan P [--per-minute N --per-day N] [--owner TEXT] [--stage S]`. */
+/** `create --plan P [--per-minute N --per-day N] [--owner TEXT] [--expires-…] [--stage S]`. */
 export const create: KeysSubcommand = {
   forms: [
-    `create --plan ${PLAN_IDS.join('|')} [--owner TEXT]`,
-    'create --plan enterprise --per-minute N --per-day N [--owner TEXT]',
+    `create --plan ${PLAN_IDS.join('|')} [--owner TEXT] [--expires-in DURATION|--expires-at TIME]`,
+    'create --plan enterprise --per-minute N --per-day N [--owner TEXT] [--expires-in DURATION|--expires-at TIME]',
   ],
   register: (program, dependencies) =>
-    addPlanOptions(
-      program
-        .command('create')
-        .description('Issue a key. Its bearer token is shown once, as the last line of stdout.'),
+    addExpiryOptions(
+      addPlanOptions(
+        program
+          .command('create')
+          .description('Issue a key. Its bearer token is shown once, as the last line of stdout.'),
+      ).option('--owner <text>', 'Who the key is for: non-blank text without control characters.'),
     )
-      .option('--owner <text>', 'Who the key is for: non-blank text without control characters.')
       .addOption(stageOption())
-      .action(async (options: PlanOptions & { owner?: string; stage?: string }) => {
+      .action(async (options: PlanOptions & ExpiryOptions & { owner?: string; stage?: string }) => {
         const choice = planChoice('create', options);
         const owner = parseOwner(options.owner);
+        const expiresAt = expiryChoice(options, Date.now());
         const target = await openTarget(parseStage(options.stage), dependencies);
-        await createKey({ ...choice, owner }, target, dependencies);
+        await createKey({ ...choice, owner, expiresAt }, target, dependencies);
       }),
 };
 
@@ -66,18 +69,24 @@ function parseOwner(owner: string | undefined): string | undefined {
  *   table fails, or API Gateway refuses (after the rollback, which the message lists).
  */
 async function createKey(
-  { plan, limits, owner }: PlanChoice & { readonly owner?: string },
+  {
+    plan,
+    limits,
+    owner,
+    expiresAt,
+  }: PlanChoice & { readonly owner?: string; readonly expiresAt?: string },
   target: Target,
   { apiGateway, stdout }: KeysCommandDependencies,
 ): Promise<void> {
   // Resolve the usage plan before anything is stored, so that a missing output leaves nothing behind.
   const destination = target.deployed && usagePlanDestination(plan, target.deployed);
   const { record, token } = await onKeysTable(target, (keys) =>
-    keys.createKey({ plan, owner, limits }),
+    keys.createKey({ plan, owner, limits, expiresAt, tokenStage: target.tokenStage }),
   );
   stdout(`Issued key ${record.keyId} on ${target.description}`);
-  stdout(`  plan:  ${describePlan(record)}`);
-  stdout(`  owner: ${record.owner ?? '-'}`);
+  stdout(`  plan:    ${describePlan(record)}`);
+  stdout(`  owner:   ${record.owner ?? '-'}`);
+  stdout(`  expires: ${record.expiresAt ?? 'never'}`);
   if (destination) {
     const rollback = new Rollback();
     // The authorizer reads the keys table, so a revoked key is unusable whatever else fails.

@@ -1,7 +1,7 @@
 /**
  * The keys command (petstore-spec.md, "Authentication", whose gap "how API keys are issued" it
- * fills, and "Limits"): issues, lists, moves between plans, unbans and revokes API keys on the
- * local stack or a deployed stage. A commander program with one module per subcommand; `keys.ts`
+ * fills, and "Limits"): issues, lists, rolls, expires, moves between plans, unbans, revokes and
+ * checks API keys on the local stack or a deployed stage. A commander program with one module per subcommand; `keys.ts`
  * is its argv entry. Every dependency (stores, AWS clients, output writers) is injected, so that
  * tests run it in-process.
  */
@@ -9,6 +9,7 @@ import { Command, CommanderError, type Help } from 'commander';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../../shared/tables.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { STAGES } from '../../stages.ts';
+import { check } from './check.ts';
 import {
   type KeysCommandDependencies,
   type KeysSubcommand,
@@ -16,17 +17,31 @@ import {
   UsageError,
 } from './command.ts';
 import { create } from './create.ts';
+import { DURATION_FORMAT } from './duration.ts';
+import { setExpiry } from './expiry.ts';
 import { oneOf } from './format.ts';
 import { list } from './list.ts';
 import { LIMIT_OPTIONS } from './plan-options.ts';
 import { revoke } from './revoke.ts';
+import { roll } from './roll.ts';
 import { setPlan } from './set-plan.ts';
 import { unban } from './unban.ts';
+import { usage } from './usage.ts';
 
 export type { KeysCommandDependencies } from './command.ts';
 
 /** The subcommands, in the order the help lists them. */
-const SUBCOMMANDS: readonly KeysSubcommand[] = [create, list, setPlan, revoke, unban];
+const SUBCOMMANDS: readonly KeysSubcommand[] = [
+  create,
+  list,
+  roll,
+  setExpiry,
+  setPlan,
+  revoke,
+  unban,
+  usage,
+  check,
+];
 
 /** Exit status of the command: 0 done, 1 failed, 2 usage error. */
 export type ExitCode = 0 | 1 | 2;
@@ -34,7 +49,7 @@ export type ExitCode = 0 | 1 | 2;
 /**
  * Runs the keys command.
  *
- * Output: `create` prints a summary and, as the LAST LINE OF STDOUT, the bearer token; `list`
+ * Output: `create` and `roll` print a summary and, as the LAST LINE OF STDOUT, the bearer token; `list`
  * prints one line per key (never a token or hash); `set-plan`, `revoke` and `unban` print what
  * they did. An error goes to stderr as one line, `keys: <message>`; a usage error (commander's,
  * or a plan, limits, owner or stage the subcommand refuses) is followed by the help.
@@ -76,7 +91,9 @@ export function keysProgram(dependencies: KeysCommandDependencies): Command {
   // Settings made before the subcommands are added are inherited by them.
   const program = new Command('npm run keys --')
     .usage('<command> [options]')
-    .description('Issues, lists, moves, unbans and revokes Petstore API keys.')
+    .description(
+      'Issues, lists, rolls, expires, moves, unbans and revokes Petstore API keys, shows their usage, checks tokens.',
+    )
     .helpOption('-h, --help', 'Show this help.')
     .helpCommand('help [command]', 'Show the help of a command.')
     .configureOutput({
@@ -121,6 +138,7 @@ function overview(help: Help): string {
     [`${LIMIT_OPTIONS.perMinute.flag} N`, LIMIT_OPTIONS.perMinute.description],
     [`${LIMIT_OPTIONS.perDay.flag} N`, LIMIT_OPTIONS.perDay.description],
     [`--stage ${STAGES.join('|')}`, STAGE_DESCRIPTION],
+    ['DURATION', `${DURATION_FORMAT[0]?.toUpperCase()}${DURATION_FORMAT.slice(1)}.`],
   ] as const;
   const termWidth = Math.max(...options.map(([term]) => term.length));
   return [
@@ -134,8 +152,8 @@ function overview(help: Help): string {
       options.map(([term, description]) => help.formatItem(term, termWidth, description, help)),
       help,
     ),
-    `A plan change or a revocation reaches requests when the authorizer's cached result for the key
-expires, within ${AUTHORIZER_CACHE_TTL_SECONDS} s.
+    `A plan change, an expiry, the end of a roll's grace or a revocation reaches requests when the
+authorizer's cached result for the token expires, within ${AUTHORIZER_CACHE_TTL_SECONDS} s.
 
 Environment (local stack): DYNAMODB_PORT (default 8000) is DynamoDB Local's port on 127.0.0.1;
 ${KEYS_TABLE.envVar} and ${COUNTERS_TABLE.envVar} override the tables' names (default ${KEYS_TABLE.localName},

@@ -6,12 +6,20 @@
  */
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBKeyStore } from '../../../shared/keys/store.ts';
+import type { TokenStage } from '../../../shared/keys/token.ts';
 import type { DynamoDBRateLimitBans } from '../../../shared/rate-limit/bans.ts';
+import type { DynamoDBKeyUsage } from '../../../shared/rate-limit/usage.ts';
 import { STACK_OUTPUTS, type StageName, stackName } from '../../stages.ts';
 import { requireOutput, stackOutputs } from '../stack-outputs.ts';
 
 /** The rate limiter's admin operations the command uses: a key's ban state, and lifting a ban. */
 export type RateLimitBans = Pick<DynamoDBRateLimitBans, 'banState' | 'unban'>;
+
+/** What the command reads of the counters table: bans, and each key's daily usage. */
+export interface Counters {
+  readonly bans: RateLimitBans;
+  readonly usage: Pick<DynamoDBKeyUsage, 'dailyUsage'>;
+}
 
 /** What opening a target needs from the outside world (part of the command's dependencies). */
 export interface TargetDependencies {
@@ -33,6 +41,8 @@ export interface TargetDependencies {
   readonly openKeyStore: (tableName: string, endpoint?: string) => DynamoDBKeyStore;
   /** Opens a counters table (rate-limit windows and bans), on DynamoDB Local or AWS as above. */
   readonly openRateLimitBans: (tableName: string, endpoint?: string) => RateLimitBans;
+  /** Opens a counters table to read keys' daily usage, on DynamoDB Local or AWS as above. */
+  readonly openKeyUsage: (tableName: string, endpoint?: string) => Counters['usage'];
   /** Reads a deployed stage's stack outputs (DescribeStacks). */
   readonly cloudFormation: CloudFormationClient;
 }
@@ -49,13 +59,15 @@ export interface Target {
   readonly description: string;
   readonly keysTableName: string;
   readonly keys: DynamoDBKeyStore;
+  /** The stage whose prefix its new tokens carry (`local` for the local stack). */
+  readonly tokenStage: TokenStage;
   /**
-   * Opens the counters table (rate-limit windows and bans). Only `list` and `unban` read it, so
-   * the other subcommands do not need its stack output.
+   * Opens the counters table (rate-limit windows, bans, daily usage). Only `list`, `usage` and
+   * `unban` read it, so the other subcommands do not need its stack output.
    *
    * @throws Error when the stage's stack lacks the counters table's output.
    */
-  readonly openCounters: () => { readonly tableName: string; readonly bans: RateLimitBans };
+  readonly openCounters: () => Counters & { readonly tableName: string };
   /** Turns a failure on one of the tables into an error that tells the operator what to do. */
   readonly explain: (error: unknown, tableName: string) => Error;
   /** The stage's stack; absent on the local stack. */
@@ -75,7 +87,12 @@ export async function openTarget(
   return stage === undefined ? openLocalStack(dependencies) : openStage(stage, dependencies);
 }
 
-function openLocalStack({ local, openKeyStore, openRateLimitBans }: TargetDependencies): Target {
+function openLocalStack({
+  local,
+  openKeyStore,
+  openRateLimitBans,
+  openKeyUsage,
+}: TargetDependencies): Target {
   if (!local.hasCredentials) {
     throw new Error(
       `No DynamoDB Local credentials in ${local.credentialsFile}: start the local stack once with \`npm start\`, which creates them.`,
@@ -86,9 +103,11 @@ function openLocalStack({ local, openKeyStore, openRateLimitBans }: TargetDepend
     description: `the local stack (table ${local.keysTableName} on ${where})`,
     keysTableName: local.keysTableName,
     keys: openKeyStore(local.keysTableName, local.endpoint),
+    tokenStage: 'local',
     openCounters: () => ({
       tableName: local.countersTableName,
       bans: openRateLimitBans(local.countersTableName, local.endpoint),
+      usage: openKeyUsage(local.countersTableName, local.endpoint),
     }),
     explain: (error, tableName) => {
       if ((error as { code?: unknown } | undefined)?.code === 'ECONNREFUSED') {
@@ -110,7 +129,7 @@ function openLocalStack({ local, openKeyStore, openRateLimitBans }: TargetDepend
 
 async function openStage(
   stage: StageName,
-  { openKeyStore, openRateLimitBans, cloudFormation }: TargetDependencies,
+  { openKeyStore, openRateLimitBans, openKeyUsage, cloudFormation }: TargetDependencies,
 ): Promise<Target> {
   const stack = stackName(stage);
   const outputs = await stackOutputs(cloudFormation, stack);
@@ -119,9 +138,10 @@ async function openStage(
     description: `stage ${stage} (table ${keysTableName} of stack ${stack})`,
     keysTableName,
     keys: openKeyStore(keysTableName),
+    tokenStage: stage,
     openCounters: () => {
       const tableName = requireOutput(outputs, STACK_OUTPUTS.countersTableName, stack);
-      return { tableName, bans: openRateLimitBans(tableName) };
+      return { tableName, bans: openRateLimitBans(tableName), usage: openKeyUsage(tableName) };
     },
     explain: (error) => error as Error,
     deployed: { stack, outputs },
@@ -151,11 +171,11 @@ export async function onKeysTable<T>(
  */
 export async function onCountersTable<T>(
   target: Target,
-  operation: (bans: RateLimitBans) => Promise<T>,
+  operation: (counters: Counters) => Promise<T>,
 ): Promise<T> {
-  const { tableName, bans } = target.openCounters();
+  const { tableName, ...counters } = target.openCounters();
   try {
-    return await operation(bans);
+    return await operation(counters);
   } catch (error) {
     throw target.explain(error, tableName);
   }

@@ -25,7 +25,7 @@ async function unbanKey(
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
   if (!(await onKeysTable(target, (keys) => keys.findById(keyId)))) throw unknownKey(keyId, target);
-  const lifted = await onCountersTable(target, (bans) => bans.unban(keyId, Date.now()));
+  const lifted = await onCountersTable(target, ({ bans }) => bans.unban(keyId, Date.now()));
   stdout(
     lifted
       ? `Lifted the ban on key ${keyId}; it would have run until ${isoTime(lifted.bannedUntil)}.`

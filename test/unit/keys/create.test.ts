@@ -9,7 +9,7 @@ import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../../infra/stages.ts';
-import { hashToken } from '../../../shared/keys/store.ts';
+import { hashToken } from '../../../shared/keys/token.ts';
 import { PLAN_IDS, PLANS } from '../../../shared/plans.ts';
 import {
   activeKeyIds,
@@ -33,7 +33,7 @@ describe('keys command on the local stack', () => {
       const { code, stdout, token } = await keysCommand(['create', '--plan', plan]);
 
       expect(code).toBe(0);
-      expect(token).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
+      expect(token).toMatch(/^pet_local_[0-9A-Za-z]{38}$/);
       const record = await keys.findByToken(token);
       expect(record).toMatchObject({ plan, keyHash: hashToken(token) });
       expect(record?.owner).toBeUndefined();
@@ -61,7 +61,7 @@ describe('keys command on the local stack', () => {
     ]);
 
     expect(code).toBe(0);
-    expect(stdout).toContain('  owner: Zoë\'s "Pets" Ltd');
+    expect(stdout).toContain('  owner:   Zoë\'s "Pets" Ltd');
     expect(await keys.findByToken(token)).toMatchObject({ owner: 'Zoë\'s "Pets" Ltd' });
   });
 
@@ -79,14 +79,16 @@ describe('keys command on the local stack', () => {
     ]);
 
     expect(code).toBe(0);
-    expect(token).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
+    expect(token).toMatch(/^pet_local_[0-9A-Za-z]{38}$/);
     expect(await keys.findByToken(token)).toMatchObject({
       plan: 'enterprise',
       perMinute: 5_000,
       perDay: 2_000_000,
       owner: 'Big Pets Inc',
     });
-    expect(stdout).toContain('  plan:  Enterprise (5,000 requests/minute, 2,000,000 requests/day)');
+    expect(stdout).toContain(
+      '  plan:    Enterprise (5,000 requests/minute, 2,000,000 requests/day)',
+    );
   });
 });
 
@@ -149,7 +151,7 @@ describe('keys command on a deployed stage', () => {
       ]);
 
       expect(code).toBe(1);
-      expect(stdout.some((line) => line.startsWith('psk_'))).toBe(false);
+      expect(stdout.some((line) => line.startsWith('pet_'))).toBe(false);
       expect(stderr).toEqual([expect.stringContaining(`${refused} refused`)]);
       expect(await activeKeyIds()).toEqual(activeBefore);
       expect(
@@ -233,7 +235,7 @@ describe('keys command on a deployed stage', () => {
     ]);
 
     expect(code).toBe(1);
-    expect(stdout.some((line) => line.startsWith('psk_'))).toBe(false);
+    expect(stdout.some((line) => line.startsWith('pet_'))).toBe(false);
     expect(stderr).toEqual([
       expect.stringMatching(
         /^keys: API Gateway refused the key \(LimitExceededException\); undone: .*revoke key key_[0-9a-f]{16}\. No usable key was issued\.$/,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ban, enterpriseKey, keys, keysCommand } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
-  it('lists every key with its plan, limits, ban, status, owner and creation time, never a token or hash', async () => {
+  it('lists every key with its plan, limits, ban, status, expiry, last day used, owner and creation time, never a token or hash', async () => {
     const issued = await keys.createKey({ plan: 'pro', owner: 'list test' });
     const revoked = await keys.createKey({ plan: 'free' });
     await keys.revokeKey(revoked.record.keyId);
@@ -19,6 +19,8 @@ describe('keys command on the local stack', () => {
       'PER DAY',
       'BAN',
       'STATUS',
+      'EXPIRES',
+      'LAST USED',
       'OWNER',
       'CREATED',
     ]);
@@ -31,6 +33,8 @@ describe('keys command on the local stack', () => {
       '10,000',
       'not banned',
       'active',
+      'never',
+      'not in 35 days',
       'list test',
       issued.record.createdAt,
     ]);
@@ -41,6 +45,8 @@ describe('keys command on the local stack', () => {
       '1,000',
       'not banned',
       'revoked',
+      'never',
+      'not in 35 days',
       '-',
       revoked.record.createdAt,
     ]);
@@ -51,6 +57,8 @@ describe('keys command on the local stack', () => {
       '2,000,000',
       `banned until ${new Date(bannedUntil * 1000).toISOString()}`,
       'active',
+      'never',
+      new Date().toISOString().slice(0, 10),
       'Big Pets Inc',
       enterprise.record.createdAt,
     ]);

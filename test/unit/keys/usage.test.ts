@@ -14,6 +14,12 @@ describe('keys command on the local stack', () => {
       '  set-plan <key-id> --plan free|pro|business',
       '  set-plan <key-id> --plan enterprise --per-minute N --per-day N',
       '  unban <key-id>',
+      '  roll <key-id> [--grace DURATION]',
+      '  set-expiry <key-id> --expires-in DURATION|--expires-at TIME|--never',
+      '  usage <key-id> [--days N]',
+      '  list [--dormant DURATION]',
+      '  check <token>',
+      '  DURATION ',
       '  --per-minute N',
       '  --per-day N',
     ]) {
@@ -119,9 +125,14 @@ describe('keys command on the local stack', () => {
     { args: ['list', '--verbose'], message: "error: unknown option '--verbose'" },
     {
       args: ['rotate'],
-      message: 'Unknown command "rotate": use create, list, set-plan, revoke or unban.',
+      message:
+        'Unknown command "rotate": use create, list, roll, set-expiry, set-plan, revoke, unban, usage or check.',
     },
-    { args: [], message: 'Give a command: create, list, set-plan, revoke or unban.' },
+    {
+      args: [],
+      message:
+        'Give a command: create, list, roll, set-expiry, set-plan, revoke, unban, usage or check.',
+    },
   ])('answers $args with a usage error and exit status 2', async ({ args, message }) => {
     const before = await keys.listKeys();
 

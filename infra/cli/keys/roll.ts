@@ -1,0 +1,71 @@
+/**
+ * `roll`: replaces a key's bearer token with a new one of the same key (same id, plan, limits,
+ * owner, expiry, ban and counters, and on a stage the same API Gateway API key), the old token
+ * kept working for a grace period. Design: docs/operations.md, "Rolling a key".
+ */
+import { Option } from 'commander';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
+import {
+  type KeysCommandDependencies,
+  type KeysSubcommand,
+  keyIdCommand,
+  parseStage,
+} from './command.ts';
+import { DURATION_FORMAT, durationParser } from './duration.ts';
+import { onKeysTable, openTarget, type Target, unknownKey } from './target.ts';
+
+/** Default grace of the old token: 24 hours, in seconds. */
+export const DEFAULT_GRACE_SECONDS = 86_400;
+
+/** Longest grace: 30 days, in seconds. */
+const MAX_GRACE_SECONDS = 30 * 86_400;
+
+/** `roll <key-id> [--grace DURATION] [--stage S]`. */
+export const roll: KeysSubcommand = {
+  forms: ['roll <key-id> [--grace DURATION]'],
+  register: (program, dependencies) =>
+    keyIdCommand(
+      program,
+      'roll',
+      'Issue a new token for the same key; the old one works for the grace. The token is the last line of stdout.',
+    )
+      .addOption(
+        new Option(
+          '--grace <duration>',
+          `How long the old token keeps working: ${DURATION_FORMAT}, at most 30d; 0 ends it at once (default: 24h).`,
+        ).argParser(durationParser(MAX_GRACE_SECONDS, '30d')),
+      )
+      .action(async (keyId: string, options: { grace?: number; stage?: string }) => {
+        const target = await openTarget(parseStage(options.stage), dependencies);
+        await rollKey(keyId, options.grace ?? DEFAULT_GRACE_SECONDS, target, dependencies);
+      }),
+};
+
+/**
+ * Rolls the key in one transaction of the keys table (`DynamoDBKeyStore.rollKey`); prints what
+ * happened and, as the LAST LINE OF STDOUT, the new token. A token still in an earlier grace is
+ * ended first: at most two tokens of a key work at once.
+ *
+ * @throws Error for an unknown or revoked key, a concurrent change (nothing changed), or a failing
+ *   keys table.
+ */
+async function rollKey(
+  keyId: string,
+  graceSeconds: number,
+  target: Target,
+  { stdout }: KeysCommandDependencies,
+): Promise<void> {
+  const rolled = await onKeysTable(target, (keys) =>
+    keys.rollKey(keyId, { graceSeconds, tokenStage: target.tokenStage }),
+  );
+  if (!rolled) throw unknownKey(keyId, target);
+  stdout(`Rolled key ${keyId} on ${target.description}`);
+  stdout(
+    rolled.graceUntil
+      ? `  old token: works until ${rolled.graceUntil}, then 401 (within ${AUTHORIZER_CACHE_TTL_SECONDS} s)`
+      : `  old token: refused from now on (within ${AUTHORIZER_CACHE_TTL_SECONDS} s)`,
+  );
+  stdout('  same key id, plan, limits, owner, expiry, counters and usage plan key');
+  stdout('The new bearer token below is shown once; only its SHA-256 is kept.');
+  stdout(rolled.token);
+}

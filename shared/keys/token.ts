@@ -1,0 +1,109 @@
+/**
+ * Bearer tokens that name their stage and carry a checksum (GitHub's `ghp_` scheme): a scanner, the
+ * keys command and the authorizer recognise one without any lookup. `psk_` tokens issued before
+ * keep working; they carry no checksum, so only their shape is checked. Format: docs/operations.md.
+ */
+import { createHash, randomInt } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+
+/** The stages a token can be issued for: the local stack, or a deployed stage. */
+export type TokenStage = 'local' | 'staging' | 'production';
+
+/** The prefix of each stage's tokens; the part between the underscores names the stage. */
+export const TOKEN_PREFIXES: Readonly<Record<TokenStage, string>> = {
+  local: 'pet_local_',
+  staging: 'pet_stg_',
+  production: 'pet_prod_',
+};
+
+/** Base62 characters of the random part: 32 of them, about 190 random bits. */
+const RANDOM_LENGTH = 32;
+/** Base62 characters of the checksum: CRC32 of the random part, zero-padded (62^6 > 2^32). */
+const CHECKSUM_LENGTH = 6;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * Every current token, for secret scanners (gitleaks, GitHub custom patterns): the README quotes
+ * its source.
+ */
+export const TOKEN_PATTERN = /\bpet_(?:local|stg|prod)_[0-9A-Za-z]{38}\b/;
+
+/** A token of the format issued before stage prefixes: `psk_` + 32 bytes in base64url. */
+const LEGACY_TOKEN = /^psk_[A-Za-z0-9_-]{43}$/;
+
+/** What the shape of a string says about it as a token (`inspectToken`). */
+export type TokenShape =
+  | { readonly kind: 'current'; readonly stage: TokenStage }
+  | { readonly kind: 'legacy' }
+  | { readonly kind: 'malformed'; readonly reason: string };
+
+/** `value` in base62, most significant digit first, left-padded with `0` to `length`. */
+function base62(value: number, length: number): string {
+  let digits = '';
+  for (let rest = value; rest > 0; rest = Math.floor(rest / 62))
+    digits = BASE62[rest % 62] + digits;
+  return digits.padStart(length, '0');
+}
+
+/** The checksum of a token's random part: its CRC32 in base62, 6 characters. */
+function checksum(random: string): string {
+  return base62(crc32(random), CHECKSUM_LENGTH);
+}
+
+/**
+ * A fresh bearer token: the stage's prefix, 32 random base62 characters and their checksum.
+ *
+ * @param stage @default 'local'
+ */
+export function generateToken(stage: TokenStage = 'local'): string {
+  let random = '';
+  for (let i = 0; i < RANDOM_LENGTH; i++) random += BASE62[randomInt(62)];
+  return `${TOKEN_PREFIXES[stage]}${random}${checksum(random)}`;
+}
+
+/**
+ * What a string is as a token, from its characters alone (no network, no table).
+ *
+ * @returns `current` with its stage when prefix, length and checksum hold; `legacy` for the
+ *   earlier `psk_` format; else `malformed` with the reason.
+ */
+export function inspectToken(token: string): TokenShape {
+  if (LEGACY_TOKEN.test(token)) return { kind: 'legacy' };
+  const entry = Object.entries(TOKEN_PREFIXES).find(([, prefix]) => token.startsWith(prefix));
+  if (!entry) return { kind: 'malformed', reason: 'no Petstore token prefix' };
+  const [stage, prefix] = entry as [TokenStage, string];
+  const body = token.slice(prefix.length);
+  if (!/^[0-9A-Za-z]+$/.test(body) || body.length !== RANDOM_LENGTH + CHECKSUM_LENGTH) {
+    return {
+      kind: 'malformed',
+      reason: `not ${RANDOM_LENGTH + CHECKSUM_LENGTH} base62 characters after ${prefix}`,
+    };
+  }
+  if (checksum(body.slice(0, RANDOM_LENGTH)) !== body.slice(RANDOM_LENGTH)) {
+    return { kind: 'malformed', reason: 'wrong checksum' };
+  }
+  return { kind: 'current', stage };
+}
+
+/**
+ * Whether the keys table may hold `token` on `stage`: a current token of that stage, or a legacy
+ * one. Anything else is refused without a read.
+ */
+export function mayBeKeyOf(token: string, stage: TokenStage): boolean {
+  const shape = inspectToken(token);
+  return shape.kind === 'legacy' || (shape.kind === 'current' && shape.stage === stage);
+}
+
+/**
+ * The token stage of a `PETSTORE_STAGE` value: a deployed stage's name, else `local`.
+ *
+ * @param stage `PETSTORE_STAGE` (`local` by default; `staging` or `production` when deployed).
+ */
+export function tokenStageOf(stage: string): TokenStage {
+  return stage === 'staging' || stage === 'production' ? stage : 'local';
+}
+
+/** SHA-256 of a bearer token, lower-case hex: the keys table's partition key. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}

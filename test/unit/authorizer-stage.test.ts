@@ -1,0 +1,45 @@
+/**
+ * The authorizer of a deployed stage (`PETSTORE_STAGE=production`) accepts that stage's tokens and
+ * legacy `psk_` ones, and refuses another stage's without a read.
+ */
+import { describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.PETSTORE_STAGE = 'production';
+});
+
+const { handler } = await import('../../functions/authorizer.ts');
+const { createAuthorizerEvent, createLambdaContext } = await import('../../infra/local/events.ts');
+const { keyStoreFromEnv } = await import('../../shared/keys/store.ts');
+const { meterEveryDocumentClient } = await import('../../bench/meter.ts');
+
+const keys = keyStoreFromEnv();
+const meter = meterEveryDocumentClient();
+
+function authorize(token: string) {
+  const event = createAuthorizerEvent({
+    method: 'GET',
+    resource: '/pets',
+    path: '/pets',
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  return handler(event, createLambdaContext('petstore-authorizer'));
+}
+
+describe('authorizer of the production stage', () => {
+  it('allows a production token', async () => {
+    const { record, token } = await keys.createKey({ plan: 'pro', tokenStage: 'production' });
+
+    expect(token).toMatch(/^pet_prod_/);
+    expect(await authorize(token)).toMatchObject({ principalId: record.keyId });
+  });
+
+  it('refuses a local token of a stored key without reading the keys table', async () => {
+    const { token } = await keys.createKey({ plan: 'pro', tokenStage: 'local' });
+    const callsBefore = meter.calls;
+
+    await expect(authorize(token)).rejects.toThrow('Unauthorized');
+
+    expect(meter.calls).toBe(callsBefore);
+  });
+});
