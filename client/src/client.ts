@@ -346,7 +346,8 @@ export class PetstoreClient {
     timeoutMs: number,
     callerSignal: AbortSignal | undefined,
   ): Promise<Answer | PetstoreError> {
-    const timeout = AbortSignal.timeout(Math.max(1, timeoutMs));
+    const limitMs = Math.max(1, Math.ceil(timeoutMs));
+    const timeout = AbortSignal.timeout(limitMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
     let response: Response;
     let text: string;
@@ -368,7 +369,7 @@ export class PetstoreClient {
       return new PetstoreError({
         code: timedOut ? 'timeout' : 'network_error',
         message: timedOut
-          ? `No answer within ${timeoutMs} ms`
+          ? `No answer within ${limitMs} ms`
           : `The request failed: ${(cause as Error).message}`,
         status: undefined,
         requestId: undefined,

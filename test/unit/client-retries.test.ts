@@ -219,6 +219,26 @@ describe('waits', () => {
     expect(sent.map(({ at }) => at)).toEqual([0, 10_000, 10_000]);
   });
 
+  it('fails an attempt with timeout when no answer comes within timeoutMs, and retries it', async () => {
+    vi.useRealTimers();
+    const hanging = vi.fn(
+      (_: unknown, init?: RequestInit) =>
+        new Promise<Response>((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
+        ),
+    );
+    const petstore = client(hanging as typeof globalThis.fetch, {
+      timeoutMs: 20,
+      retry: { maxAttempts: 2, baseDelayMs: 1 },
+    });
+
+    const error = await petstore.listPets().catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(PetstoreError);
+    expect(error).toMatchObject({ code: 'timeout', status: undefined, attempts: 2 });
+    expect(hanging).toHaveBeenCalledTimes(2);
+  });
+
   it('rejects with the signal reason when the caller aborts during a wait', async () => {
     const { fetch } = scriptedFetch([failure(503, 'service_unavailable', { 'Retry-After': '5' })]);
     const controller = new AbortController();
