@@ -12,19 +12,6 @@ import type { RateLimitState } from './headers.ts';
  */
 export type PetstoreErrorCode = ApiErrorCode | 'network_error' | 'timeout' | 'unexpected_response';
 
-/** What a {@link PetstoreError} is made of. */
-export interface PetstoreErrorDetails {
-  readonly code: PetstoreErrorCode;
-  readonly message: string;
-  readonly status: number | undefined;
-  readonly requestId: string | undefined;
-  readonly retryAfter: number | undefined;
-  readonly rateLimit: RateLimitState | undefined;
-  readonly headers: Headers | undefined;
-  readonly attempts: number;
-  readonly cause?: unknown;
-}
-
 /** A call failed: the API refused it, or (after any retries) gave no usable answer. */
 export class PetstoreError extends Error {
   override readonly name = 'PetstoreError';
@@ -43,7 +30,20 @@ export class PetstoreError extends Error {
   /** Attempts made, the failed last one included (1 when the call was not retried). */
   readonly attempts: number;
 
-  constructor(details: PetstoreErrorDetails) {
+  /** @param details Every field, and the `cause` (the network error) when nothing answered. */
+  constructor(
+    details: Pick<
+      PetstoreError,
+      | 'code'
+      | 'message'
+      | 'status'
+      | 'requestId'
+      | 'retryAfter'
+      | 'rateLimit'
+      | 'headers'
+      | 'attempts'
+    > & { readonly cause?: unknown },
+  ) {
     super(details.message, { cause: details.cause });
     this.code = details.code;
     this.status = details.status;
