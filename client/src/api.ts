@@ -20,7 +20,10 @@ export type ListPetsQuery = Omit<
 >;
 
 type OperationId = keyof operations;
-type HeaderNames<Response> = Response extends { headers: infer Headers } ? keyof Headers : never;
+/** The named headers of a response (its `[name: string]: unknown` index signature left out). */
+type HeaderNames<Response> = Response extends { headers: infer Headers }
+  ? keyof { [Name in keyof Headers as string extends Name ? never : Name]: Headers[Name] }
+  : never;
 type ResponseHeaderName = {
   [Id in OperationId]: HeaderNames<operations[Id]['responses'][keyof operations[Id]['responses']]>;
 }[OperationId];
