@@ -194,6 +194,7 @@ export class PetstoreClient {
   private pausedUntil = 0;
 
   /**
+   * @param options See {@link PetstoreClientOptions}.
    * @throws TypeError when `baseUrl` is not an absolute URL.
    */
   constructor(private readonly options: PetstoreClientOptions) {
