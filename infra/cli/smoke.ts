@@ -11,8 +11,14 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { IDEMPOTENT_REPLAYED_HEADER } from '../../shared/idempotency/key.ts';
-import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
+import {
+  type CreatedPet,
+  type DeprecationNotice,
+  PetstoreClient,
+  PetstoreError,
+  type RateLimitState,
+} from '../../client/src/index.ts';
+import { GET_PET_DEPRECATION_HEADERS, GET_PET_SUNSET } from '../../shared/pets/deprecation.ts';
 import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit/headers.ts';
 import { isStageName, STACK_OUTPUTS, STAGES, stackName } from '../stages.ts';
 import { requireOutput, stackOutputs } from './stack-outputs.ts';
@@ -28,13 +34,6 @@ export interface SmokeCheck {
   readonly detail: string;
 }
 
-/** A response's status, headers and parsed JSON body (undefined when not JSON). */
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: unknown;
-}
-
 class CheckFailed extends Error {}
 
 /** Throws a {@link CheckFailed} with `message` unless `condition` holds. */
@@ -42,123 +41,108 @@ function expect(condition: boolean, message: string): asserts condition {
   if (!condition) throw new CheckFailed(message);
 }
 
-/** Fails unless every rate-limit header is a whole number. */
-function expectRateLimitHeaders(headers: Headers): void {
-  for (const name of [
-    RATE_LIMIT_HEADERS.limit,
-    RATE_LIMIT_HEADERS.remaining,
-    RATE_LIMIT_HEADERS.reset,
-  ]) {
-    expect(/^\d+$/.test(headers.get(name) ?? ''), `${name} is '${headers.get(name)}'`);
-  }
+/** Fails unless the binding window's limit, remaining requests and reset were all sent. */
+function expectRateLimitState({ limit, remaining, reset }: RateLimitState): void {
+  expect(limit !== undefined, `${RATE_LIMIT_HEADERS.limit} is missing`);
+  expect(remaining !== undefined, `${RATE_LIMIT_HEADERS.remaining} is missing`);
+  expect(reset !== undefined, `${RATE_LIMIT_HEADERS.reset} is missing`);
+}
+
+/** What a failed call saw: `status 401: unauthorized (…)`, or the client's own error code. */
+function seen(error: unknown): string {
+  if (!(error instanceof PetstoreError)) return (error as Error).message;
+  return `status ${error.status ?? 'none'}: ${error.code} (${error.message})`;
 }
 
 /**
- * Runs every check against `baseUrl` (ending in `/v1/` or `/v1`) with the bearer `key`, in order:
- * createPet with an Idempotency-Key, the same request again (replayed), getPet with its deprecation headers, listPets filtered by
- * status, the rate-limit headers, and a 401 without a key. A check whose request fails (network,
- * unexpected answer) fails alone; checks that need the created pet fail when creation did.
+ * Runs every check against `baseUrl` (ending in `/v1/` or `/v1`) with the bearer `key`, through
+ * the official client (client/), in order: createPet with an Idempotency-Key, the same request
+ * again (replayed), getPet with its deprecation notice, listPets filtered by status, the
+ * rate-limit state, and a 401 with an empty key. A check whose call fails (network, unexpected
+ * answer) fails alone; checks that need the created pet fail when creation did.
  *
  * @returns One {@link SmokeCheck} per check.
  */
 export async function runSmoke(baseUrl: string, key: string): Promise<SmokeCheck[]> {
-  const base = baseUrl.replace(/\/+$/, '');
-  const call = async (path: string, init: RequestInit = {}): Promise<Answer> => {
-    const response = await fetch(`${base}${path}`, init);
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    return { status: response.status, headers: response.headers, body };
-  };
-  const authorized = { Authorization: `Bearer ${key}` };
+  const deprecations: DeprecationNotice[] = [];
+  // A failing stage should fail the smoke test within seconds, not wait out long Retry-Afters.
+  const client = (apiKey: string) =>
+    new PetstoreClient({
+      baseUrl,
+      apiKey,
+      retry: { maxAttempts: 2, maxElapsedMs: 15_000 },
+      onDeprecation: (notice) => deprecations.push(notice),
+    });
+  const petstore = client(key);
   const checks: SmokeCheck[] = [];
   const check = async (name: string, run: () => Promise<string>) => {
     try {
       checks.push({ name, ok: true, detail: await run() });
     } catch (error) {
-      checks.push({ name, ok: false, detail: (error as Error).message });
+      checks.push({ name, ok: false, detail: seen(error) });
     }
   };
 
-  let created: { id: number; status: string } | undefined;
-  let createHeaders: Headers | undefined;
-  const pet = { name: `smoke ${new Date().toISOString()}`, categoryId: 1, status: 'available' };
+  let created: CreatedPet | undefined;
+  const pet = {
+    name: `smoke ${new Date().toISOString()}`,
+    categoryId: 1,
+    status: 'available' as const,
+  };
   const idempotencyKey = randomUUID();
-  const create = () =>
-    call('/pets', {
-      method: 'POST',
-      headers: {
-        ...authorized,
-        'Content-Type': 'application/json',
-        'Idempotency-Key': idempotencyKey,
-      },
-      body: JSON.stringify(pet),
-    });
   await check('createPet with an Idempotency-Key answers 201 with the pet', async () => {
-    const answer = await create();
-    const body = answer.body as { id?: unknown; name?: unknown; status?: unknown } | undefined;
-    expect(answer.status === 201, `status ${answer.status}: ${JSON.stringify(answer.body)}`);
-    expect(typeof body?.id === 'number' && body.name === pet.name, `body ${JSON.stringify(body)}`);
-    created = { id: body.id as number, status: String(body.status) };
-    createHeaders = answer.headers;
-    return `201, id ${body.id}`;
+    const answer = await petstore.createPet(pet, { idempotencyKey });
+    expect(answer.data.name === pet.name, `body ${JSON.stringify(answer.data)}`);
+    created = answer;
+    return `${answer.status}, id ${answer.data.id}`;
   });
   await check('createPet retried with the same Idempotency-Key replays the same pet', async () => {
     expect(created !== undefined, 'no pet was created');
-    const answer = await create();
-    expect(answer.status === 201, `status ${answer.status}: ${JSON.stringify(answer.body)}`);
-    expect(
-      (answer.body as { id?: unknown }).id === created.id,
-      `body ${JSON.stringify(answer.body)}`,
-    );
-    const replayed = answer.headers.get(IDEMPOTENT_REPLAYED_HEADER);
-    expect(replayed === 'true', `${IDEMPOTENT_REPLAYED_HEADER} is '${replayed}'`);
-    return `201, id ${created.id}, ${IDEMPOTENT_REPLAYED_HEADER}: true`;
+    const answer = await petstore.createPet(pet, { idempotencyKey });
+    expect(answer.data.id === created.data.id, `body ${JSON.stringify(answer.data)}`);
+    expect(answer.replayed, 'Idempotent-Replayed is not true');
+    return `${answer.status}, id ${answer.data.id}, Idempotent-Replayed: true`;
   });
   await check('getPet answers 200 with the created pet and its deprecation headers', async () => {
     expect(created !== undefined, 'no pet was created');
-    const answer = await call(`/pets/${created.id}`, { headers: authorized });
-    expect(answer.status === 200, `status ${answer.status}: ${JSON.stringify(answer.body)}`);
-    expect(
-      (answer.body as { id?: unknown }).id === created.id,
-      `body ${JSON.stringify(answer.body)}`,
-    );
+    const answer = await petstore.getPet(created.data.id);
+    expect(answer.data.id === created.data.id, `body ${JSON.stringify(answer.data)}`);
     for (const [name, value] of Object.entries(GET_PET_DEPRECATION_HEADERS)) {
       expect(answer.headers.get(name) === value, `${name} is '${answer.headers.get(name)}'`);
     }
-    return `200, ${Object.keys(GET_PET_DEPRECATION_HEADERS).join(', ')}`;
+    const [notice] = deprecations;
+    expect(
+      notice?.sunset?.getTime() === GET_PET_SUNSET.getTime(),
+      'the client was not told of the sunset',
+    );
+    return `${answer.status}, ${Object.keys(GET_PET_DEPRECATION_HEADERS).join(', ')}`;
   });
   await check('listPets filtered by status answers 200 with pets of that status only', async () => {
-    const status = created?.status ?? 'available';
-    const answer = await call(`/pets?status=${status}&limit=5`, { headers: authorized });
-    expect(answer.status === 200, `status ${answer.status}: ${JSON.stringify(answer.body)}`);
-    const pets = answer.body as { status?: unknown }[];
-    expect(Array.isArray(pets), `body ${JSON.stringify(answer.body)}`);
+    const status = created?.data.status ?? 'available';
+    const { data: pets, status: code } = await petstore.listPets({ status, limit: 5 });
     expect(
-      pets.every((pet) => pet.status === status),
+      pets.every((each) => each.status === status),
       `a pet of another status in ${JSON.stringify(pets)}`,
     );
-    return `200, ${pets.length} ${status} pet(s)`;
+    return `${code}, ${pets.length} ${status} pet(s)`;
   });
   await check('every answer with a key carries the rate-limit headers', async () => {
-    expect(createHeaders !== undefined, 'no createPet answer to look at');
-    expectRateLimitHeaders(createHeaders);
-    const { headers } = await call('/pets?limit=1', { headers: authorized });
-    expectRateLimitHeaders(headers);
-    return `${RATE_LIMIT_HEADERS.limit} ${headers.get(RATE_LIMIT_HEADERS.limit)}, ${RATE_LIMIT_HEADERS.remaining} ${headers.get(RATE_LIMIT_HEADERS.remaining)}`;
+    expect(created !== undefined, 'no createPet answer to look at');
+    expectRateLimitState(created.rateLimit);
+    const { rateLimit } = await petstore.listPets({ limit: 1 });
+    expectRateLimitState(rateLimit);
+    return `${RATE_LIMIT_HEADERS.limit} ${rateLimit.limit}, ${RATE_LIMIT_HEADERS.remaining} ${rateLimit.remaining}`;
   });
-  await check('a request without a key answers 401 with WWW-Authenticate: Bearer', async () => {
-    const answer = await call('/pets');
-    expect(answer.status === 401, `status ${answer.status}`);
-    expect(answer.headers.get('WWW-Authenticate') === 'Bearer', 'no WWW-Authenticate: Bearer');
-    expect(
-      (answer.body as { status?: unknown })?.status === 401,
-      `body ${JSON.stringify(answer.body)}`,
-    );
+  await check('a request with an empty key answers 401 with WWW-Authenticate: Bearer', async () => {
+    const error = await client('')
+      .listPets()
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(error instanceof PetstoreError, `no error: ${seen(error)}`);
+    expect(error.status === 401 && error.code === 'unauthorized', seen(error));
+    expect(error.headers?.get('WWW-Authenticate') === 'Bearer', 'no WWW-Authenticate: Bearer');
     return '401';
   });
   return checks;

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PetstoreClient } from '../../client/src/index.ts';
 import { type DynamoDBLocal, startDynamoDBLocal } from '../../infra/local/dynamodb-local.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { freePort } from '../../infra/local/ports.ts';
@@ -171,6 +172,45 @@ describe('a frozen store (a hang)', () => {
       expect(again.body).toEqual(retried.body);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
     },
+  );
+});
+
+describe('the official client (client/)', () => {
+  // As above: frozen before the create can take its record, or within the create itself.
+  it.each([0, 20])(
+    'creates exactly one pet when its createPet meets a store frozen after %i ms, retrying after the thaw',
+    async (freezeAfterMs) => {
+      const name = `Client ${randomUUID()}`;
+      const retried: string[] = [];
+      const petstore = new PetstoreClient({
+        baseUrl: gateway.url,
+        apiKey: token,
+        retry: {
+          maxAttempts: 5,
+          maxElapsedMs: 90_000,
+          // Thawed once an attempt has failed: the retries meet a store that answers again.
+          onRetry: ({ error }) => {
+            retried.push(error.code);
+            process.kill(dynamo.pid, 'SIGCONT');
+          },
+        },
+      });
+
+      const sent = petstore.createPet({ name, categoryId: 1 });
+      await new Promise((resolve) => setTimeout(resolve, freezeAfterMs));
+      process.kill(dynamo.pid, 'SIGSTOP');
+      const created = await sent.finally(() => process.kill(dynamo.pid, 'SIGCONT'));
+
+      expect(created.status).toBe(201);
+      // Frozen at once, the first attempt cannot succeed; 20 ms in, it may have finished.
+      if (freezeAfterMs === 0) expect(retried[0]).toBe('service_unavailable');
+      expect(created.attempts).toBe(retried.length + 1);
+      for (const code of retried) {
+        expect(['service_unavailable', 'idempotency_request_in_progress']).toContain(code);
+      }
+      expect(await petsNamed(name)).toEqual([created.data]);
+    },
+    120_000,
   );
 });
 

@@ -6,6 +6,7 @@
  * against docs/openapi.yaml.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PetstoreClient as OfficialClient } from '../../client/src/index.ts';
 import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
@@ -177,6 +178,32 @@ describe('paging through listPets', () => {
       calls: 1,
       itemsRead: 26,
     });
+  });
+});
+
+describe('paging with the official client (client/)', () => {
+  it('gives each of the 230 pets once, in ascending id, from pets.all', async () => {
+    const petstore = new OfficialClient({ baseUrl: gateway.url, apiKey: token });
+
+    const seen: Pet[] = [];
+    for await (const pet of petstore.pets.all({ pageSize: 50 })) seen.push(pet);
+
+    expect(seen).toEqual(pets);
+  });
+
+  it('gives the pages of a status one by one, each with its next link, the last with none', async () => {
+    const petstore = new OfficialClient({ baseUrl: gateway.url, apiKey: token });
+
+    const pages = [];
+    for await (const page of petstore.pets.pages({ status: 'sold', limit: 30 })) pages.push(page);
+
+    expect(pages.map((page) => page.data.length)).toEqual([30, 30, 16]);
+    expect(pages.flatMap((page) => page.data)).toEqual(pets.filter((pet) => pet.status === 'sold'));
+    expect(pages.map((page) => page.next === undefined)).toEqual([false, false, true]);
+    expect(pages[0]?.next).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=30&status=sold&cursor=/,
+    );
+    expect(pages[0]?.rateLimit.remaining).toBeGreaterThan(pages[2]?.rateLimit.remaining ?? 0);
   });
 });
 

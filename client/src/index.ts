@@ -1,0 +1,29 @@
+/**
+ * @petstore/client: the official TypeScript client of the Petstore API (docs/openapi.yaml).
+ * Usage and options: docs/client.md.
+ */
+export type { ApiErrorCode, ListPetsQuery, NewPet, Pet, PetStatus } from './api.ts';
+export {
+  type CallOptions,
+  type CreatedPet,
+  type CreatePetOptions,
+  type ListPetsRequest,
+  type PetPage,
+  PetstoreClient,
+  type PetstoreClientOptions,
+  type PetstoreResult,
+} from './client.ts';
+export { PetstoreError, type PetstoreErrorCode } from './errors.ts';
+export type {
+  DeprecationNotice,
+  RateLimitPolicy,
+  RateLimitState,
+  RateLimitWindow,
+} from './headers.ts';
+export {
+  backoffDelay,
+  DEFAULT_RETRY,
+  isRetryable,
+  type RetryEvent,
+  type RetryOptions,
+} from './retry.ts';
