@@ -283,9 +283,9 @@ describe('the bundles', () => {
     });
 
     // WHEN version 7, invoked through the alias, answers a request
-    let answer: APIGatewayProxyResult | void;
+    let answer: APIGatewayProxyResult | undefined;
     try {
-      answer = await getPet(
+      answer = (await getPet(
         createProxyEvent({
           method: 'GET',
           resource: '/pets/{petId}',
@@ -295,7 +295,7 @@ describe('the bundles', () => {
         }),
         { ...createLambdaContext('petstore-staging-GetPetFunction'), functionVersion: '7' },
         () => {},
-      );
+      )) as APIGatewayProxyResult;
     } finally {
       vi.restoreAllMocks();
       vi.unstubAllEnvs();
