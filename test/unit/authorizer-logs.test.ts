@@ -8,7 +8,12 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 });
 
-const { handler } = await import('../../functions/authorizer.ts');
+const { importWithGrants } = await import('../../infra/local/iam.ts');
+const { AUTHORIZER } = await import('../../infra/routes.ts');
+const { handler } = await importWithGrants(
+  AUTHORIZER,
+  () => import('../../functions/authorizer.ts'),
+);
 const { createAuthorizerEvent, createLambdaContext } = await import('../../infra/local/events.ts');
 const { generateToken } = await import('../../shared/keys/store.ts');
 const { logger } = await import('../../shared/logger.ts');

@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler } from '../../functions/authorizer.ts';
 import { createAuthorizerEvent, createLambdaContext } from '../../infra/local/events.ts';
+import { importWithGrants } from '../../infra/local/iam.ts';
+import { AUTHORIZER } from '../../infra/routes.ts';
 import { type ApiKeyRecord, generateToken, keyStoreFromEnv } from '../../shared/keys/store.ts';
+
+const { handler } = await importWithGrants(
+  AUTHORIZER,
+  () => import('../../functions/authorizer.ts'),
+);
 
 const keys = keyStoreFromEnv();
 
