@@ -5,7 +5,7 @@
  */
 
 /** The undo actions of the steps done so far, run newest first when a later step fails. */
-export class Rollback {
+export class UndoSteps {
   private readonly steps: { readonly action: string; readonly undo: () => Promise<unknown> }[] = [];
 
   /**

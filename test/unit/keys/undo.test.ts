@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { Rollback } from '../../infra/cli/rollback.ts';
+import { UndoSteps } from '../../../infra/cli/keys/undo.ts';
 
-describe('Rollback', () => {
+describe('UndoSteps', () => {
   it('returns what the work returns and undoes nothing when the work succeeds', async () => {
-    const rollback = new Rollback();
+    const undo = new UndoSteps();
     const undone: string[] = [];
-    rollback.add('delete a', async () => undone.push('a'));
+    undo.add('delete a', async () => undone.push('a'));
 
-    const result = await rollback.run(
+    const result = await undo.run(
       async () => 42,
       () => new Error('not called'),
     );
@@ -17,14 +17,14 @@ describe('Rollback', () => {
   });
 
   it('undoes the recorded steps newest first when the work fails, and throws what explain builds', async () => {
-    const rollback = new Rollback();
+    const undo = new UndoSteps();
     const undone: string[] = [];
     const failure = new Error('step 3 refused');
 
-    const run = rollback.run(
+    const run = undo.run(
       async () => {
-        rollback.add('delete a', async () => undone.push('a'));
-        rollback.add('delete b', async () => undone.push('b'));
+        undo.add('delete a', async () => undone.push('a'));
+        undo.add('delete b', async () => undone.push('b'));
         throw failure;
       },
       (error, actions) => new Error(`${error.message}; undone: ${actions.join(', ')}`),
@@ -35,13 +35,13 @@ describe('Rollback', () => {
   });
 
   it('goes on undoing past an undo that fails, and names the failure', async () => {
-    const rollback = new Rollback();
+    const undo = new UndoSteps();
     const undone: string[] = [];
-    rollback.add('delete a', async () => undone.push('a'));
-    rollback.add('delete b', () => Promise.reject(new Error('b is locked')));
-    rollback.add('delete c', async () => undone.push('c'));
+    undo.add('delete a', async () => undone.push('a'));
+    undo.add('delete b', () => Promise.reject(new Error('b is locked')));
+    undo.add('delete c', async () => undone.push('c'));
 
-    const run = rollback.run(
+    const run = undo.run(
       () => Promise.reject(new Error('refused')),
       (_, actions) => new Error(actions.join(', ')),
     );
