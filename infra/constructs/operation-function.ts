@@ -7,11 +7,9 @@ import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-c
 import { Alias } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { RouteDefinition } from '../routes.ts';
+import { LIVE_ALIAS } from '../stages.ts';
 import { alarmOnSum } from './alarms.ts';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
-
-/** Name of the alias API Gateway invokes and CodeDeploy moves. */
-export const LIVE_ALIAS = 'live';
 
 /** How CodeDeploy shifts an operation's traffic to a new version. */
 export const DEPLOYMENT_CONFIGS = {
