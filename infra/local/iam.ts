@@ -111,6 +111,7 @@ function permissions(
 /**
  * Runs `load` (the import of a function's module) so that every DynamoDB client the module builds
  * (at module scope, as the functions do) enforces `definition`'s grants with {@link enforceGrants}.
+ * The first import of a module in a process decides: import a function only through this.
  *
  * @returns What `load` returns, e.g. the module.
  */
