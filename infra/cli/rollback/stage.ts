@@ -22,6 +22,7 @@ import {
 } from '@aws-sdk/client-lambda';
 import type { RouteDefinition } from '../../routes.ts';
 import { LIVE_ALIAS } from '../../stages.ts';
+import { cannotReadStack } from '../stack-outputs.ts';
 
 /** An operation's resources in a deployed stack (physical names). */
 export interface DeployedOperation {
@@ -64,10 +65,7 @@ export async function findOperations(
       resources.push(...(page.StackResourceSummaries ?? []));
     }
   } catch (error) {
-    throw new Error(
-      `Cannot read stack ${stack} (is the stage deployed, and are AWS credentials and region set?): ${(error as Error).message}`,
-      { cause: error },
-    );
+    throw cannotReadStack(stack, error);
   }
   return routes.map(({ operationId, constructId }) => {
     const physicalId = (type: string, suffix: string) => {
