@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { startGateway } from '../infra/local/gateway.ts';
-import { importWithGrants } from '../infra/local/iam.ts';
+import { withGrants } from '../infra/local/iam.ts';
 import { ROUTES } from '../infra/routes.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
 import { meterEveryDocumentClient } from './meter.ts';
@@ -107,7 +107,7 @@ async function run(): Promise<void> {
     const route = ROUTES.find(({ entry }) => entry === `functions/${c.entry}.ts`);
     if (!route) throw new Error(`No route has the entry ${c.entry}`);
     // With its grants, as the gateway would import it (the first import decides).
-    const { handler } = (await importWithGrants(route, () => import(`../${route.entry}`))) as {
+    const { handler } = (await withGrants(route, () => import(`../${route.entry}`))) as {
       handler: (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
     };
     const url = `${gateway.url}${c.path}${c.query ? `?${c.query}` : ''}`;

@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
-import { importWithGrants } from '../infra/local/iam.ts';
+import { withGrants } from '../infra/local/iam.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { routeOf } from '../infra/routes.ts';
 import { createDocumentClient } from '../shared/clients.ts';
@@ -39,7 +39,7 @@ const FIRST_PAGES: readonly [string, ListPetsOptions][] = [
 const PAGING_LIMIT = 100;
 
 await withLocalStack(async (endpoint) => {
-  const { handler } = await importWithGrants(
+  const { handler } = await withGrants(
     routeOf('listPets'),
     () => import('../functions/list-pets.ts'),
   );

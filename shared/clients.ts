@@ -34,7 +34,7 @@ export const DYNAMODB_CALL_BOUNDS = {
 
 /**
  * What the local stack does to each client built while it imports a function
- * (`importWithGrants` of infra/local/iam.ts: refuse what the function's IAM role would). Never set
+ * (`withGrants` of infra/local/iam.ts: refuse what the function's IAM role would). Never set
  * on AWS, where IAM itself refuses.
  */
 export const clientPolicy = new AsyncLocalStorage<

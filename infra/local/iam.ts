@@ -109,15 +109,13 @@ function permissions(
 }
 
 /**
- * Runs `load` (the import of a function's module) so that every DynamoDB client the module builds
- * (at module scope, as the functions do) enforces `definition`'s grants with {@link enforceGrants}.
- * The first import of a module in a process decides: import a function only through this.
+ * Runs `run` so that every DynamoDB client built meanwhile, in its async context, enforces
+ * `definition`'s grants with {@link enforceGrants}: the import of a function's module (the
+ * functions build their clients at module scope) and each of its invocations (for a client built
+ * lazily). The first import of a module in a process decides: import a function only through this.
  *
- * @returns What `load` returns, e.g. the module.
+ * @returns What `run` returns, e.g. the module.
  */
-export function importWithGrants<T>(
-  definition: FunctionDefinition,
-  load: () => Promise<T>,
-): Promise<T> {
-  return clientPolicy.run((client, settings) => enforceGrants(client, definition, settings), load);
+export function withGrants<T>(definition: FunctionDefinition, run: () => Promise<T>): Promise<T> {
+  return clientPolicy.run((client, settings) => enforceGrants(client, definition, settings), run);
 }

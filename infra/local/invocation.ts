@@ -22,7 +22,7 @@ import {
   createProxyEvent,
   type ProxyRequest,
 } from './events.ts';
-import { importWithGrants, localFunctionName } from './iam.ts';
+import { localFunctionName, withGrants } from './iam.ts';
 import {
   type AuthorizerResult,
   AuthorizerResultSchema,
@@ -142,7 +142,7 @@ export class LambdaInvoker {
     const context = createLambdaContext(localFunctionName(fn), request.requestId);
     return this.store.run(
       { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId },
-      () => handler(event, context),
+      () => withGrants(fn, () => handler(event, context)),
     );
   }
 }
@@ -157,7 +157,7 @@ function loadHandler(fn: FunctionDefinition): Promise<LambdaHandler> {
   let handler = handlers.get(fn.entry);
   if (!handler) {
     const url = pathToFileURL(resolve(REPO_ROOT, fn.entry)).href;
-    handler = importWithGrants(fn, () => import(url)).then(
+    handler = withGrants(fn, () => import(url)).then(
       (module: { handler: LambdaHandler }) => module.handler,
     );
     handlers.set(fn.entry, handler);

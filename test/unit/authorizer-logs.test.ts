@@ -8,12 +8,9 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 });
 
-const { importWithGrants } = await import('../../infra/local/iam.ts');
+const { withGrants } = await import('../../infra/local/iam.ts');
 const { AUTHORIZER } = await import('../../infra/routes.ts');
-const { handler } = await importWithGrants(
-  AUTHORIZER,
-  () => import('../../functions/authorizer.ts'),
-);
+const { handler } = await withGrants(AUTHORIZER, () => import('../../functions/authorizer.ts'));
 const { createAuthorizerEvent, createLambdaContext } = await import('../../infra/local/events.ts');
 const { generateToken } = await import('../../shared/keys/store.ts');
 const { logger } = await import('../../shared/logger.ts');

@@ -1,13 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizerEvent, createLambdaContext } from '../../infra/local/events.ts';
-import { importWithGrants } from '../../infra/local/iam.ts';
+import { withGrants } from '../../infra/local/iam.ts';
 import { AUTHORIZER } from '../../infra/routes.ts';
 import { type ApiKeyRecord, generateToken, keyStoreFromEnv } from '../../shared/keys/store.ts';
 
-const { handler } = await importWithGrants(
-  AUTHORIZER,
-  () => import('../../functions/authorizer.ts'),
-);
+const { handler } = await withGrants(AUTHORIZER, () => import('../../functions/authorizer.ts'));
 
 const keys = keyStoreFromEnv();
 

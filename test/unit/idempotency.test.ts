@@ -8,7 +8,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { importWithGrants } from '../../infra/local/iam.ts';
+import { withGrants } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { idempotencyKeyOf, requestFingerprint } from '../../shared/idempotency/key.ts';
@@ -23,7 +23,7 @@ import { authorizedEvent, TEST_KEY, withoutRateLimitHeaders } from '../support/a
 import { errorResponse } from '../support/error-responses.ts';
 import { clientLosingFirstAnswer } from '../support/lossy-client.ts';
 
-const { handler } = await importWithGrants(
+const { handler } = await withGrants(
   routeOf('createPet'),
   () => import('../../functions/create-pet.ts'),
 );

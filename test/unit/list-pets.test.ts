@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { importWithGrants } from '../../infra/local/iam.ts';
+import { withGrants } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
 import { PET_STATUSES, type Pet } from '../../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 
-const { handler } = await importWithGrants(
+const { handler } = await withGrants(
   routeOf('listPets'),
   () => import('../../functions/list-pets.ts'),
 );

@@ -1,7 +1,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
-import { importWithGrants } from '../../infra/local/iam.ts';
+import { withGrants } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
@@ -19,11 +19,11 @@ import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { DAY_AFTER_TOMORROW, TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 
-const { handler: createPet } = await importWithGrants(
+const { handler: createPet } = await withGrants(
   routeOf('createPet'),
   () => import('../../functions/create-pet.ts'),
 );
-const { handler: listPets } = await importWithGrants(
+const { handler: listPets } = await withGrants(
   routeOf('listPets'),
   () => import('../../functions/list-pets.ts'),
 );
