@@ -18,6 +18,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { startGateway } from '../infra/local/gateway.ts';
+import { withGrants } from '../infra/local/iam.ts';
+import { ROUTES } from '../infra/routes.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
 import { meterEveryDocumentClient } from './meter.ts';
 import { formatMs as fmt, type Percentiles, percentiles, throughput } from './stats.ts';
@@ -109,9 +111,12 @@ async function run(): Promise<void> {
   type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
   const requests: { name: string; direct: Request; gateway: Request; baseline?: Request }[] = [];
   for (const c of cases) {
+    const route = ROUTES.find(({ entry }) => entry === `functions/${c.entry}.ts`);
+    if (!route) throw new Error(`No route has the entry ${c.entry}`);
+    // With its grants, as the gateway would import it (the first import decides).
     const handlerOf = async (root: string) =>
       (
-        (await import(pathToFileURL(join(root, 'functions', `${c.entry}.ts`)).href)) as {
+        (await withGrants(route, () => import(pathToFileURL(join(root, route.entry)).href))) as {
           handler: Handler;
         }
       ).handler;

@@ -17,7 +17,9 @@ import { performance } from 'node:perf_hooks';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
+import { withGrants } from '../infra/local/iam.ts';
 import { createTables } from '../infra/local/tables.ts';
+import { routeOf } from '../infra/routes.ts';
 import { createDocumentClient } from '../shared/clients.ts';
 import { PET_STATUSES } from '../shared/pets/schemas.ts';
 import { DynamoDBPetStore, ENV_STORE_USAGE, type ListPetsOptions } from '../shared/pets/store.ts';
@@ -37,7 +39,10 @@ const FIRST_PAGES: readonly [string, ListPetsOptions][] = [
 const PAGING_LIMIT = 100;
 
 await withLocalStack(async (endpoint) => {
-  const { handler } = await import('../functions/list-pets.ts');
+  const { handler } = await withGrants(
+    routeOf('listPets'),
+    () => import('../functions/list-pets.ts'),
+  );
   const { authorizer } = await unlimitedKey();
   const client = createDocumentClient(endpoint);
 

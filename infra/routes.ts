@@ -75,7 +75,8 @@ export interface RouteDefinition extends FunctionDefinition {
 /**
  * Every operation of the API, in the spec's order. Each row's `tableAccess` is its store's calls and
  * the rate limiter's. createPet's pet-id sequence is an item of the pets table (UpdateItem; PutItem
- * and one Query per status to seed it once, GetItem of its old counters-table item); its
+ * and one Query per status to seed it once, GetItem of its old counters-table item); a pet's put
+ * retried after a lost answer reads the pet back (GetItem) to recognise its own write; its
  * idempotency records are put, completed in the pet's transaction (UpdateItem) and released
  * (DeleteItem).
  */
@@ -100,7 +101,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     tableAccess: [
       {
         table: PETS_TABLE,
-        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:GetItem'],
         index: STATUS_INDEX,
       },
       { table: COUNTERS_TABLE, actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'] },
@@ -120,6 +121,17 @@ export const ROUTES: readonly RouteDefinition[] = [
     deprecated: true,
   },
 ];
+
+/**
+ * The route of an operation.
+ *
+ * @throws Error when no route has the operation id.
+ */
+export function routeOf(operationId: RouteDefinition['operationId']): RouteDefinition {
+  const route = ROUTES.find((row) => row.operationId === operationId);
+  if (!route) throw new Error(`No route has the operation ${operationId}`);
+  return route;
+}
 
 /** The Lambda REQUEST authorizer: one strongly consistent GetItem on the keys table per uncached key. */
 export const AUTHORIZER: FunctionDefinition = {

@@ -58,6 +58,9 @@ export function stackName(stage: StageName): string {
   return `petstore-${stage}`;
 }
 
+/** Name of the alias of each operation's function that API Gateway invokes and CodeDeploy moves. */
+export const LIVE_ALIAS = 'live';
+
 /** Names of the stack outputs that ops tools read. */
 export const STACK_OUTPUTS = {
   /** Base URL of the API, ending in `/v1/`. */

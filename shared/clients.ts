@@ -2,6 +2,7 @@
  * The DynamoDB document client and its bounds. An operation's container builds one at start-up and
  * shares it between its store and the rate limiter (see `container.ts`).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readSettings, requiredSetting, type Settings } from './settings.ts';
@@ -30,6 +31,15 @@ export const DYNAMODB_CALL_BOUNDS = {
   maxAttempts: 3,
 } as const;
 
+/**
+ * What the local stack does to each client built while it imports a function
+ * (`withGrants` of infra/local/iam.ts: refuse what the function's IAM role would). Never set
+ * on AWS, where IAM itself refuses.
+ */
+export const clientPolicy = new AsyncLocalStorage<
+  (client: DynamoDBDocumentClient, settings: Settings) => void
+>();
+
 /** Credentials and region of DynamoDB Local, which keeps one database per access key id and region. */
 export interface LocalCredentials {
   readonly accessKeyId: string;
@@ -41,7 +51,7 @@ export interface LocalCredentials {
  * A DynamoDB document client with {@link DYNAMODB_CALL_BOUNDS}. With `endpoint` (or the settings'
  * `DYNAMODB_ENDPOINT`) it talks to DynamoDB Local with `local`, else the settings'
  * `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_REGION`; otherwise to AWS with the default
- * credential chain.
+ * credential chain. Inside {@link clientPolicy}'s context, that policy is applied to it.
  *
  * @param endpoint URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`.
  * @param local DynamoDB Local credentials and region. @default - from the settings
@@ -73,7 +83,9 @@ export function createDocumentClient(
     }),
   };
   const client = new DynamoDBClient(config);
-  return DynamoDBDocumentClient.from(client, {
+  const documentClient = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
+  clientPolicy.getStore()?.(documentClient, settings);
+  return documentClient;
 }

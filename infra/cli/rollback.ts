@@ -1,46 +1,20 @@
 /**
- * Undoing a multi-step operation of the keys command that failed half-way, so that no key is left
- * half-made or half-moved (a usable stored key without its API Gateway API key, an API key in no
- * usage plan, an orphaned usage plan).
+ * `npm run rollback -- --stage staging|production [--operation listPets|createPet|getPet]`: the
+ * argv entry of the rollback command (see `rollback/program.ts`, and `--help`). AWS credentials
+ * and region come from the default chain. Exit status: 0 done, 1 failed, 2 usage error.
  */
+// The SDK's Node version notice is nothing a user of the command can act on (Node 20.19+ is supported).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-/** The undo actions of the steps done so far, run newest first when a later step fails. */
-export class Rollback {
-  private readonly steps: { readonly action: string; readonly undo: () => Promise<unknown> }[] = [];
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CodeDeployClient } from '@aws-sdk/client-codedeploy';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { runRollbackCommand } from './rollback/program.ts';
 
-  /**
-   * Records how to undo a step that has just succeeded.
-   *
-   * @param action What the undo does, as an imperative, e.g. `delete API Gateway API key x`.
-   */
-  add(action: string, undo: () => Promise<unknown>): void {
-    this.steps.push({ action, undo });
-  }
-
-  /**
-   * Runs `work`; if it throws, undoes every recorded step, newest first, and throws what `explain`
-   * makes of the failure.
-   *
-   * An undo that fails does not stop the others, since each one skipped would leave more behind.
-   *
-   * @param explain Builds the error from the failure and one phrase per undo: its action, or its
-   *   action followed by `FAILED (reason)`.
-   */
-  async run<T>(
-    work: () => Promise<T>,
-    explain: (failure: Error, undone: readonly string[]) => Error,
-  ): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      const undone: string[] = [];
-      for (const { action, undo } of [...this.steps].reverse()) {
-        await undo().then(
-          () => undone.push(action),
-          (undoError: Error) => undone.push(`${action} FAILED (${undoError.message})`),
-        );
-      }
-      throw explain(error as Error, undone);
-    }
-  }
-}
+process.exitCode = await runRollbackCommand(process.argv.slice(2), {
+  cloudFormation: new CloudFormationClient({}),
+  codeDeploy: new CodeDeployClient({}),
+  lambda: new LambdaClient({}),
+  stdout: (line) => process.stdout.write(`${line}\n`),
+  stderr: (line) => process.stderr.write(`${line}\n`),
+});

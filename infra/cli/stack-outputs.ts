@@ -23,11 +23,16 @@ export async function stackOutputs(
       ),
     );
   } catch (error) {
-    throw new Error(
-      `Cannot read stack ${stack} (is the stage deployed, and are AWS credentials and region set?): ${(error as Error).message}`,
-      { cause: error },
-    );
+    throw cannotReadStack(stack, error);
   }
+}
+
+/** The error for a stack CloudFormation would not describe: it says what is likely missing. */
+export function cannotReadStack(stack: string, error: unknown): Error {
+  return new Error(
+    `Cannot read stack ${stack} (is the stage deployed, and are AWS credentials and region set?): ${(error as Error).message}`,
+    { cause: error },
+  );
 }
 
 /**

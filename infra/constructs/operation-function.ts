@@ -13,11 +13,9 @@ import { Alias } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { SERVER_ERROR_RESPONSES, versionDimensions } from '../../shared/metrics.ts';
 import type { RouteDefinition } from '../routes.ts';
+import { LIVE_ALIAS } from '../stages.ts';
 import { alarmOnSum, DEPLOYMENT_ALARM_PERIOD } from './alarms.ts';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
-
-/** Name of the alias API Gateway invokes and CodeDeploy moves. */
-export const LIVE_ALIAS = 'live';
 
 /** Construct id, at the stack's scope, of the short canary's deployment config. */
 const SHORT_CANARY_ID = 'ShortCanaryDeploymentConfig';

@@ -16,7 +16,7 @@ import type {
 import { API_STAGE_NAME, BINARY_MEDIA_TYPES, FUNCTION_TIMEOUT_SECONDS } from '../routes.ts';
 
 /** Account, region and API id that local ARNs and request contexts use. */
-const LOCAL_ACCOUNT_ID = '000000000000';
+export const LOCAL_ACCOUNT_ID = '000000000000';
 const LOCAL_REGION = 'local';
 const LOCAL_API_ID = 'local';
 

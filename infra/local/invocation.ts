@@ -1,12 +1,13 @@
 /**
  * Invocation of the stack's functions by the local gateway, as Lambda and API Gateway's
- * integrations run them: each handler imported once, at its first invocation; each invocation
+ * integrations run them: each handler imported once, at its first invocation, its DynamoDB
+ * clients held to its IAM grants (iam.ts); each invocation
  * with a Lambda context (events.ts) and in its own context of the Lambda `InvokeStore`, as on an
  * execution environment with concurrency (Lambda Managed Instances), so that the functions' shared
  * Powertools logger writes each invocation's own request id however many run at once. What a
  * function returns is checked as API Gateway checks it (lambda-results.ts).
  */
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
@@ -21,6 +22,7 @@ import {
   createProxyEvent,
   type ProxyRequest,
 } from './events.ts';
+import { localFunctionName, withGrants } from './iam.ts';
 import {
   type AuthorizerResult,
   AuthorizerResultSchema,
@@ -136,24 +138,29 @@ export class LambdaInvoker {
     event: unknown,
     request: ProxyRequest,
   ): Promise<unknown> {
-    const handler = await loadHandler(fn.entry);
-    const context = createLambdaContext(`petstore-${basename(fn.entry, '.ts')}`, request.requestId);
+    const handler = await loadHandler(fn);
+    const context = createLambdaContext(localFunctionName(fn), request.requestId);
     return this.store.run(
       { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId },
-      () => handler(event, context),
+      () => withGrants(fn, () => handler(event, context)),
     );
   }
 }
 
 const handlers = new Map<string, Promise<LambdaHandler>>();
 
-/** The `handler` export of a function entry (relative to the repository), imported once. */
-function loadHandler(entry: string): Promise<LambdaHandler> {
-  let handler = handlers.get(entry);
+/**
+ * The `handler` export of a function, imported once, its DynamoDB clients limited to the
+ * function's grants as its IAM role is (iam.ts).
+ */
+function loadHandler(fn: FunctionDefinition): Promise<LambdaHandler> {
+  let handler = handlers.get(fn.entry);
   if (!handler) {
-    const url = pathToFileURL(resolve(REPO_ROOT, entry)).href;
-    handler = import(url).then((module: { handler: LambdaHandler }) => module.handler);
-    handlers.set(entry, handler);
+    const url = pathToFileURL(resolve(REPO_ROOT, fn.entry)).href;
+    handler = withGrants(fn, () => import(url)).then(
+      (module: { handler: LambdaHandler }) => module.handler,
+    );
+    handlers.set(fn.entry, handler);
   }
   return handler;
 }

@@ -251,7 +251,12 @@ describe.each(STAGES)('the %s stage', (stage) => {
         ],
         CreatePetFunction: [
           {
-            Action: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+            Action: [
+              'dynamodb:GetItem',
+              'dynamodb:PutItem',
+              'dynamodb:Query',
+              'dynamodb:UpdateItem',
+            ],
             Effect: 'Allow',
             Resource: [pets, { 'Fn::Join': ['', [pets, '/index/status-index']] }],
           },

@@ -2,14 +2,20 @@
  * A DynamoDB client for tests of lost answers: the write lands, its answer does not arrive in
  * time, and the SDK retries it.
  */
+import { enforceGrants } from '../../infra/local/iam.ts';
+import type { FunctionDefinition } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
+import { readSettings } from '../../shared/settings.ts';
 
 /**
  * A client whose first `commandName` call (e.g. `PutItemCommand`) lands but whose answer is lost (a timeout the SDK
  * retries), as happens when DynamoDB answers after the attempt's deadline.
+ *
+ * @param role A function whose IAM grants the client enforces (see infra/local/iam.ts).
  */
-export function clientLosingFirstAnswer(commandName: string) {
+export function clientLosingFirstAnswer(commandName: string, role: FunctionDefinition) {
   const lossy = createDocumentClient();
+  enforceGrants(lossy, role, readSettings());
   let lost = false;
   lossy.middlewareStack.add(
     (next, context) => async (args) => {

@@ -8,7 +8,9 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 });
 
-const { handler } = await import('../../functions/authorizer.ts');
+const { withGrants } = await import('../../infra/local/iam.ts');
+const { AUTHORIZER } = await import('../../infra/routes.ts');
+const { handler } = await withGrants(AUTHORIZER, () => import('../../functions/authorizer.ts'));
 const { createAuthorizerEvent, createLambdaContext } = await import('../../infra/local/events.ts');
 const { generateToken } = await import('../../shared/keys/token.ts');
 const { logger } = await import('../../shared/logger.ts');

@@ -1,8 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler } from '../../functions/authorizer.ts';
 import { createAuthorizerEvent, createLambdaContext } from '../../infra/local/events.ts';
+import { withGrants } from '../../infra/local/iam.ts';
+import { AUTHORIZER } from '../../infra/routes.ts';
 import { type ApiKeyRecord, keyStoreFromEnv } from '../../shared/keys/store.ts';
 import { generateToken } from '../../shared/keys/token.ts';
+
+const { handler } = await withGrants(AUTHORIZER, () => import('../../functions/authorizer.ts'));
 
 const keys = keyStoreFromEnv();
 

@@ -1,11 +1,17 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../functions/create-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
+import { withGrants } from '../../infra/local/iam.ts';
+import { routeOf } from '../../infra/routes.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
+
+const { handler } = await withGrants(
+  routeOf('createPet'),
+  () => import('../../functions/create-pet.ts'),
+);
 
 const store = petStoreFromEnv();
 

@@ -1,10 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler } from '../../functions/get-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
+import { withGrants } from '../../infra/local/iam.ts';
+import { routeOf } from '../../infra/routes.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
+
+const { handler } = await withGrants(routeOf('getPet'), () => import('../../functions/get-pet.ts'));
 
 /** Headers every response of getPet carries, whatever its status. */
 const HEADERS = {

@@ -7,8 +7,9 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
-import { handler } from '../../functions/create-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
+import { withGrants } from '../../infra/local/iam.ts';
+import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { idempotencyKeyOf, requestFingerprint } from '../../shared/idempotency/key.ts';
 import {
@@ -21,6 +22,11 @@ import { IDEMPOTENCY_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent, TEST_KEY, withoutRateLimitHeaders } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 import { clientLosingFirstAnswer } from '../support/lossy-client.ts';
+
+const { handler } = await withGrants(
+  routeOf('createPet'),
+  () => import('../../functions/create-pet.ts'),
+);
 
 const client = createDocumentClient();
 const records = requiredSetting(readSettings(), IDEMPOTENCY_TABLE.envVar);
@@ -109,7 +115,7 @@ describe('requestFingerprint', () => {
 
 describe('DynamoDBIdempotencyStore.begin', () => {
   it('runs the request when the retried put finds its own record (the first answer was lost)', async () => {
-    const lossy = clientLosingFirstAnswer('PutItemCommand');
+    const lossy = clientLosingFirstAnswer('PutItemCommand', routeOf('createPet'));
     try {
       const begun = await new DynamoDBIdempotencyStore(lossy, records).begin(
         `${TEST_KEY.keyId}#${randomUUID()}`,

@@ -1,10 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler } from '../../functions/list-pets.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
+import { withGrants } from '../../infra/local/iam.ts';
+import { routeOf } from '../../infra/routes.ts';
 import { PET_STATUSES, type Pet } from '../../shared/pets/schemas.ts';
 import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
+
+const { handler } = await withGrants(
+  routeOf('listPets'),
+  () => import('../../functions/list-pets.ts'),
+);
 
 /** `GET /pets` with this query string (e.g. `limit=5&status=sold`). */
 function listPets(query = '') {

@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/tables.ts';
+import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { PET_ID_SEQUENCE_ID } from '../../shared/pets/id-sequence.ts';
 import type { Pet, PetStatus } from '../../shared/pets/schemas.ts';
@@ -255,8 +256,8 @@ describe('DynamoDBPetStore pages (tables of their own)', () => {
 });
 
 describe('writes whose answer was lost and retried by the SDK', () => {
-  it('creates the pet once and succeeds when the retried put finds its own item', async () => {
-    const lossy = clientLosingFirstAnswer('PutItemCommand');
+  it("creates the pet once and succeeds when the retried put finds its own item (with createPet's grants)", async () => {
+    const lossy = clientLosingFirstAnswer('PutItemCommand', routeOf('createPet'));
     try {
       const pet = await new DynamoDBPetStore(lossy, tables).createPet({
         name: `Lost answer ${Date.now()}`,

@@ -1,8 +1,8 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { handler as createPet } from '../../functions/create-pet.ts';
-import { handler as listPets } from '../../functions/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
+import { withGrants } from '../../infra/local/iam.ts';
+import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
@@ -18,6 +18,15 @@ import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { DAY_AFTER_TOMORROW, TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
+
+const { handler: createPet } = await withGrants(
+  routeOf('createPet'),
+  () => import('../../functions/create-pet.ts'),
+);
+const { handler: listPets } = await withGrants(
+  routeOf('listPets'),
+  () => import('../../functions/list-pets.ts'),
+);
 
 const client = createDocumentClient();
 const counters = requiredSetting(readSettings(), COUNTERS_TABLE.envVar);

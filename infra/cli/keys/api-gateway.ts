@@ -3,7 +3,7 @@
  * the key id, its value the key's usage identifier) and the usage plan it is in, which is the edge
  * backstop of the key's limits (petstore-spec.md, "Limits"). Keys of a standard plan share the
  * plan's usage plan, created by the stack; an Enterprise key has a usage plan of its own, created
- * here. Every step that changes something records its undo in a `Rollback`.
+ * here. Every step that changes something records its undo in an `UndoSteps`.
  */
 import {
   type APIGatewayClient,
@@ -31,9 +31,9 @@ import {
 } from '../../../shared/plans.ts';
 import { API_STAGE_NAME } from '../../routes.ts';
 import { STACK_OUTPUTS, usagePlanOutputName } from '../../stages.ts';
-import type { Rollback } from '../rollback.ts';
 import { requireOutput } from '../stack-outputs.ts';
 import type { Deployment } from './target.ts';
+import type { UndoSteps } from './undo.ts';
 
 /**
  * Where a key's API key belongs on a stage: the shared usage plan of a standard plan (a stack
@@ -67,7 +67,7 @@ export function ownUsagePlanName(stack: string, keyId: string): string {
 
 /**
  * Creates the API key of a stored key (and, for Enterprise, its own usage plan) and adds it to its
- * usage plan, recording how to undo each step in `rollback`.
+ * usage plan, recording how to undo each step in `undo`.
  *
  * @returns The API key's and the usage plan's ids.
  * @throws The API Gateway client's error, after the steps before it are recorded.
@@ -76,7 +76,7 @@ export async function registerApiKey(
   apiGateway: APIGatewayClient,
   record: ApiKeyRecord,
   destination: UsagePlanDestination,
-  rollback: Rollback,
+  undo: UndoSteps,
 ): Promise<{ apiKeyId: string; usagePlanId: string }> {
   const { id: apiKeyId } = await apiGateway.send(
     new CreateApiKeyCommand({
@@ -87,13 +87,13 @@ export async function registerApiKey(
     }),
   );
   if (!apiKeyId) throw new Error('CreateApiKey returned no id');
-  rollback.add(`delete API Gateway API key ${apiKeyId}`, () =>
+  undo.add(`delete API Gateway API key ${apiKeyId}`, () =>
     apiGateway.send(new DeleteApiKeyCommand({ apiKey: apiKeyId })),
   );
   const usagePlanId =
     destination.kind === 'shared'
       ? destination.usagePlanId
-      : await createOwnUsagePlan(apiGateway, destination, record, rollback);
+      : await createOwnUsagePlan(apiGateway, destination, record, undo);
   await addToUsagePlan(apiGateway, apiKeyId, usagePlanId);
   return { apiKeyId, usagePlanId };
 }
@@ -154,7 +154,7 @@ export interface ApiKeyMove {
  * Moves a key's API key into the usage plan of its new plan: creates the key's own usage plan for
  * Enterprise, or updates it when the key has one; removes the API key from its other usage plans
  * first, since API Gateway puts an API key in one usage plan per API stage only; then adds it to
- * the new one. Each step's undo goes into `rollback`. Deleting the own usage plan of a key that
+ * the new one. Each step's undo goes into `undo`. Deleting the own usage plan of a key that
  * leaves Enterprise is the caller's, once the move has succeeded.
  *
  * @param previous The key before the move, whose limits an updated own usage plan is given back.
@@ -167,7 +167,7 @@ export async function moveApiKey(
   { apiKeyId, from, ownPlan, destination }: ApiKeyMove,
   previous: ApiKeyRecord,
   record: ApiKeyRecord,
-  rollback: Rollback,
+  undo: UndoSteps,
 ): Promise<string[]> {
   const lines: string[] = [];
   let usagePlanId: string;
@@ -176,12 +176,12 @@ export async function moveApiKey(
   } else if (ownPlan) {
     usagePlanId = ownPlan.id;
     await updateOwnUsagePlan(apiGateway, usagePlanId, record);
-    rollback.add(`restore the limits of usage plan ${usagePlanId}`, () =>
+    undo.add(`restore the limits of usage plan ${usagePlanId}`, () =>
       updateOwnUsagePlan(apiGateway, ownPlan.id, previous),
     );
     lines.push(`usage plan ${usagePlanId}: throttle and quota updated`);
   } else {
-    usagePlanId = await createOwnUsagePlan(apiGateway, destination, record, rollback);
+    usagePlanId = await createOwnUsagePlan(apiGateway, destination, record, undo);
     lines.push(
       `created usage plan ${usagePlanId} (${ownUsagePlanName(destination.stack, record.keyId)})`,
     );
@@ -191,7 +191,7 @@ export async function moveApiKey(
     await apiGateway.send(
       new DeleteUsagePlanKeyCommand({ usagePlanId: oldPlanId, keyId: apiKeyId }),
     );
-    rollback.add(`put API Gateway API key ${apiKeyId} back in usage plan ${oldPlanId}`, () =>
+    undo.add(`put API Gateway API key ${apiKeyId} back in usage plan ${oldPlanId}`, () =>
       addToUsagePlan(apiGateway, apiKeyId, oldPlanId),
     );
     lines.push(`removed API Gateway API key ${apiKeyId} from usage plan ${oldPlanId}`);
@@ -225,7 +225,7 @@ function ownUsagePlanSettings(keyId: string, limits: RequestLimits) {
 
 /**
  * Creates an Enterprise key's own usage plan on the stage `API_STAGE_NAME` of the stack's RestApi,
- * recording its deletion in `rollback`.
+ * recording its deletion in `undo`.
  *
  * @returns The usage plan's id.
  */
@@ -233,7 +233,7 @@ async function createOwnUsagePlan(
   apiGateway: APIGatewayClient,
   { stack, restApiId }: Extract<UsagePlanDestination, { kind: 'own' }>,
   record: ApiKeyRecord,
-  rollback: Rollback,
+  undo: UndoSteps,
 ): Promise<string> {
   const { id } = await apiGateway.send(
     new CreateUsagePlanCommand({
@@ -243,7 +243,7 @@ async function createOwnUsagePlan(
     }),
   );
   if (!id) throw new Error('CreateUsagePlan returned no id');
-  rollback.add(`delete usage plan ${id}`, () => deleteUsagePlan(apiGateway, id));
+  undo.add(`delete usage plan ${id}`, () => deleteUsagePlan(apiGateway, id));
   return id;
 }
 

@@ -3,7 +3,6 @@
  * it fills). On a stage the key also gets its API Gateway API key, in its plan's usage plan.
  */
 import { PLAN_IDS } from '../../../shared/plans.ts';
-import { Rollback } from '../rollback.ts';
 import { registerApiKey, usagePlanDestination } from './api-gateway.ts';
 import {
   type KeysCommandDependencies,
@@ -16,6 +15,7 @@ import { addExpiryOptions, type ExpiryOptions, expiryChoice } from './expiry.ts'
 import { describePlan } from './format.ts';
 import { addPlanOptions, type PlanChoice, type PlanOptions, planChoice } from './plan-options.ts';
 import { onKeysTable, openTarget, type Target } from './target.ts';
+import { UndoSteps } from './undo.ts';
 
 /** Characters that would break the one-line-per-key listing or a terminal. */
 const CONTROL_CHARACTERS = /\p{Cc}/u;
@@ -63,10 +63,10 @@ function parseOwner(owner: string | undefined): string | undefined {
  * On a stage the API key is named after the key id, its value the record's usage identifier
  * (never the token), in the plan's usage plan; an Enterprise key gets a usage plan of its own
  * (`registerApiKey`). If API Gateway fails, the key is revoked and everything made is deleted,
- * newest first (`Rollback`), and no token is printed.
+ * newest first (`UndoSteps`), and no token is printed.
  *
  * @throws Error when the stack lacks an output the plan needs (nothing is stored then), the keys
- *   table fails, or API Gateway refuses (after the rollback, which the message lists).
+ *   table fails, or API Gateway refuses (after the undo, which the message lists).
  */
 async function createKey(
   {
@@ -88,13 +88,13 @@ async function createKey(
   stdout(`  owner:   ${record.owner ?? '-'}`);
   stdout(`  expires: ${record.expiresAt ?? 'never'}`);
   if (destination) {
-    const rollback = new Rollback();
+    const undo = new UndoSteps();
     // The authorizer reads the keys table, so a revoked key is unusable whatever else fails.
-    rollback.add(`revoke key ${record.keyId}`, () =>
+    undo.add(`revoke key ${record.keyId}`, () =>
       onKeysTable(target, (keys) => keys.revokeKey(record.keyId)),
     );
-    const { apiKeyId, usagePlanId } = await rollback.run(
-      () => registerApiKey(apiGateway, record, destination, rollback),
+    const { apiKeyId, usagePlanId } = await undo.run(
+      () => registerApiKey(apiGateway, record, destination, undo),
       (failure, undone) =>
         new Error(
           `API Gateway refused the key (${failure.message}); undone: ${undone.join(', ')}. No usable key was issued.`,

@@ -12,7 +12,6 @@ import {
   type RequestLimits,
 } from '../../../shared/plans.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
-import { Rollback } from '../rollback.ts';
 import {
   type ApiKeyMove,
   apiKeyIdsNamed,
@@ -31,6 +30,7 @@ import {
 import { describePlan } from './format.ts';
 import { addPlanOptions, type PlanChoice, type PlanOptions, planChoice } from './plan-options.ts';
 import { type Deployment, onKeysTable, openTarget, type Target, unknownKey } from './target.ts';
+import { UndoSteps } from './undo.ts';
 
 /** `set-plan <key-id> --plan P [--per-minute N --per-day N] [--stage S]`. */
 export const setPlan: KeysSubcommand = {
@@ -52,7 +52,7 @@ export const setPlan: KeysSubcommand = {
     }),
 };
 
-/** A key's own limits, which only an Enterprise key has: what a rollback needs to put it back. */
+/** A key's own limits, which only an Enterprise key has: what an undo needs to put it back. */
 export function customLimitsOf(record: ApiKeyRecord): RequestLimits | undefined {
   return isStandardPlanId(record.plan) ? undefined : limitsOfKey(record);
 }
@@ -61,10 +61,10 @@ export function customLimitsOf(record: ApiKeyRecord): RequestLimits | undefined 
  * Changes the stored key's plan and, on a stage, moves its API key from its usage plan to the new
  * plan's (`moveApiKey`), then deletes the key's own usage plan when it has left Enterprise.
  * Everything the stage needs is looked up before anything changes; if API Gateway fails half-way,
- * every step is undone, newest first, the stored plan last (`Rollback`).
+ * every step is undone, newest first, the stored plan last (`UndoSteps`).
  *
  * @throws Error for an unknown or revoked key, a missing stack output, an API key missing or
- *   ambiguous (nothing changed then), API Gateway refusing the move (after the rollback, which
+ *   ambiguous (nothing changed then), API Gateway refusing the move (after the undo, which
  *   the message lists), or refusing to delete the old own usage plan (the move stands then, and
  *   the message says how to delete it).
  */
@@ -86,13 +86,13 @@ async function movePlan(
   const changed = await onKeysTable(target, (keys) => keys.setPlan(keyId, plan, limits));
   if (!changed) throw unknownKey(keyId, target);
   const { previous, record } = changed;
-  const rollback = new Rollback();
-  rollback.add(`put key ${keyId} back on ${planName(previous.plan)}`, () =>
+  const undo = new UndoSteps();
+  undo.add(`put key ${keyId} back on ${planName(previous.plan)}`, () =>
     onKeysTable(target, (keys) => keys.setPlan(keyId, previous.plan, customLimitsOf(previous))),
   );
   const moved = move
-    ? await rollback.run(
-        () => moveApiKey(apiGateway, move, previous, record, rollback),
+    ? await undo.run(
+        () => moveApiKey(apiGateway, move, previous, record, undo),
         (failure, undone) =>
           new Error(
             `API Gateway refused the move (${failure.message}); undone: ${undone.join(', ')}. Key ${keyId} stays on ${describePlan(previous)}.`,
