@@ -8,7 +8,9 @@ vi.hoisted(() => {
   process.env.PETSTORE_STAGE = 'production';
 });
 
-const { handler } = await import('../../functions/authorizer.ts');
+const { withGrants } = await import('../../infra/local/iam.ts');
+const { AUTHORIZER } = await import('../../infra/routes.ts');
+const { handler } = await withGrants(AUTHORIZER, () => import('../../functions/authorizer.ts'));
 const { createAuthorizerEvent, createLambdaContext } = await import('../../infra/local/events.ts');
 const { keyStoreFromEnv } = await import('../../shared/keys/store.ts');
 const { meterEveryDocumentClient } = await import('../../bench/meter.ts');
