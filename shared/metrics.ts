@@ -45,11 +45,8 @@ export function metricDimensions(stage: string): Record<'service' | 'stage', str
   return { service: SERVICE_NAME, stage };
 }
 
-const metrics = new Metrics({
-  namespace: METRICS_NAMESPACE,
-  serviceName: SERVICE_NAME,
-  defaultDimensions: { stage: readSetting(STAGE_ENV) },
-});
+/** Built at the first count, not at import: most invocations count nothing (cold start). */
+let metrics: Metrics | undefined;
 
 /**
  * Emits a count of 1 for `name` at once (one EMF log line), so that no middleware has to flush a
@@ -58,6 +55,11 @@ const metrics = new Metrics({
  * @param dimensions Dimensions besides `service` and `stage`, e.g. {@link versionDimensions}.
  */
 export function countOne(name: string, dimensions: Readonly<Record<string, string>> = {}): void {
+  metrics ??= new Metrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName: SERVICE_NAME,
+    defaultDimensions: { stage: readSetting(STAGE_ENV) },
+  });
   const single = metrics.singleMetric();
   // addDimension, not addDimensions: the latter would start a second dimension set.
   for (const [dimension, value] of Object.entries(dimensions)) {

@@ -19,14 +19,21 @@ const CHARSET_PARAMETER = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
+ * jsonRequestBody has already checked the media type; middy's own check is stricter (case-sensitive,
+ * no space before parameters) and its 415 would reach the client as 400 invalid_json.
+ * `disableContentTypeCheck` is a documented option that the 6.x type declarations lack.
+ */
+const SKIP_MEDIA_TYPE_CHECK = { disableContentTypeCheck: true } as Parameters<
+  typeof httpJsonBodyParser
+>[0];
+
+/**
  * The body middlewares of an operation that takes a JSON body (`HttpHandlerOptions.body`):
  * {@link jsonRequestBody}, then middy's JSON body parser, whose malformed-JSON error the error
  * handler answers 400 `invalid_json`.
  */
 export function jsonBody(): HttpMiddleware[] {
-  // jsonRequestBody has already checked the media type; middy's check is stricter (no space
-  // before parameters) and its 415 would reach the client as 400 invalid_json.
-  return [jsonRequestBody(), httpJsonBodyParser({ disableContentTypeCheck: true })];
+  return [jsonRequestBody(), httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK)];
 }
 
 /**

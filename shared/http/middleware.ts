@@ -17,7 +17,7 @@ export type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxy
  * Turns every error into the spec's Error body (petstore-spec.md, "Errors").
  *
  * An {@link ApiError} answers with its own code, status and headers. middy's JSON body parser
- * reports malformed JSON as 422: here it is 400 `invalid_json` (see {@link bodyParserError}). A
+ * reports malformed JSON as 415: here it is 400 `invalid_json` (see {@link bodyParserError}). A
  * dependency that failed or did not answer in time (see `isDependencyFailure`) answers 503
  * `service_unavailable` with `Retry-After`. Anything else is logged with the request id and
  * answered 500 `internal_error` with no detail.
@@ -50,19 +50,15 @@ function unavailableStore(cause: unknown): ApiError {
 }
 
 /**
- * The contract's answer to an error of middy's JSON body parser: 400 `invalid_json`, or, for the
- * key it refuses before the schema sees it (`__proto__`, a `constructor` with a `prototype`),
- * the schema's own 400 `invalid_body` for an unknown field, naming it.
+ * The contract's answer to an error of middy's JSON body parser (malformed JSON): 400
+ * `invalid_json`.
  *
  * @returns undefined when the error is not the parser's.
  */
 function bodyParserError(error: unknown): ApiError | undefined {
-  const { message, cause } =
-    (error as { message?: string; cause?: { package?: string; data?: unknown } } | null) ?? {};
+  const cause = (error as { cause?: { package?: string } } | null)?.cause;
   if (cause?.package !== '@middy/http-json-body-parser') return undefined;
-  return message === 'Forbidden key in JSON body'
-    ? new ApiError('invalid_body', `${String(cause.data)}: is not allowed`)
-    : new ApiError('invalid_json', 'body: is empty or not valid JSON');
+  return new ApiError('invalid_json', 'body: is empty or not valid JSON');
 }
 
 /**
