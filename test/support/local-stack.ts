@@ -45,7 +45,11 @@ const directories: string[] = [];
 export async function freshStack(): Promise<StackOptions> {
   const dir = await mkdtemp(join(tmpdir(), 'petstore-stack-'));
   directories.push(dir);
-  return { PORT: await freePort(), DYNAMODB_PORT: await freePort(), dir };
+  const PORT = await freePort();
+  let DYNAMODB_PORT = await freePort();
+  // The kernel may hand out the port it just freed again.
+  while (DYNAMODB_PORT === PORT) DYNAMODB_PORT = await freePort();
+  return { PORT, DYNAMODB_PORT, dir };
 }
 
 /** Starts `npm start` (in memory unless told otherwise). */
