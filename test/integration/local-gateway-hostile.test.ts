@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import type { ErrorBody } from '../../shared/http/errors.ts';
+import { RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/middleware.ts';
 import {
   EXIT_TIMEOUT_MS,
   freshStack,
@@ -28,8 +29,12 @@ let url: string;
 const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
-  // The functions' logs on, for the request ids they carry.
-  stack = { ...(await freshStack()), env: { POWERTOOLS_LOG_LEVEL: 'INFO' } };
+  // The functions' logs on, for the request ids they carry; the limiter never fails open (a loaded
+  // machine can keep DynamoDB Local past its 5 s deadline during the 90-request burst).
+  stack = {
+    ...(await freshStack()),
+    env: { POWERTOOLS_LOG_LEVEL: 'INFO', [RATE_LIMITER_DEADLINE_ENV]: '60000' },
+  };
   ({ started, url } = await startedStack(stack));
   for (const [, plan = '', token = ''] of started
     .stdout()
