@@ -92,12 +92,10 @@ function permissions(
   const action = `dynamodb:${commandName.replace(/Command$/, '')}`;
   if (input.TransactItems) {
     return input.TransactItems.flatMap((item) =>
-      Object.entries(item).flatMap(([kind, operation]) => [
-        {
-          action: TRANSACTION_ITEM_ACTIONS[kind] ?? action,
-          resource: tableArn(operation?.TableName ?? ''),
-        },
-      ]),
+      Object.entries(item).map(([kind, operation]) => ({
+        action: TRANSACTION_ITEM_ACTIONS[kind] ?? action,
+        resource: tableArn(operation?.TableName ?? ''),
+      })),
     );
   }
   if (input.RequestItems) {

@@ -8,6 +8,7 @@
  * service can issue one; a changed, truncated or forged cursor fails the HMAC.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { withDeadline } from '../deadline.ts';
 import { ApiError } from '../http/errors.ts';
 import { serviceUnavailable } from '../http/unavailable.ts';
 import { readSettings, requiredSetting, type Settings } from '../settings.ts';
@@ -147,21 +148,25 @@ async function readSecretString(secretArn: string, settings: Settings): Promise<
   const url = `http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretArn)}`;
   const unavailable = (cause: unknown) =>
     serviceUnavailable('The cursor key could not be read.', cause);
-  const response = await fetch(url, {
-    headers: { 'X-Aws-Parameters-Secrets-Token': settings.AWS_SESSION_TOKEN ?? '' },
-    signal: AbortSignal.timeout(SECRET_READ_BOUNDS.answerTimeoutMs),
-  }).catch((error: unknown) => {
-    throw unavailable(error);
+  return withDeadline(SECRET_READ_BOUNDS.answerTimeoutMs, async (signal) => {
+    const response = await fetch(url, {
+      headers: { 'X-Aws-Parameters-Secrets-Token': settings.AWS_SESSION_TOKEN ?? '' },
+      signal,
+    }).catch((error: unknown) => {
+      throw unavailable(error);
+    });
+    if (!response.ok) {
+      const failure = new Error(
+        `Reading the cursor key secret failed: ${response.status} ${await response.text()}`,
+      );
+      throw response.status === 429 || response.status >= 500 ? unavailable(failure) : failure;
+    }
+    const { SecretString } = (await response.json()) as { SecretString?: unknown };
+    if (typeof SecretString !== 'string') {
+      throw new Error('The cursor key secret must hold a string');
+    }
+    return SecretString;
   });
-  if (!response.ok) {
-    const failure = new Error(
-      `Reading the cursor key secret failed: ${response.status} ${await response.text()}`,
-    );
-    throw response.status === 429 || response.status >= 500 ? unavailable(failure) : failure;
-  }
-  const { SecretString } = (await response.json()) as { SecretString?: unknown };
-  if (typeof SecretString !== 'string') throw new Error('The cursor key secret must hold a string');
-  return SecretString;
 }
 
 /**
