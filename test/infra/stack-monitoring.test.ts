@@ -366,7 +366,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       expect(Object.keys(versionDimensions('f', '1'))).toEqual(['functionName', 'functionVersion']);
       for (const id of OPERATION_IDS) {
         const alarm = template().toJSON().Resources[logicalId(stack(), `${id}/ServerErrorsAlarm`)];
-        // Exactly the dimensions countServerErrors writes (test/unit/middleware-errors.test.ts);
+        // Exactly the dimensions countServerErrors writes (test/dynamodb/middleware-errors.test.ts);
         // CloudWatch matches them as a set, CDK sorts them by name.
         expect(alarm.Properties).toMatchObject({
           Namespace: 'Petstore',

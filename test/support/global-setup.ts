@@ -1,8 +1,8 @@
 /**
- * vitest global setup: one DynamoDB Local (in memory) for the whole run, on a free port, with
- * credentials of its own as a local stack has. Its endpoint and credentials are provided as
- * `dynamoEndpoint` and `dynamoCredentials`; test/support/tables-per-file.ts creates each test
- * file's tables on it.
+ * vitest global setup of the `dynamodb` project: one DynamoDB Local (in memory) for the whole run,
+ * on a free port, with credentials of its own as a local stack has. Its endpoint and credentials
+ * are provided as `dynamoEndpoint` and `dynamoCredentials`; test/support/tables-per-file.ts
+ * creates each test file's tables on it.
  */
 import type { TestProject } from 'vitest/node';
 import { startDynamoDBLocal } from '../../infra/local/dynamodb-local.ts';

@@ -1,5 +1,5 @@
 /**
- * Fixtures of the rate limiter's storage tests (test/unit/rate-limiter.test.ts and
+ * Fixtures of the rate limiter's storage tests (test/dynamodb/rate-limiter.test.ts and
  * rate-limit-bans.test.ts): this run's counters table on DynamoDB Local, fresh key ids, instants
  * whose counter items expire in the future, and helpers to send requests.
  */

@@ -1,10 +1,8 @@
 /**
- * vitest setup file, run in each test file's worker before the file's imports: points the
- * DynamoDB clients at the run's DynamoDB Local and creates fresh tables for this file only, named
- * `<localName>-<random id>`, so that test files never see each other's data. It sets
- * DYNAMODB_ENDPOINT, the run's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION),
- * each table's env var (PETS_TABLE_NAME, KEYS_TABLE_NAME, COUNTERS_TABLE_NAME), which the
- * functions read at module load, and a random cursor key (CURSOR_KEY) for listPets.
+ * vitest setup file of the `dynamodb` project, run in each test file's worker before its imports:
+ * points the DynamoDB clients at the run's DynamoDB Local (DYNAMODB_ENDPOINT and the run's
+ * credentials) and creates fresh tables for this file only, `<localName>-<random id>`, named in
+ * each table's env var (read by the functions at module load); sets a random CURSOR_KEY.
  */
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
