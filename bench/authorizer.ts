@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { AuthorizerCache } from '../infra/local/authorizer-cache.ts';
 import type { ProxyRequest } from '../infra/local/events.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/routes.ts';
-import { keyStoreFromEnv } from '../shared/keys/store.ts';
+import { createContainer } from '../shared/container.ts';
 import { generateToken, TOKEN_PREFIXES } from '../shared/keys/token.ts';
 import { KEYS_TABLE } from '../shared/tables.ts';
 import { withLocalStack } from './local-stack.ts';
@@ -29,7 +29,7 @@ async function run(): Promise<void> {
   const { LambdaInvoker } = await import('../infra/local/invocation.ts');
   const invoker = await LambdaInvoker.create();
   const cache = new AuthorizerCache(AUTHORIZER_CACHE_TTL_SECONDS, Date.now);
-  const { token } = await keyStoreFromEnv().createKey({ plan: 'business', owner: 'bench' });
+  const { token } = await createContainer().keys.createKey({ plan: 'business', owner: 'bench' });
   const verify = (value: string) => invoker.invokeAuthorizer(request(value));
   const cases: [string, () => Promise<unknown>][] = [
     ['cache hit (valid key)', () => cache.authorize(`Bearer ${token}`, () => verify(token))],

@@ -9,7 +9,8 @@ import { freePort } from '../infra/local/ports.ts';
 import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/clients.ts';
-import { keyStoreFromEnv, limitsOfKey } from '../shared/keys/store.ts';
+import { createContainer } from '../shared/container.ts';
+import { limitsOfKey } from '../shared/keys/key-records.ts';
 import { CURSOR_KEY_ENV } from '../shared/pets/cursor.ts';
 import { MAX_PER_DAY, MAX_PER_MINUTE } from '../shared/plans.ts';
 
@@ -47,7 +48,7 @@ export async function unlimitedKey(): Promise<{
   token: string;
   authorizer: Record<string, string | number>;
 }> {
-  const { token, record } = await keyStoreFromEnv().createKey({
+  const { token, record } = await createContainer().keys.createKey({
     plan: 'enterprise',
     owner: 'bench',
     limits: { perMinute: MAX_PER_MINUTE, perDay: MAX_PER_DAY },

@@ -9,20 +9,23 @@
  *    10,000 pets (function + rate limiter + DynamoDB Local);
  * 2. paging through 10,000 pets with `limit=100` by calling the handler and following its Link
  *    header, without and with `status`: pages, total time, DynamoDB calls, items read and read
- *    capacity units (`ConsumedCapacity`, as the store counts them in ENV_STORE_USAGE).
+ *    capacity units (`ConsumedCapacity`, as the store counts them in its `usage`).
  *
  * Pets are written with BatchWriteItem (ids 1 to n, statuses in turn). Every loop is bounded.
  */
 import { performance } from 'node:perf_hooks';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { listPetsHandler } from '../functions/operations/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { withGrants } from '../infra/local/iam.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { routeOf } from '../infra/routes.ts';
 import { createDocumentClient } from '../shared/clients.ts';
+import { createContainer } from '../shared/container.ts';
+import { DynamoDBPetStore, emptyUsage } from '../shared/pets/dynamodb-pet-store.ts';
+import type { ListPetsOptions } from '../shared/pets/pet-store.ts';
 import { PET_STATUSES } from '../shared/pets/schemas.ts';
-import { DynamoDBPetStore, ENV_STORE_USAGE, type ListPetsOptions } from '../shared/pets/store.ts';
 import { readSettings, requiredSetting } from '../shared/settings.ts';
 import { PETS_TABLE } from '../shared/tables.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
@@ -39,9 +42,9 @@ const FIRST_PAGES: readonly [string, ListPetsOptions][] = [
 const PAGING_LIMIT = 100;
 
 await withLocalStack(async (endpoint) => {
-  const { handler } = await withGrants(
-    routeOf('listPets'),
-    () => import('../functions/list-pets.ts'),
+  const usage = emptyUsage();
+  const handler = await withGrants(routeOf('listPets'), async () =>
+    listPetsHandler(createContainer(process.env, { petStoreUsage: usage })),
   );
   const { authorizer } = await unlimitedKey();
   const client = createDocumentClient(endpoint);
@@ -139,7 +142,7 @@ await withLocalStack(async (endpoint) => {
   );
   console.log('query                         pets  pages   total ms  calls  items read   RCU');
   for (const status of [undefined, 'available'] as const) {
-    const before = { ...ENV_STORE_USAGE };
+    const before = { ...usage };
     let query = `limit=${PAGING_LIMIT}${status ? `&status=${status}` : ''}`;
     let pages = 0;
     let pets = 0;
@@ -154,7 +157,7 @@ await withLocalStack(async (endpoint) => {
     }
     const total = performance.now() - start;
     console.log(
-      `${`limit=${PAGING_LIMIT}${status ? `&status=${status}` : ''}`.padEnd(28)} ${String(pets).padStart(6)} ${String(pages).padStart(6)} ${total.toFixed(0).padStart(10)} ${String(ENV_STORE_USAGE.calls - before.calls).padStart(6)} ${String(ENV_STORE_USAGE.itemsRead - before.itemsRead).padStart(11)} ${(ENV_STORE_USAGE.readUnits - before.readUnits).toFixed(1).padStart(6)}`,
+      `${`limit=${PAGING_LIMIT}${status ? `&status=${status}` : ''}`.padEnd(28)} ${String(pets).padStart(6)} ${String(pages).padStart(6)} ${total.toFixed(0).padStart(10)} ${String(usage.calls - before.calls).padStart(6)} ${String(usage.itemsRead - before.itemsRead).padStart(11)} ${(usage.readUnits - before.readUnits).toFixed(1).padStart(6)}`,
     );
   }
   client.destroy();

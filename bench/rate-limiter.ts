@@ -24,7 +24,7 @@ import {
   NO_COUNTS,
   type RateLimitDecision,
 } from '../shared/rate-limit/decision.ts';
-import { DynamoDBRateLimiter } from '../shared/rate-limit/limiter.ts';
+import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { COUNTERS_TABLE } from '../shared/tables.ts';
 import { meter } from './meter.ts';
 import { formatMs, type Percentiles, percentiles, throughput } from './stats.ts';

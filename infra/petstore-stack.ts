@@ -25,8 +25,11 @@ import type { Construct } from 'constructs';
 import * as v from 'valibot';
 import { METRICS_NAMESPACE, metricDimensions, SERVICE_NAME, STAGE_ENV } from '../shared/metrics.ts';
 import { CURSOR_KEY_SECRET_ARN_ENV, SECRET_READ_BOUNDS } from '../shared/pets/cursor.ts';
-import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/limiter.ts';
-import { BAN_POLICY_ENV } from '../shared/rate-limit/middleware.ts';
+import {
+  BAN_POLICY_ENV,
+  type BanPolicy,
+  DEFAULT_BAN_POLICY,
+} from '../shared/rate-limit/rate-limiter.ts';
 import {
   COUNTERS_TABLE,
   KEYS_TABLE,

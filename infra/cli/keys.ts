@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { DynamoDBKeyStore } from '../../shared/keys/store.ts';
+import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { DynamoDBKeyUsage } from '../../shared/rate-limit/usage.ts';
 import { readSettings, type Settings } from '../../shared/settings.ts';

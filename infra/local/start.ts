@@ -21,7 +21,8 @@ process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { type DynamoDBKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { createContainer } from '../../shared/container.ts';
+import type { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
 import { CURSOR_KEY_ENV } from '../../shared/pets/cursor.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
 import { readSettings, type Settings } from '../../shared/settings.ts';
@@ -147,7 +148,7 @@ type IssuedKey = Awaited<ReturnType<DynamoDBKeyStore['createKey']>>;
 
 /** One key per plan when the keys table is empty (a fresh store), else none. */
 async function issueKeysForEmptyStore(): Promise<IssuedKey[]> {
-  const keys = keyStoreFromEnv();
+  const keys = createContainer().keys;
   if ((await keys.listKeys()).length > 0) return [];
   const issued: IssuedKey[] = [];
   for (const plan of PLAN_IDS) issued.push(await keys.createKey({ plan, owner: 'npm start' }));

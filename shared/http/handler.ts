@@ -9,7 +9,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { type Container, createContainer } from '../container.ts';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
 import { logger } from '../logger.ts';
-import { type RateLimiter, rateLimit, rateLimiterFromEnv } from '../rate-limit/middleware.ts';
+import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import {
   countServerErrors,
   errorHandler,
@@ -17,6 +17,7 @@ import {
   responseHeaders,
   strictQuery,
 } from './middleware.ts';
+import { rateLimit } from './rate-limit.ts';
 
 /**
  * An operation's own code: receives the normalised event and the invocation's deadline, returns
@@ -50,13 +51,13 @@ export interface HttpHandlerOptions {
    */
   readonly headers?: Readonly<Record<string, string>>;
   /**
-   * The container's settings and document client, shared with the operation's store.
+   * The settings (`RATE_LIMIT_DEADLINE_MS`) and the rate limiter of the operation's container.
    * @default createContainer()
    */
-  readonly container?: Container;
+  readonly container?: Pick<Container, 'settings' | 'rateLimiter'>;
   /**
    * The per-key rate limiter.
-   * @default - the DynamoDB limiter on the container's counters table (`rateLimiterFromEnv`)
+   * @default - the container's
    */
   readonly rateLimiter?: RateLimiter;
   /**
@@ -100,7 +101,7 @@ export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions =
   const container = options.container ?? createContainer();
   chain.use(
     rateLimit({
-      limiter: options.rateLimiter ?? rateLimiterFromEnv(container),
+      limiter: options.rateLimiter ?? container.rateLimiter,
       deadlineMs: container.settings.RATE_LIMIT_DEADLINE_MS,
       now: options.now,
     }),

@@ -6,59 +6,31 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '../logger.ts';
 import { countOne, SERVER_ERROR_RESPONSES, versionDimensions } from '../metrics.ts';
+import { apiErrorOf } from './error-mapping.ts';
 import { ApiError } from './errors.ts';
 import { jsonResponse } from './responses.ts';
-import { isDependencyFailure, serviceUnavailable } from './unavailable.ts';
 
 /** A middy middleware of an API Gateway REST proxy function. */
 export type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 /**
- * Turns every error into the spec's Error body (petstore-spec.md, "Errors").
- *
- * An {@link ApiError} answers with its own code, status and headers. middy's JSON body parser
- * reports malformed JSON as 415: here it is 400 `invalid_json` (see {@link bodyParserError}). A
- * dependency that failed or did not answer in time (see `isDependencyFailure`) answers 503
- * `service_unavailable` with `Retry-After`. Anything else is logged with the request id and
- * answered 500 `internal_error` with no detail.
+ * Turns every error into an Error body (docs/api.md, "Errors"): an {@link ApiError}, or a domain
+ * error through {@link apiErrorOf}, answers with its code, status and headers; anything else is
+ * logged with the request id and answered 500 `internal_error` with no detail.
  */
 export function errorHandler(): HttpMiddleware {
   return {
     onError: function errorHandlerOnError(request) {
-      const error = isDependencyFailure(request.error)
-        ? unavailableStore(request.error)
-        : request.error;
-      if (error instanceof ApiError) {
-        request.response = jsonResponse(error.statusCode, error.toBody(), error.headers);
+      const answer = apiErrorOf(request.error);
+      if (answer) {
+        request.response = jsonResponse(answer.statusCode, answer.toBody(), answer.headers);
         return;
       }
-      const invalid = bodyParserError(error);
-      if (invalid) {
-        request.response = jsonResponse(invalid.statusCode, invalid.toBody());
-        return;
-      }
-      logger.error('Unexpected error', { error: error ?? undefined });
+      logger.error('Unexpected error', { error: request.error ?? undefined });
       const internal = new ApiError('internal_error', 'An unexpected error occurred.');
       request.response = jsonResponse(internal.statusCode, internal.toBody());
     },
   };
-}
-
-function unavailableStore(cause: unknown): ApiError {
-  logger.warn('Store unavailable', { error: cause });
-  return serviceUnavailable('The store is unavailable or did not answer in time.', cause);
-}
-
-/**
- * The contract's answer to an error of middy's JSON body parser (malformed JSON): 400
- * `invalid_json`.
- *
- * @returns undefined when the error is not the parser's.
- */
-function bodyParserError(error: unknown): ApiError | undefined {
-  const cause = (error as { cause?: { package?: string } } | null)?.cause;
-  if (cause?.package !== '@middy/http-json-body-parser') return undefined;
-  return new ApiError('invalid_json', 'body: is empty or not valid JSON');
 }
 
 /**

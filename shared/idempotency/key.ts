@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ApiError } from '../http/errors.ts';
+import { InvalidIdempotencyKeyError } from './errors.ts';
 
 /** Request header that names a create, so that retrying it is safe. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -29,7 +29,7 @@ const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
  *
  * @param event A proxy event after the header normalizer (lower-case names).
  * @returns The key's characters, unquoted and unescaped, or `undefined` when the header is absent.
- * @throws ApiError 400 `invalid_idempotency_key` when the header is sent twice, or is not 1 to 255
+ * @throws InvalidIdempotencyKeyError (HTTP 400 `invalid_idempotency_key`) when the header is sent twice, or is not 1 to 255
  *   visible ASCII characters (quoted or not).
  */
 export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefined {
@@ -38,8 +38,7 @@ export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefine
   const values = event.multiValueHeaders?.[name] ?? (single === undefined ? [] : [single]);
   if (values.length === 0) return undefined;
   if (values.length > 1) {
-    throw new ApiError(
-      'invalid_idempotency_key',
+    throw new InvalidIdempotencyKeyError(
       `${IDEMPOTENCY_KEY_HEADER}: is given ${values.length} times; send it once`,
     );
   }
@@ -48,8 +47,7 @@ export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefine
     ? SF_STRING.exec(value)?.[1]?.replace(/\\(["\\])/g, '$1')
     : value;
   if (key === undefined || !VISIBLE_ASCII.test(key)) {
-    throw new ApiError(
-      'invalid_idempotency_key',
+    throw new InvalidIdempotencyKeyError(
       `${IDEMPOTENCY_KEY_HEADER}: must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, optionally as a quoted string`,
     );
   }

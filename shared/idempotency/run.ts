@@ -6,16 +6,15 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { RESPONSE_MARGIN_MS, withDeadline } from '../deadline.ts';
-import { ApiError } from '../http/errors.ts';
-import { isDependencyFailure, serviceUnavailable } from '../http/unavailable.ts';
 import { logger } from '../logger.ts';
+import { StoreUnavailableError } from '../store-errors.ts';
+import {
+  IdempotencyInProgressError,
+  IdempotencyKeyReusedError,
+  IdempotencyLockLostError,
+} from './errors.ts';
+import type { IdempotencyLock, IdempotencyStore, StoredResponse } from './idempotency-store.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './key.ts';
-import type {
-  DynamoDBIdempotencyStore,
-  IdempotencyLock,
-  StoredResponse,
-  TransactWriteItem,
-} from './store.ts';
 
 /** One request with an Idempotency-Key. */
 export interface IdempotentRequest {
@@ -30,24 +29,22 @@ export interface IdempotentRequest {
 }
 
 /**
- * Performs the request: writes `complete(response)` in the same transaction as its effect, and
- * returns that response.
+ * Performs the request under `lock`: completes the record in the same atomic write as its effect
+ * (a `RecordCompletion` given to the store that writes it), and returns that response.
  */
-export type IdempotentOperation = (
-  complete: (response: StoredResponse) => TransactWriteItem,
-) => Promise<StoredResponse>;
+export type IdempotentOperation = (lock: IdempotencyLock) => Promise<StoredResponse>;
 
 /**
  * Runs `operation` at most once for `request.id`.
  *
  * @returns The operation's response, or the stored one with `Idempotent-Replayed: true`.
- * @throws ApiError 409 `idempotency_request_in_progress` (with `Retry-After` until the running
- *   attempt's lock lapses), 422 `idempotency_key_reused` for another body, 503
- *   `service_unavailable` when the records cannot be read or written (nothing was run). Errors of
- *   the operation itself are passed on after its lock is released.
+ * @throws IdempotencyInProgressError (until the running attempt's lock lapses),
+ *   IdempotencyKeyReusedError for another body, StoreUnavailableError when the records cannot be
+ *   read or written (nothing was run). Errors of the operation itself are passed on after its
+ *   lock is released.
  */
 export async function runIdempotent(
-  store: DynamoDBIdempotencyStore,
+  store: IdempotencyStore,
   request: IdempotentRequest,
   operation: IdempotentOperation,
 ): Promise<APIGatewayProxyResult> {
@@ -59,27 +56,26 @@ export async function runIdempotent(
       signal: request.signal,
     })
     .catch((error: unknown) => {
-      if (!isDependencyFailure(error)) throw error;
-      throw serviceUnavailable(
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      throw new StoreUnavailableError(
         'The idempotency records are unavailable, so the request was not run.',
-        error,
+        { cause: error },
       );
     });
   switch (begun.outcome) {
     case 'replay':
       return proxyResult(begun.response, { [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
     case 'mismatch':
-      throw new ApiError(
-        'idempotency_key_reused',
+      throw new IdempotencyKeyReusedError(
         `${IDEMPOTENCY_KEY_HEADER}: was used with a different request body; send a new key for a new request.`,
       );
     case 'in_progress':
       throw inProgress(Math.max(1, Math.ceil((begun.lockedUntil - nowMs) / 1000)));
   }
   try {
-    return proxyResult(await operation((response) => store.completion(begun.lock, response)));
+    return proxyResult(await operation(begun.lock));
   } catch (error) {
-    if (lostLock(error)) throw inProgress(1);
+    if (error instanceof IdempotencyLockLostError) throw inProgress(1);
     await release(store, begun.lock);
     throw error;
   }
@@ -97,20 +93,10 @@ export function proxyResult(
   };
 }
 
-function inProgress(retryAfterSeconds: number): ApiError {
-  return new ApiError(
-    'idempotency_request_in_progress',
+function inProgress(retryAfterSeconds: number): IdempotencyInProgressError {
+  return new IdempotencyInProgressError(
     `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry after ${retryAfterSeconds} seconds.`,
-    { headers: { 'Retry-After': String(retryAfterSeconds) } },
-  );
-}
-
-/** The transaction was cancelled because the record's lock is no longer this attempt's. */
-function lostLock(error: unknown): boolean {
-  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-  return (
-    (error as Error).name === 'TransactionCanceledException' &&
-    reasons?.at(-1)?.Code === 'ConditionalCheckFailed'
+    retryAfterSeconds,
   );
 }
 
@@ -118,7 +104,7 @@ function lostLock(error: unknown): boolean {
  * Releases the lock of a failed attempt, within its own short deadline (the invocation's may have
  * run out). If that fails too, the lock lapses at the invocation's end.
  */
-async function release(store: DynamoDBIdempotencyStore, lock: IdempotencyLock): Promise<void> {
+async function release(store: IdempotencyStore, lock: IdempotencyLock): Promise<void> {
   try {
     await withDeadline(RESPONSE_MARGIN_MS / 2, (signal) => store.release(lock, signal));
   } catch (error) {

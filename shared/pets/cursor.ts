@@ -9,9 +9,9 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { withDeadline } from '../deadline.ts';
-import { ApiError } from '../http/errors.ts';
-import { serviceUnavailable } from '../http/unavailable.ts';
 import { readSettings, requiredSetting, type Settings } from '../settings.ts';
+import { StoreUnavailableError } from '../store-errors.ts';
+import { InvalidCursorError } from './errors.ts';
 import type { PetStatus } from './schemas.ts';
 
 /** Environment variable holding the cursor key itself: the local stack and tests only. */
@@ -86,7 +86,7 @@ export class CursorCodec {
    * @param cursor The `cursor` query parameter as received.
    * @param status The request's `status` filter; it must be the one the cursor was issued for.
    * @returns The id the next page starts after.
-   * @throws ApiError `invalid_parameter` naming `cursor` when it is not base64url, is truncated,
+   * @throws InvalidCursorError (HTTP 400 `invalid_parameter`) when it is not base64url, is truncated,
    *   altered or signed under another key, or was issued for another status filter.
    */
   decode(cursor: string, status: PetStatus | undefined): number {
@@ -97,16 +97,16 @@ export class CursorCodec {
       bytes.toString('base64url') !== cursor ||
       bytes.length <= MAC_BYTES
     ) {
-      throw invalidCursor('is not a cursor this service issued; follow the Link header');
+      throw new InvalidCursorError('is not a cursor this service issued; follow the Link header');
     }
     const payload = bytes.subarray(0, bytes.length - MAC_BYTES);
     const match = timingSafeEqual(bytes.subarray(payload.length), this.mac(payload))
       ? PAYLOAD.exec(payload.toString('utf8'))
       : null;
-    if (!match) throw invalidCursor('was altered or not issued by this service');
+    if (!match) throw new InvalidCursorError('was altered or not issued by this service');
     const issuedFor = match[1] || undefined;
     if (issuedFor !== status) {
-      throw invalidCursor(
+      throw new InvalidCursorError(
         `was issued for ${issuedFor ? `status=${issuedFor}` : 'no status filter'}; send it with the same status`,
       );
     }
@@ -116,10 +116,6 @@ export class CursorCodec {
   private mac(payload: Buffer): Buffer {
     return createHmac('sha256', this.key).update(payload).digest();
   }
-}
-
-function invalidCursor(reason: string): ApiError {
-  return new ApiError('invalid_parameter', `cursor: ${reason}`);
 }
 
 /**
@@ -139,7 +135,7 @@ export function nextPageLink(query: { limit: number; status?: PetStatus }, curso
  * The cursor key from the secret `secretArn`, through the AWS Parameters and Secrets Lambda
  * Extension (`GET /secretsmanager/get` on localhost, authorised by the session token).
  *
- * @throws ApiError 503 `service_unavailable` when the extension does not answer in time or answers
+ * @throws StoreUnavailableError (HTTP 503) when the extension does not answer in time or answers
  *   5xx or 429 (Secrets Manager failing, slow or throttling); Error for any other answer (the
  *   secret missing or not readable: a deployment fault) or a secret that is not a string.
  */
@@ -147,7 +143,7 @@ async function readSecretString(secretArn: string, settings: Settings): Promise<
   const port = settings.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT;
   const url = `http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretArn)}`;
   const unavailable = (cause: unknown) =>
-    serviceUnavailable('The cursor key could not be read.', cause);
+    new StoreUnavailableError('The cursor key could not be read.', { cause });
   return withDeadline(SECRET_READ_BOUNDS.answerTimeoutMs, async (signal) => {
     const response = await fetch(url, {
       headers: { 'X-Aws-Parameters-Secrets-Token': settings.AWS_SESSION_TOKEN ?? '' },
@@ -176,8 +172,7 @@ async function readSecretString(secretArn: string, settings: Settings): Promise<
  * cached {@link CURSOR_KEY_CACHE_SECONDS}; a failed read is not cached, so the next request tries
  * again. No AWS SDK client is bundled for it.
  *
- * @returns A function giving the codec. It rejects with ApiError 503 `service_unavailable`
- *   (`Retry-After`) when Secrets Manager or the extension is down, slow or throttling, and with an
+ * @returns A function giving the codec. It rejects with StoreUnavailableError (HTTP 503) when Secrets Manager or the extension is down, slow or throttling, and with an
  *   Error when the secret is missing, not readable or too short (a deployment fault: 500).
  * @param settings @default readSettings()
  * @throws Error at start-up when neither variable is set.

@@ -14,7 +14,7 @@ import { httpHandler } from '../../shared/http/handler.ts';
 import { MAX_BODY_BYTES } from '../../shared/http/json-body.ts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../shared/http/unavailable.ts';
 import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit/headers.ts';
-import { RATE_LIMITER_DEADLINE_MS } from '../../shared/rate-limit/middleware.ts';
+import { RATE_LIMITER_DEADLINE_MS } from '../../shared/rate-limit/rate-limiter.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { expectConformingResponse } from '../support/openapi-conformance.ts';
 import {

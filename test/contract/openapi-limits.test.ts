@@ -12,8 +12,7 @@ import { IDEMPOTENT_REPLAYED_HEADER } from '../../shared/idempotency/key.ts';
 import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
 import { BACKSTOP_FACTOR, ENTERPRISE_PLAN, PLANS } from '../../shared/plans.ts';
 import { RATE_LIMIT_HEADERS, uncountedHeaders } from '../../shared/rate-limit/headers.ts';
-import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/limiter.ts';
-import { BAN_POLICY_ENV } from '../../shared/rate-limit/middleware.ts';
+import { BAN_POLICY_ENV, DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import { expectConformingResponse } from '../support/openapi-conformance.ts';
 import {
   at,

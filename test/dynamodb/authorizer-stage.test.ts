@@ -12,10 +12,10 @@ const { withGrants } = await import('../../infra/local/iam.ts');
 const { AUTHORIZER } = await import('../../infra/routes.ts');
 const { handler } = await withGrants(AUTHORIZER, () => import('../../functions/authorizer.ts'));
 const { createAuthorizerEvent, createLambdaContext } = await import('../../infra/local/events.ts');
-const { keyStoreFromEnv } = await import('../../shared/keys/store.ts');
+const { createContainer } = await import('../../shared/container.ts');
 const { meterEveryDocumentClient } = await import('../../bench/meter.ts');
 
-const keys = keyStoreFromEnv();
+const keys = createContainer().keys;
 const meter = meterEveryDocumentClient();
 
 function authorize(token: string) {

@@ -2,12 +2,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizerEvent, createLambdaContext } from '../../infra/local/events.ts';
 import { withGrants } from '../../infra/local/iam.ts';
 import { AUTHORIZER } from '../../infra/routes.ts';
-import { type ApiKeyRecord, keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { createContainer } from '../../shared/container.ts';
+import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
 import { generateToken } from '../../shared/keys/token.ts';
 
 const { handler } = await withGrants(AUTHORIZER, () => import('../../functions/authorizer.ts'));
 
-const keys = keyStoreFromEnv();
+const keys = createContainer().keys;
 
 /** Invokes the authorizer as Lambda does, with a fresh context. */
 function authorize(event: ReturnType<typeof authorizerEvent>) {

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { withGrants } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
+import { createContainer } from '../../shared/container.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
-import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 
@@ -13,7 +13,7 @@ const { handler } = await withGrants(
   () => import('../../functions/create-pet.ts'),
 );
 
-const store = petStoreFromEnv();
+const store = createContainer().pets;
 
 /** A `POST /pets` event; `contentType: null` sends no Content-Type header. */
 function createPetEvent(

@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { withGrants } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
+import { createContainer } from '../../shared/container.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
-import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 
@@ -34,7 +34,7 @@ function getPet(petId: string) {
 let pet: Pet;
 
 beforeAll(async () => {
-  pet = await petStoreFromEnv().createPet({ name: 'Rex 🐶', categoryId: 3, status: 'sold' });
+  pet = await createContainer().pets.createPet({ name: 'Rex 🐶', categoryId: 3, status: 'sold' });
 });
 
 describe('getPet', () => {

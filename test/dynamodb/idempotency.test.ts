@@ -11,12 +11,10 @@ import { createLambdaContext } from '../../infra/local/events.ts';
 import { withGrants } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
+import { createContainer } from '../../shared/container.ts';
+import { DynamoDBIdempotencyStore } from '../../shared/idempotency/dynamodb-idempotency-store.ts';
+import { IDEMPOTENCY_RECORD_TTL_SECONDS } from '../../shared/idempotency/idempotency-store.ts';
 import { idempotencyKeyOf, requestFingerprint } from '../../shared/idempotency/key.ts';
-import {
-  DynamoDBIdempotencyStore,
-  IDEMPOTENCY_RECORD_TTL_SECONDS,
-} from '../../shared/idempotency/store.ts';
-import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { IDEMPOTENCY_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent, TEST_KEY, withoutRateLimitHeaders } from '../support/authorized-event.ts';
@@ -30,7 +28,7 @@ const { handler } = await withGrants(
 
 const client = createDocumentClient();
 const records = requiredSetting(readSettings(), IDEMPOTENCY_TABLE.envVar);
-const store = petStoreFromEnv();
+const store = createContainer().pets;
 afterAll(() => client.destroy());
 
 const OTHER_KEY = { ...TEST_KEY, keyId: `key_${randomBytes(8).toString('hex')}` as const };

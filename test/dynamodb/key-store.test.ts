@@ -1,13 +1,10 @@
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '../../shared/clients.ts';
-import {
-  DynamoDBKeyStore,
-  KeyChangedError,
-  keyRefusal,
-  keyStoreFromEnv,
-  limitsOfKey,
-} from '../../shared/keys/store.ts';
+import { createContainer } from '../../shared/container.ts';
+import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
+import { KeyChangedError } from '../../shared/keys/errors.ts';
+import { keyRefusal, limitsOfKey } from '../../shared/keys/key-records.ts';
 import { generateToken, hashToken, TOKEN_PREFIXES } from '../../shared/keys/token.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { KEYS_TABLE } from '../../shared/tables.ts';
@@ -406,6 +403,6 @@ describe('DynamoDBKeyStore', () => {
 
   it('is what keyStoreFromEnv builds from KEYS_TABLE_NAME', async () => {
     const { record, token } = await keys.createKey({ plan: 'pro' });
-    expect(await keyStoreFromEnv().findByToken(token)).toEqual(record);
+    expect(await createContainer().keys.findByToken(token)).toEqual(record);
   });
 });

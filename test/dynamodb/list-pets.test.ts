@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { withGrants } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
+import { createContainer } from '../../shared/container.ts';
 import { PET_STATUSES, type Pet } from '../../shared/pets/schemas.ts';
-import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 
@@ -30,7 +30,7 @@ function listPets(query = '') {
 let pets: Pet[] = [];
 
 beforeAll(async () => {
-  const store = petStoreFromEnv();
+  const store = createContainer().pets;
   pets = [];
   for (let i = 0; i < 25; i++) {
     const status = PET_STATUSES[i % PET_STATUSES.length] ?? 'available';

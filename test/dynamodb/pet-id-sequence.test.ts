@@ -8,12 +8,12 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
+import { DynamoDBPetStore } from '../../shared/pets/dynamodb-pet-store.ts';
 import {
   LEGACY_PET_ID_SEQUENCE,
   PET_ID_SEQUENCE_ID,
   SEQUENCE_MIGRATION_GAP,
 } from '../../shared/pets/id-sequence.ts';
-import { DynamoDBPetStore } from '../../shared/pets/store.ts';
 import { COUNTERS_TABLE, PETS_TABLE } from '../../shared/tables.ts';
 
 const client = createDocumentClient();

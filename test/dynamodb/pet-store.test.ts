@@ -5,14 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/tables.ts';
 import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
+import { createContainer } from '../../shared/container.ts';
+import { DynamoDBPetStore } from '../../shared/pets/dynamodb-pet-store.ts';
 import { PET_ID_SEQUENCE_ID } from '../../shared/pets/id-sequence.ts';
+import type { ListPetsOptions, PetPage } from '../../shared/pets/pet-store.ts';
 import type { Pet, PetStatus } from '../../shared/pets/schemas.ts';
-import {
-  DynamoDBPetStore,
-  type ListPetsOptions,
-  type PetPage,
-  petStoreFromEnv,
-} from '../../shared/pets/store.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, PETS_TABLE } from '../../shared/tables.ts';
 import { clientLosingFirstAnswer } from '../support/lossy-client.ts';
@@ -119,7 +116,7 @@ describe('DynamoDBPetStore', () => {
 
   it('is what petStoreFromEnv builds from the table env vars', async () => {
     const pet = await store.createPet({ name: 'Env', categoryId: 5, status: 'sold' });
-    expect(await petStoreFromEnv().getPet(pet.id)).toEqual(pet);
+    expect(await createContainer().pets.getPet(pet.id)).toEqual(pet);
   });
 });
 

@@ -4,7 +4,8 @@
  * midnight, and `DynamoDBRateLimitBans.unban` lifts it.
  */
 import { describe, expect, it } from 'vitest';
-import type { BanPolicy, DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import type { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
+import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 import {
   bans,

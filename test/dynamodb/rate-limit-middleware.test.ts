@@ -4,16 +4,16 @@ import { createLambdaContext, createProxyEvent } from '../../infra/local/events.
 import { withGrants } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
+import { createContainer } from '../../shared/container.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
-import { petStoreFromEnv } from '../../shared/pets/store.ts';
-import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
 import {
   banPolicyOf,
   RATE_LIMITER_DEADLINE_ENV,
   type RateLimiter,
-} from '../../shared/rate-limit/middleware.ts';
+} from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
@@ -210,7 +210,7 @@ describe('rateLimit middleware', () => {
 });
 
 describe('the operations behind the limiter', () => {
-  const pets = petStoreFromEnv();
+  const pets = createContainer().pets;
   const countPets = async () => (await pets.listPets({ limit: 100 })).pets.length;
 
   it('writes no pet for a createPet refused with 429', async () => {

@@ -8,8 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { PLANS } from '../../shared/plans.ts';
 import { counterName } from '../../shared/rate-limit/counter-item.ts';
-import { type BanPolicy, DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
+import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 import { windowAt } from '../../shared/rate-limit/windows.ts';
+import { StoreUnavailableError } from '../../shared/store-errors.ts';
 import { tomorrowAt } from '../support/clock.ts';
 
 import {
@@ -203,9 +205,13 @@ describe('DynamoDBRateLimiter.consume', () => {
     expect(Item).toMatchObject({ dayCount: 4, rejected: 2, dayRejected: 5 });
   });
 
-  it('throws the client error when the counters table cannot be reached', async () => {
+  it('throws StoreUnavailableError, the client error as its cause, when the counters table cannot be reached', async () => {
     const broken = new DynamoDBRateLimiter(client, 'no-such-table');
-    await expect(broken.consume(freshKey(), FREE, T0)).rejects.toThrow(/non-existent table/i);
+    const error = await broken.consume(freshKey(), FREE, T0).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).cause).toMatchObject({
+      message: expect.stringMatching(/non-existent table/i),
+    });
   });
 });
 

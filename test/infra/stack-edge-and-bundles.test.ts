@@ -21,7 +21,7 @@ import {
 import { AuthorizerResultSchema } from '../../infra/local/lambda-results.ts';
 import { API_STAGE_NAME } from '../../infra/routes.ts';
 import { STAGE_SETTINGS, STAGES } from '../../infra/stages.ts';
-import { keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { createContainer } from '../../shared/container.ts';
 import { SERVER_ERROR_RESPONSES } from '../../shared/metrics.ts';
 import {
   FUNCTION_IDS,
@@ -215,7 +215,7 @@ describe('the bundles', () => {
   });
 
   it('run: the bundled authorizer admits a key and the bundled createPet and getPet serve with its context', async () => {
-    const { token, record } = await keyStoreFromEnv().createKey({ plan: 'free' });
+    const { token, record } = await createContainer().keys.createKey({ plan: 'free' });
     const authorizer = await bundledHandler<unknown, APIGatewayAuthorizerResult>(
       'AuthorizerFunction',
     );

@@ -14,7 +14,7 @@ import cdkJson from '../../cdk.json' with { type: 'json' };
 import { createPetstoreApp } from '../../infra/app.ts';
 import { PetstoreStack } from '../../infra/petstore-stack.ts';
 import { contextKey, STAGES, type StageName } from '../../infra/stages.ts';
-import { BAN_POLICY_ENV } from '../../shared/rate-limit/middleware.ts';
+import { BAN_POLICY_ENV } from '../../shared/rate-limit/rate-limiter.ts';
 import { banEnvironment, logicalId, OPERATION_IDS, outdir } from '../support/petstore-app.ts';
 
 // Each app these tests build bundles every function with esbuild, the first one in this file

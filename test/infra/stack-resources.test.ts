@@ -16,7 +16,7 @@ import {
   SECRET_READ_BOUNDS,
   SECRETS_EXTENSION_PORT_ENV,
 } from '../../shared/pets/cursor.ts';
-import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/limiter.ts';
+import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import {
   COUNTERS_TABLE,
   IDEMPOTENCY_TABLE,

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DeprecationNotice, PetstoreClient, PetstoreError } from '../../client/src/index.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { createContainer } from '../../shared/container.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
-import { BAN_POLICY_ENV, RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/middleware.ts';
+import { BAN_POLICY_ENV, RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { issueToken } from '../support/api-client.ts';
@@ -137,7 +137,7 @@ describe('errors', () => {
 
 describe('a 429 rate_limited', () => {
   it('is retried after at least Retry-After, and the retry leaves the key unbanned', async () => {
-    const { record, token: limited } = await keyStoreFromEnv().createKey({
+    const { record, token: limited } = await createContainer().keys.createKey({
       plan: 'enterprise',
       limits: { perMinute: 3, perDay: 100 },
     });

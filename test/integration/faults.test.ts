@@ -13,8 +13,8 @@ import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { freePort } from '../../infra/local/ports.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
+import { createContainer } from '../../shared/container.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
-import { petStoreFromEnv } from '../../shared/pets/store.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { issueToken } from '../support/api-client.ts';
 import { expectConformingResponse, readBody } from '../support/openapi-conformance.ts';
@@ -100,7 +100,7 @@ async function whileFrozen<T>(during: () => Promise<T>): Promise<T> {
 
 /** Pets named `name` in the store. */
 async function petsNamed(name: string): Promise<Pet[]> {
-  const { pets: all } = await petStoreFromEnv().listPets({ limit: 100 });
+  const { pets: all } = await createContainer().pets.listPets({ limit: 100 });
   return all.filter((pet) => pet.name === name);
 }
 

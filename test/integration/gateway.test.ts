@@ -9,13 +9,14 @@ import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { type ApiKeyRecord, keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { createContainer } from '../../shared/container.ts';
+import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
 import { generateToken, hashToken } from '../../shared/keys/token.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import type { RequestLimits } from '../../shared/plans.ts';
 import { KEYS_TABLE } from '../../shared/tables.ts';
 
-const keys = keyStoreFromEnv();
+const keys = createContainer().keys;
 let gateway: LocalGateway;
 let token: string;
 

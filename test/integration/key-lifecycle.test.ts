@@ -10,12 +10,12 @@ import { meterEveryDocumentClient } from '../../bench/meter.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { createContainer } from '../../shared/container.ts';
 import { generateToken, hashToken } from '../../shared/keys/token.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { KEYS_TABLE } from '../../shared/tables.ts';
 
-const keys = keyStoreFromEnv();
+const keys = createContainer().keys;
 const keysTable = requiredSetting(readSettings(), KEYS_TABLE.envVar);
 const meter = meterEveryDocumentClient();
 /** How far the gateway's clock is ahead of the real one, ms: moved to expire its cache. */

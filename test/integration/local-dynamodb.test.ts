@@ -22,7 +22,7 @@ import {
 } from '../../infra/local/stack-files.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { DynamoDBKeyStore } from '../../shared/keys/store.ts';
+import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
 import { KEYS_TABLE } from '../../shared/tables.ts';
 import {
   dynamoDbLocalPids,

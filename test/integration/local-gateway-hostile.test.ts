@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import type { ErrorBody } from '../../shared/http/errors.ts';
-import { RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/middleware.ts';
+import { RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/rate-limiter.ts';
 import {
   EXIT_TIMEOUT_MS,
   freshStack,

@@ -7,12 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PetstoreClient as OfficialClient } from '../../client/src/index.ts';
+import { listPetsHandler } from '../../functions/operations/list-pets.ts';
 import { newCursorKey } from '../../infra/local/cursor-key.ts';
+import { createLambdaContext } from '../../infra/local/events.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
+import { createContainer } from '../../shared/container.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
+import { emptyUsage } from '../../shared/pets/dynamodb-pet-store.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../../shared/pets/schemas.ts';
-import { ENV_STORE_USAGE, petStoreFromEnv } from '../../shared/pets/store.ts';
 import { issueToken, type PetstoreClient, petstoreClient } from '../support/api-client.ts';
+import { authorizedEvent } from '../support/authorized-event.ts';
 import { expectError } from '../support/error-responses.ts';
 import { expectConformingResponse, readBody } from '../support/openapi-conformance.ts';
 
@@ -23,12 +27,17 @@ let gateway: LocalGateway;
 let token: string;
 let api: PetstoreClient;
 let pets: Pet[] = [];
+/** What the pet store of {@link countedListPets} has read. */
+const usage = emptyUsage();
+const container = createContainer(process.env, { petStoreUsage: usage });
+/** The listPets handler on a pet store that counts its reads in {@link usage}. */
+const countedListPets = listPetsHandler(container);
 
 beforeAll(async () => {
   gateway = await startGateway({ port: 0 });
   token = await issueToken('business');
   api = petstoreClient(gateway.url, token);
-  const store = petStoreFromEnv();
+  const store = container.pets;
   for (let start = 0; start < PET_COUNT; start += 25) {
     const batch = Array.from({ length: Math.min(25, PET_COUNT - start) }, (_, i) =>
       store.createPet({
@@ -159,12 +168,18 @@ describe('paging through listPets', () => {
 
   it('reads at most limit + 1 items per DynamoDB call: 3 Queries a page without status, 1 with', async () => {
     const cost = async (query: string) => {
-      const before = { ...ENV_STORE_USAGE };
-      const { response } = await listPets(query);
-      expect(response.status).toBe(200);
+      const before = { ...usage };
+      const event = authorizedEvent({
+        method: 'GET',
+        resource: '/pets',
+        path: '/pets',
+        query: new URLSearchParams(query),
+      });
+      const result = await countedListPets(event, createLambdaContext('list-pets'));
+      expect(result.statusCode).toBe(200);
       return {
-        calls: ENV_STORE_USAGE.calls - before.calls,
-        itemsRead: ENV_STORE_USAGE.itemsRead - before.itemsRead,
+        calls: usage.calls - before.calls,
+        itemsRead: usage.itemsRead - before.itemsRead,
       };
     };
     const cursor = cursorOf((await listPets('limit=50')).link);

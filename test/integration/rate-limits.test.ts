@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { createContainer } from '../../shared/container.ts';
 import { PLAN_IDS, PLANS, type StandardPlanId } from '../../shared/plans.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
-import { RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/middleware.ts';
+import { RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { issueToken, petstoreClient } from '../support/api-client.ts';
@@ -19,7 +19,7 @@ import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts'
 
 const START = tomorrowAt('10:30:00');
 const MIDNIGHT = utcInstant(DAY_AFTER_TOMORROW, '00:00:00') / 1000;
-const keys = keyStoreFromEnv();
+const keys = createContainer().keys;
 let gateway: LocalGateway;
 
 beforeAll(async () => {

@@ -5,7 +5,7 @@
  * checked against the document (test/support/openapi-conformance.ts).
  */
 import createClient, { type Client } from 'openapi-fetch';
-import { keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { createContainer } from '../../shared/container.ts';
 import type { StandardPlanId } from '../../shared/plans.ts';
 import type { paths } from '../generated/petstore-api.d.ts';
 import { conformanceMiddleware } from './openapi-conformance.ts';
@@ -38,6 +38,6 @@ export function petstoreClient(baseUrl: string, token?: string): PetstoreClient 
  * @returns The bearer token (only its hash is stored).
  */
 export async function issueToken(plan: StandardPlanId = 'free'): Promise<string> {
-  const { token } = await keyStoreFromEnv().createKey({ plan, owner: 'integration tests' });
+  const { token } = await createContainer().keys.createKey({ plan, owner: 'integration tests' });
   return token;
 }

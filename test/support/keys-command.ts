@@ -12,10 +12,12 @@ import { beforeEach } from 'vitest';
 import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys/program.ts';
 import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stages.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { type ApiKeyRecord, DynamoDBKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
+import { createContainer } from '../../shared/container.ts';
+import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
+import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
 import { PLAN_IDS, type RequestLimits } from '../../shared/plans.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
-import { DynamoDBRateLimiter } from '../../shared/rate-limit/limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { DynamoDBKeyUsage } from '../../shared/rate-limit/usage.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
@@ -27,7 +29,7 @@ export const tableName = requiredSetting(readSettings(), KEYS_TABLE.envVar);
 /** The test file's counters table. */
 export const countersTableName = requiredSetting(readSettings(), COUNTERS_TABLE.envVar);
 /** The test file's keys table, to set up keys and check what the command stored. */
-export const keys = keyStoreFromEnv();
+export const keys = createContainer().keys;
 /** A client of the run's DynamoDB Local, to read items as DynamoDB holds them. */
 export const documentClient = createDocumentClient();
 /** The test file's counters table, to check a key's ban. */

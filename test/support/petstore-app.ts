@@ -17,8 +17,8 @@ import cdkJson from '../../cdk.json' with { type: 'json' };
 import { createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
 import { API_STAGE_NAME, ROUTES } from '../../infra/routes.ts';
 import { STAGES, type StageName } from '../../infra/stages.ts';
-import type { BanPolicy } from '../../shared/rate-limit/limiter.ts';
-import { BAN_POLICY_ENV } from '../../shared/rate-limit/middleware.ts';
+import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
+import { BAN_POLICY_ENV } from '../../shared/rate-limit/rate-limiter.ts';
 
 /** Construct ids of the operation functions, one per route. */
 export const OPERATION_IDS = ROUTES.map((route) => route.constructId);

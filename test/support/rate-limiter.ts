@@ -8,11 +8,8 @@ import { createDocumentClient } from '../../shared/clients.ts';
 import { PLANS } from '../../shared/plans.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import type { RateLimitDecision } from '../../shared/rate-limit/decision.ts';
-import {
-  type BanPolicy,
-  DEFAULT_BAN_POLICY,
-  DynamoDBRateLimiter,
-} from '../../shared/rate-limit/limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
+import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from './clock.ts';

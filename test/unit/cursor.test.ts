@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { freePort } from '../../infra/local/ports.ts';
+import { apiErrorOf } from '../../shared/http/error-mapping.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import {
   CURSOR_KEY_ENV,
@@ -12,16 +13,23 @@ import {
   nextPageLink,
   SECRETS_EXTENSION_PORT_ENV,
 } from '../../shared/pets/cursor.ts';
+import { InvalidCursorError } from '../../shared/pets/errors.ts';
 import type { PetStatus } from '../../shared/pets/schemas.ts';
+import { StoreUnavailableError } from '../../shared/store-errors.ts';
 
 const codec = new CursorCodec(newCursorKey());
 
-/** The message of the ApiError that decoding `cursor` for `status` throws, or `undefined`. */
+/**
+ * The message of the answer to the error that decoding `cursor` for `status` throws (an
+ * InvalidCursorError, answered by the one mapping of shared/http), or `undefined`.
+ */
 function refusal(cursor: string, status?: PetStatus): string | undefined {
   try {
     codec.decode(cursor, status);
     return undefined;
-  } catch (error) {
+  } catch (thrown) {
+    expect(thrown).toBeInstanceOf(InvalidCursorError);
+    const error = apiErrorOf(thrown);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).code).toBe('invalid_parameter');
     return (error as ApiError).message;
@@ -213,8 +221,10 @@ describe('cursorCodecFromEnv', () => {
       if (status) extension.answers.push({ status, body: 'ThrottlingException' });
       else process.env[SECRETS_EXTENSION_PORT_ENV] = String(await freePort());
 
-      const error = await cursorCodecFromEnv()().catch((rejected: unknown) => rejected);
+      const thrown = await cursorCodecFromEnv()().catch((rejected: unknown) => rejected);
+      const error = apiErrorOf(thrown);
 
+      expect(thrown).toBeInstanceOf(StoreUnavailableError);
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).toBody()).toEqual({
         code: 'service_unavailable',

@@ -21,7 +21,7 @@ import {
   UpdateUsagePlanCommand,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
-import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/store.ts';
+import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/key-records.ts';
 import {
   isStandardPlanId,
   type PlanId,

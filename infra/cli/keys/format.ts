@@ -2,7 +2,7 @@
  * How the keys command writes keys, plans, counts and times for an operator: one module, so that
  * every subcommand says `Pro (300 requests/minute, 10,000 requests/day)` the same way.
  */
-import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/store.ts';
+import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/key-records.ts';
 import { planName } from '../../../shared/plans.ts';
 
 /** A count with thousands separators, e.g. `10,000`: the spec writes its limits this way. */

@@ -4,7 +4,7 @@
  * token, hash or usage identifier. `--dormant D` keeps the keys unused for D.
  */
 import { Option } from 'commander';
-import { keyRefusal, type ListedKey, limitsOfKey } from '../../../shared/keys/store.ts';
+import { keyRefusal, type ListedKey, limitsOfKey } from '../../../shared/keys/key-records.ts';
 import { planName } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
 import { lastUsedDay } from '../../../shared/rate-limit/usage.ts';

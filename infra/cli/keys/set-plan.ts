@@ -3,7 +3,7 @@
  * (petstore-spec.md, "Limits"). On a stage its API Gateway API key moves between usage plans.
  */
 import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/store.ts';
+import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/key-records.ts';
 import {
   isStandardPlanId,
   PLAN_IDS,

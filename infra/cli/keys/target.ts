@@ -5,7 +5,7 @@
  * failure reads in the target's terms (DynamoDB Local not running, a table missing).
  */
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import type { DynamoDBKeyStore } from '../../../shared/keys/store.ts';
+import type { DynamoDBKeyStore } from '../../../shared/keys/dynamodb-key-store.ts';
 import type { TokenStage } from '../../../shared/keys/token.ts';
 import type { DynamoDBRateLimitBans } from '../../../shared/rate-limit/bans.ts';
 import type { DynamoDBKeyUsage } from '../../../shared/rate-limit/usage.ts';

@@ -18,52 +18,21 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-
-/** How long a record is kept, in seconds: 24 hours (a retry after that creates anew). */
-export const IDEMPOTENCY_RECORD_TTL_SECONDS = 86_400;
-
-/** The answer kept in a completed record, replayed to every repeat of the request. */
-export interface StoredResponse {
-  readonly statusCode: number;
-  /** Headers to replay besides Content-Type, e.g. `Location`. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** The JSON body as sent. */
-  readonly body: string;
-}
-
-/** The right to run a request: held by one attempt until `lockedUntil`. */
-export interface IdempotencyLock {
-  /** Record id, `<keyId>#<Idempotency-Key>`. */
-  readonly id: string;
-  /** Random; only the attempt that wrote it may complete or release the record. */
-  readonly token: string;
-}
-
-/** What {@link DynamoDBIdempotencyStore.begin} found. */
-export type IdempotencyBegin =
-  /** No record (or a lapsed lock of the same request): this attempt runs the request. */
-  | { readonly outcome: 'run'; readonly lock: IdempotencyLock }
-  /** The request completed before: answer with its response. */
-  | { readonly outcome: 'replay'; readonly response: StoredResponse }
-  /** Another attempt of the same request holds the lock until `lockedUntil` (epoch ms). */
-  | { readonly outcome: 'in_progress'; readonly lockedUntil: number }
-  /** The key was used with another request body. */
-  | { readonly outcome: 'mismatch' };
+import { unlessUnavailable } from '../store-errors.ts';
+import {
+  type BeginOptions,
+  IDEMPOTENCY_RECORD_TTL_SECONDS,
+  type IdempotencyBegin,
+  type IdempotencyLock,
+  type IdempotencyStore,
+  type StoredResponse,
+} from './idempotency-store.ts';
 
 /** One item of a TransactWriteItems call. */
 export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** Options of {@link DynamoDBIdempotencyStore.begin}. */
-export interface BeginOptions {
-  /** Now, epoch milliseconds. */
-  readonly nowMs: number;
-  /** Epoch milliseconds until which this attempt holds the lock: the invocation's own deadline. */
-  readonly lockedUntil: number;
-  readonly signal?: AbortSignal;
-}
-
 /** Idempotency records in their table (`IDEMPOTENCY_TABLE`). */
-export class DynamoDBIdempotencyStore {
+export class DynamoDBIdempotencyStore implements IdempotencyStore {
   /**
    * @param client Document client (DynamoDB or DynamoDB Local).
    * @param tableName The idempotency table.
@@ -80,9 +49,17 @@ export class DynamoDBIdempotencyStore {
    *
    * @param id `<keyId>#<Idempotency-Key>`.
    * @param fingerprint SHA-256 of the parsed request body (`requestFingerprint`).
-   * @throws The DynamoDB client's error when the table cannot be read or written.
+   * @throws StoreUnavailableError when the table cannot be read or written.
    */
-  async begin(id: string, fingerprint: string, options: BeginOptions): Promise<IdempotencyBegin> {
+  begin(id: string, fingerprint: string, options: BeginOptions): Promise<IdempotencyBegin> {
+    return unlessUnavailable(() => this.lock(id, fingerprint, options));
+  }
+
+  private async lock(
+    id: string,
+    fingerprint: string,
+    options: BeginOptions,
+  ): Promise<IdempotencyBegin> {
     const token = randomUUID();
     try {
       await this.client.send(
@@ -153,19 +130,21 @@ export class DynamoDBIdempotencyStore {
    * transaction that landed after all) is kept, and a transaction still in flight can no longer
    * complete once the record is gone.
    *
-   * @throws The DynamoDB client's error when the table cannot be written.
+   * @throws StoreUnavailableError when the table cannot be written.
    */
   async release(lock: IdempotencyLock, signal?: AbortSignal): Promise<void> {
     try {
-      await this.client.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: { id: lock.id },
-          ConditionExpression: 'lockToken = :token AND #status = :inProgress',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':token': lock.token, ':inProgress': 'INPROGRESS' },
-        }),
-        { abortSignal: signal },
+      await unlessUnavailable(() =>
+        this.client.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: { id: lock.id },
+            ConditionExpression: 'lockToken = :token AND #status = :inProgress',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':token': lock.token, ':inProgress': 'INPROGRESS' },
+          }),
+          { abortSignal: signal },
+        ),
       );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;

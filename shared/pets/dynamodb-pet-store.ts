@@ -1,6 +1,4 @@
-/**
- * The PetStore port, through which handlers reach persistence, and its DynamoDB adapter.
- */
+/** The PetStore on DynamoDB: the pets table, its `status-index` GSI and the id sequence. */
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
@@ -10,30 +8,13 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { type Container, createContainer } from '../container.ts';
-import type { TransactWriteItem } from '../idempotency/store.ts';
-import { requiredSetting } from '../settings.ts';
+import type { DynamoDBIdempotencyStore } from '../idempotency/dynamodb-idempotency-store.ts';
+import { IdempotencyLockLostError } from '../idempotency/errors.ts';
+import { unlessUnavailable } from '../store-errors.ts';
 import { STATUS_INDEX } from '../tables.ts';
 import { type DynamoDBPetStoreTables, PetIdSequence } from './id-sequence.ts';
+import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from './pet-store.ts';
 import { type NewPet, PET_STATUSES, type Pet, type PetStatus } from './schemas.ts';
-
-/** Options of {@link PetStore.listPets}. */
-export interface ListPetsOptions {
-  /** Most pets to return, 1 to 100. */
-  limit: number;
-  /** Only pets with this status. */
-  status?: PetStatus;
-  /** Only pets with a larger id: the last id of the page before. @default - from the lowest id */
-  afterId?: number;
-}
-
-/** One page of pets. */
-export interface PetPage {
-  /** At most `limit` pets, in ascending id. */
-  pets: Pet[];
-  /** Whether more pets follow the last one (under the same filter). */
-  hasMore: boolean;
-}
 
 /**
  * What a store's `status-index` reads (its lists) have cost, counted by the store itself: DynamoDB
@@ -51,35 +32,18 @@ export function emptyUsage(): StoreUsage {
   return { calls: 0, itemsRead: 0, readUnits: 0 };
 }
 
-/** The counters of the store {@link petStoreFromEnv} builds (one per function container). */
-export const ENV_STORE_USAGE: StoreUsage = emptyUsage();
-
-/** Options of {@link PetStore.createPet}. */
-export interface CreatePetOptions {
-  /** Aborts the store's calls (the invocation's deadline). */
-  readonly signal?: AbortSignal;
+/** Options of {@link DynamoDBPetStore}. */
+export interface DynamoDBPetStoreOptions {
   /**
-   * A write that must land together with the pet, or neither does (one transaction), e.g. the
-   * completion of the request's idempotency record. It is the transaction's last item.
-   * @default - the pet is written alone
+   * Counters the `status-index` reads add to: every list page, and the sequence's one-time
+   * seeding. @default - fresh counters at zero
    */
-  readonly alsoWrite?: (pet: Pet) => TransactWriteItem;
-}
-
-/** Persistence of pets, as the handlers need it. */
-export interface PetStore {
+  readonly usage?: StoreUsage;
   /**
-   * Stores a new pet under a fresh id: a positive safe integer, unique under concurrent
-   * creates and never reused.
+   * The idempotency records that `createPet`'s `completing` completes, in the pet's transaction.
+   * @default - none: a create with `completing` throws
    */
-  createPet(newPet: NewPet, options?: CreatePetOptions): Promise<Pet>;
-  /** The pet with this id, or `undefined`. */
-  getPet(id: number, options?: { signal?: AbortSignal }): Promise<Pet | undefined>;
-  /**
-   * The first `limit` pets in ascending id after `afterId`, of one status or of all, and whether
-   * more follow.
-   */
-  listPets(options: ListPetsOptions & { signal?: AbortSignal }): Promise<PetPage>;
+  readonly records?: DynamoDBIdempotencyStore;
 }
 
 /**
@@ -88,29 +52,35 @@ export interface PetStore {
  * Ids come from an atomic counter (UpdateItem ADD) on the sequence item of the pets table; the pet
  * is then written with a condition that the id is free, so a bug elsewhere can never overwrite a
  * pet. A create costs two calls (the sequence, then the pet: 1 + 2 write units with the GSI); with
- * `alsoWrite` the pet's write is a transaction of two items. A get is one strongly consistent read.
+ * `completing` the pet's write is a transaction of two items. A get is one strongly consistent read.
  * A list page is one Query on the `status-index` GSI per status listed (one with a filter, three
  * without), each reading at most `limit + 1` items, whatever the table holds. Lists never Scan: a
  * Scan's cost grows with the table, and the table also holds the sequence item, which is no pet.
  */
 export class DynamoDBPetStore implements PetStore {
-  /**
-   * @param usage Counters the `status-index` reads add to: every list page, and the sequence's
-   *   one-time seeding. @default - fresh counters at zero
-   */
+  /** The counters of the `status-index` reads (see {@link DynamoDBPetStoreOptions.usage}). */
+  readonly usage: StoreUsage;
+  private readonly records: DynamoDBIdempotencyStore | undefined;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: DynamoDBPetStoreTables,
-    readonly usage: StoreUsage = emptyUsage(),
+    options: DynamoDBPetStoreOptions = {},
   ) {
+    this.usage = options.usage ?? emptyUsage();
+    this.records = options.records;
     this.sequence = new PetIdSequence(client, tables, (signal) => this.highestPetId(signal));
   }
 
   /** Issues the ids of new pets; seeds itself from {@link highestPetId} once per table. */
   private readonly sequence: PetIdSequence;
 
-  async createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
-    const { signal, alsoWrite } = options;
+  createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
+    return unlessUnavailable(() => this.writePet(newPet, options));
+  }
+
+  private async writePet(newPet: NewPet, options: CreatePetOptions): Promise<Pet> {
+    const { signal, completing } = options;
     const pet: Pet = {
       id: await this.sequence.next(signal),
       name: newPet.name,
@@ -122,15 +92,22 @@ export class DynamoDBPetStore implements PetStore {
       Item: { ...pet, createdAt: new Date().toISOString() },
       ConditionExpression: 'attribute_not_exists(id)',
     };
-    if (alsoWrite) {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [{ Put: put }, alsoWrite(pet)],
-          // Reused by the SDK's retries: a retry of a transaction that landed succeeds, not fails.
-          ClientRequestToken: randomUUID(),
-        }),
-        { abortSignal: signal },
-      );
+    if (completing) {
+      if (!this.records) throw new Error('This pet store was built without idempotency records');
+      const completion = this.records.completion(completing.lock, completing.response(pet));
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [{ Put: put }, completion],
+            // Reused by the SDK's retries: a retry of a transaction that landed succeeds, not fails.
+            ClientRequestToken: randomUUID(),
+          }),
+          { abortSignal: signal },
+        );
+      } catch (error) {
+        if (lostLock(error)) throw new IdempotencyLockLostError({ cause: error });
+        throw error;
+      }
     } else {
       await this.putPet(put, signal);
     }
@@ -164,9 +141,11 @@ export class DynamoDBPetStore implements PetStore {
   }
 
   async getPet(id: number, options: { signal?: AbortSignal } = {}): Promise<Pet | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tables.pets, Key: { id }, ConsistentRead: true }),
-      { abortSignal: options.signal },
+    const { Item } = await unlessUnavailable(() =>
+      this.client.send(
+        new GetCommand({ TableName: this.tables.pets, Key: { id }, ConsistentRead: true }),
+        { abortSignal: options.signal },
+      ),
     );
     return Item ? toPet(Item) : undefined;
   }
@@ -176,15 +155,10 @@ export class DynamoDBPetStore implements PetStore {
    * smallest ids of all pets are among the `limit + 1` smallest of each status. The extra item
    * only tells whether more follow, so a full last page says there is none.
    */
-  async listPets({
-    limit,
-    status,
-    afterId = 0,
-    signal,
-  }: ListPetsOptions & { signal?: AbortSignal }): Promise<PetPage> {
+  async listPets({ limit, status, afterId = 0, signal }: ListPetsOptions): Promise<PetPage> {
     const statuses = status ? [status] : PET_STATUSES;
-    const pages = await Promise.all(
-      statuses.map((s) => this.queryStatusIndex(s, limit + 1, signal, { afterId })),
+    const pages = await unlessUnavailable(() =>
+      Promise.all(statuses.map((s) => this.queryStatusIndex(s, limit + 1, signal, { afterId }))),
     );
     const merged = pages
       .flat()
@@ -248,21 +222,11 @@ function toPet(item: Record<string, unknown>): Pet {
   };
 }
 
-/**
- * The PetStore of a deployed or local function: the pets table from `PETS_TABLE_NAME`, the old
- * sequence's table from `COUNTERS_TABLE_NAME` when set; its list reads are counted in
- * {@link ENV_STORE_USAGE}.
- *
- * @param container @default createContainer()
- * @throws Error at start-up when the pets table's name is missing.
- */
-export function petStoreFromEnv({ settings, client }: Container = createContainer()): PetStore {
-  return new DynamoDBPetStore(
-    client,
-    {
-      pets: requiredSetting(settings, 'PETS_TABLE_NAME'),
-      legacyCounters: settings.COUNTERS_TABLE_NAME,
-    },
-    ENV_STORE_USAGE,
+/** The transaction was cancelled because the record's lock (its last item) is no longer ours. */
+function lostLock(error: unknown): boolean {
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return (
+    (error as Error).name === 'TransactionCanceledException' &&
+    reasons?.at(-1)?.Code === 'ConditionalCheckFailed'
   );
 }

@@ -26,7 +26,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { RequestLimits } from '../plans.ts';
-import { readSetting } from '../settings.ts';
+import { unlessUnavailable } from '../store-errors.ts';
 import { counterName, countsOf, daysUntil, expiry } from './counter-item.ts';
 import {
   admittedDecision,
@@ -40,23 +40,7 @@ import {
   standingOf,
   startsBan,
 } from './decision.ts';
-
-/**
- * When a key is banned: after more than `threshold` rejected (429) requests in one UTC minute, for
- * `durationSeconds` (petstore-spec.md, "Exceeding the limit", 3).
- */
-export interface BanPolicy {
-  /** Rejected requests a key may send in one minute window without being banned. */
-  readonly threshold: number;
-  /** Length of a ban, in seconds. */
-  readonly durationSeconds: number;
-}
-
-/** The ban policy of an empty environment: the defaults of `SettingsSchema` (50 and 900 s). */
-export const DEFAULT_BAN_POLICY: BanPolicy = {
-  threshold: readSetting('RATE_LIMIT_BAN_THRESHOLD', {}),
-  durationSeconds: readSetting('RATE_LIMIT_BAN_SECONDS', {}),
-};
+import { type BanPolicy, DEFAULT_BAN_POLICY, type RateLimiter } from './rate-limiter.ts';
 
 /** One request being counted: its key's item, instant, limits and abort signal. */
 interface CountRequest {
@@ -81,7 +65,7 @@ const NOT_BANNED = '(attribute_not_exists(bannedUntil) OR bannedUntil <= :now)';
 const EARLIER_MINUTE = '(attribute_not_exists(minuteStart) OR minuteStart < :minute)';
 
 /** Counts requests per key in the counters table and bans keys there. */
-export class DynamoDBRateLimiter {
+export class DynamoDBRateLimiter implements RateLimiter {
   /**
    * @param client Document client (DynamoDB or DynamoDB Local).
    * @param tableName The counters table (`COUNTERS_TABLE`).
@@ -94,21 +78,19 @@ export class DynamoDBRateLimiter {
   ) {}
 
   /**
-   * Counts one request against the key's current minute and day windows.
-   *
-   * Windows are fixed and aligned to UTC (minute: 60 s, day: 86 400 s). A refused request is
-   * counted towards the ban; the request that goes past the policy's threshold starts the ban.
-   *
-   * @param keyId Id of the API key (not the token).
-   * @param limits The key's requests per minute and per day.
-   * @param nowMs Current time in epoch milliseconds; injected for tests.
-   * @param signal Cuts every DynamoDB call of this request short when it aborts.
-   * @returns The decision, with both windows and the binding one.
-   * @throws The DynamoDB client's error when the counters table cannot be reached or the signal
-   *   aborts (the caller decides the fault policy).
-   * @see petstore-spec.md, section "Limits".
+   * One conditional UpdateItem for an admitted request (see the module's header for the others).
+   * @throws StoreUnavailableError when the counters table fails or the signal aborts.
    */
-  async consume(
+  consume(
+    keyId: string,
+    limits: RequestLimits,
+    nowMs: number,
+    signal?: AbortSignal,
+  ): Promise<RateLimitDecision> {
+    return unlessUnavailable(() => this.decide(keyId, limits, nowMs, signal));
+  }
+
+  private async decide(
     keyId: string,
     limits: RequestLimits,
     nowMs: number,

@@ -1,0 +1,91 @@
+/**
+ * The Lambda REQUEST authorizer of every operation (docs/api.md, "Authentication"): a well-formed
+ * bearer token of this stage whose key is known and valid gets an Allow policy for the whole API
+ * (API Gateway caches it per token), context `{ keyId, plan, perMinute, perDay }` and the key's
+ * usage plan; anything else 401. A keys table that fails or is too slow: 503 (AUTHORIZER_FAILURE).
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { invocationBudgetMs, withDeadline } from '../../shared/deadline.ts';
+import { authorizationValues, bearerToken } from '../../shared/keys/bearer.ts';
+import { keyRefusal, limitsOfKey } from '../../shared/keys/key-records.ts';
+import type { KeyStore } from '../../shared/keys/key-store.ts';
+import { mayBeKeyOf, type TokenStage, tokenStageOf } from '../../shared/keys/token.ts';
+import { logger } from '../../shared/logger.ts';
+import type { Settings } from '../../shared/settings.ts';
+
+/**
+ * Longest the key lookup may take, in milliseconds. A GetItem takes a few; the cap keeps a slow
+ * keys table from using up the time the request still needs in its function, so that the whole
+ * request is answered within the function's own bound.
+ */
+export const KEY_LOOKUP_DEADLINE_MS = 3_000;
+
+/** `arn:aws:execute-api:region:account:api/stage/METHOD/path` → `…:api/stage/*` (every route). */
+function wholeApiArn(methodArn: string): string {
+  const [arnPrefix = '', stage = '*'] = methodArn.split('/');
+  return `${arnPrefix}/${stage}/*`;
+}
+
+/**
+ * @param event REQUEST authorizer event; its `Authorization` values (`multiValueHeaders`) and
+ *   `methodArn` are read.
+ * @returns Allow policy for the whole API, `principalId` = key id, context
+ *   `{ keyId, plan, perMinute, perDay }`, `usageIdentifierKey`. A plan change reaches the
+ *   functions when the cached result expires (60 s).
+ * @throws Error('Unauthorized') for a missing, malformed, repeated, unknown, revoked, expired or
+ *   rolled-out key (HTTP 401 at the gateway); the keys table's error when it fails or the deadline passes (HTTP 503).
+ */
+async function authorize(
+  keys: KeyStore,
+  tokenStage: TokenStage,
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Context,
+): Promise<APIGatewayAuthorizerResult> {
+  const values = authorizationValues(event);
+  // Two Authorization headers are ambiguous: which one would the cache and the check have seen?
+  const token = values.length === 1 ? bearerToken(values[0]) : undefined;
+  const wellFormed = token !== undefined && mayBeKeyOf(token, tokenStage);
+  const key = wellFormed
+    ? await withDeadline(invocationBudgetMs(context, KEY_LOOKUP_DEADLINE_MS), (signal) =>
+        keys.findByToken(token, { signal }),
+      )
+    : undefined;
+  const refusal = key && keyRefusal(key, Date.now());
+  if (!key || refusal) {
+    const reason =
+      refusal ?? (wellFormed ? 'unknown' : values.length > 1 ? 'repeated' : 'malformed');
+    logger.info('Refused API key', { reason });
+    throw new Error('Unauthorized');
+  }
+  return {
+    principalId: key.keyId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [
+        { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) },
+      ],
+    },
+    context: { keyId: key.keyId, plan: key.plan, ...limitsOfKey(key) },
+    usageIdentifierKey: key.usageIdentifier,
+  };
+}
+
+/**
+ * The Lambda handler of the authorizer on `container`'s key store, accepting the tokens of the
+ * stage `PETSTORE_STAGE`; every log line carries the invocation's request id.
+ */
+export function authorizerHandler(container: { settings: Settings; keys: KeyStore }) {
+  const { keys } = container;
+  const tokenStage = tokenStageOf(container.settings.PETSTORE_STAGE);
+  return middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>(
+    (event: APIGatewayRequestAuthorizerEvent, context: Context) =>
+      authorize(keys, tokenStage, event, context),
+    { timeoutEarlyInMillis: 0 },
+  ).use(injectLambdaContext(logger, { resetKeys: true }));
+}

@@ -1,0 +1,76 @@
+/**
+ * `POST /pets` (operation `createPet`; docs/openapi.yaml): a NewPet as `application/json`, at most
+ * 16 KiB → 201 with the Pet and `Location: /v1/pets/{id}`. With an `Idempotency-Key` the create
+ * runs at most once per key and API key (docs/idempotency.md): a repeat replays the first answer.
+ */
+import type { Container } from '../../shared/container.ts';
+import { httpHandler } from '../../shared/http/handler.ts';
+import { jsonBody } from '../../shared/http/json-body.ts';
+import { parseOrThrow } from '../../shared/http/validation.ts';
+import type { StoredResponse } from '../../shared/idempotency/idempotency-store.ts';
+import { idempotencyKeyOf, requestFingerprint } from '../../shared/idempotency/key.ts';
+import { proxyResult, runIdempotent } from '../../shared/idempotency/run.ts';
+import { authorizedKey } from '../../shared/keys/authorized-key.ts';
+import { NewPetSchema, type Pet } from '../../shared/pets/schemas.ts';
+import { StoreUnavailableError } from '../../shared/store-errors.ts';
+
+/** What a failed create tells the client, without and with an Idempotency-Key. */
+const UNCONFIRMED = {
+  withoutKey:
+    'The store did not confirm the create: the pet may or may not have been created. Send an Idempotency-Key with every POST so that a retry is safe.',
+  withKey:
+    'The store did not confirm the create. Retry with the same Idempotency-Key: the retry answers with the pet if it was created, or creates it.',
+};
+
+/** The 201 of a created pet. */
+function created(pet: Pet): StoredResponse {
+  return {
+    statusCode: 201,
+    headers: { Location: `/v1/pets/${pet.id}` },
+    body: JSON.stringify(pet),
+  };
+}
+
+/** Rethrows a store's failure with `message`, which says whether the pet may exist. */
+function unconfirmed(message: string): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof StoreUnavailableError)
+      throw new StoreUnavailableError(message, { cause: error });
+    throw error;
+  };
+}
+
+/**
+ * The Lambda handler of createPet on `container`'s pet store, idempotency records and rate
+ * limiter. The pet store completes the request's idempotency record in the pet's own write.
+ */
+export function createPetHandler(
+  container: Pick<Container, 'settings' | 'pets' | 'idempotency' | 'rateLimiter'>,
+) {
+  const { pets, idempotency } = container;
+  return httpHandler(
+    async function createPet(event, context, { signal }) {
+      const key = idempotencyKeyOf(event);
+      const newPet = parseOrThrow(NewPetSchema, event.body, 'body', 'invalid_body');
+      if (key === undefined) {
+        const pet = await pets
+          .createPet(newPet, { signal })
+          .catch(unconfirmed(UNCONFIRMED.withoutKey));
+        return proxyResult(created(pet));
+      }
+      const request = {
+        id: `${authorizedKey(event).keyId}#${key}`,
+        fingerprint: requestFingerprint(event.body),
+        lockedUntil: Date.now() + context.getRemainingTimeInMillis(),
+        signal,
+      };
+      return runIdempotent(idempotency, request, async (lock) => {
+        const pet = await pets
+          .createPet(newPet, { signal, completing: { lock, response: created } })
+          .catch(unconfirmed(UNCONFIRMED.withKey));
+        return created(pet);
+      });
+    },
+    { container, body: jsonBody() },
+  );
+}

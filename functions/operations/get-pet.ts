@@ -1,0 +1,32 @@
+/**
+ * `GET /pets/{petId}` (operation `getPet`, deprecated; docs/openapi.yaml): 200 with the Pet; 400
+ * `invalid_parameter` when `petId` is not a positive integer; 404 `pet_not_found`. Every answer
+ * carries the Deprecation, Sunset and Link headers.
+ */
+import type { Container } from '../../shared/container.ts';
+import { httpHandler } from '../../shared/http/handler.ts';
+import { jsonResponse } from '../../shared/http/responses.ts';
+import { parseOrThrow } from '../../shared/http/validation.ts';
+import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
+import { PetNotFoundError } from '../../shared/pets/errors.ts';
+import { PetIdSchema } from '../../shared/pets/schemas.ts';
+
+/** The Lambda handler of getPet on `container`'s pet store and rate limiter. */
+export function getPetHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
+  const { pets } = container;
+  return httpHandler(
+    async function getPet(event, _context, { signal }) {
+      const petId = parseOrThrow(
+        PetIdSchema,
+        event.pathParameters?.petId,
+        'petId',
+        'invalid_parameter',
+      );
+      // Ids are safe integers; a larger number cannot name a pet and would lose digits as a key.
+      const pet = Number.isSafeInteger(petId) ? await pets.getPet(petId, { signal }) : undefined;
+      if (!pet) throw new PetNotFoundError(String(event.pathParameters?.petId));
+      return jsonResponse(200, pet);
+    },
+    { container, headers: GET_PET_DEPRECATION_HEADERS },
+  );
+}

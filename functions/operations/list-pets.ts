@@ -1,0 +1,40 @@
+/**
+ * `GET /pets` (operation `listPets`; docs/openapi.yaml): a page of pets in ascending id, 20 by
+ * default, filtered by `status`; `Link: <…>; rel="next"` with a signed cursor when more follow.
+ * Anything but `limit` 1–100, a PetStatus and an issued cursor → 400 `invalid_parameter`.
+ */
+import type { Container } from '../../shared/container.ts';
+import { httpHandler } from '../../shared/http/handler.ts';
+import { jsonResponse } from '../../shared/http/responses.ts';
+import { parseOrThrow } from '../../shared/http/validation.ts';
+import { cursorCodecFromEnv, nextPageLink } from '../../shared/pets/cursor.ts';
+import { ListPetsQuerySchema } from '../../shared/pets/schemas.ts';
+
+/**
+ * The Lambda handler of listPets on `container`'s pet store and rate limiter, with the cursor key
+ * of its settings (`cursorCodecFromEnv`).
+ *
+ * @throws Error at start-up when a setting it needs is missing.
+ */
+export function listPetsHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
+  const { pets } = container;
+  const cursorCodec = cursorCodecFromEnv(container.settings);
+  return httpHandler(
+    async function listPets(event, _context, { signal }) {
+      const { limit, status, cursor } = parseOrThrow(
+        ListPetsQuerySchema,
+        event.queryStringParameters ?? {},
+        'query',
+        'invalid_parameter',
+      );
+      const afterId =
+        cursor === undefined ? undefined : (await cursorCodec()).decode(cursor, status);
+      const page = await pets.listPets({ limit, status, afterId, signal });
+      const last = page.pets.at(-1);
+      if (!page.hasMore || !last) return jsonResponse(200, page.pets);
+      const next = (await cursorCodec()).encode({ status, afterId: last.id });
+      return jsonResponse(200, page.pets, { Link: nextPageLink({ limit, status }, next) });
+    },
+    { container, queryParameters: Object.keys(ListPetsQuerySchema.entries) },
+  );
+}

@@ -1,0 +1,73 @@
+/**
+ * The one mapping from the domain's errors (and middy's JSON body parser's) to the API's Error
+ * answers: code, status and `Retry-After` are decided here, messages by whoever threw.
+ */
+import {
+  IdempotencyInProgressError,
+  IdempotencyKeyReusedError,
+  InvalidIdempotencyKeyError,
+} from '../idempotency/errors.ts';
+import { logger } from '../logger.ts';
+import { InvalidCursorError, PetNotFoundError } from '../pets/errors.ts';
+import { KeyBannedError, RateLimitedError } from '../rate-limit/errors.ts';
+import { StoreUnavailableError, storeErrorOf } from '../store-errors.ts';
+import { ApiError, type ErrorCode } from './errors.ts';
+import { serviceUnavailable } from './unavailable.ts';
+
+/** Domain errors answered with the error's own message, by code. */
+const CODE_OF: readonly (readonly [new (...args: never[]) => Error, ErrorCode])[] = [
+  [InvalidCursorError, 'invalid_parameter'],
+  [PetNotFoundError, 'pet_not_found'],
+  [InvalidIdempotencyKeyError, 'invalid_idempotency_key'],
+  [IdempotencyKeyReusedError, 'idempotency_key_reused'],
+];
+
+/** Domain errors answered with their message and `Retry-After: retryAfterSeconds`, by code. */
+const RETRY_CODE_OF: readonly (readonly [
+  new (...args: never[]) => Error & { retryAfterSeconds: number },
+  ErrorCode,
+])[] = [
+  [IdempotencyInProgressError, 'idempotency_request_in_progress'],
+  [RateLimitedError, 'rate_limited'],
+  [KeyBannedError, 'api_key_temporarily_banned'],
+];
+
+/**
+ * The Error answer of a thrown error.
+ *
+ * @returns The ApiError itself; for a domain error its answer (a StoreUnavailableError: 503
+ *   `service_unavailable` with `Retry-After`, logged as a warning); 400 `invalid_json` for middy's
+ *   JSON body parser's error; `undefined` for anything else (a bug: the caller answers 500).
+ */
+export function apiErrorOf(thrown: unknown): ApiError | undefined {
+  if (thrown instanceof ApiError) return thrown;
+  // An operation's own call cut short by its deadline, or a store no adapter wrapped.
+  const error = storeErrorOf(thrown);
+  if (error instanceof StoreUnavailableError) {
+    logger.warn('Store unavailable', { error: error.cause ?? error });
+    return serviceUnavailable(error.message, error);
+  }
+  if (!(error instanceof Error)) return undefined;
+  for (const [type, code] of CODE_OF) {
+    if (error instanceof type) return new ApiError(code, error.message, { cause: error });
+  }
+  for (const [type, code] of RETRY_CODE_OF) {
+    if (error instanceof type) {
+      const headers = {
+        'Retry-After': String((error as InstanceType<typeof type>).retryAfterSeconds),
+      };
+      return new ApiError(code, error.message, { headers, cause: error });
+    }
+  }
+  return bodyParserError(error);
+}
+
+/**
+ * The contract's answer to an error of middy's JSON body parser (malformed JSON), which middy
+ * reports as 415: 400 `invalid_json`.
+ */
+function bodyParserError(error: Error): ApiError | undefined {
+  const cause = (error as { cause?: { package?: string } }).cause;
+  if (cause?.package !== '@middy/http-json-body-parser') return undefined;
+  return new ApiError('invalid_json', 'body: is empty or not valid JSON');
+}

@@ -1,0 +1,183 @@
+/**
+ * API keys as the keys table holds them, and the rules every KeyStore applies to them
+ * (docs/api.md, "Authentication"): a bearer token is never stored, only its SHA-256.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  capLimits,
+  isStandardPlanId,
+  limitsOfPlan,
+  type PlanId,
+  planName,
+  type RequestLimits,
+} from '../plans.ts';
+import { KeyRevokedError } from './errors.ts';
+import { generateToken, hashToken, type TokenStage } from './token.ts';
+
+/** A key as stored in the keys table. */
+export interface ApiKeyRecord {
+  /** SHA-256 of the bearer token, lower-case hex (partition key). */
+  keyHash: string;
+  /** Public id of the key, `key_` + 16 hex digits; safe to log and show. */
+  keyId: string;
+  plan: PlanId;
+  /** Requests per UTC minute: set for Enterprise keys only (standard plans read `PLANS`). */
+  perMinute?: number;
+  /** Requests per UTC day: set for Enterprise keys only. */
+  perDay?: number;
+  /** Free text naming who holds the key. */
+  owner?: string;
+  /** Value of the key's API Gateway API key (the usage identifier), not the bearer token. */
+  usageIdentifier: string;
+  /** ISO 8601 time of issue. */
+  createdAt: string;
+  /** ISO 8601 time of revocation; a revoked key is refused. */
+  revokedAt?: string;
+  /** ISO 8601 time from which the key is refused; none: it never expires. */
+  expiresAt?: string;
+  /**
+   * Set on the row of a rolled-out token only: ISO 8601 time from which this token is refused.
+   * Every other attribute is the key's, kept equal on its rows (at most two).
+   */
+  graceUntil?: string;
+  /** On a rolled-out token's row: `keyHash` of the row that replaced it. */
+  successorHash?: string;
+}
+
+/** A key as `listKeys` gives it: its current row, and when its rolled-out token ends. */
+export interface ListedKey extends ApiKeyRecord {
+  /** `graceUntil` of the key's rolled-out token, if it has one. */
+  readonly oldTokenUntil?: string;
+}
+
+/** Why the authorizer refuses a stored key at a given time. */
+export type KeyRefusal = 'revoked' | 'expired' | 'rolled';
+
+/**
+ * Whether a token's row still admits requests at `nowMs`.
+ *
+ * @param nowMs Epoch milliseconds.
+ * @returns The reason to refuse it, or `undefined` when it is valid.
+ */
+export function keyRefusal(record: ApiKeyRecord, nowMs: number): KeyRefusal | undefined {
+  if (record.revokedAt) return 'revoked';
+  if (record.expiresAt && Date.parse(record.expiresAt) <= nowMs) return 'expired';
+  if (record.graceUntil && Date.parse(record.graceUntil) <= nowMs) return 'rolled';
+  return undefined;
+}
+
+/**
+ * The request limits of a key: its plan's, or its own for Enterprise, held to the ceiling
+ * (`capLimits`) so that a key stored before the ceiling was lowered keeps working.
+ *
+ * @throws RangeError for an Enterprise record without valid limits.
+ */
+export function limitsOfKey(
+  record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'>,
+): RequestLimits {
+  return limitsOfPlan(record.plan, capLimits(record));
+}
+
+/**
+ * The limits to store on a key of `plan`: Enterprise's own, checked; none for a standard plan,
+ * whose numbers live in `PLANS` so that changing them there moves every key on it.
+ *
+ * @throws RangeError for Enterprise without valid limits, or for a standard plan with limits.
+ */
+export function customLimits(
+  plan: PlanId,
+  limits: RequestLimits | undefined,
+): RequestLimits | undefined {
+  if (!isStandardPlanId(plan)) return limitsOfPlan(plan, limits);
+  if (limits) {
+    throw new RangeError(
+      `a ${planName(plan)} key has its plan's limits; only an Enterprise key has its own`,
+    );
+  }
+  return undefined;
+}
+
+/** What {@link newKey} issues a key from. */
+export interface NewKeyInput {
+  readonly plan: PlanId;
+  readonly owner?: string;
+  /** An Enterprise key's own limits (required for Enterprise, refused otherwise). */
+  readonly limits?: RequestLimits;
+  /** ISO 8601 time from which the key is refused. @default - never */
+  readonly expiresAt?: string;
+  /** The stage whose prefix the token carries. @default 'local' */
+  readonly tokenStage?: TokenStage;
+}
+
+/**
+ * A new key's row and its bearer token: a fresh id, token and usage identifier.
+ *
+ * @throws RangeError when `limits` do not fit the plan (see `customLimits`).
+ */
+export function newKey(input: NewKeyInput): { record: ApiKeyRecord; token: string } {
+  const limits = customLimits(input.plan, input.limits);
+  const token = generateToken(input.tokenStage);
+  const record: ApiKeyRecord = {
+    keyHash: hashToken(token),
+    keyId: `key_${randomBytes(8).toString('hex')}`,
+    plan: input.plan,
+    ...limits,
+    owner: input.owner,
+    usageIdentifier: randomBytes(24).toString('base64url'),
+    createdAt: new Date().toISOString(),
+    ...(input.expiresAt && { expiresAt: input.expiresAt }),
+  };
+  return { record, token };
+}
+
+/** `record` moved to `plan` with an Enterprise key's own limits `own` (none for a standard plan). */
+export function withPlan(
+  record: ApiKeyRecord,
+  plan: PlanId,
+  own: RequestLimits | undefined,
+): ApiKeyRecord {
+  const { perMinute: _perMinute, perDay: _perDay, ...rest } = record;
+  return { ...rest, plan, ...own };
+}
+
+/** `record` expiring at `expiresAt` (ISO 8601), or never. */
+export function withExpiry(record: ApiKeyRecord, expiresAt: string | undefined): ApiKeyRecord {
+  const { expiresAt: _expiresAt, ...rest } = record;
+  return { ...rest, ...(expiresAt && { expiresAt }) };
+}
+
+/**
+ * The keys of a table's rows, oldest first: each key's current row, with the end of its
+ * rolled-out token's grace.
+ */
+export function listedKeys(rows: readonly ApiKeyRecord[]): ListedKey[] {
+  const graces = new Map(
+    rows.flatMap(({ keyId, graceUntil }) => (graceUntil ? [[keyId, graceUntil] as const] : [])),
+  );
+  return rows
+    .filter((row) => row.graceUntil === undefined)
+    .map((row) => {
+      const oldTokenUntil = graces.get(row.keyId);
+      return oldTokenUntil ? { ...row, oldTokenUntil } : row;
+    })
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/**
+ * The new row of a key rolled from its current row `current`: the same key under a new token, and
+ * the end of the old token's grace (none for a grace of 0).
+ *
+ * @throws KeyRevokedError for a revoked key.
+ */
+export function rolledKey(
+  current: ApiKeyRecord,
+  options: { graceSeconds: number; tokenStage?: TokenStage },
+): { record: ApiKeyRecord; token: string; graceUntil?: string } {
+  if (current.revokedAt) throw new KeyRevokedError(current.keyId);
+  const token = generateToken(options.tokenStage);
+  const graceUntil =
+    options.graceSeconds > 0
+      ? new Date(Date.now() + options.graceSeconds * 1000).toISOString()
+      : undefined;
+  return { record: { ...current, keyHash: hashToken(token) }, token, graceUntil };
+}

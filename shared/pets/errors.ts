@@ -1,0 +1,19 @@
+/** Errors of the pets domain; `shared/http/error-mapping.ts` answers them. */
+
+/** A `cursor` this service did not issue, or issued for another status filter. */
+export class InvalidCursorError extends Error {
+  /** @param reason Why, for the client: e.g. `was altered or not issued by this service`. */
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`cursor: ${reason}`, options);
+    this.name = 'InvalidCursorError';
+  }
+}
+
+/** No pet has the requested id. */
+export class PetNotFoundError extends Error {
+  /** @param id The id as the client sent it. */
+  constructor(id: string, options?: ErrorOptions) {
+    super(`No pet has id ${id}.`, options);
+    this.name = 'PetNotFoundError';
+  }
+}

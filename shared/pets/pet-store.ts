@@ -1,0 +1,58 @@
+/** The PetStore port, through which the operations reach persistence. */
+import type { RecordCompletion } from '../idempotency/idempotency-store.ts';
+import type { NewPet, Pet, PetStatus } from './schemas.ts';
+
+/** Options of {@link PetStore.listPets}. */
+export interface ListPetsOptions {
+  /** Most pets to return, 1 to 100. */
+  limit: number;
+  /** Only pets with this status. */
+  status?: PetStatus;
+  /** Only pets with a larger id: the last id of the page before. @default - from the lowest id */
+  afterId?: number;
+  /** Aborts the store's calls (the invocation's deadline). */
+  signal?: AbortSignal;
+}
+
+/** One page of pets. */
+export interface PetPage {
+  /** At most `limit` pets, in ascending id. */
+  pets: Pet[];
+  /** Whether more pets follow the last one (under the same filter). */
+  hasMore: boolean;
+}
+
+/** Options of {@link PetStore.createPet}. */
+export interface CreatePetOptions {
+  /** Aborts the store's calls (the invocation's deadline). */
+  readonly signal?: AbortSignal;
+  /**
+   * The idempotency record to complete in the same atomic write as the pet: both land, or
+   * neither does. The store must have been built with that record's store.
+   * @default - the pet is written alone
+   */
+  readonly completing?: RecordCompletion<Pet>;
+}
+
+/** Persistence of pets, as the operations need it. */
+export interface PetStore {
+  /**
+   * Stores a new pet under a fresh id: a positive safe integer, unique under concurrent
+   * creates and never reused.
+   *
+   * @throws IdempotencyLockLostError when `completing`'s lock was lost (nothing is written);
+   *   StoreUnavailableError when the store failed or did not answer in time (the pet may exist).
+   */
+  createPet(newPet: NewPet, options?: CreatePetOptions): Promise<Pet>;
+  /**
+   * The pet with this id, or `undefined`.
+   * @throws StoreUnavailableError when the store failed or did not answer in time.
+   */
+  getPet(id: number, options?: { signal?: AbortSignal }): Promise<Pet | undefined>;
+  /**
+   * The first `limit` pets in ascending id after `afterId`, of one status or of all, and whether
+   * more follow.
+   * @throws StoreUnavailableError when the store failed or did not answer in time.
+   */
+  listPets(options: ListPetsOptions): Promise<PetPage>;
+}

@@ -1,0 +1,62 @@
+/** The RateLimiter port (docs/rate-limits.md): what the rate-limit middleware needs of a limiter. */
+import type { RequestLimits } from '../plans.ts';
+import { readSetting, type Settings } from '../settings.ts';
+import type { RateLimitDecision } from './decision.ts';
+
+/** Counts requests per key in fixed UTC windows (the minute and the day) and bans keys. */
+export interface RateLimiter {
+  /**
+   * Counts one request against the key's current minute and day windows. A refused request
+   * counts towards the ban; the one past the policy's threshold starts it.
+   *
+   * @param keyId Id of the API key (not the token).
+   * @param limits The key's requests per minute and per day.
+   * @param nowMs Current time in epoch milliseconds; injected for tests.
+   * @param signal Cuts the limiter's store calls short when it aborts.
+   * @returns The decision, with both windows and the binding one.
+   * @throws StoreUnavailableError when the counters cannot be reached or the signal aborts.
+   */
+  consume(
+    keyId: string,
+    limits: RequestLimits,
+    nowMs: number,
+    signal?: AbortSignal,
+  ): Promise<RateLimitDecision>;
+}
+
+/**
+ * When a key is banned: after more than `threshold` rejected (429) requests in one UTC minute, for
+ * `durationSeconds` (docs/rate-limits.md).
+ */
+export interface BanPolicy {
+  /** Rejected requests a key may send in one minute window without being banned. */
+  readonly threshold: number;
+  /** Length of a ban, in seconds. */
+  readonly durationSeconds: number;
+}
+
+/** The ban policy of an empty environment: the defaults of `SettingsSchema` (50 and 900 s). */
+export const DEFAULT_BAN_POLICY: BanPolicy = {
+  threshold: readSetting('RATE_LIMIT_BAN_THRESHOLD', {}),
+  durationSeconds: readSetting('RATE_LIMIT_BAN_SECONDS', {}),
+};
+
+/** Environment variables that configure the ban (see {@link BanPolicy}). */
+export const BAN_POLICY_ENV = {
+  threshold: 'RATE_LIMIT_BAN_THRESHOLD',
+  durationSeconds: 'RATE_LIMIT_BAN_SECONDS',
+} as const satisfies Record<keyof BanPolicy, keyof Settings>;
+
+/** The ban policy of the settings `RATE_LIMIT_BAN_THRESHOLD` and `RATE_LIMIT_BAN_SECONDS`. */
+export function banPolicyOf(settings: Settings): BanPolicy {
+  return {
+    threshold: settings.RATE_LIMIT_BAN_THRESHOLD,
+    durationSeconds: settings.RATE_LIMIT_BAN_SECONDS,
+  };
+}
+
+/** How long a request waits for the rate limiter by default, in milliseconds: the schema's default. */
+export const RATE_LIMITER_DEADLINE_MS = readSetting('RATE_LIMIT_DEADLINE_MS', {});
+
+/** Environment variable that overrides {@link RATE_LIMITER_DEADLINE_MS}. */
+export const RATE_LIMITER_DEADLINE_ENV = 'RATE_LIMIT_DEADLINE_MS' satisfies keyof Settings;

@@ -1,0 +1,101 @@
+/** A KeyStore in memory, with the semantics of the DynamoDB one; for tests. */
+
+import {
+  type ApiKeyRecord,
+  customLimits,
+  type ListedKey,
+  listedKeys,
+  type NewKeyInput,
+  newKey,
+  rolledKey,
+  withExpiry,
+  withPlan,
+} from '../../shared/keys/key-records.ts';
+import type { KeyChange, KeyStore } from '../../shared/keys/key-store.ts';
+import { hashToken, type TokenStage } from '../../shared/keys/token.ts';
+import type { PlanId, RequestLimits } from '../../shared/plans.ts';
+
+/** Rows by token hash, as the keys table keeps them (a key has at most two). */
+export class InMemoryKeyStore implements KeyStore {
+  private readonly rows = new Map<string, ApiKeyRecord>();
+
+  async createKey(input: NewKeyInput): Promise<{ record: ApiKeyRecord; token: string }> {
+    const { record, token } = newKey(input);
+    this.rows.set(record.keyHash, record);
+    return { record: { ...record }, token };
+  }
+
+  async findByToken(token: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.rows.get(hashToken(token));
+    return row && { ...row };
+  }
+
+  async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const current = this.rowsOf(keyId).find((row) => row.graceUntil === undefined);
+    return current && { ...current };
+  }
+
+  async listKeys(): Promise<ListedKey[]> {
+    return listedKeys([...this.rows.values()]);
+  }
+
+  async setPlan(
+    keyId: string,
+    plan: PlanId,
+    limits?: RequestLimits,
+  ): Promise<KeyChange | undefined> {
+    const own = customLimits(plan, limits);
+    const previous = this.updateEveryRow(keyId, (row) => withPlan(row, plan, own));
+    return previous && { previous, record: withPlan(previous, plan, own) };
+  }
+
+  async revokeKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const now = new Date().toISOString();
+    const previous = this.updateEveryRow(keyId, (row) => ({
+      ...row,
+      revokedAt: row.revokedAt ?? now,
+    }));
+    return previous && { ...previous, revokedAt: previous.revokedAt ?? now };
+  }
+
+  async setExpiry(keyId: string, expiresAt: string | undefined): Promise<KeyChange | undefined> {
+    const previous = this.updateEveryRow(keyId, (row) => withExpiry(row, expiresAt));
+    return previous && { previous, record: withExpiry(previous, expiresAt) };
+  }
+
+  async rollKey(
+    keyId: string,
+    options: { graceSeconds: number; tokenStage?: TokenStage },
+  ): Promise<{ record: ApiKeyRecord; token: string; graceUntil?: string } | undefined> {
+    const rows = this.rowsOf(keyId);
+    const current = rows.find((row) => row.graceUntil === undefined);
+    if (!current) return undefined;
+    const rolled = rolledKey(current, options);
+    for (const row of rows) this.rows.delete(row.keyHash);
+    if (rolled.graceUntil) {
+      this.rows.set(current.keyHash, {
+        ...current,
+        graceUntil: rolled.graceUntil,
+        successorHash: rolled.record.keyHash,
+      });
+    }
+    this.rows.set(rolled.record.keyHash, rolled.record);
+    return { ...rolled, record: { ...rolled.record } };
+  }
+
+  private rowsOf(keyId: string): ApiKeyRecord[] {
+    return [...this.rows.values()].filter((row) => row.keyId === keyId);
+  }
+
+  /** Applies `update` to every row of a key; the current row before it, or `undefined`. */
+  private updateEveryRow(
+    keyId: string,
+    update: (row: ApiKeyRecord) => ApiKeyRecord,
+  ): ApiKeyRecord | undefined {
+    const rows = this.rowsOf(keyId);
+    const current = rows.find((row) => row.graceUntil === undefined);
+    if (!current) return undefined;
+    for (const row of rows) this.rows.set(row.keyHash, update(row));
+    return { ...current };
+  }
+}

@@ -1,0 +1,50 @@
+/** A PetStore in memory, with the semantics of the DynamoDB one; for tests. */
+import type {
+  CreatePetOptions,
+  ListPetsOptions,
+  PetPage,
+  PetStore,
+} from '../../shared/pets/pet-store.ts';
+import type { NewPet, Pet } from '../../shared/pets/schemas.ts';
+import type { InMemoryIdempotencyStore } from './in-memory-idempotency-store.ts';
+
+/** Pets in a Map; ids from 1, never reused (a failed create uses one up, as on DynamoDB). */
+export class InMemoryPetStore implements PetStore {
+  private readonly pets = new Map<number, Pet>();
+  private lastId = 0;
+
+  /** @param records The idempotency records that `createPet`'s `completing` completes. */
+  constructor(private readonly records?: InMemoryIdempotencyStore) {}
+
+  async createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
+    const { completing } = options;
+    if (completing && !this.records) {
+      throw new Error('This pet store was built without idempotency records');
+    }
+    this.lastId += 1;
+    const pet: Pet = {
+      id: this.lastId,
+      name: newPet.name,
+      categoryId: newPet.categoryId,
+      status: newPet.status,
+    };
+    if (completing) this.records?.complete(completing.lock, completing.response(pet));
+    this.pets.set(pet.id, pet);
+    return { ...pet };
+  }
+
+  async getPet(id: number): Promise<Pet | undefined> {
+    const pet = this.pets.get(id);
+    return pet && { ...pet };
+  }
+
+  async listPets({ limit, status, afterId = 0 }: ListPetsOptions): Promise<PetPage> {
+    const matching = [...this.pets.values()]
+      .filter((pet) => pet.id > afterId && (status === undefined || pet.status === status))
+      .sort((a, b) => a.id - b.id);
+    return {
+      pets: matching.slice(0, limit).map((pet) => ({ ...pet })),
+      hasMore: matching.length > limit,
+    };
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * What every KeyStore does, as one suite that each adapter's test file runs: issuing, finding,
+ * listing, changing, revoking and rolling keys.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { KeyRevokedError } from '../../shared/keys/errors.ts';
+import type { KeyStore } from '../../shared/keys/key-store.ts';
+
+/** Runs the KeyStore contract on the store `make` builds (once, before the suite). */
+export function keyStoreContract(adapter: string, make: () => KeyStore): void {
+  describe(`KeyStore contract: ${adapter}`, () => {
+    let keys: KeyStore;
+    beforeAll(() => {
+      keys = make();
+    });
+
+    it('finds an issued key by its token and by its id, and lists it', async () => {
+      const { record, token } = await keys.createKey({ plan: 'pro', owner: 'contract' });
+
+      expect(await keys.findByToken(token)).toEqual(record);
+      expect(await keys.findById(record.keyId)).toEqual(record);
+      expect(await keys.listKeys()).toContainEqual(record);
+      expect(await keys.findByToken(`${token}x`)).toBeUndefined();
+      expect(await keys.findById('key_0000000000000000')).toBeUndefined();
+    });
+
+    it('moves a key between plans, with Enterprise limits only for Enterprise', async () => {
+      const { record, token } = await keys.createKey({ plan: 'free' });
+
+      const change = await keys.setPlan(record.keyId, 'enterprise', { perMinute: 7, perDay: 70 });
+
+      expect(change).toEqual({
+        previous: record,
+        record: { ...record, plan: 'enterprise', perMinute: 7, perDay: 70 },
+      });
+      expect(await keys.findByToken(token)).toEqual(change?.record);
+      await expect(
+        keys.setPlan(record.keyId, 'pro', { perMinute: 1, perDay: 1 }),
+      ).rejects.toBeInstanceOf(RangeError);
+      expect(await keys.setPlan('key_0000000000000000', 'pro')).toBeUndefined();
+    });
+
+    it('revokes a key once: a second revocation keeps the first time', async () => {
+      const { record, token } = await keys.createKey({ plan: 'free' });
+
+      const first = await keys.revokeKey(record.keyId);
+      const second = await keys.revokeKey(record.keyId);
+
+      expect(first?.revokedAt).toEqual(expect.any(String));
+      expect(second?.revokedAt).toBe(first?.revokedAt);
+      expect((await keys.findByToken(token))?.revokedAt).toBe(first?.revokedAt);
+    });
+
+    it('sets and removes an expiry', async () => {
+      const { record } = await keys.createKey({ plan: 'free' });
+      const expiresAt = '2099-01-01T00:00:00.000Z';
+
+      expect(await keys.setExpiry(record.keyId, expiresAt)).toEqual({
+        previous: record,
+        record: { ...record, expiresAt },
+      });
+      expect((await keys.setExpiry(record.keyId, undefined))?.record).toEqual(record);
+      expect(await keys.findById(record.keyId)).toEqual(record);
+    });
+
+    it('rolls a key: the new token is the same key, the old one keeps working for its grace', async () => {
+      const { record, token } = await keys.createKey({ plan: 'pro' });
+
+      const rolled = await keys.rollKey(record.keyId, { graceSeconds: 3600 });
+
+      expect(rolled?.record).toEqual({ ...record, keyHash: expect.any(String) });
+      expect(rolled?.record.keyHash).not.toBe(record.keyHash);
+      expect(await keys.findByToken(rolled?.token ?? '')).toEqual(rolled?.record);
+      expect(await keys.findByToken(token)).toMatchObject({
+        keyId: record.keyId,
+        graceUntil: rolled?.graceUntil,
+      });
+      expect(await keys.findById(record.keyId)).toEqual(rolled?.record);
+      expect(await keys.listKeys()).toContainEqual({
+        ...rolled?.record,
+        oldTokenUntil: rolled?.graceUntil,
+      });
+    });
+
+    it('rolls without grace by deleting the old token, and never rolls a revoked key', async () => {
+      const { record, token } = await keys.createKey({ plan: 'pro' });
+
+      const rolled = await keys.rollKey(record.keyId, { graceSeconds: 0 });
+      await keys.revokeKey(record.keyId);
+
+      expect(rolled?.graceUntil).toBeUndefined();
+      expect(await keys.findByToken(token)).toBeUndefined();
+      await expect(keys.rollKey(record.keyId, { graceSeconds: 0 })).rejects.toBeInstanceOf(
+        KeyRevokedError,
+      );
+      expect(await keys.rollKey('key_0000000000000000', { graceSeconds: 0 })).toBeUndefined();
+    });
+  });
+}
