@@ -1,6 +1,6 @@
 /**
  * The in-memory adapters of test/support pass the contracts of their ports, the same suites as
- * the DynamoDB adapters (test/unit/dynamodb-adapters.test.ts). No DynamoDB is used.
+ * the DynamoDB adapters (test/dynamodb/dynamodb-adapters.test.ts). No DynamoDB is used.
  */
 import { idempotencyStoreContract } from '../support/idempotency-store-contract.ts';
 import { InMemoryIdempotencyStore } from '../support/in-memory-idempotency-store.ts';
