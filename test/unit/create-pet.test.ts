@@ -1,19 +1,15 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { createPetHandler } from '../../functions/operations/create-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { withGrants } from '../../infra/local/iam.ts';
-import { routeOf } from '../../infra/routes.ts';
-import { createContainer } from '../../shared/container.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
+import { inMemoryContainer } from '../support/in-memory-container.ts';
 
-const { handler } = await withGrants(
-  routeOf('createPet'),
-  () => import('../../functions/create-pet.ts'),
-);
-
-const store = createContainer().pets;
+const container = inMemoryContainer();
+const handler = createPetHandler(container);
+const store = container.pets;
 
 /** A `POST /pets` event; `contentType: null` sends no Content-Type header. */
 function createPetEvent(

@@ -1,16 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { listPetsHandler } from '../../functions/operations/list-pets.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { withGrants } from '../../infra/local/iam.ts';
-import { routeOf } from '../../infra/routes.ts';
-import { createContainer } from '../../shared/container.ts';
 import { PET_STATUSES, type Pet } from '../../shared/pets/schemas.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
+import { inMemoryContainer } from '../support/in-memory-container.ts';
 
-const { handler } = await withGrants(
-  routeOf('listPets'),
-  () => import('../../functions/list-pets.ts'),
-);
+const container = inMemoryContainer();
+const handler = listPetsHandler(container);
 
 /** `GET /pets` with this query string (e.g. `limit=5&status=sold`). */
 function listPets(query = '') {
@@ -30,7 +27,7 @@ function listPets(query = '') {
 let pets: Pet[] = [];
 
 beforeAll(async () => {
-  const store = createContainer().pets;
+  const store = container.pets;
   pets = [];
   for (let i = 0; i < 25; i++) {
     const status = PET_STATUSES[i % PET_STATUSES.length] ?? 'available';

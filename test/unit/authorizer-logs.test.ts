@@ -8,9 +8,9 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 });
 
-const { withGrants } = await import('../../infra/local/iam.ts');
-const { AUTHORIZER } = await import('../../infra/routes.ts');
-const { handler } = await withGrants(AUTHORIZER, () => import('../../functions/authorizer.ts'));
+const { authorizerHandler } = await import('../../functions/operations/authorizer.ts');
+const { inMemoryContainer } = await import('../support/in-memory-container.ts');
+const handler = authorizerHandler(inMemoryContainer());
 const { createAuthorizerEvent, createLambdaContext } = await import('../../infra/local/events.ts');
 const { generateToken } = await import('../../shared/keys/token.ts');
 const { logger } = await import('../../shared/logger.ts');

@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { getPetHandler } from '../../functions/operations/get-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { withGrants } from '../../infra/local/iam.ts';
-import { routeOf } from '../../infra/routes.ts';
-import { createContainer } from '../../shared/container.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
+import { inMemoryContainer } from '../support/in-memory-container.ts';
 
-const { handler } = await withGrants(routeOf('getPet'), () => import('../../functions/get-pet.ts'));
+const container = inMemoryContainer();
+const handler = getPetHandler(container);
 
 /** Headers every response of getPet carries, whatever its status. */
 const HEADERS = {
@@ -34,7 +34,7 @@ function getPet(petId: string) {
 let pet: Pet;
 
 beforeAll(async () => {
-  pet = await createContainer().pets.createPet({ name: 'Rex 🐶', categoryId: 3, status: 'sold' });
+  pet = await container.pets.createPet({ name: 'Rex 🐶', categoryId: 3, status: 'sold' });
 });
 
 describe('getPet', () => {

@@ -3,20 +3,15 @@
  * legacy `psk_` ones, and refuses another stage's without a read.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { authorizerHandler } from '../../functions/operations/authorizer.ts';
+import { createAuthorizerEvent, createLambdaContext } from '../../infra/local/events.ts';
+import { inMemoryContainer } from '../support/in-memory-container.ts';
 
-vi.hoisted(() => {
-  process.env.PETSTORE_STAGE = 'production';
-});
-
-const { withGrants } = await import('../../infra/local/iam.ts');
-const { AUTHORIZER } = await import('../../infra/routes.ts');
-const { handler } = await withGrants(AUTHORIZER, () => import('../../functions/authorizer.ts'));
-const { createAuthorizerEvent, createLambdaContext } = await import('../../infra/local/events.ts');
-const { createContainer } = await import('../../shared/container.ts');
-const { meterEveryDocumentClient } = await import('../../bench/meter.ts');
-
-const keys = createContainer().keys;
-const meter = meterEveryDocumentClient();
+const container = inMemoryContainer({ PETSTORE_STAGE: 'production' });
+const handler = authorizerHandler(container);
+const { keys } = container;
+/** The authorizer's reads of the keys table: its lookups of a token. */
+const reads = vi.spyOn(keys, 'findByToken');
 
 function authorize(token: string) {
   const event = createAuthorizerEvent({
@@ -38,10 +33,10 @@ describe('authorizer of the production stage', () => {
 
   it('refuses a local token of a stored key without reading the keys table', async () => {
     const { token } = await keys.createKey({ plan: 'pro', tokenStage: 'local' });
-    const callsBefore = meter.calls;
+    const callsBefore = reads.mock.calls.length;
 
     await expect(authorize(token)).rejects.toThrow('Unauthorized');
 
-    expect(meter.calls).toBe(callsBefore);
+    expect(reads.mock.calls.length).toBe(callsBefore);
   });
 });

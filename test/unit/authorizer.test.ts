@@ -1,14 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { authorizerHandler } from '../../functions/operations/authorizer.ts';
 import { createAuthorizerEvent, createLambdaContext } from '../../infra/local/events.ts';
-import { withGrants } from '../../infra/local/iam.ts';
-import { AUTHORIZER } from '../../infra/routes.ts';
-import { createContainer } from '../../shared/container.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
 import { generateToken } from '../../shared/keys/token.ts';
+import { inMemoryContainer } from '../support/in-memory-container.ts';
 
-const { handler } = await withGrants(AUTHORIZER, () => import('../../functions/authorizer.ts'));
-
-const keys = createContainer().keys;
+const container = inMemoryContainer();
+const handler = authorizerHandler(container);
+const keys = container.keys;
 
 /** Invokes the authorizer as Lambda does, with a fresh context. */
 function authorize(event: ReturnType<typeof authorizerEvent>) {
