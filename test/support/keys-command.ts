@@ -1,26 +1,31 @@
 /**
  * The keys command run in-process against the test file's own tables on DynamoDB Local (a
- * "deployed stage" is those tables too, with CloudFormation and API Gateway mocked), and the
- * fixtures its tests share.
+ * "deployed stage" is those tables too), and the fixtures of test/dynamodb/keys/. The in-memory
+ * twin for test/unit/keys/ is `in-memory-keys-command.ts`.
  */
 import { createServer } from 'node:net';
-import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach } from 'vitest';
-import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys/program.ts';
-import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stages.ts';
+import type { KeysCommandDependencies } from '../../infra/cli/keys/program.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { createContainer } from '../../shared/container.ts';
 import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
-import { PLAN_IDS, type RequestLimits } from '../../shared/plans.ts';
+import type { RequestLimits } from '../../shared/plans.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { DynamoDBKeyUsage } from '../../shared/rate-limit/usage.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
+import { enterpriseKeyIn, keysCommandOn, useDeployedStageOf } from './keys-command-runner.ts';
+
+export {
+  apiGateway,
+  apiGatewayCalls,
+  cloudFormation,
+  ownPlanName,
+  restApiId,
+  usagePlanId,
+} from './keys-command-runner.ts';
 
 /** The run's DynamoDB Local. */
 export const endpoint = requiredSetting(readSettings(), 'DYNAMODB_ENDPOINT');
@@ -44,33 +49,15 @@ export const localStack: KeysCommandDependencies['local'] = {
   hasCredentials: true,
 };
 
-/** CloudFormation, mocked: a test sets the stack outputs (see `useDeployedStage`). */
-export const cloudFormation = mockClient(CloudFormationClient);
-/** API Gateway, mocked: a test sets its answers and reads its calls. */
-export const apiGateway = mockClient(APIGatewayClient);
-
 /** Runs the command in-process against this file's tables; stdout and stderr as lines. */
-export async function keysCommand(
-  args: string[],
-  local: KeysCommandDependencies['local'] = localStack,
-) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const dependencies: KeysCommandDependencies = {
-    local,
-    // Without an endpoint (a deployed stage) the stores fall back to DYNAMODB_ENDPOINT: the
-    // "deployed" tables are this file's tables on DynamoDB Local.
-    openKeyStore: (table, at) => new DynamoDBKeyStore(createDocumentClient(at), table),
-    openRateLimitBans: (table, at) => new DynamoDBRateLimitBans(createDocumentClient(at), table),
-    openKeyUsage: (table, at) => new DynamoDBKeyUsage(createDocumentClient(at), table),
-    cloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
-    apiGateway: new APIGatewayClient({ region: 'us-east-1' }),
-    stdout: (text) => stdout.push(...text.split('\n')),
-    stderr: (text) => stderr.push(...text.split('\n')),
-  };
-  const code = await runKeysCommand(args, dependencies);
-  return { code, stdout, stderr, token: stdout.at(-1) ?? '' };
-}
+export const keysCommand = keysCommandOn({
+  local: localStack,
+  // Without an endpoint (a deployed stage) the stores fall back to DYNAMODB_ENDPOINT: the
+  // "deployed" tables are this file's tables on DynamoDB Local.
+  openKeyStore: (table, at) => new DynamoDBKeyStore(createDocumentClient(at), table),
+  openRateLimitBans: (table, at) => new DynamoDBRateLimitBans(createDocumentClient(at), table),
+  openKeyUsage: (table, at) => new DynamoDBKeyUsage(createDocumentClient(at), table),
+});
 
 /**
  * Bans a key the way the limiter does in production: with a ban policy of threshold 0, the first
@@ -92,9 +79,7 @@ export async function ban(keyId: string): Promise<number> {
 }
 
 /** An Enterprise key in the keys table. */
-export async function enterpriseKey(limits: RequestLimits = { perMinute: 600, perDay: 100_000 }) {
-  return keys.createKey({ plan: 'enterprise', owner: 'Big Pets Inc', limits });
-}
+export const enterpriseKey = (limits?: RequestLimits) => enterpriseKeyIn(keys, limits);
 
 /** The keys table's item for a key, as DynamoDB holds it. */
 export async function storedItem(record: ApiKeyRecord) {
@@ -117,45 +102,5 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-/** The id of the stage's usage plan of a standard plan, as the mocked stack outputs give it. */
-export const usagePlanId = (plan: string) => `usage-plan-${plan}`;
-
-/** The stage's RestApi, as the mocked stack outputs give it. */
-export const restApiId = 'rest-api-1';
-
-/** The name of an Enterprise key's own usage plan on the staging stage. */
-export const ownPlanName = (keyId: string) => `${stackName('staging')}-enterprise-${keyId}`;
-
-/** Every API Gateway call, in order, as [command, input]. */
-export const apiGatewayCalls = () =>
-  apiGateway.calls().map((call) => [call.args[0].constructor.name, call.args[0].input]);
-
-/**
- * Before each test of the calling `describe`: a deployed stage whose stack outputs name this
- * file's tables, `restApiId` and a usage plan per standard plan (`usagePlanId`), and no API
- * Gateway behaviour until the test sets one.
- */
-export function useDeployedStage(): void {
-  beforeEach(() => {
-    cloudFormation.reset();
-    apiGateway.reset();
-    cloudFormation.on(DescribeStacksCommand).callsFake(({ StackName }) => ({
-      Stacks: [
-        {
-          StackName,
-          StackStatus: 'UPDATE_COMPLETE',
-          CreationTime: new Date(),
-          Outputs: [
-            { OutputKey: STACK_OUTPUTS.keysTableName, OutputValue: tableName },
-            { OutputKey: STACK_OUTPUTS.countersTableName, OutputValue: countersTableName },
-            { OutputKey: STACK_OUTPUTS.restApiId, OutputValue: restApiId },
-            ...PLAN_IDS.map((plan) => ({
-              OutputKey: usagePlanOutputName(plan),
-              OutputValue: usagePlanId(plan),
-            })),
-          ],
-        },
-      ],
-    }));
-  });
-}
+/** Before each test of the calling `describe`: a deployed stage on this file's tables. */
+export const useDeployedStage = () => useDeployedStageOf(localStack);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keys, keysCommand } from '../../support/keys-command.ts';
+import { keys, keysCommand } from '../../support/in-memory-keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('prints the usage, with every command and the Enterprise limit options, with --help', async () => {

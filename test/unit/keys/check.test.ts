@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateToken } from '../../../shared/keys/token.ts';
-import { keysCommand } from '../../support/keys-command.ts';
+import { keysCommand } from '../../support/in-memory-keys-command.ts';
 
 describe('keys command check', () => {
   it.each([

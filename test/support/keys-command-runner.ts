@@ -1,0 +1,99 @@
+/**
+ * The keys command run in-process on the tables a harness gives it (`keys-command.ts`: DynamoDB
+ * Local; `in-memory-keys-command.ts`: in-memory adapters), with CloudFormation and API Gateway
+ * mocked, and the fixtures of a "deployed stage" whose stack outputs name those tables.
+ */
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach } from 'vitest';
+import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys/program.ts';
+import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stages.ts';
+import type { KeyStore } from '../../shared/keys/key-store.ts';
+import { PLAN_IDS, type RequestLimits } from '../../shared/plans.ts';
+
+/** Where the command's stores come from: the local stack's tables, and how to open a table. */
+export type KeysTables = Pick<
+  KeysCommandDependencies,
+  'local' | 'openKeyStore' | 'openRateLimitBans' | 'openKeyUsage'
+>;
+
+/** CloudFormation, mocked: a test sets the stack outputs (see `useDeployedStageOf`). */
+export const cloudFormation = mockClient(CloudFormationClient);
+/** API Gateway, mocked: a test sets its answers and reads its calls. */
+export const apiGateway = mockClient(APIGatewayClient);
+
+/**
+ * The command on `tables`: `keysCommand(args, local?)` runs it and returns its exit code, stdout
+ * and stderr as lines, and the last line of stdout as `token`.
+ */
+export function keysCommandOn(tables: KeysTables) {
+  return async function keysCommand(
+    args: string[],
+    local: KeysCommandDependencies['local'] = tables.local,
+  ) {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const dependencies: KeysCommandDependencies = {
+      ...tables,
+      local,
+      cloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
+      apiGateway: new APIGatewayClient({ region: 'us-east-1' }),
+      stdout: (text) => stdout.push(...text.split('\n')),
+      stderr: (text) => stderr.push(...text.split('\n')),
+    };
+    const code = await runKeysCommand(args, dependencies);
+    return { code, stdout, stderr, token: stdout.at(-1) ?? '' };
+  };
+}
+
+/** An Enterprise key in `keys`. */
+export async function enterpriseKeyIn(
+  keys: KeyStore,
+  limits: RequestLimits = { perMinute: 600, perDay: 100_000 },
+) {
+  return keys.createKey({ plan: 'enterprise', owner: 'Big Pets Inc', limits });
+}
+
+/** The id of the stage's usage plan of a standard plan, as the mocked stack outputs give it. */
+export const usagePlanId = (plan: string) => `usage-plan-${plan}`;
+
+/** The stage's RestApi, as the mocked stack outputs give it. */
+export const restApiId = 'rest-api-1';
+
+/** The name of an Enterprise key's own usage plan on the staging stage. */
+export const ownPlanName = (keyId: string) => `${stackName('staging')}-enterprise-${keyId}`;
+
+/** Every API Gateway call, in order, as [command, input]. */
+export const apiGatewayCalls = () =>
+  apiGateway.calls().map((call) => [call.args[0].constructor.name, call.args[0].input]);
+
+/**
+ * Before each test of the calling `describe`: a deployed stage whose stack outputs name `local`'s
+ * tables, `restApiId` and a usage plan per standard plan (`usagePlanId`), and no API Gateway
+ * behaviour until the test sets one.
+ */
+export function useDeployedStageOf(local: KeysTables['local']): void {
+  beforeEach(() => {
+    cloudFormation.reset();
+    apiGateway.reset();
+    cloudFormation.on(DescribeStacksCommand).callsFake(({ StackName }) => ({
+      Stacks: [
+        {
+          StackName,
+          StackStatus: 'UPDATE_COMPLETE',
+          CreationTime: new Date(),
+          Outputs: [
+            { OutputKey: STACK_OUTPUTS.keysTableName, OutputValue: local.keysTableName },
+            { OutputKey: STACK_OUTPUTS.countersTableName, OutputValue: local.countersTableName },
+            { OutputKey: STACK_OUTPUTS.restApiId, OutputValue: restApiId },
+            ...PLAN_IDS.map((plan) => ({
+              OutputKey: usagePlanOutputName(plan),
+              OutputValue: usagePlanId(plan),
+            })),
+          ],
+        },
+      ],
+    }));
+  });
+}
