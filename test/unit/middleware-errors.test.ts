@@ -7,12 +7,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { ApiError } from '../../shared/http/errors.ts';
-import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
 import { SERVER_ERROR_RESPONSES, versionDimensions } from '../../shared/metrics.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
+import { httpHandler } from '../support/in-memory-http-handler.ts';
 
 const context = createLambdaContext('middleware-test', 'req-middleware');
 

@@ -7,11 +7,12 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { httpHandler, type OperationFunction } from '../../shared/http/handler.ts';
+import type { OperationFunction } from '../../shared/http/handler.ts';
 import { jsonBody, MAX_BODY_BYTES } from '../../shared/http/json-body.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
+import { httpHandler } from '../support/in-memory-http-handler.ts';
 
 const context = createLambdaContext('middleware-test', 'req-middleware');
 
