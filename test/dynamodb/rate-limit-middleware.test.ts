@@ -1,157 +1,28 @@
+/**
+ * The rateLimit middleware when the counters table fails (DynamoDB Local, a table that does not
+ * exist): the request is admitted uncounted. The rest runs on the in-memory limiter
+ * (test/unit/rate-limit-middleware.test.ts).
+ */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
-import { withGrants } from '../../infra/local/iam.ts';
-import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { createContainer } from '../../shared/container.ts';
-import { httpHandler } from '../../shared/http/handler.ts';
-import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
 import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
 import {
-  banPolicyOf,
-  RATE_LIMITER_DEADLINE_ENV,
-  type RateLimiter,
-} from '../../shared/rate-limit/rate-limiter.ts';
-import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import { COUNTERS_TABLE } from '../../shared/tables.ts';
-import { authorizedEvent } from '../support/authorized-event.ts';
-import { DAY_AFTER_TOMORROW, TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
-
-const { handler: createPet } = await withGrants(
-  routeOf('createPet'),
-  () => import('../../functions/create-pet.ts'),
-);
-const { handler: listPets } = await withGrants(
-  routeOf('listPets'),
-  () => import('../../functions/list-pets.ts'),
-);
+  context,
+  countingOperation,
+  getEvent,
+  key,
+  MINUTE_RESET,
+} from '../support/rate-limit-middleware.ts';
 
 const client = createDocumentClient();
-const counters = requiredSetting(readSettings(), COUNTERS_TABLE.envVar);
-const context = createLambdaContext('rate-limit-test', 'req-rate-limit');
 afterAll(() => client.destroy());
 afterEach(() => {
   vi.restoreAllMocks();
-  vi.unstubAllEnvs();
 });
 
-/** 10:30:15 UTC tomorrow: 45 s before the minute resets, 48 585 s before the day does. */
-const NOW = tomorrowAt('10:30:15');
-const MINUTE_RESET = String(tomorrowAt('10:31:00') / 1000);
-const DAY_RESET = String(utcInstant(DAY_AFTER_TOMORROW, '00:00:00') / 1000);
-
-let keys = 0;
-/** A fresh key with the given limits, as the authorizer's context describes it. */
-function key(perMinute: number, perDay: number) {
-  keys += 1;
-  return { keyId: `key_mw${keys}_${Date.now()}`, plan: 'enterprise', perMinute, perDay };
-}
-
-function getEvent(k: ReturnType<typeof key>) {
-  return authorizedEvent({ method: 'GET', resource: '/things', path: '/things' }, k);
-}
-
-/** An operation that counts its calls, behind a limiter with a 2-rejection ban and a fixed clock. */
-function countingOperation(
-  limiter: RateLimiter = new DynamoDBRateLimiter(client, counters, {
-    threshold: 2,
-    durationSeconds: 600,
-  }),
-) {
-  const calls = { count: 0 };
-  const handler = httpHandler(
-    async () => {
-      calls.count += 1;
-      return jsonResponse(200, { ok: true });
-    },
-    { rateLimiter: limiter, now: () => NOW },
-  );
-  return { handler, calls };
-}
-
 describe('rateLimit middleware', () => {
-  it('puts both vocabularies of rate-limit fields on an admitted answer', async () => {
-    const { handler } = countingOperation();
-    const response = await handler(getEvent(key(60, 1000)), context);
-    expect(response.statusCode).toBe(200);
-    expect(response.headers).toEqual({
-      'Content-Type': 'application/json',
-      'X-RateLimit-Limit': '60',
-      'X-RateLimit-Remaining': '59',
-      'X-RateLimit-Reset': MINUTE_RESET,
-      'RateLimit-Policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
-      RateLimit: '"minute";r=59;t=45, "day";r=999;t=48585',
-    });
-  });
-
-  it('reports the day window in the X-RateLimit fields when it has fewer requests left', async () => {
-    const limiter = new DynamoDBRateLimiter(client, counters);
-    const { handler } = countingOperation(limiter);
-    const k = key(10, 12);
-    // 8 requests in the previous minute: this minute has 10 left, the day 4.
-    for (let i = 0; i < 8; i += 1) await limiter.consume(k.keyId, k, NOW - 60_000);
-    const response = await handler(getEvent(k), context);
-    expect(response.headers).toMatchObject({
-      'X-RateLimit-Limit': '12',
-      'X-RateLimit-Remaining': '3',
-      'X-RateLimit-Reset': DAY_RESET,
-    });
-  });
-
-  it('answers 429 rate_limited with Retry-After and does not run the operation', async () => {
-    const counted = vi.spyOn(Metrics.prototype, 'addMetric');
-    const { handler, calls } = countingOperation();
-    const k = key(1, 1000);
-    await handler(getEvent(k), context);
-
-    const response = await handler(getEvent(k), context);
-    expect(calls.count).toBe(1);
-    expect(counted.mock.calls).toEqual([['RateLimitRefused', MetricUnit.Count, 1]]);
-    expect(response).toEqual({
-      statusCode: 429,
-      headers: {
-        'Content-Type': 'application/json',
-        'Retry-After': '45',
-        'X-RateLimit-Limit': '1',
-        'X-RateLimit-Remaining': '0',
-        'X-RateLimit-Reset': MINUTE_RESET,
-        'RateLimit-Policy': '"minute";q=1;w=60, "day";q=1000;w=86400',
-        RateLimit: '"minute";r=0;t=45, "day";r=999;t=48585',
-      },
-      body: JSON.stringify({
-        code: 'rate_limited',
-        message: 'Rate limit of 1 requests per minute exceeded; retry after 45 seconds.',
-        status: 429,
-      }),
-    });
-  });
-
-  it('answers 429 api_key_temporarily_banned with Retry-After until the ban ends', async () => {
-    const counted = vi.spyOn(Metrics.prototype, 'addMetric');
-    const { handler, calls } = countingOperation();
-    const k = key(1, 1000);
-    const statuses = [];
-    for (let i = 0; i < 4; i += 1) statuses.push((await handler(getEvent(k), context)).statusCode);
-    expect(statuses).toEqual([200, 429, 429, 429]);
-
-    const response = await handler(getEvent(k), context);
-    expect(calls.count).toBe(1);
-    expect(counted).toHaveBeenLastCalledWith('RateLimitBanned', MetricUnit.Count, 1);
-    expect(response.statusCode).toBe(429);
-    expect(JSON.parse(response.body)).toEqual({
-      code: 'api_key_temporarily_banned',
-      message: `This API key kept sending requests after being rate limited and is banned until ${TOMORROW}T10:40:15.000Z; retry after 600 seconds.`,
-      status: 429,
-    });
-    expect(response.headers).toMatchObject({
-      'Retry-After': '600',
-      'X-RateLimit-Remaining': '0',
-      'X-RateLimit-Reset': String(NOW / 1000 + 600),
-    });
-  });
-
   it('fails open with a warning, a metric and the count-free fields when the counters table fails', async () => {
     const warned = vi.spyOn(logger, 'warn');
     const counted = vi.spyOn(Metrics.prototype, 'addMetric');
@@ -170,103 +41,6 @@ describe('rateLimit middleware', () => {
     expect(warned).toHaveBeenCalledWith(
       'Rate limiter unavailable; request admitted uncounted',
       expect.objectContaining({ keyId: k.keyId }),
-    );
-  });
-
-  it('fails open when the counters table does not answer within the deadline (RATE_LIMIT_DEADLINE_MS)', async () => {
-    vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
-    vi.stubEnv(RATE_LIMITER_DEADLINE_ENV, '50');
-    // A limiter whose calls hang until their signal aborts, as on a frozen table.
-    const hanging = {
-      consume: (...[, , , signal]: Parameters<RateLimiter['consume']>) =>
-        new Promise<never>((_, reject) =>
-          signal?.addEventListener('abort', () => reject(new Error('aborted'))),
-        ),
-    };
-    const { handler, calls } = countingOperation(hanging);
-
-    const response = await handler(getEvent(key(60, 1000)), context);
-
-    expect(response.statusCode).toBe(200);
-    expect(calls.count).toBe(1);
-    expect(response.headers).not.toHaveProperty('X-RateLimit-Remaining');
-
-    vi.stubEnv(RATE_LIMITER_DEADLINE_ENV, '1.5');
-    expect(() => countingOperation(hanging)).toThrow(
-      'Environment variable RATE_LIMIT_DEADLINE_MS must be a whole number >= 1, not "1.5"',
-    );
-  });
-
-  it('answers 500 when the authorizer context is missing (a deployment fault)', async () => {
-    vi.spyOn(logger, 'error').mockImplementation(() => undefined);
-    const { handler, calls } = countingOperation();
-    const response = await handler(
-      createProxyEvent({ method: 'GET', resource: '/things', path: '/things' }),
-      context,
-    );
-    expect(response.statusCode).toBe(500);
-    expect(calls.count).toBe(0);
-  });
-});
-
-describe('the operations behind the limiter', () => {
-  const pets = createContainer().pets;
-  const countPets = async () => (await pets.listPets({ limit: 100 })).pets.length;
-
-  it('writes no pet for a createPet refused with 429', async () => {
-    const k = key(1, 1000);
-    const create = (name: string) =>
-      createPet(
-        authorizedEvent(
-          {
-            method: 'POST',
-            resource: '/pets',
-            path: '/pets',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ name, categoryId: 1 }),
-          },
-          k,
-        ),
-        createLambdaContext('create-pet'),
-      );
-    expect((await create('First')).statusCode).toBe(201);
-    const before = await countPets();
-
-    const refused = await create('Second');
-    expect(refused.statusCode).toBe(429);
-    expect(await countPets()).toBe(before);
-  });
-
-  it('puts the rate-limit fields on a 400 answer too', async () => {
-    const response = await listPets(
-      authorizedEvent(
-        { method: 'GET', resource: '/pets', path: '/pets', query: new URLSearchParams('limit=0') },
-        key(60, 1000),
-      ),
-      createLambdaContext('list-pets'),
-    );
-    expect(response.statusCode).toBe(400);
-    expect(response.headers).toMatchObject({
-      'X-RateLimit-Limit': '60',
-      'X-RateLimit-Remaining': '59',
-    });
-  });
-});
-
-describe('banPolicyOf the settings', () => {
-  it('defaults to 50 rejected requests per minute and 15-minute bans', () => {
-    expect(banPolicyOf(readSettings({}))).toEqual({ threshold: 50, durationSeconds: 900 });
-  });
-
-  it('reads both settings from the environment', () => {
-    expect(
-      banPolicyOf(readSettings({ RATE_LIMIT_BAN_THRESHOLD: '5', RATE_LIMIT_BAN_SECONDS: '60' })),
-    ).toEqual({ threshold: 5, durationSeconds: 60 });
-  });
-
-  it.each(['0', '-1', '1.5', 'ten'])('refuses %j at start-up', (value) => {
-    expect(() => readSettings({ RATE_LIMIT_BAN_SECONDS: value })).toThrow(
-      `Environment variable RATE_LIMIT_BAN_SECONDS must be a whole number >= 1, not "${value}"`,
     );
   });
 });
