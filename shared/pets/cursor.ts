@@ -177,7 +177,7 @@ async function readSecretString(secretArn: string, settings: Settings): Promise<
  * @param settings @default readSettings()
  * @throws Error at start-up when neither variable is set.
  */
-export function cursorCodecFromEnv(
+export function cursorCodecFromSettings(
   settings: Settings = readSettings(),
 ): () => Promise<CursorCodec> {
   const localKey = settings.CURSOR_KEY;

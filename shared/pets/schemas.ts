@@ -100,5 +100,3 @@ export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
 export type NewPet = v.InferOutput<typeof NewPetSchema>;
 /** An animal as stored and returned. */
 export type Pet = v.InferOutput<typeof PetSchema>;
-/** A validated listPets query: `limit` a number (default 20), `status` and `cursor` optional. */
-export type ListPetsQuery = v.InferOutput<typeof ListPetsQuerySchema>;
