@@ -71,17 +71,13 @@ export class DynamoDBRateLimiter implements RateLimiter {
     nowMs: number,
     signal?: AbortSignal,
   ): Promise<RateLimitDecision> {
-    return unlessUnavailable(() => this.decide(keyId, limits, nowMs, signal));
-  }
-
-  private async decide(
-    keyId: string,
-    limits: RequestLimits,
-    nowMs: number,
-    signal?: AbortSignal,
-  ): Promise<RateLimitDecision> {
     const at = instantAt(nowMs);
     const request: CountRequest = { keyId, name: counterName(keyId, at.day), at, limits, signal };
+    return unlessUnavailable(() => this.decide(request));
+  }
+
+  private async decide(request: CountRequest): Promise<RateLimitDecision> {
+    const { at, limits } = request;
     let write = await this.countInStoredMinute(request);
     if (write.outcome === 'new minute') {
       write = await this.countInNewMinute(request);
