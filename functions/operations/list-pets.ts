@@ -7,18 +7,18 @@ import type { Container } from '../../shared/container.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
-import { cursorCodecFromEnv, nextPageLink } from '../../shared/pets/cursor.ts';
+import { cursorCodecFromSettings, nextPageLink } from '../../shared/pets/cursor.ts';
 import { ListPetsQuerySchema } from '../../shared/pets/schemas.ts';
 
 /**
  * The Lambda handler of listPets on `container`'s pet store and rate limiter, with the cursor key
- * of its settings (`cursorCodecFromEnv`).
+ * of its settings (`cursorCodecFromSettings`).
  *
  * @throws Error at start-up when a setting it needs is missing.
  */
 export function listPetsHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
   const { pets } = container;
-  const cursorCodec = cursorCodecFromEnv(container.settings);
+  const cursorCodec = cursorCodecFromSettings(container.settings);
   return httpHandler(
     async function listPets(event, _context, { signal }) {
       const { limit, status, cursor } = parseOrThrow(

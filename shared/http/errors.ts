@@ -1,9 +1,4 @@
-/**
- * The error-code catalogue and the error class every handler throws.
- *
- * Every error response of the API, from a function or from API Gateway itself, is an Error body
- * `{ code, message, status }` with `status` equal to the HTTP status (petstore-spec.md, "Errors").
- */
+/** The error-code catalogue and `ApiError`, the HTTP answer of an error (docs/api.md, "Errors"). */
 
 /** Every `code` value the API can answer with, its HTTP status and when it is used. */
 export const ERROR_CATALOGUE = {
@@ -104,10 +99,8 @@ export interface ErrorBody {
 }
 
 /**
- * An error a client caused or may see, turned into an Error response by the error handler.
- *
- * Compatible with middy's HTTP errors: it carries `statusCode` and `expose` (always true: the
- * message is written for the client). The status comes from {@link ERROR_CATALOGUE}.
+ * An Error answer: the error handler sends it as `{ code, message, status }`, the status from
+ * {@link ERROR_CATALOGUE}; middy-compatible (`statusCode`, `expose`).
  *
  * @param code Catalogue code; fixes the HTTP status.
  * @param message Human-readable text naming the offending field or parameter.

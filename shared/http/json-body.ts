@@ -1,7 +1,4 @@
-/**
- * The request body of the operations that read one (createPet): the service's guards, then middy's
- * JSON body parser. Only their functions import this module, so only they bundle the parser.
- */
+/** The request body of the operations that read one: the service's guards, then middy's parser. */
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { ApiError } from './errors.ts';
 import type { HttpMiddleware } from './middleware.ts';
@@ -18,36 +15,20 @@ const CHARSET_PARAMETER = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
 /** Strict UTF-8: a malformed byte sequence throws instead of becoming U+FFFD. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * jsonRequestBody has already checked the media type; middy's own check is stricter (case-sensitive,
- * no space before parameters) and its 415 would reach the client as 400 invalid_json.
- * `disableContentTypeCheck` is a documented option that the 6.x type declarations lack.
- */
+/** jsonRequestBody checks the media type; middy's stricter check would answer 400 (docs/architecture.md). */
 const SKIP_MEDIA_TYPE_CHECK = { disableContentTypeCheck: true } as Parameters<
   typeof httpJsonBodyParser
 >[0];
 
-/**
- * The body middlewares of an operation that takes a JSON body (`HttpHandlerOptions.body`):
- * {@link jsonRequestBody}, then middy's JSON body parser, whose malformed-JSON error the error
- * handler answers 400 `invalid_json`.
- */
+/** The body middlewares of an operation that takes JSON: {@link jsonRequestBody}, then middy's parser. */
 export function jsonBody(): HttpMiddleware[] {
   return [jsonRequestBody(), httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK)];
 }
 
 /**
- * Guards a JSON request body before it is parsed, and decodes it:
- *
- * - 415 `unsupported_media_type` unless the Content-Type is `application/json`, and when it names
- *   a `charset` other than UTF-8 (RFC 8259 §8.1: JSON exchanged between systems is UTF-8);
- * - 400 `invalid_json` when there is no body, 413 `payload_too_large` over {@link MAX_BODY_BYTES};
- * - 400 `invalid_json` when the bytes are not well-formed UTF-8: never stored with U+FFFD in
- *   place of what the client sent.
- *
- * API Gateway passes bodies base64-encoded (the API's binary media types are `*\/*`), so the
- * function sees the bytes the client sent; the body is replaced by its decoded text for middy's
- * JSON body parser. Expects lower-case header names (run after the header normalizer).
+ * Guards a JSON request body and decodes it (run after the header normalizer): 415
+ * `unsupported_media_type` unless `application/json` in UTF-8; 400 `invalid_json` for no body or
+ * bytes that are not UTF-8; 413 `payload_too_large` over {@link MAX_BODY_BYTES}.
  */
 export function jsonRequestBody(): HttpMiddleware {
   return {

@@ -1,7 +1,4 @@
-/**
- * The service's own middy middlewares: what middy's packages do not do for this contract.
- * Each is a factory returning named phase functions, as middy's own are.
- */
+/** The service's own middy middlewares: factories returning named phase functions, as middy's. */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '../logger.ts';
@@ -49,10 +46,8 @@ export function countServerErrors(): HttpMiddleware {
 }
 
 /**
- * Refuses query parameters the operation does not take, and any parameter given more than once
- * (API Gateway passes every value in `multiValueQueryStringParameters` and only the last in
- * `queryStringParameters`, so a repeated one would otherwise be read silently as its last value):
- * 400 `invalid_parameter` naming the parameter.
+ * Refuses with 400 `invalid_parameter` a query parameter the operation does not take, or one given
+ * more than once (`queryStringParameters` holds only its last value).
  *
  * @param allowed The operation's query parameter names; empty for an operation that takes none.
  */
@@ -73,10 +68,7 @@ export function strictQuery(allowed: readonly string[]): HttpMiddleware {
   };
 }
 
-/**
- * Adds fixed headers to every response of the operation, error responses included (for example
- * the deprecation headers of `getPet`).
- */
+/** Adds fixed headers to every response of the operation, errors included (e.g. getPet's). */
 export function responseHeaders(headers: Readonly<Record<string, string>>): HttpMiddleware {
   // Also runs on errors, after errorHandler's onError (middy unwinds in reverse), so the answer exists.
   const responseHeadersAfter: NonNullable<HttpMiddleware['after']> = (request) => {

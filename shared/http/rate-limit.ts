@@ -1,7 +1,4 @@
-/**
- * The per-key rate limiter as a middy middleware (docs/rate-limits.md): counts each request
- * before any other work and puts the rate-limit headers on every answer.
- */
+/** The per-key rate limiter as a middy middleware (docs/rate-limits.md). */
 import { withDeadline } from '../deadline.ts';
 import { authorizedKey } from '../keys/authorized-key.ts';
 import { logger } from '../logger.ts';
@@ -16,35 +13,18 @@ import type { HttpMiddleware } from './middleware.ts';
 /** Options of {@link rateLimit}. */
 export interface RateLimitOptions {
   readonly limiter: RateLimiter;
-  /**
-   * Clock, epoch milliseconds.
-   * @default Date.now
-   */
+  /** Clock, epoch milliseconds. @default Date.now */
   readonly now?: () => number;
-  /**
-   * Milliseconds the limiter's calls may take before the request is admitted uncounted (the
-   * setting `RATE_LIMIT_DEADLINE_MS`).
-   * @default RATE_LIMITER_DEADLINE_MS
-   */
+  /** Milliseconds before the request is admitted uncounted. @default RATE_LIMITER_DEADLINE_MS */
   readonly deadlineMs?: number;
 }
 
 /**
- * Counts each request against its key's windows before any other work, and puts the rate-limit
- * headers on every response, errors included (see `rate-limit/headers.ts`).
+ * Counts each request against its key's windows before any other work (register it before the
+ * error handler) and puts the rate-limit headers on every answer. A limiter that fails or is
+ * slower than `deadlineMs` admits the request uncounted (docs/rate-limits.md).
  *
- * Register it before the error handler: its `before` then runs after the header normalizer and
- * before body parsing, and its `onError` after the error handler has built the Error response.
- *
- * - Over a limit: throws RateLimitedError (429 `rate_limited`); the handler does not run.
- * - Banned: throws KeyBannedError (429 `api_key_temporarily_banned`, `Retry-After` until the ban
- *   ends).
- * - Limiter failing, or slower than `deadlineMs`: fails open, admits the request with a logged
- *   warning, the metric `RateLimiterUnavailable` (alarmed on) and the headers that need no count
- *   (see `uncountedHeaders`); the usage plan still guards the edge.
- *
- * Each refusal is logged (key id, code, window) and counted as `RateLimitRefused` or
- * `RateLimitBanned`.
+ * @throws RateLimitedError over a limit, KeyBannedError while banned; the operation does not run.
  */
 export function rateLimit(options: RateLimitOptions): HttpMiddleware {
   const { limiter, now = Date.now, deadlineMs = RATE_LIMITER_DEADLINE_MS } = options;

@@ -1,13 +1,7 @@
 /**
- * Idempotency records of createPet on DynamoDB, in the shape of Powertools' idempotency utility
- * (`INPROGRESS` → `COMPLETED`, an expiry as TTL, an in-progress lock that lapses with the
- * invocation), with one difference that makes a create exactly-once: a record is completed in
- * the same transaction that writes the pet (see `DynamoDBPetStore.createPet`), never after it.
- *
- * Item (partition key `id` = `<keyId>#<Idempotency-Key>`):
- * `status` (`INPROGRESS` | `COMPLETED`), `fingerprint` (SHA-256 of the parsed body), `lockToken`
- * and `lockedUntil` (epoch ms; the attempt that holds the record), `response` once completed,
- * `expiresAt` (epoch seconds, TTL: 24 h after the first request).
+ * The IdempotencyStore on DynamoDB: one item per `<keyId>#<Idempotency-Key>` in the idempotency
+ * table (`INPROGRESS` → `COMPLETED`, `expiresAt` as TTL), completed in the transaction that writes
+ * the pet (`completion`); why and how: docs/idempotency.md.
  */
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -33,24 +27,13 @@ export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactI
 
 /** Idempotency records in their table (`IDEMPOTENCY_TABLE`). */
 export class DynamoDBIdempotencyStore implements IdempotencyStore {
-  /**
-   * @param client Document client (DynamoDB or DynamoDB Local).
-   * @param tableName The idempotency table.
-   */
+  /** @param tableName The idempotency table. */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  /**
-   * Takes the lock of a request, or tells why not. One conditional PutItem: it succeeds when no
-   * live record exists, or when the record is an `INPROGRESS` lock of the same request that
-   * lapsed (its attempt died); otherwise DynamoDB returns the record as it stands.
-   *
-   * @param id `<keyId>#<Idempotency-Key>`.
-   * @param fingerprint SHA-256 of the parsed request body (`requestFingerprint`).
-   * @throws StoreUnavailableError when the table cannot be read or written.
-   */
+  /** One conditional PutItem (docs/idempotency.md). @throws StoreUnavailableError */
   begin(id: string, fingerprint: string, options: BeginOptions): Promise<IdempotencyBegin> {
     return unlessUnavailable(() => this.lock(id, fingerprint, options));
   }
@@ -101,11 +84,7 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  /**
-   * The write that completes a record with its response, for the transaction that performs the
-   * request. It is conditional on the lock still being this attempt's, so an attempt whose lock
-   * lapsed and was taken over can never complete (nor, in the same transaction, create) anything.
-   */
+  /** The transaction item that completes a record with its response, while `lock` holds it. */
   completion(lock: IdempotencyLock, response: StoredResponse): TransactWriteItem {
     return {
       Update: {
@@ -124,14 +103,7 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
     };
   }
 
-  /**
-   * Deletes the record of a request that failed, so that a retry runs at once instead of meeting
-   * 409 until the lock lapses. Conditional on the lock: a record completed meanwhile (a
-   * transaction that landed after all) is kept, and a transaction still in flight can no longer
-   * complete once the record is gone.
-   *
-   * @throws StoreUnavailableError when the table cannot be written.
-   */
+  /** One DeleteItem conditional on the lock. @throws StoreUnavailableError */
   async release(lock: IdempotencyLock, signal?: AbortSignal): Promise<void> {
     try {
       await unlessUnavailable(() =>

@@ -1,7 +1,4 @@
-/**
- * The IdempotencyStore port: records of requests sent with an `Idempotency-Key`, in the shape of
- * Powertools' idempotency utility (docs/idempotency.md).
- */
+/** The IdempotencyStore port, in the shape of Powertools' idempotency utility (docs/idempotency.md). */
 
 /** How long a record is kept, in seconds: 24 hours (a retry after that creates anew). */
 export const IDEMPOTENCY_RECORD_TTL_SECONDS = 86_400;
@@ -43,10 +40,7 @@ export interface BeginOptions {
   readonly signal?: AbortSignal;
 }
 
-/**
- * The completion of a record with the answer of the effect that a store writes in the same atomic
- * write (e.g. `PetStore.createPet`'s `completing`): both land, or neither does.
- */
+/** A record's completion, written in the same atomic write as the effect: both land or neither. */
 export interface RecordCompletion<TResult> {
   /** The lock of the attempt; the write is refused (IdempotencyLockLostError) once it is lost. */
   readonly lock: IdempotencyLock;
@@ -57,17 +51,14 @@ export interface RecordCompletion<TResult> {
 /** Idempotency records. Completing one is part of the effect's own write (see RecordCompletion). */
 export interface IdempotencyStore {
   /**
-   * Takes the lock of a request, or tells why not: it succeeds when no live record exists, or when
-   * the record is an `INPROGRESS` lock of the same request that lapsed (its attempt died).
-   *
+   * Takes the lock of a request (no live record, or a lapsed lock of the same request), or says why not.
    * @param id `<keyId>#<Idempotency-Key>`.
    * @param fingerprint SHA-256 of the parsed request body (`requestFingerprint`).
    * @throws StoreUnavailableError when the records cannot be read or written.
    */
   begin(id: string, fingerprint: string, options: BeginOptions): Promise<IdempotencyBegin>;
   /**
-   * Deletes the record of a request that failed, so that a retry runs at once instead of meeting
-   * 409 until the lock lapses; a record completed meanwhile, or locked by another attempt, is kept.
+   * Deletes the record of a failed request (a retry then runs at once) while `lock` holds it.
    *
    * @throws StoreUnavailableError when the records cannot be written.
    */

@@ -22,10 +22,7 @@ const VISIBLE_ASCII = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}
 const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
 
 /**
- * The request's Idempotency-Key, if it sent one.
- *
- * The draft defines the value as a Structured Field string (`"8e03978e-…"`); Stripe's clients send
- * the same characters unquoted. Both are accepted and name the same key.
+ * The request's Idempotency-Key, if it sent one, quoted (a Structured Field string) or not.
  *
  * @param event A proxy event after the header normalizer (lower-case names).
  * @returns The key's characters, unquoted and unescaped, or `undefined` when the header is absent.

@@ -1,8 +1,6 @@
 /**
- * Idempotent execution of a create (draft-ietf-httpapi-idempotency-key-header-07, with Stripe's
- * replay rules): the first request with a key runs; a repeat with the same body gets the stored
- * answer; the same key with another body is refused; a repeat while the first still runs is told
- * to come back.
+ * Idempotent execution of a create: the first request with a key runs; a repeat gets the stored
+ * answer, or waits while the first runs; the same key with another body is refused.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { RESPONSE_MARGIN_MS, withDeadline } from '../deadline.ts';
@@ -28,10 +26,7 @@ export interface IdempotentRequest {
   readonly signal: AbortSignal;
 }
 
-/**
- * Performs the request under `lock`: completes the record in the same atomic write as its effect
- * (a `RecordCompletion` given to the store that writes it), and returns that response.
- */
+/** Performs the request, completing `lock`'s record in its effect's own write (`RecordCompletion`). */
 export type IdempotentOperation = (lock: IdempotencyLock) => Promise<StoredResponse>;
 
 /**
@@ -100,10 +95,7 @@ function inProgress(retryAfterSeconds: number): IdempotencyInProgressError {
   );
 }
 
-/**
- * Releases the lock of a failed attempt, within its own short deadline (the invocation's may have
- * run out). If that fails too, the lock lapses at the invocation's end.
- */
+/** Releases the lock of a failed attempt within its own short deadline; else it lapses. */
 async function release(store: IdempotencyStore, lock: IdempotencyLock): Promise<void> {
   try {
     await withDeadline(RESPONSE_MARGIN_MS / 2, (signal) => store.release(lock, signal));

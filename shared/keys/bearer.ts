@@ -1,12 +1,9 @@
-/**
- * Reading the bearer token of a request (petstore-spec.md, "Authentication"; RFC 6750 §2.1).
- */
+/** Reading the bearer token of a request (docs/openapi.yaml, `bearerAuth`; RFC 6750 §2.1). */
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
- * The token of an `Authorization: Bearer <token>` header value. The scheme is case-insensitive.
- *
+ * The token of an `Authorization: Bearer <token>` header value (any case of the scheme).
  * @returns The token, or `undefined` when the header is missing, uses another scheme, or has no
  *   scheme or no token.
  */

@@ -1,8 +1,4 @@
-/**
- * The KeyStore on DynamoDB: a row per token in the keys table (partition key: the token's
- * SHA-256), found by key id through the `keyId-index` GSI; a key's rows change together in one
- * transaction.
- */
+/** The KeyStore on DynamoDB: a row per token, by its SHA-256; a key's rows change in one transaction. */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -73,10 +69,7 @@ export class DynamoDBKeyStore implements KeyStore {
   }
 
   /**
-   * Every row of a key (at most two: its current token's and a rolled-out one's), each read
-   * strongly consistently. The keyId-index is eventually consistent, so the roll's link
-   * (`successorHash`) is followed too: a row added by a roll a moment ago is never missed.
-   *
+   * Every row of a key, each read strongly consistently, following the roll's `successorHash`.
    * @returns The current row (none when no key has this id) and the rolled-out rows.
    */
   private async rowsOfKey(
@@ -126,12 +119,8 @@ export class DynamoDBKeyStore implements KeyStore {
   }
 
   /**
-   * Makes the same update on every row of a key in one transaction, so that all of its tokens
-   * change together. The current row must still be current (no roll in between) and hold the
-   * `unchanged` attributes as read, so that the row returned is exactly what the update replaced;
-   * the others must still exist. If a concurrent change cancels the transaction, the rows are read
-   * again, up to `CHANGE_ATTEMPTS` times.
-   *
+   * Makes the same update on every row of a key in one transaction, the current row still as read
+   * (docs/architecture.md); retried up to `CHANGE_ATTEMPTS` times.
    * @param unchanged Attributes of the current row that must not change between read and write.
    * @returns The key's current row as it was before the update, or `undefined` for no such key.
    * @throws KeyChangedError when concurrent changes cancel every attempt.

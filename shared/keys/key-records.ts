@@ -1,7 +1,4 @@
-/**
- * API keys as the keys table holds them, and the rules every KeyStore applies to them
- * (docs/api.md, "Authentication"): a bearer token is never stored, only its SHA-256.
- */
+/** API keys as the keys table holds them, and the rules every KeyStore applies to them. */
 import { randomBytes } from 'node:crypto';
 import {
   capLimits,
@@ -35,10 +32,7 @@ export interface ApiKeyRecord {
   revokedAt?: string;
   /** ISO 8601 time from which the key is refused; none: it never expires. */
   expiresAt?: string;
-  /**
-   * Set on the row of a rolled-out token only: ISO 8601 time from which this token is refused.
-   * Every other attribute is the key's, kept equal on its rows (at most two).
-   */
+  /** On a rolled-out token's row only: ISO 8601 time from which this token is refused. */
   graceUntil?: string;
   /** On a rolled-out token's row: `keyHash` of the row that replaced it. */
   successorHash?: string;
@@ -54,9 +48,7 @@ export interface ListedKey extends ApiKeyRecord {
 export type KeyRefusal = 'revoked' | 'expired' | 'rolled';
 
 /**
- * Whether a token's row still admits requests at `nowMs`.
- *
- * @param nowMs Epoch milliseconds.
+ * Whether a token's row still admits requests at `nowMs` (epoch milliseconds).
  * @returns The reason to refuse it, or `undefined` when it is valid.
  */
 export function keyRefusal(record: ApiKeyRecord, nowMs: number): KeyRefusal | undefined {
@@ -67,9 +59,7 @@ export function keyRefusal(record: ApiKeyRecord, nowMs: number): KeyRefusal | un
 }
 
 /**
- * The request limits of a key: its plan's, or its own for Enterprise, held to the ceiling
- * (`capLimits`) so that a key stored before the ceiling was lowered keeps working.
- *
+ * The request limits of a key: its plan's, or its own for Enterprise, held to the ceiling.
  * @throws RangeError for an Enterprise record without valid limits.
  */
 export function limitsOfKey(
@@ -79,9 +69,7 @@ export function limitsOfKey(
 }
 
 /**
- * The limits to store on a key of `plan`: Enterprise's own, checked; none for a standard plan,
- * whose numbers live in `PLANS` so that changing them there moves every key on it.
- *
+ * The limits to store on a key of `plan`: Enterprise's own, checked; none for a standard plan.
  * @throws RangeError for Enterprise without valid limits, or for a standard plan with limits.
  */
 export function customLimits(

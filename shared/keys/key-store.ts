@@ -11,14 +11,10 @@ export interface KeyChange {
 
 /** API keys: issuing, finding by bearer token, listing, changing, revoking and rolling. */
 export interface KeyStore {
-  /**
-   * Issues a key. The token is returned once and only its hash is kept.
-   * @throws RangeError when `limits` do not fit the plan; nothing is stored.
-   */
+  /** Issues a key; only its token's hash is kept. @throws RangeError for limits unfit for the plan */
   createKey(input: NewKeyInput): Promise<{ record: ApiKeyRecord; token: string }>;
   /**
-   * The row of a bearer token (revoked, expired and rolled-out ones included), or `undefined`;
-   * read strongly consistently, so a key works from its issue and a revocation is seen at once.
+   * The row of a bearer token (revoked, expired, rolled-out included), read strongly consistently.
    * @throws StoreUnavailableError when the store failed or did not answer in time.
    */
   findByToken(token: string, options?: { signal?: AbortSignal }): Promise<ApiKeyRecord | undefined>;

@@ -50,11 +50,7 @@ function checksum(random: string): string {
   return base62(crc32(random), CHECKSUM_LENGTH);
 }
 
-/**
- * A fresh bearer token: the stage's prefix, 32 random base62 characters and their checksum.
- *
- * @param stage @default 'local'
- */
+/** A fresh bearer token: prefix, 32 random base62 characters, checksum. @param stage @default 'local' */
 export function generateToken(stage: TokenStage = 'local'): string {
   let random = '';
   for (let i = 0; i < RANDOM_LENGTH; i++) random += BASE62[randomInt(62)];
@@ -63,7 +59,6 @@ export function generateToken(stage: TokenStage = 'local'): string {
 
 /**
  * What a string is as a token, from its characters alone (no network, no table).
- *
  * @returns `current` with its stage when prefix, length and checksum hold; `legacy` for the
  *   earlier `psk_` format; else `malformed` with the reason.
  */
@@ -96,7 +91,6 @@ export function mayBeKeyOf(token: string, stage: TokenStage): boolean {
 
 /**
  * The token stage of a `PETSTORE_STAGE` value: a deployed stage's name, else `local`.
- *
  * @param stage `PETSTORE_STAGE` (`local` by default; `staging` or `production` when deployed).
  */
 export function tokenStageOf(stage: string): TokenStage {

@@ -1,11 +1,6 @@
 /**
- * The `cursor` of `GET /pets` and its `Link: <…>; rel="next"` (petstore-spec.md, "Endpoints" >
- * listPets and its gap "Pagination controls other than `limit`"; decisions in the README).
- *
- * A cursor is opaque to clients: base64url of `1.<status>.<last id>` followed by the 32-byte
- * HMAC-SHA-256 of that text under the stage's cursor key. The id makes the next page start after
- * the last pet returned; the status binds the cursor to the filter it was issued for. Only the
- * service can issue one; a changed, truncated or forged cursor fails the HMAC.
+ * The `cursor` of `GET /pets` and its `Link: <…>; rel="next"`: base64url of `1.<status>.<last id>`
+ * and its HMAC-SHA-256 under the stage's cursor key, so only the service can issue one (docs/api.md).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { withDeadline } from '../deadline.ts';
@@ -23,26 +18,14 @@ export const CURSOR_KEY_SECRET_ARN_ENV = 'CURSOR_KEY_SECRET_ARN' satisfies keyof
 /** Shortest accepted cursor key, in characters (its UTF-8 bytes are the HMAC key). */
 export const CURSOR_KEY_MIN_LENGTH = 32;
 
-/**
- * How long a container keeps the key read from Secrets Manager, in seconds: one read per container
- * and hour, so that a key changed by hand reaches every container within the hour (and the
- * extension's own cache, five minutes).
- */
+/** How long a container keeps the key read from Secrets Manager, in seconds. */
 export const CURSOR_KEY_CACHE_SECONDS = 3600;
 
-/**
- * Environment variable with the port of the AWS Parameters and Secrets Lambda Extension, through
- * which a deployed listPets reads the key (the stack adds the extension's layer); 2773 without it.
- */
+/** Environment variable with the port of the AWS Parameters and Secrets Lambda Extension. */
 export const SECRETS_EXTENSION_PORT_ENV =
   'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT' satisfies keyof Settings;
 
-/**
- * Bounds of a read of the key, in milliseconds: the extension gives Secrets Manager
- * `secretsManagerTimeoutMs` (the stack sets it), the function waits `answerTimeoutMs` for the
- * extension's answer, well inside the function's 10 s timeout, so a slow Secrets Manager ends in a
- * 503, not a Lambda timeout. A read of one small secret needs far less.
- */
+/** Bounds of a read of the key, in milliseconds: Secrets Manager's, and the extension's answer's. */
 export const SECRET_READ_BOUNDS = { secretsManagerTimeoutMs: 2_000, answerTimeoutMs: 3_000 };
 
 /** Longest cursor accepted, in characters; an issued one has at most 80. */
@@ -132,12 +115,9 @@ export function nextPageLink(query: { limit: number; status?: PetStatus }, curso
 }
 
 /**
- * The cursor key from the secret `secretArn`, through the AWS Parameters and Secrets Lambda
- * Extension (`GET /secretsmanager/get` on localhost, authorised by the session token).
- *
- * @throws StoreUnavailableError (HTTP 503) when the extension does not answer in time or answers
- *   5xx or 429 (Secrets Manager failing, slow or throttling); Error for any other answer (the
- *   secret missing or not readable: a deployment fault) or a secret that is not a string.
+ * The cursor key from the secret `secretArn`, through the extension.
+ * @throws StoreUnavailableError when the extension does not answer in time or answers 5xx or 429;
+ *   Error for any other answer, or a secret that is not a string.
  */
 async function readSecretString(secretArn: string, settings: Settings): Promise<string> {
   const port = settings.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT;
@@ -166,18 +146,15 @@ async function readSecretString(secretArn: string, settings: Settings): Promise<
 }
 
 /**
- * The cursor codec of a function, keyed from its settings: `CURSOR_KEY` (the local stack and
- * tests) or else the Secrets Manager secret named by `CURSOR_KEY_SECRET_ARN` (deployed), read
- * through the AWS Parameters and Secrets Lambda Extension within {@link SECRET_READ_BOUNDS} and
- * cached {@link CURSOR_KEY_CACHE_SECONDS}; a failed read is not cached, so the next request tries
- * again. No AWS SDK client is bundled for it.
+ * The cursor codec keyed from `settings`: `CURSOR_KEY` (local stack, tests), or else the secret
+ * `CURSOR_KEY_SECRET_ARN` (deployed), cached {@link CURSOR_KEY_CACHE_SECONDS} (docs/api.md).
  *
- * @returns A function giving the codec. It rejects with StoreUnavailableError (HTTP 503) when Secrets Manager or the extension is down, slow or throttling, and with an
- *   Error when the secret is missing, not readable or too short (a deployment fault: 500).
+ * @returns A function giving the codec; it rejects with StoreUnavailableError when Secrets
+ *   Manager is down, slow or throttling, with Error when the secret is missing or too short.
  * @param settings @default readSettings()
  * @throws Error at start-up when neither variable is set.
  */
-export function cursorCodecFromEnv(
+export function cursorCodecFromSettings(
   settings: Settings = readSettings(),
 ): () => Promise<CursorCodec> {
   const localKey = settings.CURSOR_KEY;

@@ -1,6 +1,4 @@
-/**
- * Headers of the deprecated `getPet` operation (petstore-spec.md, "Versioning" 2).
- */
+/** Headers of the deprecated `getPet` operation (docs/openapi.yaml, `getPet`). */
 
 /** When `GET /pets/{petId}` was deprecated: 2026-11-21T00:00:00Z, in Unix seconds. */
 export const GET_PET_DEPRECATED_AT = 1_795_219_200;

@@ -16,11 +16,7 @@ import { type DynamoDBPetStoreTables, PetIdSequence } from './id-sequence.ts';
 import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from './pet-store.ts';
 import { type NewPet, PET_STATUSES, type Pet, type PetStatus } from './schemas.ts';
 
-/**
- * What a store's `status-index` reads (its lists) have cost, counted by the store itself: DynamoDB
- * calls, items read (`ScannedCount`) and read capacity units (`ConsumedCapacity`). Tests and the
- * bench read it.
- */
+/** What the `status-index` reads have cost: calls, items read (`ScannedCount`), read units. */
 export interface StoreUsage {
   calls: number;
   itemsRead: number;
@@ -34,10 +30,7 @@ export function emptyUsage(): StoreUsage {
 
 /** Options of {@link DynamoDBPetStore}. */
 export interface DynamoDBPetStoreOptions {
-  /**
-   * Counters the `status-index` reads add to: every list page, and the sequence's one-time
-   * seeding. @default - fresh counters at zero
-   */
+  /** Counters the `status-index` reads add to. @default - fresh counters at zero */
   readonly usage?: StoreUsage;
   /**
    * The idempotency records that `createPet`'s `completing` completes, in the pet's transaction.
@@ -47,15 +40,9 @@ export interface DynamoDBPetStoreOptions {
 }
 
 /**
- * PetStore on DynamoDB.
- *
- * Ids come from an atomic counter (UpdateItem ADD) on the sequence item of the pets table; the pet
- * is then written with a condition that the id is free, so a bug elsewhere can never overwrite a
- * pet. A create costs two calls (the sequence, then the pet: 1 + 2 write units with the GSI); with
- * `completing` the pet's write is a transaction of two items. A get is one strongly consistent read.
- * A list page is one Query on the `status-index` GSI per status listed (one with a filter, three
- * without), each reading at most `limit + 1` items, whatever the table holds. Lists never Scan: a
- * Scan's cost grows with the table, and the table also holds the sequence item, which is no pet.
+ * PetStore on DynamoDB: a create is the sequence's ADD then a conditional put (a transaction with
+ * `completing`); a get one consistent read; a list page one Query on `status-index` per status,
+ * never a Scan (costs: docs/architecture.md).
  */
 export class DynamoDBPetStore implements PetStore {
   /** The counters of the `status-index` reads (see {@link DynamoDBPetStoreOptions.usage}). */
@@ -114,11 +101,7 @@ export class DynamoDBPetStore implements PetStore {
     return pet;
   }
 
-  /**
-   * Writes a new pet's item, on condition that its id is free. When the condition fails because
-   * the item is this very write (an attempt that landed but whose answer was lost, retried by the
-   * SDK), the write succeeded; any other item under the id is a conflict.
-   */
+  /** Writes a new pet's item on condition that its id is free (or holds this very write). */
   private async putPet(
     put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string },
     signal: AbortSignal | undefined,
@@ -150,11 +133,7 @@ export class DynamoDBPetStore implements PetStore {
     return Item ? toPet(Item) : undefined;
   }
 
-  /**
-   * Without `status`, the smallest ids of the three statuses' Queries merged: the `limit + 1`
-   * smallest ids of all pets are among the `limit + 1` smallest of each status. The extra item
-   * only tells whether more follow, so a full last page says there is none.
-   */
+  /** Without `status`, the smallest ids of the three statuses' Queries (`limit + 1` each) merged. */
   async listPets({ limit, status, afterId = 0, signal }: ListPetsOptions): Promise<PetPage> {
     const statuses = status ? [status] : PET_STATUSES;
     const pages = await unlessUnavailable(() =>
@@ -167,10 +146,7 @@ export class DynamoDBPetStore implements PetStore {
     return { pets: merged.slice(0, limit), hasMore: merged.length > limit };
   }
 
-  /**
-   * Up to `limit` items of one status from `status-index` with an id above `afterId`, in ascending
-   * id or descending; the calls, items and read units are counted in {@link usage}.
-   */
+  /** Up to `limit` items of one status above `afterId`, counted in {@link usage}. */
   private async queryStatusIndex(
     status: PetStatus,
     limit: number,

@@ -1,8 +1,4 @@
-/**
- * The pet-id sequence: item `id` 0 of the pets table, `value` = the last id issued, counted up with
- * an atomic `ADD`. On a table without the item (a stage deployed before the sequence moved there
- * from the counters table) the first create seeds it above every id already issued.
- */
+/** The pet-id sequence: item `id` 0 of the pets table, `value` the last id issued, an atomic `ADD`. */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -11,20 +7,13 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 
-/**
- * Partition key of the pets-table item that holds the pet-id sequence (`value`: the last id
- * issued). No pet has id 0, and the item has no `status`, so `status-index` never shows it.
- */
+/** Partition key of the pets-table item that holds the pet-id sequence (no pet has id 0). */
 export const PET_ID_SEQUENCE_ID = 0;
 
 /** Name of the counters-table item that held the pet-id sequence before it moved (read-only). */
 export const LEGACY_PET_ID_SEQUENCE = 'pet-id';
 
-/**
- * How far above the old counter the moved sequence starts. Function versions from before the
- * move may still be creating pets from the old counter while a deployment shifts traffic; the gap
- * keeps their ids and the new ones apart.
- */
+/** How far above the old counter the moved sequence starts (docs/architecture.md). */
 export const SEQUENCE_MIGRATION_GAP = 1_000_000;
 
 /** Table names the pet store works on. */
@@ -76,11 +65,7 @@ export class PetIdSequence {
     return Number(Attributes?.value);
   }
 
-  /**
-   * Creates the sequence item, once per table, above every id already issued: the highest pet id
-   * in the table, or, when the old counter exists, its value plus {@link SEQUENCE_MIGRATION_GAP}.
-   * Concurrent first creates race on a conditional put; the first one wins, the others use it.
-   */
+  /** Creates the sequence item once per table above every id issued; the first of a race wins. */
   private async seed(signal: AbortSignal | undefined): Promise<void> {
     const [legacy, highest] = await Promise.all([
       this.legacyValue(signal),

@@ -26,11 +26,7 @@ export interface PetPage {
 export interface CreatePetOptions {
   /** Aborts the store's calls (the invocation's deadline). */
   readonly signal?: AbortSignal;
-  /**
-   * The idempotency record to complete in the same atomic write as the pet: both land, or
-   * neither does. The store must have been built with that record's store.
-   * @default - the pet is written alone
-   */
+  /** The idempotency record to complete in the pet's own atomic write. @default - none */
   readonly completing?: RecordCompletion<Pet>;
 }
 
@@ -44,15 +40,11 @@ export interface PetStore {
    *   StoreUnavailableError when the store failed or did not answer in time (the pet may exist).
    */
   createPet(newPet: NewPet, options?: CreatePetOptions): Promise<Pet>;
-  /**
-   * The pet with this id, or `undefined`.
-   * @throws StoreUnavailableError when the store failed or did not answer in time.
-   */
+  /** The pet with this id, or `undefined`. @throws StoreUnavailableError */
   getPet(id: number, options?: { signal?: AbortSignal }): Promise<Pet | undefined>;
   /**
-   * The first `limit` pets in ascending id after `afterId`, of one status or of all, and whether
-   * more follow.
-   * @throws StoreUnavailableError when the store failed or did not answer in time.
+   * The first `limit` pets in ascending id after `afterId`, of one status or all; more to follow?
+   * @throws StoreUnavailableError
    */
   listPets(options: ListPetsOptions): Promise<PetPage>;
 }

@@ -1,13 +1,6 @@
 /**
- * Valibot schemas of the spec's resources (petstore-spec.md, "Resources and their fields") and of
- * the operations' parameters, with the decisions on the spec's gaps:
- *
- * - `status` defaults to `available` when omitted on creation;
- * - `name` is a string of 1 to 100 Unicode code points with at least one non-space character,
- *   stored exactly as sent (no trimming);
- * - `categoryId` is an integer from 1 to 2^53 − 1: a larger int64 cannot travel exactly as a JSON
- *   number through most clients, so it is rejected rather than stored changed;
- * - unknown fields and unknown query parameters are rejected, never silently dropped.
+ * Valibot schemas of the resources and the operations' parameters (docs/openapi.yaml), with the
+ * decisions on the spec's gaps (docs/api.md).
  */
 import * as v from 'valibot';
 
@@ -20,7 +13,7 @@ export const DEFAULT_PET_STATUS = 'available';
 /** Longest accepted `name`, in Unicode code points. */
 export const PET_NAME_MAX_LENGTH = 100;
 
-/** Page size of `GET /pets` (petstore-spec.md, "Limits" > "Page size"). */
+/** Page size of `GET /pets` (docs/openapi.yaml). */
 export const PAGE_LIMIT = { min: 1, max: 100, default: 20 } as const;
 
 /** PetStatus: exact, lower case. */
@@ -100,5 +93,3 @@ export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
 export type NewPet = v.InferOutput<typeof NewPetSchema>;
 /** An animal as stored and returned. */
 export type Pet = v.InferOutput<typeof PetSchema>;
-/** A validated listPets query: `limit` a number (default 20), `status` and `cursor` optional. */
-export type ListPetsQuery = v.InferOutput<typeof ListPetsQuerySchema>;

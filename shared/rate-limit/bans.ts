@@ -1,8 +1,4 @@
-/**
- * The keys command's view of rate-limit bans (petstore-spec.md, "Exceeding the limit", 3): whether
- * a key is banned, and lifting a ban. The operations' limiter starts bans (`limiter.ts`); both work
- * on the same items of the counters table (`counter-item.ts`).
- */
+/** The keys command's view of rate-limit bans: whether a key is banned, and lifting a ban. */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { counterName, countsOf, daysUntil } from './counter-item.ts';
@@ -17,21 +13,13 @@ export interface BanState {
 
 /** Reads and lifts the bans the rate limiter keeps in the counters table. */
 export class DynamoDBRateLimitBans {
-  /**
-   * @param client Document client (DynamoDB or DynamoDB Local).
-   * @param tableName The counters table (`COUNTERS_TABLE`).
-   */
+  /** @param tableName The counters table (`COUNTERS_TABLE`). */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  /**
-   * The key's ban, if one is in force at `nowMs` (epoch milliseconds): one strongly consistent
-   * GetItem of the key's item for the day.
-   *
-   * @returns The ban's end, or `undefined` when the key is not banned.
-   */
+  /** The key's ban in force at `nowMs` (epoch ms; one consistent GetItem), or `undefined`. */
   async banState(keyId: string, nowMs: number): Promise<BanState | undefined> {
     const at = instantAt(nowMs);
     const { Item } = await this.client.send(
@@ -46,9 +34,7 @@ export class DynamoDBRateLimitBans {
   }
 
   /**
-   * Lifts the key's ban, if any, from every day item it covers, and clears the minute's rejected
-   * count, so that the key starts afresh (`npm run keys -- unban`).
-   *
+   * Lifts the key's ban from every day item it covers and clears the minute's rejected count.
    * @returns The ban that was lifted, or `undefined` when the key was not banned.
    */
   async unban(keyId: string, nowMs: number): Promise<BanState | undefined> {

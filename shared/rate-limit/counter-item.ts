@@ -1,23 +1,6 @@
 /**
- * The counters table's item of one key and UTC day, shared by the limiter (`limiter.ts`) and the
- * keys command's ban operations (`bans.ts`).
- *
- * Partition key `name` = `rate#<keyId>#<YYYY-MM-DD>`; every attribute a number:
- *
- * | attribute | meaning |
- * | --- | --- |
- * | `dayCount` | requests admitted this day |
- * | `minuteStart` | start of the minute the next two count, epoch seconds |
- * | `minuteCount` | requests admitted in that minute |
- * | `rejected` | requests refused (429) in that minute, for the ban |
- * | `dayRejected` | requests refused (429) this day, for the keys command's `usage` (not during a ban) |
- * | `bannedUntil` | end of the key's ban, epoch seconds (absent when never banned that day) |
- * | `expiresAt` | TTL: the day's end plus {@link RETENTION_SECONDS}, epoch seconds |
- *
- * The minute's counts live beside the day's, so one conditional write counts a request in both;
- * a new minute overwrites the previous minute's counts. Every minute lies within one day, so it
- * never spans two items. A ban is written on each day item it covers, so every Lambda sees it
- * with the count it makes anyway. Items are about 150 bytes: one write is one write unit.
+ * The counters table's item of one key and UTC day (`rate#<keyId>#<YYYY-MM-DD>`), shared by the
+ * limiter and the keys command's bans and usage; its attributes: docs/rate-limits.md.
  */
 import type { KeyCounts } from './decision.ts';
 import { type WindowBounds, windowAt } from './windows.ts';
@@ -48,11 +31,7 @@ export function daysUntil(nowMs: number, untilSeconds: number): WindowBounds[] {
   return days;
 }
 
-/**
- * The counts an item holds (unmarshalled).
- *
- * @param item Absent when there is no item: no counts yet.
- */
+/** The counts an item holds (unmarshalled); @param item absent when there is none yet. */
 export function countsOf(item: Record<string, unknown> | undefined): KeyCounts {
   const attributes = item ?? {};
   const optional = (value: unknown) => (value === undefined ? undefined : Number(value));

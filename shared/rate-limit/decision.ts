@@ -1,7 +1,6 @@
 /**
- * The rate limiter's decision, apart from its storage (petstore-spec.md, "Limits" and "Exceeding
- * the limit"): from a key's counts and limits at one instant, where the key stands, and the
- * verdict on a request with both windows and the binding one. Pure: no I/O, no clock.
+ * The rate limiter's decision, apart from its storage: where a key stands and the verdict on a
+ * request, with both windows and the binding one. Pure: no I/O, no clock.
  */
 import type { RequestLimits } from '../plans.ts';
 import { type WindowBounds, windowAt } from './windows.ts';
@@ -23,11 +22,7 @@ export function instantAt(nowMs: number): RequestInstant {
   };
 }
 
-/**
- * A key's counts for one UTC day, as the counters table holds them (see `counter-item.ts`). The
- * minute's counts belong to the minute starting at `minuteStart`, which may be an earlier minute
- * than the request's: then the request's minute has no counts yet.
- */
+/** A key's counts for one UTC day (`counter-item.ts`); the minute's may be an earlier minute's. */
 export interface KeyCounts {
   /** Requests admitted this day. */
   readonly dayCount: number;
@@ -45,19 +40,12 @@ export interface KeyCounts {
 export const NO_COUNTS: KeyCounts = { dayCount: 0, minuteCount: 0, rejected: 0 };
 
 /**
- * Where a key stands for a request, which tells the limiter what to write:
- *
- * - `banned`: a ban is in force; refuse, count nothing;
- * - `over limit`: the minute or the day is used up; refuse and count the rejection;
- * - `new minute`: the stored minute is an earlier one; count the request in a fresh minute;
- * - `open`: both windows have room in the stored minute; count the request in it.
+ * Where a key stands for a request: `banned` (refuse, count nothing), `over limit` (refuse, count
+ * the rejection), `new minute` (count in a fresh minute), `open` (count in the stored minute).
  */
 export type Standing = 'banned' | 'over limit' | 'new minute' | 'open';
 
-/**
- * Whether `counts` hold the minute of `minute` (or a later one, when this request's clock lags
- * behind the one that started it: the request is then counted in that minute).
- */
+/** Whether `counts` hold `minute` or a later one (a request whose clock lags counts in that). */
 export function holdsMinute(counts: KeyCounts, minute: WindowBounds): boolean {
   return counts.minuteStart !== undefined && counts.minuteStart >= minute.start;
 }
@@ -84,10 +72,7 @@ export function standingOf(counts: KeyCounts, limits: RequestLimits, at: Request
   return holdsMinute(counts, at.minute) ? 'open' : 'new minute';
 }
 
-/**
- * Whether a refusal that brings the minute's rejected count to `rejected` starts a ban: past the
- * ban policy's `threshold` (petstore-spec.md, "Exceeding the limit", 3).
- */
+/** Whether the minute's `rejected` count with this refusal passes the ban `threshold`. */
 export function startsBan(rejected: number, threshold: number): boolean {
   return rejected > threshold;
 }
@@ -114,11 +99,7 @@ export interface RateLimitDecision {
   readonly bannedUntil?: number;
 }
 
-/**
- * The verdict on an admitted request.
- *
- * @param counts The key's counts with this request in them.
- */
+/** The verdict on an admitted request. @param counts The key's counts with this request in them. */
 export function admittedDecision(
   counts: KeyCounts,
   limits: RequestLimits,

@@ -1,22 +1,7 @@
 /**
- * Per-key rate limiting on DynamoDB (petstore-spec.md, "Limits"): two fixed windows aligned to
- * UTC (the minute and the day), counted atomically on one item per key and day of the counters
- * table (its shape: `counter-item.ts`), and the temporary ban of a key that keeps sending after
- * its 429s. The decision itself is `decision.ts`; lifting a ban is `bans.ts` (the keys command).
- *
- * An admitted request costs one conditional UpdateItem (1 write unit): `ADD` to the day's and the
- * minute's counts while both are under their limits, the stored minute is the request's and no ban
- * is in force. The first request of a minute finds an earlier minute stored and makes a second
- * write that starts the minute; when several race to start it, the losers count in the minute the
- * winner started (a third write). A refused request writes once more, adding itself to the
- * minute's `rejected`; the one past the ban threshold writes `bannedUntil`. A banned request costs
- * only its refused write. DynamoDB bills a refused conditional write as one write unit. Conditional
- * writes are atomic, so across any number of Lambdas a window never admits more than its limit; a
- * write retried after it landed counts twice, which admits fewer (under-admission, never over).
- *
- * Items of the earlier layout (`rate#<keyId>#minute#…`, `rate#<keyId>#day#…`) are not read: they
- * expire through their TTL. On the day of the deploy a key's day count starts again from zero, and
- * a ban in force at the deploy is lost (the key is banned again after its next threshold of 429s).
+ * The RateLimiter on DynamoDB: both fixed windows counted with conditional UpdateItems on one item
+ * per key and UTC day of the counters table (`counter-item.ts`), and the ban; the decision itself is
+ * `decision.ts`. Cost per request and why it never over-admits: docs/rate-limits.md.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
@@ -67,7 +52,6 @@ const EARLIER_MINUTE = '(attribute_not_exists(minuteStart) OR minuteStart < :min
 /** Counts requests per key in the counters table and bans keys there. */
 export class DynamoDBRateLimiter implements RateLimiter {
   /**
-   * @param client Document client (DynamoDB or DynamoDB Local).
    * @param tableName The counters table (`COUNTERS_TABLE`).
    * @param banPolicy @default DEFAULT_BAN_POLICY
    */
@@ -87,17 +71,13 @@ export class DynamoDBRateLimiter implements RateLimiter {
     nowMs: number,
     signal?: AbortSignal,
   ): Promise<RateLimitDecision> {
-    return unlessUnavailable(() => this.decide(keyId, limits, nowMs, signal));
-  }
-
-  private async decide(
-    keyId: string,
-    limits: RequestLimits,
-    nowMs: number,
-    signal?: AbortSignal,
-  ): Promise<RateLimitDecision> {
     const at = instantAt(nowMs);
     const request: CountRequest = { keyId, name: counterName(keyId, at.day), at, limits, signal };
+    return unlessUnavailable(() => this.decide(request));
+  }
+
+  private async decide(request: CountRequest): Promise<RateLimitDecision> {
+    const { at, limits } = request;
     let write = await this.countInStoredMinute(request);
     if (write.outcome === 'new minute') {
       write = await this.countInNewMinute(request);
@@ -131,10 +111,7 @@ export class DynamoDBRateLimiter implements RateLimiter {
     });
   }
 
-  /**
-   * Starts the request's minute with the request as its first count and `ADD`s it to the day, if
-   * the stored minute is an earlier one; creates the day's item with its TTL on first use.
-   */
+  /** Starts the request's minute with it (the stored one is earlier); creates the day's item. */
   private countInNewMinute(request: CountRequest): Promise<CountWrite> {
     const { at, limits } = request;
     return this.count(request, {
@@ -152,12 +129,7 @@ export class DynamoDBRateLimiter implements RateLimiter {
     });
   }
 
-  /**
-   * One UpdateItem on the counter item `name`, cut short by `signal`.
-   *
-   * @returns The attributes `ReturnValues` asks for.
-   * @throws ConditionalCheckFailedException when the condition refuses; the client's error otherwise.
-   */
+  /** One UpdateItem on the counter item `name`; @returns the attributes `ReturnValues` asks for. */
   private async update(
     name: string,
     signal: AbortSignal | undefined,
@@ -193,12 +165,10 @@ export class DynamoDBRateLimiter implements RateLimiter {
   }
 
   /**
-   * Adds a refused request to the minute's `rejected` and the day's `dayRejected`, starting the request's minute first when
-   * the stored one is earlier (the day is then used up, so the minute admits nothing).
-   *
-   * @param counts The counts that refused the request.
+   * Adds a refused request to the minute's `rejected` and the day's `dayRejected` (starting the
+   * request's minute first when the stored one is earlier).
    * @returns The minute's rejected count with this request; 0 when another request started the
-   *   minute meanwhile (the refusal then goes uncounted, which can only delay a ban).
+   *   minute meanwhile (the refusal goes uncounted: that can only delay a ban).
    */
   private async countRejection(request: CountRequest, counts: KeyCounts): Promise<number> {
     const { at } = request;
@@ -226,10 +196,8 @@ export class DynamoDBRateLimiter implements RateLimiter {
   }
 
   /**
-   * Bans the key from the request's second for the policy's duration, on every day item the ban
-   * touches. Concurrent requests past the threshold race; the first ban written stands.
-   *
-   * @returns The end of the ban in force, epoch seconds.
+   * Bans the key for the policy's duration on every day item the ban touches; the first ban
+   * written stands. @returns The end of the ban in force, epoch seconds.
    */
   private async ban(request: CountRequest): Promise<number> {
     const { keyId, at, signal } = request;

@@ -1,15 +1,7 @@
 /**
- * The rate-limit fields of every authenticated response (petstore-spec.md, "Limits" > "Rate limit
- * headers" and "Exceeding the limit"), in two vocabularies:
- *
- * - `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds), as the spec
- *   names them, for the binding window;
- * - the IETF draft's structured fields (draft-ietf-httpapi-ratelimit-headers-10), for both windows:
- *   `RateLimit-Policy: "minute";q=60;w=60, "day";q=1000;w=86400` and
- *   `RateLimit: "minute";r=59;t=42, "day";r=999;t=50000` (`t` in seconds until the reset).
- *
- * A refused request also gets `Retry-After` in whole seconds (a delay, not a date) until the
- * binding window resets or the ban ends.
+ * The rate-limit fields of every authenticated response: `X-RateLimit-*` for the binding window,
+ * the IETF draft's `RateLimit-Policy` and `RateLimit` for both, and `Retry-After` on a refusal
+ * (docs/rate-limits.md).
  */
 import type { RequestLimits } from '../plans.ts';
 import type { RateLimitDecision, WindowUsage } from './decision.ts';

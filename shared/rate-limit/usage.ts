@@ -1,7 +1,6 @@
 /**
- * Each key's usage per UTC day, read from the rate limiter's day items (`counter-item.ts`), which
- * TTL keeps for 35 days (`RETENTION_DAYS`): requests admitted (`dayCount`) and refused with 429
- * (`dayRejected`). Read by the keys command (`usage`, `list`); nothing is written for it.
+ * Each key's usage per UTC day (admitted, refused), read from the limiter's day items for the keys
+ * command; nothing is written for it.
  */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterName } from './counter-item.ts';
@@ -22,19 +21,14 @@ const BATCH_SIZE = 100;
 
 /** Reads keys' daily usage from the counters table. */
 export class DynamoDBKeyUsage {
-  /**
-   * @param client Document client (DynamoDB or DynamoDB Local).
-   * @param tableName The counters table (`COUNTERS_TABLE`).
-   */
+  /** @param tableName The counters table (`COUNTERS_TABLE`). */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
   /**
-   * Each key's usage on the `days` UTC days up to the one holding `nowMs` (BatchGetItem, 100
-   * items a call, unprocessed ones retried).
-   *
+   * Each key's usage on the `days` UTC days up to the one holding `nowMs` (BatchGetItem).
    * @param days Number of days, 1 to `RETENTION_DAYS`: older items are gone.
    * @param nowMs Epoch milliseconds.
    * @returns Per key id, one entry per day, newest first; a day without an item counts 0 and 0.

@@ -1,8 +1,4 @@
-/**
- * The two fixed rate-limit windows of every key (petstore-spec.md, "Limits"): the UTC minute and
- * the UTC day. Epoch seconds count UTC without leap seconds, so flooring them to 60 or 86 400
- * aligns a window to the UTC clock.
- */
+/** The two fixed rate-limit windows of every key: the UTC minute and the UTC day. */
 
 /** Name of a window; also its policy name in the `RateLimit` and `RateLimit-Policy` fields. */
 export type WindowName = 'minute' | 'day';
@@ -19,11 +15,7 @@ export interface WindowBounds {
   readonly resetAt: number;
 }
 
-/**
- * The window of kind `name` that contains `nowMs`.
- *
- * @param nowMs Epoch milliseconds.
- */
+/** The window of kind `name` that contains `nowMs` (epoch milliseconds). */
 export function windowAt(name: WindowName, nowMs: number): WindowBounds {
   const length = WINDOW_SECONDS[name];
   const start = Math.floor(nowMs / 1000 / length) * length;
@@ -32,7 +24,6 @@ export function windowAt(name: WindowName, nowMs: number): WindowBounds {
 
 /**
  * Whole seconds from `nowMs` until `epochSeconds`, rounded up, never below `floor`.
- *
  * @param floor 1 for `Retry-After` (waiting 0 s would retry too soon), 0 for the `RateLimit` field.
  */
 export function secondsUntil(epochSeconds: number, nowMs: number, floor: 0 | 1): number {

@@ -36,7 +36,7 @@ export class InMemoryKeyStore implements KeyStore {
   }
 
   async listKeys(): Promise<ListedKey[]> {
-    return listedKeys([...this.rows.values()]);
+    return listedKeys([...this.rows.values()].map((row) => ({ ...row })));
   }
 
   async setPlan(

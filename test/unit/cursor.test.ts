@@ -9,7 +9,7 @@ import {
   CURSOR_KEY_ENV,
   CURSOR_KEY_SECRET_ARN_ENV,
   CursorCodec,
-  cursorCodecFromEnv,
+  cursorCodecFromSettings,
   nextPageLink,
   SECRETS_EXTENSION_PORT_ENV,
 } from '../../shared/pets/cursor.ts';
@@ -112,7 +112,7 @@ describe('nextPageLink', () => {
   });
 });
 
-describe('cursorCodecFromEnv', () => {
+describe('cursorCodecFromSettings', () => {
   const saved = { ...process.env };
   const secretArn = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cursor-key-AbCdEf';
   const sessionToken = 'session-token';
@@ -158,7 +158,7 @@ describe('cursorCodecFromEnv', () => {
     const key = newCursorKey();
     process.env[CURSOR_KEY_ENV] = key;
 
-    const cursor = (await cursorCodecFromEnv()()).encode({ afterId: 3 });
+    const cursor = (await cursorCodecFromSettings()()).encode({ afterId: 3 });
 
     expect(new CursorCodec(key).decode(cursor, undefined)).toBe(3);
     expect(extension.requests).toHaveLength(0);
@@ -169,7 +169,7 @@ describe('cursorCodecFromEnv', () => {
     const key = 'k'.repeat(64);
     extension.answers.push(secretString(key));
 
-    const codecFromEnv = cursorCodecFromEnv();
+    const codecFromEnv = cursorCodecFromSettings();
     const cursor = (await codecFromEnv()).encode({ status: 'sold', afterId: 8 });
     const decoded = (await codecFromEnv()).decode(cursor, 'sold');
 
@@ -188,7 +188,7 @@ describe('cursorCodecFromEnv', () => {
       secretString('k'.repeat(64)),
     );
 
-    const codecFromEnv = cursorCodecFromEnv();
+    const codecFromEnv = cursorCodecFromSettings();
 
     await expect(codecFromEnv()).rejects.toThrow(
       'Reading the cursor key secret failed: 400 ResourceNotFoundException',
@@ -204,7 +204,7 @@ describe('cursorCodecFromEnv', () => {
       secretString('short'),
     );
 
-    const codecFromEnv = cursorCodecFromEnv();
+    const codecFromEnv = cursorCodecFromSettings();
 
     await expect(codecFromEnv()).rejects.toThrow('The cursor key secret must hold a string');
     await expect(codecFromEnv()).rejects.toThrow('at least 32 characters');
@@ -221,7 +221,7 @@ describe('cursorCodecFromEnv', () => {
       if (status) extension.answers.push({ status, body: 'ThrottlingException' });
       else process.env[SECRETS_EXTENSION_PORT_ENV] = String(await freePort());
 
-      const thrown = await cursorCodecFromEnv()().catch((rejected: unknown) => rejected);
+      const thrown = await cursorCodecFromSettings()().catch((rejected: unknown) => rejected);
       const error = apiErrorOf(thrown);
 
       expect(thrown).toBeInstanceOf(StoreUnavailableError);
@@ -239,7 +239,7 @@ describe('cursorCodecFromEnv', () => {
     delete process.env[CURSOR_KEY_ENV];
     delete process.env[CURSOR_KEY_SECRET_ARN_ENV];
 
-    expect(() => cursorCodecFromEnv()).toThrow(
+    expect(() => cursorCodecFromSettings()).toThrow(
       `Environment variable ${CURSOR_KEY_SECRET_ARN_ENV} is required`,
     );
   });
