@@ -5,17 +5,28 @@
  */
 import type { KeysCommandDependencies } from '../../infra/cli/keys/program.ts';
 import { InMemoryKeyStore } from './in-memory-key-store.ts';
-import { keysCommandOn, useDeployedStageOf } from './keys-command-runner.ts';
+import { keyFixtures, keysCommandOn, useDeployedStageOf } from './keys-command-runner.ts';
 
-export { apiGateway, cloudFormation } from './keys-command-runner.ts';
+export {
+  apiGateway,
+  apiGatewayCalls,
+  cloudFormation,
+  ownPlanName,
+  restApiId,
+  usagePlanId,
+} from './keys-command-runner.ts';
 
 /** The test file's keys, to set up keys and check what the command stored. */
 export const keys = new InMemoryKeyStore();
 
+/** The keys table's name, as the local stack and a deployed stage's outputs give it. */
+export const tableName = 'petstore-keys';
+export const { enterpriseKey, activeKeyIds } = keyFixtures(keys);
+
 /** The local stack as the command sees it: names only, every table is {@link keys}. */
 const localStack: KeysCommandDependencies['local'] = {
   endpoint: 'http://127.0.0.1:8000',
-  keysTableName: 'petstore-keys',
+  keysTableName: tableName,
   countersTableName: 'petstore-counters',
   credentialsFile: '.petstore/dynamodb.env',
   hasCredentials: true,

@@ -47,12 +47,17 @@ export function keysCommandOn(tables: KeysTables) {
   };
 }
 
-/** An Enterprise key in `keys`. */
-export async function enterpriseKeyIn(
-  keys: KeyStore,
-  limits: RequestLimits = { perMinute: 600, perDay: 100_000 },
-) {
-  return keys.createKey({ plan: 'enterprise', owner: 'Big Pets Inc', limits });
+/**
+ * Fixtures on `keys`: `enterpriseKey(limits?)` creates an Enterprise key (default 600 a minute,
+ * 100,000 a day); `activeKeyIds()` lists the ids of the keys not revoked.
+ */
+export function keyFixtures(keys: KeyStore) {
+  return {
+    enterpriseKey: (limits: RequestLimits = { perMinute: 600, perDay: 100_000 }) =>
+      keys.createKey({ plan: 'enterprise', owner: 'Big Pets Inc', limits }),
+    activeKeyIds: async (): Promise<string[]> =>
+      (await keys.listKeys()).filter((key) => !key.revokedAt).map((key) => key.keyId),
+  };
 }
 
 /** The id of the stage's usage plan of a standard plan, as the mocked stack outputs give it. */

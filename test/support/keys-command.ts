@@ -10,13 +10,12 @@ import { createDocumentClient } from '../../shared/clients.ts';
 import { createContainer } from '../../shared/container.ts';
 import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
-import type { RequestLimits } from '../../shared/plans.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { DynamoDBKeyUsage } from '../../shared/rate-limit/usage.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
-import { enterpriseKeyIn, keysCommandOn, useDeployedStageOf } from './keys-command-runner.ts';
+import { keyFixtures, keysCommandOn, useDeployedStageOf } from './keys-command-runner.ts';
 
 export {
   apiGateway,
@@ -78,8 +77,7 @@ export async function ban(keyId: string): Promise<number> {
   return bannedUntil;
 }
 
-/** An Enterprise key in the keys table. */
-export const enterpriseKey = (limits?: RequestLimits) => enterpriseKeyIn(keys, limits);
+export const { enterpriseKey, activeKeyIds } = keyFixtures(keys);
 
 /** The keys table's item for a key, as DynamoDB holds it. */
 export async function storedItem(record: ApiKeyRecord) {
@@ -87,10 +85,6 @@ export async function storedItem(record: ApiKeyRecord) {
     new GetCommand({ TableName: tableName, Key: { keyHash: record.keyHash } }),
   );
   return Item;
-}
-
-export async function activeKeyIds(): Promise<string[]> {
-  return (await keys.listKeys()).filter((key) => !key.revokedAt).map((key) => key.keyId);
 }
 
 /** A port on 127.0.0.1 where nothing listens. */
