@@ -31,6 +31,23 @@ const records = requiredSetting(readSettings(), IDEMPOTENCY_TABLE.envVar);
 const { createPet, petsNamed } = idempotentCreates(handler, createContainer().pets);
 afterAll(() => client.destroy());
 
+/** Writes the record of an attempt at `body` with `key` that holds it until `lockedUntil` (ms). */
+async function holdRecord(key: string, body: string, lockedUntil: number): Promise<void> {
+  await client.send(
+    new PutCommand({
+      TableName: records,
+      Item: {
+        id: `${TEST_KEY.keyId}#${key}`,
+        status: 'INPROGRESS',
+        fingerprint: requestFingerprint(JSON.parse(body)),
+        lockToken: randomUUID(),
+        lockedUntil,
+        expiresAt: Math.floor(Date.now() / 1000) + 3_600,
+      },
+    }),
+  );
+}
+
 describe('DynamoDBIdempotencyStore.begin', () => {
   it('runs the request when the retried put finds its own record (the first answer was lost)', async () => {
     const lossy = clientLosingFirstAnswer('PutItemCommand', routeOf('createPet'));
@@ -52,19 +69,7 @@ describe('createPet with Idempotency-Key', () => {
   it('answers 409 with Retry-After while another attempt holds the request', async () => {
     const key = randomUUID();
     const body = JSON.stringify({ name: uniqueName(), categoryId: 1 });
-    await client.send(
-      new PutCommand({
-        TableName: records,
-        Item: {
-          id: `${TEST_KEY.keyId}#${key}`,
-          status: 'INPROGRESS',
-          fingerprint: requestFingerprint(JSON.parse(body)),
-          lockToken: randomUUID(),
-          lockedUntil: Date.now() + 5_000,
-          expiresAt: Math.floor(Date.now() / 1000) + 3_600,
-        },
-      }),
-    );
+    await holdRecord(key, body, Date.now() + 5_000);
 
     const answer = await createPet(body, { 'Idempotency-Key': key });
 
@@ -77,19 +82,7 @@ describe('createPet with Idempotency-Key', () => {
     const key = randomUUID();
     const name = uniqueName();
     const body = JSON.stringify({ name, categoryId: 1 });
-    await client.send(
-      new PutCommand({
-        TableName: records,
-        Item: {
-          id: `${TEST_KEY.keyId}#${key}`,
-          status: 'INPROGRESS',
-          fingerprint: requestFingerprint(JSON.parse(body)),
-          lockToken: randomUUID(),
-          lockedUntil: Date.now() - 1,
-          expiresAt: Math.floor(Date.now() / 1000) + 3_600,
-        },
-      }),
-    );
+    await holdRecord(key, body, Date.now() - 1);
 
     const answer = await createPet(body, { 'Idempotency-Key': key });
 

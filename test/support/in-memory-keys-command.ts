@@ -7,14 +7,7 @@ import type { KeysCommandDependencies } from '../../infra/cli/keys/program.ts';
 import { InMemoryKeyStore } from './in-memory-key-store.ts';
 import { keyFixtures, keysCommandOn, useDeployedStageOf } from './keys-command-runner.ts';
 
-export {
-  apiGateway,
-  apiGatewayCalls,
-  cloudFormation,
-  ownPlanName,
-  restApiId,
-  usagePlanId,
-} from './keys-command-runner.ts';
+export * from './keys-command-runner.ts';
 
 /** The test file's keys, to set up keys and check what the command stored. */
 export const keys = new InMemoryKeyStore();

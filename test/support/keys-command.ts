@@ -17,14 +17,7 @@ import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import { keyFixtures, keysCommandOn, useDeployedStageOf } from './keys-command-runner.ts';
 
-export {
-  apiGateway,
-  apiGatewayCalls,
-  cloudFormation,
-  ownPlanName,
-  restApiId,
-  usagePlanId,
-} from './keys-command-runner.ts';
+export * from './keys-command-runner.ts';
 
 /** The run's DynamoDB Local. */
 export const endpoint = requiredSetting(readSettings(), 'DYNAMODB_ENDPOINT');
