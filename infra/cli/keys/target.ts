@@ -5,7 +5,7 @@
  * failure reads in the target's terms (DynamoDB Local not running, a table missing).
  */
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import type { DynamoDBKeyStore } from '../../../shared/keys/dynamodb-key-store.ts';
+import type { KeyStore } from '../../../shared/keys/key-store.ts';
 import type { TokenStage } from '../../../shared/keys/token.ts';
 import type { DynamoDBRateLimitBans } from '../../../shared/rate-limit/bans.ts';
 import type { DynamoDBKeyUsage } from '../../../shared/rate-limit/usage.ts';
@@ -38,7 +38,7 @@ export interface TargetDependencies {
    * Opens a keys table: on DynamoDB Local when `endpoint` is given, otherwise the deployed
    * stage's table on AWS (default credential chain).
    */
-  readonly openKeyStore: (tableName: string, endpoint?: string) => DynamoDBKeyStore;
+  readonly openKeyStore: (tableName: string, endpoint?: string) => KeyStore;
   /** Opens a counters table (rate-limit windows and bans), on DynamoDB Local or AWS as above. */
   readonly openRateLimitBans: (tableName: string, endpoint?: string) => RateLimitBans;
   /** Opens a counters table to read keys' daily usage, on DynamoDB Local or AWS as above. */
@@ -58,7 +58,7 @@ export interface Target {
   /** For messages, e.g. `the local stack (table petstore-keys on DynamoDB Local at …)`. */
   readonly description: string;
   readonly keysTableName: string;
-  readonly keys: DynamoDBKeyStore;
+  readonly keys: KeyStore;
   /** The stage whose prefix its new tokens carry (`local` for the local stack). */
   readonly tokenStage: TokenStage;
   /**
@@ -155,7 +155,7 @@ async function openStage(
  */
 export async function onKeysTable<T>(
   target: Target,
-  operation: (keys: DynamoDBKeyStore) => Promise<T>,
+  operation: (keys: KeyStore) => Promise<T>,
 ): Promise<T> {
   try {
     return await operation(target.keys);
