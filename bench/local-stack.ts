@@ -24,7 +24,7 @@ export async function withLocalStack(bench: (endpoint: string) => Promise<void>)
   Object.assign(process.env, credentialsEnv(generateCredentials()));
   const dynamo = await startDynamoDBLocal({ port: await freePort() });
   try {
-    const client = createDocumentClient(dynamo.endpoint);
+    const client = createDocumentClient({ endpoint: dynamo.endpoint });
     Object.assign(process.env, await createTables(client), {
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       POWERTOOLS_LOG_LEVEL: 'SILENT',

@@ -44,7 +44,7 @@ await withLocalStack(async (endpoint) => {
     () => import('../functions/list-pets.ts'),
   );
   const { authorizer } = await unlimitedKey();
-  const client = createDocumentClient(endpoint);
+  const client = createDocumentClient({ endpoint });
 
   /** One listPets call with this query string; the answer must be a 200. */
   async function listPets(query: string): Promise<APIGatewayProxyResult> {

@@ -49,10 +49,10 @@ const UNREACHED = { perMinute: MAX_PER_MINUTE, perDay: MAX_PER_DAY };
 Object.assign(process.env, credentialsEnv(generateCredentials()));
 const dynamo = await startDynamoDBLocal({ port: await freePort() });
 try {
-  const setup = createDocumentClient(dynamo.endpoint);
+  const setup = createDocumentClient({ endpoint: dynamo.endpoint });
   const tables = await createTables(setup);
   setup.destroy();
-  const client = createDocumentClient(dynamo.endpoint);
+  const client = createDocumentClient({ endpoint: dynamo.endpoint });
   const totals = meter(client);
   const limiter = new DynamoDBRateLimiter(client, tables[COUNTERS_TABLE.envVar] ?? '');
 

@@ -47,23 +47,30 @@ export interface LocalCredentials {
   readonly region?: string;
 }
 
+/** Options of {@link createDocumentClient}. */
+export interface DocumentClientOptions {
+  /**
+   * URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`; `''` means AWS even when the setting is
+   * set. @default - the setting `DYNAMODB_ENDPOINT`
+   */
+  readonly endpoint?: string;
+  /** DynamoDB Local credentials and region. @default - from the settings */
+  readonly local?: LocalCredentials;
+  /** @default readSettings() */
+  readonly settings?: Settings;
+}
+
 /**
- * A DynamoDB document client with {@link DYNAMODB_CALL_BOUNDS}. With `endpoint` (or the settings'
- * `DYNAMODB_ENDPOINT`) it talks to DynamoDB Local with `local`, else the settings'
- * `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_REGION`; otherwise to AWS with the default
- * credential chain. Inside {@link clientPolicy}'s context, that policy is applied to it.
+ * A DynamoDB document client with {@link DYNAMODB_CALL_BOUNDS}: of DynamoDB Local with an
+ * endpoint (credentials from `local`, else the settings' `AWS_ACCESS_KEY_ID`,
+ * `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`), otherwise of AWS with the default credential chain.
+ * Inside {@link clientPolicy}'s context, that policy is applied to it.
  *
- * @param endpoint URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`.
- * @param local DynamoDB Local credentials and region. @default - from the settings
- * @param settings @default readSettings()
  * @throws Error naming the variable when a local client has no credentials or a setting is invalid.
  */
-export function createDocumentClient(
-  endpoint?: string,
-  local?: LocalCredentials,
-  settings: Settings = readSettings(),
-): DynamoDBDocumentClient {
-  const url = endpoint ?? settings.DYNAMODB_ENDPOINT;
+export function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocumentClient {
+  const { local, settings = readSettings() } = options;
+  const url = options.endpoint ?? settings.DYNAMODB_ENDPOINT;
   const config: DynamoDBClientConfig = {
     maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,
     requestHandler: {

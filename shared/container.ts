@@ -23,7 +23,7 @@ export interface Container {
  */
 export function createContainer(env: NodeJS.ProcessEnv = process.env): Container {
   const settings = readSettings(env);
-  const client = createDocumentClient(undefined, undefined, settings);
+  const client = createDocumentClient({ settings });
   logEachCall(client);
   return { settings, client };
 }

@@ -54,11 +54,11 @@ process.exitCode = await runKeysCommand(process.argv.slice(2), {
 
 /** A client of DynamoDB Local with the stack's credentials, or of AWS for an empty endpoint. */
 function localClient(endpoint: string) {
-  return createDocumentClient(
+  return createDocumentClient({
     endpoint,
-    endpoint && localCredentials ? { ...localCredentials, region: LOCAL_REGION } : undefined,
+    local: endpoint && localCredentials ? { ...localCredentials, region: LOCAL_REGION } : undefined,
     settings,
-  );
+  });
 }
 
 /** The settings; an invalid one is reported as one line, `keys: <message>`, and exit status 1. */

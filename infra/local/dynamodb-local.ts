@@ -146,7 +146,10 @@ export async function startDynamoDBLocal(options: DynamoDBLocalOptions): Promise
   };
 
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = createDocumentClient(endpoint, options.credentials ?? THROWAWAY_CREDENTIALS);
+  const client = createDocumentClient({
+    endpoint,
+    local: options.credentials ?? THROWAWAY_CREDENTIALS,
+  });
   try {
     const deadline = Date.now() + READY_TIMEOUT_MS;
     for (;;) {

@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   };
   let gateway: LocalGateway;
   try {
-    const client = createDocumentClient(dynamo.endpoint);
+    const client = createDocumentClient({ endpoint: dynamo.endpoint });
     Object.assign(process.env, await createTables(client), { DYNAMODB_ENDPOINT: dynamo.endpoint });
     // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

@@ -58,9 +58,12 @@ export async function keysCommand(
     local,
     // Without an endpoint (a deployed stage) the stores fall back to DYNAMODB_ENDPOINT: the
     // "deployed" tables are this file's tables on DynamoDB Local.
-    openKeyStore: (table, at) => new DynamoDBKeyStore(createDocumentClient(at), table),
-    openRateLimitBans: (table, at) => new DynamoDBRateLimitBans(createDocumentClient(at), table),
-    openKeyUsage: (table, at) => new DynamoDBKeyUsage(createDocumentClient(at), table),
+    openKeyStore: (table, at) =>
+      new DynamoDBKeyStore(createDocumentClient({ endpoint: at }), table),
+    openRateLimitBans: (table, at) =>
+      new DynamoDBRateLimitBans(createDocumentClient({ endpoint: at }), table),
+    openKeyUsage: (table, at) =>
+      new DynamoDBKeyUsage(createDocumentClient({ endpoint: at }), table),
     cloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
     apiGateway: new APIGatewayClient({ region: 'us-east-1' }),
     stdout: (text) => stdout.push(...text.split('\n')),
