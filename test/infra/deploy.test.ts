@@ -58,4 +58,22 @@ describe('deploy command', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toBe(`${USAGE}\n`);
   });
+
+  it('prints its help and exits 0 for --help', () => {
+    const result = runDeploy(['--help']);
+
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Usage: npm run deploy -- staging\|production \[cdk deploy options\]$/m,
+    );
+    expect(result.stderr).toBe('');
+  });
+
+  it('prints the usage line and exits with status 2 for an option before the stage', () => {
+    const result = runDeploy(['--all', 'staging']);
+
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`${USAGE}\n`);
+    expect(result.stdout).toBe('');
+  });
 });

@@ -113,4 +113,22 @@ describe('smoke test', () => {
     expect(status).toBe(2);
     expect(stderr.trim()).toBe(USAGE);
   });
+
+  it('prints its help and exits 0 for --help', async () => {
+    const { status, stdout, stderr } = await runScript(['--help']);
+
+    expect(status).toBe(0);
+    expect(stdout).toMatch(
+      /^Usage: npm run smoke -- \(--stage staging\|production \| --url URL\) --key KEY$/m,
+    );
+    expect(stdout).toContain('(env: PETSTORE_API_KEY)');
+    expect(stderr).toBe('');
+  });
+
+  it('prints the usage line and exits 2 for an unknown option', async () => {
+    const { status, stderr } = await runScript(['--url', gateway.url, '--key', 'k', '--verbose']);
+
+    expect(status).toBe(2);
+    expect(stderr.trim()).toBe(USAGE);
+  });
 });
