@@ -12,13 +12,15 @@
  * `node_modules`) it also calls that checkout's handlers on the same tables, alternating request
  * by request with this one's, and prints both and their ratio.
  */
+
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { startGateway } from '../infra/local/gateway.ts';
 import { withGrants } from '../infra/local/iam.ts';
+import { REPOSITORY_ROOT } from '../infra/repository.ts';
 import { ROUTES } from '../infra/routes.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
 import { meterEveryDocumentClient } from './meter.ts';
@@ -31,7 +33,6 @@ const CONCURRENT_REQUESTS = 800;
 const COST_SAMPLES = 50;
 const REPLAYED_KEY = randomUUID();
 const BASELINE = process.env.BENCH_BASELINE;
-const REPOSITORY_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 interface Case {
   name: string;

@@ -7,6 +7,7 @@
  * Powertools logger writes each invocation's own request id however many run at once. What a
  * function returns is checked as API Gateway checks it (lambda-results.ts).
  */
+
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
@@ -15,6 +16,7 @@ import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { logger } from '../../shared/logger.ts';
 import type { GatewayResponseType } from '../gateway-responses.ts';
+import { REPOSITORY_ROOT } from '../repository.ts';
 import { AUTHORIZER, type FunctionDefinition, type RouteDefinition } from '../routes.ts';
 import {
   createAuthorizerEvent,
@@ -41,8 +43,6 @@ export const INTEGRATION_TIMEOUT_MS = 29_000;
  * does not leak into processes that the importer spawns.
  */
 const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
-
-const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
 /**
  * What the gateway makes of an invocation: the function's checked result, or the gateway response
@@ -156,7 +156,7 @@ const handlers = new Map<string, Promise<LambdaHandler>>();
 function loadHandler(fn: FunctionDefinition): Promise<LambdaHandler> {
   let handler = handlers.get(fn.entry);
   if (!handler) {
-    const url = pathToFileURL(resolve(REPO_ROOT, fn.entry)).href;
+    const url = pathToFileURL(resolve(REPOSITORY_ROOT, fn.entry)).href;
     handler = withGrants(fn, () => import(url)).then(
       (module: { handler: LambdaHandler }) => module.handler,
     );

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deployArguments, USAGE } from '../../infra/cli/deploy.ts';
+import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 
-const DEPLOY_SCRIPT = fileURLToPath(new URL('../../infra/cli/deploy.ts', import.meta.url));
+const DEPLOY_SCRIPT = join(REPOSITORY_ROOT, 'infra/cli/deploy.ts');
 
 /** Runs `npm run deploy -- <args>` as npm would: the script under tsx. */
 function runDeploy(args: string[]) {

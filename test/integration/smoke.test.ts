@@ -3,13 +3,14 @@
  * authorizer and the functions on DynamoDB Local, as a deployed stage would answer.
  */
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCheck, runSmoke, USAGE } from '../../infra/cli/smoke.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
+import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 import { issueToken } from '../support/api-client.ts';
 
-const SMOKE_SCRIPT = fileURLToPath(new URL('../../infra/cli/smoke.ts', import.meta.url));
+const SMOKE_SCRIPT = join(REPOSITORY_ROOT, 'infra/cli/smoke.ts');
 
 let gateway: LocalGateway;
 let token: string;
