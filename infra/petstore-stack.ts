@@ -23,10 +23,9 @@ import {
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
-import { METRICS_NAMESPACE, metricDimensions, SERVICE_NAME, STAGE_ENV } from '../shared/metrics.ts';
-import { CURSOR_KEY_SECRET_ARN_ENV, SECRET_READ_BOUNDS } from '../shared/pets/cursor.ts';
+import { METRICS_NAMESPACE, metricDimensions, SERVICE_NAME } from '../shared/metrics.ts';
+import { SECRET_READ_BOUNDS } from '../shared/pets/cursor.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/limiter.ts';
-import { BAN_POLICY_ENV } from '../shared/rate-limit/middleware.ts';
 import {
   COUNTERS_TABLE,
   KEYS_TABLE,
@@ -81,7 +80,7 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
 
   /**
    * When the operations' rate limiter bans a key that keeps sending after its 429s; passed to each
-   * operation function as the `BAN_POLICY_ENV` variables.
+   * operation function as `RATE_LIMIT_BAN_THRESHOLD` and `RATE_LIMIT_BAN_SECONDS`.
    *
    * @default DEFAULT_BAN_POLICY
    */
@@ -173,7 +172,7 @@ export class PetstoreStack extends Stack {
       ),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-      [STAGE_ENV]: props.stage,
+      PETSTORE_STAGE: props.stage,
     };
     const authorizer = new ServiceFunction(this, AUTHORIZER.constructId, {
       definition: AUTHORIZER,
@@ -190,8 +189,8 @@ export class PetstoreStack extends Stack {
     const cursorKey = this.createCursorKey(removalPolicy);
     const operationEnvironment = {
       ...environment,
-      [BAN_POLICY_ENV.threshold]: String(banPolicy.threshold),
-      [BAN_POLICY_ENV.durationSeconds]: String(banPolicy.durationSeconds),
+      RATE_LIMIT_BAN_THRESHOLD: String(banPolicy.threshold),
+      RATE_LIMIT_BAN_SECONDS: String(banPolicy.durationSeconds),
     };
     const serviceMetric = (metricName: string) =>
       new Metric({
@@ -211,7 +210,7 @@ export class PetstoreStack extends Stack {
         ...(route.operationId === 'listPets' && { paramsAndSecrets: cursorKeyReader() }),
       });
       if (route.operationId === 'listPets') {
-        operation.function.addEnvironment(CURSOR_KEY_SECRET_ARN_ENV, cursorKey.secretArn);
+        operation.function.addEnvironment('CURSOR_KEY_SECRET_ARN', cursorKey.secretArn);
         cursorKey.grantRead(operation.function);
       }
       this.api.addOperation(route, operation.alias);

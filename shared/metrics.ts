@@ -5,7 +5,7 @@
  * `POWERTOOLS_METRICS_DISABLED=true` turns them off (tests, the local stack).
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { readSetting, type Settings } from './settings.ts';
+import { readSetting } from './settings.ts';
 
 /** CloudWatch namespace of the service's metrics. */
 export const METRICS_NAMESPACE = 'Petstore';
@@ -37,9 +37,6 @@ export function versionDimensions(
   return { functionName, functionVersion: version };
 }
 
-/** Environment variable naming the deployment stage, set on every function by the stack. */
-export const STAGE_ENV = 'PETSTORE_STAGE' satisfies keyof Settings;
-
 /** The dimensions of every metric of the service in `stage`. */
 export function metricDimensions(stage: string): Record<'service' | 'stage', string> {
   return { service: SERVICE_NAME, stage };
@@ -58,7 +55,7 @@ export function countOne(name: string, dimensions: Readonly<Record<string, strin
   metrics ??= new Metrics({
     namespace: METRICS_NAMESPACE,
     serviceName: SERVICE_NAME,
-    defaultDimensions: { stage: readSetting(STAGE_ENV) },
+    defaultDimensions: { stage: readSetting('PETSTORE_STAGE') },
   });
   const single = metrics.singleMetric();
   // addDimension, not addDimensions: the latter would start a second dimension set.

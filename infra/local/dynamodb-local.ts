@@ -14,9 +14,6 @@ import type { Settings } from '../../shared/settings.ts';
 import { LocalStackError, PortInUseError } from './errors.ts';
 import { assertPortFree } from './ports.ts';
 
-/** Environment variable that picks DynamoDB Local's port (default 8000). */
-export const DYNAMODB_PORT_ENV = 'DYNAMODB_PORT' satisfies keyof Settings;
-
 /** Oldest Java that DynamoDB Local 3 runs on. */
 const MINIMUM_JAVA = 17;
 const JAVA_HINT = `DynamoDB Local needs Java ${MINIMUM_JAVA} or later: install it, e.g. apt-get install -y openjdk-17-jre-headless`;
@@ -90,7 +87,7 @@ export function assertJava(): void {
 export async function startDynamoDBLocal(options: DynamoDBLocalOptions): Promise<DynamoDBLocal> {
   const { port } = options;
   assertJava();
-  await assertPortFree(port, '0.0.0.0', 'DynamoDB Local', DYNAMODB_PORT_ENV);
+  await assertPortFree(port, '0.0.0.0', 'DynamoDB Local', 'DYNAMODB_PORT');
 
   const jar = dynamoDbLocalJar();
   const child = spawn(
@@ -155,7 +152,7 @@ export async function startDynamoDBLocal(options: DynamoDBLocalOptions): Promise
     for (;;) {
       if (!running) {
         if (/BindException|Address already in use/.test(output)) {
-          throw new PortInUseError(port, 'DynamoDB Local', DYNAMODB_PORT_ENV);
+          throw new PortInUseError(port, 'DynamoDB Local', 'DYNAMODB_PORT');
         }
         const lastLine = output.trim().split('\n').at(-1) ?? '';
         throw new LocalStackError(

@@ -32,7 +32,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorizationValues } from '../../shared/keys/bearer.ts';
-import { readSetting, type SettingName } from '../../shared/settings.ts';
+import { readSetting } from '../../shared/settings.ts';
 import { API_STAGE_NAME, AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
 import { serveApiReference } from './api-reference.ts';
 import { AuthorizerCache } from './authorizer-cache.ts';
@@ -50,9 +50,6 @@ import {
   sendProxyResult,
 } from './server.ts';
 import { UsagePlanEmulator, usagePlanKeyOf } from './usage-plans.ts';
-
-/** Environment variable that picks the gateway's port (default 3000). */
-export const PORT_ENV = 'PORT' satisfies SettingName;
 
 /** Options of {@link startGateway}. */
 export interface GatewayOptions {
@@ -87,7 +84,7 @@ export interface LocalGateway {
  * @throws PortInUseError when the port is taken.
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<LocalGateway> {
-  const port = options.port ?? readSetting(PORT_ENV);
+  const port = options.port ?? readSetting('PORT');
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? Date.now;
   const api: LocalApi = {
@@ -103,7 +100,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
   const server = await listen((request, response) => handleRequest(request, response, api), {
     port,
     host,
-    portEnv: PORT_ENV,
+    portEnv: 'PORT',
   });
   api.baseUrl = `http://${host}:${server.port}/${API_STAGE_NAME}`;
   return { url: api.baseUrl, close: () => server.close() };

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { logger } from '../../shared/logger.ts';
+import type { SettingName } from '../../shared/settings.ts';
 import {
   type GatewayResponseDefinition,
   type GatewayResponseType,
@@ -34,7 +35,7 @@ export interface ListenOptions {
   readonly port: number;
   readonly host: string;
   /** The environment variable that picks the port, named when the port is taken, e.g. `PORT`. */
-  readonly portEnv: string;
+  readonly portEnv: SettingName;
 }
 
 /** A listening server. */

@@ -8,6 +8,7 @@
  * tables invisible to any client that does not hold them: another process, another machine on
  * the network, a web page in the developer's browser.
  */
+
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -24,9 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseEnv } from 'node:util';
 import type { LocalCredentials } from '../../shared/clients.ts';
 import { readSetting, type Settings } from '../../shared/settings.ts';
-
-/** Environment variable that moves the stack's directory (default `.petstore` in the repository). */
-export const PETSTORE_DIR_ENV = 'PETSTORE_DIR' satisfies keyof Settings;
+import { REPOSITORY_ROOT } from '../repository.ts';
 
 /** The file of the stack's DynamoDB Local credentials, in the stack's directory. */
 export const CREDENTIALS_FILE = 'dynamodb.env';
@@ -42,7 +41,7 @@ const SHARED_DB_FILE = 'shared-local-instance.db';
 
 /** The stack's directory: `PETSTORE_DIR`, else `.petstore` at the repository root. */
 export function stackDirectory(): string {
-  return resolve(readSetting(PETSTORE_DIR_ENV) ?? resolve(import.meta.dirname, '../../.petstore'));
+  return resolve(readSetting('PETSTORE_DIR') ?? resolve(REPOSITORY_ROOT, '.petstore'));
 }
 
 /** The directory of DynamoDB Local's data in a stack directory. */

@@ -11,21 +11,19 @@ process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
 import { mkdirSync } from 'node:fs';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { type DynamoDBKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
-import { CURSOR_KEY_ENV } from '../../shared/pets/cursor.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/program.ts';
 import { localCursorKey, newCursorKey } from './cursor-key.ts';
 import {
   assertJava,
-  DYNAMODB_PORT_ENV,
   type DynamoDBLocal,
   type DynamoDBLocalOptions,
   startDynamoDBLocal,
 } from './dynamodb-local.ts';
 import { LocalStackError } from './errors.ts';
 // The gateway imports the function handlers at their first request, after the env is set below.
-import { type LocalGateway, PORT_ENV, startGateway } from './gateway.ts';
+import { type LocalGateway, startGateway } from './gateway.ts';
 import { assertPortFree } from './ports.ts';
 import {
   credentialsEnv,
@@ -58,7 +56,7 @@ async function start(inMemory: boolean): Promise<void> {
   const { PORT: port, DYNAMODB_PORT: dynamoPort } = readSettings();
   if (port === dynamoPort && port !== 0) {
     throw new LocalStackError(
-      `${PORT_ENV} and ${DYNAMODB_PORT_ENV} are both ${port}: the gateway and DynamoDB Local need a port each; set one of them to another port.`,
+      `PORT and DYNAMODB_PORT are both ${port}: the gateway and DynamoDB Local need a port each; set one of them to another port.`,
     );
   }
   const directory = stackDirectory();
@@ -71,7 +69,7 @@ async function start(inMemory: boolean): Promise<void> {
       `Stopped DynamoDB Local (pid ${leftBehind}) left behind by an earlier npm start.`,
     );
   }
-  await assertPortFree(port, HOST, 'the gateway', PORT_ENV);
+  await assertPortFree(port, HOST, 'the gateway', 'PORT');
   const credentials = loadOrCreateCredentials(directory);
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
@@ -99,7 +97,7 @@ async function start(inMemory: boolean): Promise<void> {
     Object.assign(process.env, await createTables(client), { DYNAMODB_ENDPOINT: dynamo.endpoint });
     // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-    process.env[CURSOR_KEY_ENV] ??= inMemory ? newCursorKey() : localCursorKey(directory);
+    process.env.CURSOR_KEY ??= inMemory ? newCursorKey() : localCursorKey(directory);
     client.destroy();
     const issued = await issueKeysForEmptyStore();
     gateway = await startGateway({ port, host: HOST });
