@@ -8,6 +8,7 @@
 import { pathToFileURL } from 'node:url';
 import { App, type AppProps, type Environment, Stage, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { SERVICE_NAME } from '../shared/logger.ts';
 import { ApiGatewayAccountStack } from './constructs/api-gateway-account-stack.ts';
 import { PetstoreStack, type PetstoreStackProps } from './petstore-stack.ts';
 import { contextKey, STAGES, type StageName } from './stages.ts';
@@ -16,7 +17,7 @@ import { contextKey, STAGES, type StageName } from './stages.ts';
  * Name of the stack holding the API Gateway account's CloudWatch role, deployed once per account
  * and region (`npx cdk deploy petstore-account`) before the first stage.
  */
-export const ACCOUNT_STACK_NAME = 'petstore-account';
+export const ACCOUNT_STACK_NAME = `${SERVICE_NAME}-account`;
 
 /** Construct id of the stack inside each stage: the CLI selects it as `<stage>/Petstore`. */
 export const PETSTORE_STACK_ID = 'Petstore';

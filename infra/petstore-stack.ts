@@ -23,7 +23,8 @@ import {
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
-import { METRICS_NAMESPACE, metricDimensions, SERVICE_NAME } from '../shared/metrics.ts';
+import { SERVICE_NAME } from '../shared/logger.ts';
+import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
 import { SECRET_READ_BOUNDS } from '../shared/pets/cursor.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/limiter.ts';
 import {
