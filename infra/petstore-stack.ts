@@ -1,9 +1,6 @@
 /**
- * The stack of one deployment stage (design notes, "The request, end to end"):
- * the tables at its own scope, and the constructs an operator thinks in: the authorizer's
- * function, one {@link OperationFunction} per route, the {@link PetstoreApi}. Everything it builds
- * is read from the shared tables (routes, plans, tables, gateway responses) that the local stack
- * reads too.
+ * The stack of one deployment stage: the tables at its own scope, the authorizer's function, one
+ * {@link OperationFunction} per route and the {@link PetstoreApi}, built from the shared tables.
  */
 import {
   CfnOutput,

@@ -5,7 +5,7 @@
 import { SERVICE_NAME } from '../shared/logger.ts';
 import { PLANS, type StandardPlanId } from '../shared/plans.ts';
 
-/** The environments of petstore-spec.md ("What the service does"): staging and production. */
+/** The deployment environments: staging and production. */
 export const STAGES = ['staging', 'production'] as const;
 
 /** A deployment stage (one cdk.Stage, one CloudFormation stack). */

@@ -1,8 +1,6 @@
 /**
- * `npm run keys -- <command> …`: the argv entry of the keys command (keys/program.ts, `--help`).
- * The local stack is DynamoDB Local on 127.0.0.1:`DYNAMODB_PORT` with the credentials of
- * `.petstore/dynamodb.env` (`PETSTORE_DIR` moves it) and the tables `KEYS_TABLE_NAME`,
- * `COUNTERS_TABLE_NAME` (default the local names); a deployed stage uses the default AWS chain.
+ * `npm run keys -- <command> …`: the argv entry of the keys command (keys/program.ts, `--help`):
+ * the local stack's DynamoDB Local on `DYNAMODB_PORT` with `.petstore/dynamodb.env`, or a stage.
  */
 import { join } from 'node:path';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';

@@ -1,9 +1,8 @@
 /**
  * `npm run rollback -- --stage staging|production [--operation listPets|createPet|getPet]`: the
- * argv entry of the rollback command (rollback/program.ts). AWS credentials and region come from
- * the default chain.
+ * argv entry of the rollback command (rollback/program.ts); AWS credentials from the default chain.
  */
-// The SDK's Node version notice is nothing a user of the command can act on (Node 20.19+ is supported).
+// The SDK's Node version notice is nothing a user of the command can act on.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';

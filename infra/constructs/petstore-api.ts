@@ -262,7 +262,7 @@ function createRestApi(
 ): RestApi {
   const api = new RestApi(scope, 'Default', {
     restApiName: name,
-    description: 'Petstore API (petstore-spec.md)',
+    description: 'Petstore API (docs/openapi.yaml)',
     cloudWatchRole: false,
     apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     endpointTypes: [EndpointType.REGIONAL],
@@ -297,7 +297,7 @@ function createRestApi(
     {
       id: 'AwsSolutions-COG4',
       reason:
-        'Clients authenticate with bearer API keys checked by a Lambda REQUEST authorizer (petstore-spec.md, "Authentication"); there are no Cognito users.',
+        'Clients authenticate with bearer API keys checked by a Lambda REQUEST authorizer (docs/api.md, "Authentication"); there are no Cognito users.',
     },
   );
   return api;

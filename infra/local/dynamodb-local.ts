@@ -10,7 +10,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { LocalCredentials } from '../../shared/clients.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import type { Settings } from '../../shared/settings.ts';
 import { LocalStackError, PortInUseError } from './errors.ts';
 import { assertPortFree } from './ports.ts';
 

@@ -1,33 +1,6 @@
 /**
- * The local API Gateway: an emulator of the REST API on `node:http`, serving the stage `/v1`
- * (petstore-spec.md, "Versioning").
- *
- * It reads what the stack reads (the route table of infra/routes.ts, the gateway responses of
- * infra/gateway-responses.ts) and calls the same function handlers, in the order API Gateway does
- * ({@link handleRequest}):
- *
- * 0. the request itself (server.ts, client-errors.ts): what Node's parser refuses, a request not
- *    sent in time and `CONNECT` get an Error body;
- * 1. route (routing.ts): a target that is not a path → DEFAULT_4XX (400), one over 8192 bytes →
- *    414, an unknown path → MISSING_AUTHENTICATION_TOKEN (404), a known path with another method
- *    → 405 `method_not_allowed` with `Allow`; then a declared body over 10 MB → REQUEST_TOO_LARGE;
- * 2. authorizer (petstore-spec.md, "Authentication"), from the headers alone (the body is not read
- *    yet): no Authorization value, or more than one (ambiguous credentials) → UNAUTHORIZED without
- *    calling it; otherwise the REQUEST authorizer (invocation.ts), its result (Unauthorized
- *    included) cached per value for the TTL in a bounded cache (authorizer-cache.ts);
- *    `Unauthorized` → UNAUTHORIZED, another error → AUTHORIZER_FAILURE, a policy that does not
- *    allow the method ARN → ACCESS_DENIED;
- * 3. usage plan (the edge backstop, usage-plans.ts): the key's token bucket, then its daily
- *    quota → THROTTLED, then QUOTA_EXCEEDED; an authorizer context without valid limits means a
- *    key in no usage plan → INVALID_API_KEY;
- * 4. body: kept up to API Gateway's 10 MB, then REQUEST_TOO_LARGE (the rest read and dropped);
- * 5. integration (invocation.ts): the operation's handler with a proxy event (events.ts) and a
- *    Lambda context; its result is copied to the response, a throw or a malformed result →
- *    INTEGRATION_FAILURE, no answer within the integration timeout (29 s) →
- *    INTEGRATION_TIMEOUT (504) at once.
- *
- * Every response carries `x-amzn-RequestId`, the request id the functions log. The API reference
- * page is served beside the stage, at `/docs` (api-reference.ts).
+ * The local API Gateway: the REST API emulated on `node:http`, stage `/v1`, reading what the stack
+ * reads and calling the same handlers in API Gateway's order (docs/local-stack.md).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -117,7 +90,7 @@ interface LocalApi {
   baseUrl: string;
 }
 
-/** Answers one request, in API Gateway's order (the steps of this module's description). */
+/** Answers one request, in API Gateway's order (docs/local-stack.md). */
 async function handleRequest(
   request: IncomingMessage,
   response: ServerResponse,

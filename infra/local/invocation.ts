@@ -1,11 +1,7 @@
 /**
- * Invocation of the stack's functions by the local gateway, as Lambda and API Gateway's
- * integrations run them: each handler imported once, at its first invocation, its DynamoDB
- * clients held to its IAM grants (iam.ts); each invocation
- * with a Lambda context (events.ts) and in its own context of the Lambda `InvokeStore`, as on an
- * execution environment with concurrency (Lambda Managed Instances), so that the functions' shared
- * Powertools logger writes each invocation's own request id however many run at once. What a
- * function returns is checked as API Gateway checks it (lambda-results.ts).
+ * Invocation of the functions by the local gateway: each handler imported at its first call, its
+ * clients held to its IAM grants (iam.ts), each call in its own Lambda `InvokeStore` context
+ * (docs/local-stack.md), its result checked as API Gateway checks it (lambda-results.ts).
  */
 
 import { resolve } from 'node:path';

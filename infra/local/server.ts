@@ -1,8 +1,7 @@
 /**
- * The HTTP side of the local gateway, on `node:http`: the server (its timeouts, and answers to what
- * never reaches a request handler: see client-errors.ts), reading a request's headers and body
- * within API Gateway's 10 MB payload limit, and writing answers: Error bodies (petstore-spec.md,
- * "Errors"), gateway responses and Lambda proxy results.
+ * The HTTP side of the local gateway, on `node:http`: the server and its timeouts, reading a
+ * request within API Gateway's 10 MB payload limit, and writing answers (Error bodies of
+ * docs/api.md, gateway responses, Lambda proxy results), never to a closed connection.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -1,12 +1,7 @@
 /**
- * What the local stack keeps on disk, under `.petstore/` (or `PETSTORE_DIR`): DynamoDB Local's
- * data, the stack's own DynamoDB Local credentials (`dynamodb.env`) and the pid files that let the
- * next `npm start` stop a DynamoDB Local that a dead gateway left behind.
- *
- * DynamoDB Local listens on every interface and cannot be bound to loopback. Without `-sharedDb`
- * it keeps one database per access key id and region, so random credentials make the stack's
- * tables invisible to any client that does not hold them: another process, another machine on
- * the network, a web page in the developer's browser.
+ * What the local stack keeps on disk, under `.petstore/` (or `PETSTORE_DIR`): DynamoDB Local's data,
+ * the stack's own random DynamoDB Local credentials (`dynamodb.env`, why: docs/local-stack.md) and
+ * the pid files that let the next `npm start` stop a DynamoDB Local left behind.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -24,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseEnv } from 'node:util';
 import type { LocalCredentials } from '../../shared/clients.ts';
-import { readSetting, type Settings } from '../../shared/settings.ts';
+import { readSetting } from '../../shared/settings.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
 
 /** The file of the stack's DynamoDB Local credentials, in the stack's directory. */

@@ -1,11 +1,8 @@
 /**
- * `npm start [-- --in-memory]`: the whole API at http://127.0.0.1:3000/v1 with no AWS account, its
- * reference at /docs: DynamoDB Local (data under `.petstore/`), the tables, one key per plan for a
- * fresh store, and the local gateway; Ctrl-C stops both. What it does and how it is supervised:
- * docs/local-stack.md.
+ * `npm start [-- --in-memory]`: the whole API at http://127.0.0.1:3000/v1 with no AWS account:
+ * DynamoDB Local, the tables, one key per plan for a fresh store, the local gateway (docs/local-stack.md).
  */
-// Before the first AWS SDK call: the functions run as on Lambda Managed Instances, each
-// invocation with its own InvokeStore context (see invocation.ts).
+// Each invocation in its own InvokeStore context, as on Lambda Managed Instances (invocation.ts).
 process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
 
 import { mkdirSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * `create`: issues a key (petstore-spec.md, "Authentication", whose gap "how API keys are issued"
+ * `create`: issues a key (docs/api.md, "Authentication": how API keys are issued
  * it fills). On a stage the key also gets its API Gateway API key, in its plan's usage plan.
  */
 import { PLAN_IDS } from '../../../shared/plans.ts';

@@ -1,5 +1,5 @@
 /**
- * The plan options of `create` and `set-plan` (petstore-spec.md, "Limits"): `--plan`, and for
+ * The plan options of `create` and `set-plan` (docs/rate-limits.md): `--plan`, and for
  * Enterprise the key's own limits, `--per-minute` and `--per-day`.
  */
 import { type Command, Option } from 'commander';

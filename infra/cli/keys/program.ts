@@ -1,9 +1,6 @@
 /**
- * The keys command (petstore-spec.md, "Authentication", whose gap "how API keys are issued" it
- * fills, and "Limits"): issues, lists, rolls, expires, moves between plans, unbans, revokes and
- * checks API keys on the local stack or a deployed stage. A commander program with one module per subcommand; `keys.ts`
- * is its argv entry. Every dependency (stores, AWS clients, output writers) is injected, so that
- * tests run it in-process.
+ * The keys command (how API keys are issued: docs/api.md): a commander program with one module
+ * per subcommand; `keys.ts` is its argv entry. Every dependency is injected, for in-process tests.
  */
 import type { Command, Help } from 'commander';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../../shared/tables.ts';
