@@ -6,7 +6,6 @@ import * as v from 'valibot';
 
 const Text = v.pipe(v.string(), v.nonEmpty());
 
-/** A decimal whole number >= 1, e.g. `"50"`. */
 const WholeNumber = v.pipe(
   v.string(),
   v.regex(/^[0-9]+$/, 'must be a whole number >= 1'),
@@ -14,7 +13,6 @@ const WholeNumber = v.pipe(
   v.minValue(1, 'must be a whole number >= 1'),
 );
 
-/** A TCP port, `"0"` (any free port) to `"65535"`. */
 const Port = v.pipe(
   v.string(),
   v.regex(/^[0-9]+$/, 'must be a port number from 0 to 65535'),
