@@ -1,4 +1,4 @@
-/** The service's structured logger (Powertools): JSON lines with the Lambda request id, at `POWERTOOLS_LOG_LEVEL` (default INFO). */
+/** The service's structured logger (Powertools): JSON lines, level `POWERTOOLS_LOG_LEVEL` (INFO). */
 import { Logger } from '@aws-lambda-powertools/logger';
 
 /** The service's name: `service` of every log line and metric. */

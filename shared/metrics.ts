@@ -1,7 +1,6 @@
 /**
- * The service's CloudWatch metrics (Powertools, embedded metric format), dimensions `service` and
- * `stage` (`PETSTORE_STAGE`): each stage's alarms watch only its own. `POWERTOOLS_METRICS_DISABLED`
- * turns them off.
+ * The service's CloudWatch metrics (Powertools, EMF), dimensions `service` and `stage`: each stage's
+ * alarms watch only its own. `POWERTOOLS_METRICS_DISABLED=true` turns them off.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SERVICE_NAME } from './logger.ts';
@@ -17,7 +16,7 @@ export const RATE_LIMIT_METRICS = {
   unavailable: 'RateLimiterUnavailable',
 } as const;
 
-/** An operation's 5xx answers, per function version ({@link versionDimensions}): what rolls a canary back. */
+/** An operation's 5xx answers per function version ({@link versionDimensions}): rolls a canary back. */
 export const SERVER_ERROR_RESPONSES = 'ServerErrorResponses';
 
 /** The dimensions that tell one function version's {@link SERVER_ERROR_RESPONSES} apart. */

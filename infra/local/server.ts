@@ -179,7 +179,7 @@ export function sendGatewayResponse(response: ServerResponse, type: GatewayRespo
   sendError(response, gatewayResponse(type));
 }
 
-/** Answers with an Error body, as JSON with the body's `status`, and its extra headers (not to a closed connection). */
+/** Answers with an Error body (JSON, the body's `status`) and its headers; not to a closed connection. */
 export function sendError(response: ServerResponse, { body, headers }: ErrorResponse): void {
   if (isClosed(response)) return;
   const payload = JSON.stringify(body);
