@@ -38,7 +38,7 @@ export const INTEGRATION_TIMEOUT_MS = 29_000;
  * process's one InvokeStore, concurrent only if this is set by then. Not set here, so that it
  * does not leak into processes that the importer spawns.
  */
-const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
+export const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
 
 /**
  * What the gateway makes of an invocation: the function's checked result, or the gateway response

@@ -2,9 +2,6 @@
  * `npm start [-- --in-memory]`: the whole API at http://127.0.0.1:3000/v1 with no AWS account:
  * DynamoDB Local, the tables, one key per plan for a fresh store, the local gateway (docs/local-stack.md).
  */
-// Each invocation in its own InvokeStore context, as on Lambda Managed Instances (invocation.ts).
-process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
-
 import { mkdirSync } from 'node:fs';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { type DynamoDBKeyStore, keyStoreFromEnv } from '../../shared/keys/store.ts';
@@ -21,6 +18,7 @@ import {
 import { LocalStackError } from './errors.ts';
 // The gateway imports the function handlers at their first request, after the env is set below.
 import { type LocalGateway, startGateway } from './gateway.ts';
+import { MAX_CONCURRENCY_ENV } from './invocation.ts';
 import { assertPortFree } from './ports.ts';
 import {
   credentialsEnv,
@@ -33,6 +31,9 @@ import {
   writePidFile,
 } from './stack-files.ts';
 import { createTables } from './tables.ts';
+
+// Before the first AWS SDK call: each invocation in its own InvokeStore context (invocation.ts).
+process.env[MAX_CONCURRENCY_ENV] ??= '1000';
 
 const HOST = '127.0.0.1';
 
