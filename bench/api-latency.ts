@@ -1,24 +1,17 @@
 /**
- * `npm run bench` (first part): latency and throughput of each operation on the local stack, on DynamoDB Local.
- *
- * For each operation it measures, over a fixed number of sequential requests after a warm-up:
- * the handler called directly (function + DynamoDB Local), and the same request through the local
- * gateway over HTTP (+ authorizer, cached, + HTTP on loopback), and prints p50/p95/p99 in
- * milliseconds and the gateway/direct ratio. Then createPet with 16 requests in flight, and the
- * process's memory. Traffic goes to 127.0.0.1 only; every loop is bounded by a count.
- *
- * Figures are for comparing changes on one machine, not absolute: DynamoDB Local on Java is far
- * slower than DynamoDB. With `BENCH_BASELINE=<another checkout>` (e.g. main's, with its own
- * `node_modules`) it also calls that checkout's handlers on the same tables, alternating request
- * by request with this one's, and prints both and their ratio.
+ * `npm run bench` (first part): latency and throughput of each operation on the local stack, the
+ * handler called directly and through the local gateway over HTTP, on DynamoDB Local; with
+ * `BENCH_BASELINE=<another checkout>` that checkout's handlers too (docs/measurements.md).
  */
+
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { startGateway } from '../infra/local/gateway.ts';
 import { withGrants } from '../infra/local/iam.ts';
+import { REPOSITORY_ROOT } from '../infra/repository.ts';
 import { ROUTES } from '../infra/routes.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
 import { meterEveryDocumentClient } from './meter.ts';
@@ -31,7 +24,6 @@ const CONCURRENT_REQUESTS = 800;
 const COST_SAMPLES = 50;
 const REPLAYED_KEY = randomUUID();
 const BASELINE = process.env.BENCH_BASELINE;
-const REPOSITORY_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 interface Case {
   name: string;

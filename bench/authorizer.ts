@@ -1,8 +1,6 @@
 /**
- * `npm run bench` (part): the authorizer's verification on the local stack, as the local gateway
- * runs it (the authorizer result cache, then the authorizer function, on DynamoDB Local): p50/p99
- * of a cache hit, a miss with a valid key, a miss with a well-formed unknown token, and a
- * malformed token; then 10,000 random tokens and the keys-table reads they cost. Bounded counts.
+ * `npm run bench` (part): the authorizer's verification as the local gateway runs it: p50/p99 of a
+ * cache hit and of misses, then the keys-table reads of 10,000 random tokens (docs/measurements.md).
  */
 import { performance } from 'node:perf_hooks';
 import { AuthorizerCache } from '../infra/local/authorizer-cache.ts';

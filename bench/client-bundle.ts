@@ -1,9 +1,6 @@
 /**
- * Size of the official client (client/) as a browser app would ship it: one minified ESM bundle
- * (esbuild, ES2022), raw and gzipped (level 9); also without its one dependency
- * (structured-headers), and openapi-fetch alone, for comparison.
- *
- * Usage: `npx tsx bench/client-bundle.ts` (part of `npm run bench`).
+ * `npm run bench` (part): size of the official client (client/) as a browser app ships it, raw and
+ * gzipped, beside openapi-fetch alone (docs/measurements.md).
  */
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';

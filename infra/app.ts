@@ -1,13 +1,11 @@
 /**
- * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one
- * `PetstoreStack`, and the account-wide `ApiGatewayAccountStack` beside them. The AWS Solutions
- * checks of cdk-nag run on every synthesis; an unacknowledged finding fails it.
- *
- * `cdk.json` runs this file; `npx cdk synth` needs no AWS credentials.
+ * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one `PetstoreStack`, and the
+ * account-wide `ApiGatewayAccountStack`; cdk-nag's AWS Solutions checks fail an unacknowledged finding.
  */
 import { pathToFileURL } from 'node:url';
 import { App, type AppProps, type Environment, Stage, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { SERVICE_NAME } from '../shared/logger.ts';
 import { ApiGatewayAccountStack } from './constructs/api-gateway-account-stack.ts';
 import { PetstoreStack, type PetstoreStackProps } from './petstore-stack.ts';
 import { contextKey, STAGES, type StageName } from './stages.ts';
@@ -16,7 +14,7 @@ import { contextKey, STAGES, type StageName } from './stages.ts';
  * Name of the stack holding the API Gateway account's CloudWatch role, deployed once per account
  * and region (`npx cdk deploy petstore-account`) before the first stage.
  */
-export const ACCOUNT_STACK_NAME = 'petstore-account';
+export const ACCOUNT_STACK_NAME = `${SERVICE_NAME}-account`;
 
 /** Construct id of the stack inside each stage: the CLI selects it as `<stage>/Petstore`. */
 export const PETSTORE_STACK_ID = 'Petstore';

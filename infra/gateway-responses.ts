@@ -1,11 +1,6 @@
 /**
- * The responses API Gateway makes by itself (no function runs), each shaped as the spec's Error
- * body (petstore-spec.md, "Errors"). The stack turns every row into a gateway response; the local
- * gateway emulator answers with the same rows.
- *
- * Every response type API Gateway has is listed with a fixed status, DEFAULT_4XX and DEFAULT_5XX
- * included, because a gateway-response template cannot read the status it answers with and the
- * body's `status` must equal it.
+ * The responses API Gateway makes by itself, each an Error body (docs/api.md, "Errors"), each with
+ * a fixed status (docs/architecture.md); the stack and the local gateway answer with the same rows.
  */
 import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../shared/http/errors.ts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/http/unavailable.ts';

@@ -1,9 +1,6 @@
 /**
- * The stack of one deployment stage (design notes, "The request, end to end"):
- * the tables at its own scope, and the constructs an operator thinks in: the authorizer's
- * function, one {@link OperationFunction} per route, the {@link PetstoreApi}. Everything it builds
- * is read from the shared tables (routes, plans, tables, gateway responses) that the local stack
- * reads too.
+ * The stack of one deployment stage: the tables at its own scope, the authorizer's function, one
+ * {@link OperationFunction} per route and the {@link PetstoreApi}, built from the shared tables.
  */
 import {
   CfnOutput,
@@ -23,13 +20,10 @@ import {
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
-import { METRICS_NAMESPACE, metricDimensions, SERVICE_NAME, STAGE_ENV } from '../shared/metrics.ts';
-import { CURSOR_KEY_SECRET_ARN_ENV, SECRET_READ_BOUNDS } from '../shared/pets/cursor.ts';
-import {
-  BAN_POLICY_ENV,
-  type BanPolicy,
-  DEFAULT_BAN_POLICY,
-} from '../shared/rate-limit/rate-limiter.ts';
+import { SERVICE_NAME } from '../shared/logger.ts';
+import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
+import { SECRET_READ_BOUNDS } from '../shared/pets/cursor.ts';
+import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
 import {
   COUNTERS_TABLE,
   KEYS_TABLE,
@@ -84,7 +78,7 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
 
   /**
    * When the operations' rate limiter bans a key that keeps sending after its 429s; passed to each
-   * operation function as the `BAN_POLICY_ENV` variables.
+   * operation function as `RATE_LIMIT_BAN_THRESHOLD` and `RATE_LIMIT_BAN_SECONDS`.
    *
    * @default DEFAULT_BAN_POLICY
    */
@@ -176,7 +170,7 @@ export class PetstoreStack extends Stack {
       ),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-      [STAGE_ENV]: props.stage,
+      PETSTORE_STAGE: props.stage,
     };
     const authorizer = new ServiceFunction(this, AUTHORIZER.constructId, {
       definition: AUTHORIZER,
@@ -193,8 +187,8 @@ export class PetstoreStack extends Stack {
     const cursorKey = this.createCursorKey(removalPolicy);
     const operationEnvironment = {
       ...environment,
-      [BAN_POLICY_ENV.threshold]: String(banPolicy.threshold),
-      [BAN_POLICY_ENV.durationSeconds]: String(banPolicy.durationSeconds),
+      RATE_LIMIT_BAN_THRESHOLD: String(banPolicy.threshold),
+      RATE_LIMIT_BAN_SECONDS: String(banPolicy.durationSeconds),
     };
     const serviceMetric = (metricName: string) =>
       new Metric({
@@ -214,7 +208,7 @@ export class PetstoreStack extends Stack {
         ...(route.operationId === 'listPets' && { paramsAndSecrets: cursorKeyReader() }),
       });
       if (route.operationId === 'listPets') {
-        operation.function.addEnvironment(CURSOR_KEY_SECRET_ARN_ENV, cursorKey.secretArn);
+        operation.function.addEnvironment('CURSOR_KEY_SECRET_ARN', cursorKey.secretArn);
         cursorKey.grantRead(operation.function);
       }
       this.api.addOperation(route, operation.alias);

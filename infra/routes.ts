@@ -1,22 +1,7 @@
 /**
- * The route table: one row per operation of petstore-spec.md ("Endpoints").
- *
- * The CDK stack creates one Lambda function and one API Gateway method per row; the local
- * gateway emulator routes by the same rows; the OpenAPI document is tested against them.
- * Paths are relative to the stage, whose name `v1` is the version segment of the base URL.
- *
- * Where each behaviour lives, from here:
- *
- * - an operation: its row's `entry` (`functions/*.ts`: what it reads and answers), which builds its
- *   container (`shared/container.ts`: settings, one DynamoDB client) and its store
- *   (`shared/pets/store.ts`), and wraps itself in `httpHandler` (`shared/http/handler.ts`: the
- *   middy chain, with the rate limiter of `shared/rate-limit/` and the errors of
- *   `shared/http/errors.ts`);
- * - the authorizer and API keys: `AUTHORIZER.entry` → `shared/keys/`; the plans' numbers: `shared/plans.ts`;
- * - tables, their keys and who may call what: each row's `tableAccess` → `shared/tables.ts`;
- * - the deployment: `infra/petstore-stack.ts` (reads these rows) → `infra/constructs/`;
- * - the local stack: `infra/local/gateway.ts` (reads these rows) → `infra/local/`, started by
- *   `infra/local/start.ts`; the keys command: `infra/cli/keys/program.ts`.
+ * The route table: one row per operation of docs/openapi.yaml, paths relative to the stage (`v1`).
+ * The stack builds one function and one method per row; the local gateway routes by the same rows.
+ * Where each behaviour lives, from here: docs/architecture.md, "Where each behaviour lives".
  */
 
 import {

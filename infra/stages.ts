@@ -2,9 +2,10 @@
  * The deployment stages and the names by which ops tools find a deployed stage's resources.
  * The CDK app and stack define them; the keys and deploy commands read them.
  */
+import { SERVICE_NAME } from '../shared/logger.ts';
 import { PLANS, type StandardPlanId } from '../shared/plans.ts';
 
-/** The environments of petstore-spec.md ("What the service does"): staging and production. */
+/** The deployment environments: staging and production. */
 export const STAGES = ['staging', 'production'] as const;
 
 /** A deployment stage (one cdk.Stage, one CloudFormation stack). */
@@ -50,12 +51,12 @@ export function contextKey(
   stage: StageName,
   option: 'alarmEmail' | 'webAcl' | 'ipRateLimit',
 ): string {
-  return `petstore:${stage}:${option}`;
+  return `${SERVICE_NAME}:${stage}:${option}`;
 }
 
 /** CloudFormation stack name of a stage, e.g. `petstore-staging`. */
 export function stackName(stage: StageName): string {
-  return `petstore-${stage}`;
+  return `${SERVICE_NAME}-${stage}`;
 }
 
 /** Name of the alias of each operation's function that API Gateway invokes and CodeDeploy moves. */

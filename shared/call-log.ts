@@ -1,8 +1,4 @@
-/**
- * The time of each DynamoDB call as a log line (Powertools logger), in place of X-Ray subsegments:
- * the functions bundle no tracing SDK (docs/operations.md, "Where to look").
- */
-
+/** Each DynamoDB call's time as a log line, in place of X-Ray subsegments (docs/operations.md). */
 import { isRequestXRaySampled } from '@aws-lambda-powertools/commons/utils/env';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { logger } from './logger.ts';
@@ -24,12 +20,8 @@ function tablesOf(input: object): string | undefined {
 }
 
 /**
- * Logs every call `client` makes once it settles: `command` (e.g. `GetItem`), `table`,
- * `durationMs` (every attempt and the backoff between them, 0.1 ms), `attempts`, and the error's
- * name as `error` when it failed. At INFO in invocations that X-Ray samples, so that each sampled
- * trace has its calls in the function's log (same `xray_trace_id`); at DEBUG otherwise, and always
- * outside Lambda.
- *
+ * Logs each call of `client` once it settles: `command`, `table`, `durationMs` (retries included,
+ * 0.1 ms), `attempts`, `error` (its name); at INFO in X-Ray-sampled invocations, else DEBUG.
  * @param client The document client (it shares its middleware stack with the DynamoDB client).
  */
 export function logEachCall(client: DynamoDBDocumentClient): void {

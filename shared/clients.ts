@@ -1,69 +1,49 @@
-/**
- * The DynamoDB document client and its bounds. An operation's container builds one at start-up and
- * shares it between its store and the rate limiter (see `container.ts`).
- */
+/** The DynamoDB document client and the bounds of its calls; one per container (`container.ts`). */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readSettings, requiredSetting, type Settings } from './settings.ts';
 
-/**
- * Bounds of every DynamoDB call, so that a store that does not answer can never hang a function.
- * One attempt waits at most `requestTimeoutMs` for a response after `connectionTimeoutMs` for a
- * connection; the SDK's standard retry strategy makes at most `maxAttempts`, with backoff. A call
- * is further cut short by the `abortSignal` its caller passes (the invocation's deadline).
- *
- * A retried attempt may repeat a write that landed although its answer did not arrive in time: the
- * stores recognise their own conditional writes (see `DynamoDBPetStore.createPet` and
- * `DynamoDBIdempotencyStore.begin`); a repeated rate-limit write counts a request twice, which
- * errs towards admitting fewer.
- */
+/** Bounds of every DynamoDB call: a store that does not answer never hangs a function. */
 export const DYNAMODB_CALL_BOUNDS = {
   /** Milliseconds to open a TCP connection. */
   connectionTimeoutMs: 3_000,
-  /**
-   * Milliseconds one attempt waits for its response: far above DynamoDB's latency, so that only
-   * a stuck attempt is cut (a merely slow one retried would repeat its write, and a repeated
-   * rate-limit count admits fewer requests than the limit).
-   */
+  /** Milliseconds one attempt waits for its response: far above DynamoDB's latency. */
   requestTimeoutMs: 5_000,
-  /** Attempts per call, the first included. */
+  /** Attempts per call, the first included (the SDK's standard retries, with backoff). */
   maxAttempts: 3,
 } as const;
 
-/**
- * What the local stack does to each client built while it imports a function
- * (`withGrants` of infra/local/iam.ts: refuse what the function's IAM role would). Never set
- * on AWS, where IAM itself refuses.
- */
+/** Applied by the local stack to each client a function builds (infra/local/iam.ts); unset on AWS. */
 export const clientPolicy = new AsyncLocalStorage<
   (client: DynamoDBDocumentClient, settings: Settings) => void
 >();
 
-/** Credentials and region of DynamoDB Local, which keeps one database per access key id and region. */
+/** Credentials and region of DynamoDB Local (one database per access key id and region). */
 export interface LocalCredentials {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
   readonly region?: string;
 }
 
+/** Options of {@link createDocumentClient}. */
+export interface DocumentClientOptions {
+  /** URL of DynamoDB Local; `''` means AWS. @default - the setting `DYNAMODB_ENDPOINT` */
+  readonly endpoint?: string;
+  /** DynamoDB Local credentials and region. @default - from the settings */
+  readonly local?: LocalCredentials;
+  /** @default readSettings() */
+  readonly settings?: Settings;
+}
+
 /**
- * A DynamoDB document client with {@link DYNAMODB_CALL_BOUNDS}. With `endpoint` (or the settings'
- * `DYNAMODB_ENDPOINT`) it talks to DynamoDB Local with `local`, else the settings'
- * `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_REGION`; otherwise to AWS with the default
- * credential chain. Inside {@link clientPolicy}'s context, that policy is applied to it.
- *
- * @param endpoint URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`.
- * @param local DynamoDB Local credentials and region. @default - from the settings
- * @param settings @default readSettings()
+ * A document client with {@link DYNAMODB_CALL_BOUNDS}: of DynamoDB Local when there is an
+ * endpoint, else of AWS with the default credential chain; {@link clientPolicy} applied.
  * @throws Error naming the variable when a local client has no credentials or a setting is invalid.
  */
-export function createDocumentClient(
-  endpoint?: string,
-  local?: LocalCredentials,
-  settings: Settings = readSettings(),
-): DynamoDBDocumentClient {
-  const url = endpoint ?? settings.DYNAMODB_ENDPOINT;
+export function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocumentClient {
+  const { local, settings = readSettings() } = options;
+  const url = options.endpoint ?? settings.DYNAMODB_ENDPOINT;
   const config: DynamoDBClientConfig = {
     maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,
     requestHandler: {

@@ -66,7 +66,7 @@ export function createContainer(
   options: ContainerOptions = {},
 ): DynamoDBContainer {
   const settings = readSettings(env);
-  const client = createDocumentClient(undefined, undefined, settings);
+  const client = createDocumentClient({ settings });
   logEachCall(client);
   const idempotency = once(
     () => new DynamoDBIdempotencyStore(client, requiredSetting(settings, 'IDEMPOTENCY_TABLE_NAME')),

@@ -1,20 +1,12 @@
-/**
- * Deadlines for DynamoDB calls: the invocation's, and shorter ones of the calls that must not use
- * all of it, as AbortSignals.
- */
+/** Deadlines of DynamoDB calls, as AbortSignals: the invocation's, and shorter ones. */
 import type { Context } from 'aws-lambda';
 
-/**
- * Milliseconds kept back from an invocation's remaining time: room to answer 503 (and release an
- * idempotency lock) after a store call was cut short, before Lambda's own timeout ends the
- * invocation without an answer.
- */
+/** Milliseconds kept back from an invocation's remaining time to answer 503 after a cut call. */
 export const RESPONSE_MARGIN_MS = 1_000;
 
 /**
  * Milliseconds an invocation's calls may take: its remaining time less {@link RESPONSE_MARGIN_MS}
- * (0 when less is left), or `capMs` if that is shorter.
- *
+ * (at least 0), or `capMs` if that is shorter.
  * @param context The Lambda context; only `getRemainingTimeInMillis` is read.
  * @param capMs Longest the calls may take, in milliseconds. @default - no cap
  */
@@ -26,11 +18,8 @@ export function invocationBudgetMs(
 }
 
 /**
- * Runs `work` with a signal that aborts after `ms` milliseconds (a `TimeoutError`); pass it as
- * `abortSignal` to every DynamoDB call of the work, so that the SDK's retries happen only within
- * that time. The timer stops as soon as the work settles, so nothing the work held stays alive
- * after it (`AbortSignal.timeout` would keep its timer, and what it references, until it fires).
- *
+ * Runs `work` with a signal that aborts after `ms` milliseconds (a `TimeoutError`), for the
+ * `abortSignal` of its DynamoDB calls; the timer stops when the work settles (docs/architecture.md).
  * @returns What `work` returns; its error, if it throws (an aborted SDK call throws `AbortError`).
  */
 export async function withDeadline<T>(

@@ -1,58 +1,44 @@
 /**
- * The one table of plan numbers (petstore-spec.md, "Limits" > "Rate limits by plan").
- *
- * The CDK stack builds its API Gateway usage plans from it, the authorizer puts a key's limits in
- * its context from it, the local gateway emulator and the keys command read it; nothing else may
- * restate these numbers.
+ * The one table of plan numbers (docs/rate-limits.md): the stack's usage plans, the authorizer's
+ * context, the local gateway and the keys command read it; nothing else restates them.
  */
 
 /** A plan with fixed numbers, shared by every key on it (one API Gateway usage plan each). */
 export type StandardPlanId = 'free' | 'pro' | 'business';
 
-/** Identifier of a plan as stored on a key record: a standard plan, or Enterprise (custom numbers per key). */
+/** A plan as stored on a key record: a standard plan, or Enterprise (numbers per key). */
 export type PlanId = StandardPlanId | 'enterprise';
 
-/** Request limits: requests per fixed UTC minute and per fixed UTC day. */
+/** Requests allowed per fixed UTC minute (60 s) and per fixed UTC day (86 400 s). */
 export interface RequestLimits {
-  /** Requests allowed per UTC minute (60 s window). */
   readonly perMinute: number;
-  /** Requests allowed per UTC day (86 400 s window). */
   readonly perDay: number;
 }
 
-/** A standard plan: its display name and limits. */
+/** A standard plan: its display name (e.g. `Free`) and limits. */
 export interface PlanLimits extends RequestLimits {
-  /** Display name, as the spec writes it. */
   readonly name: string;
 }
 
-/** Free, Pro and Business, as in the spec's table. */
+/** Free, Pro and Business. */
 export const PLANS: Readonly<Record<StandardPlanId, PlanLimits>> = {
   free: { name: 'Free', perMinute: 60, perDay: 1_000 },
   pro: { name: 'Pro', perMinute: 300, perDay: 10_000 },
   business: { name: 'Business', perMinute: 1_000, perDay: 100_000 },
 };
 
-/** The standard plan ids in the spec's order. */
+/** The standard plan ids, Free first. */
 export const PLAN_IDS = Object.keys(PLANS) as StandardPlanId[];
 
-/** The plan whose numbers are set per key ("Enterprise: custom" in the spec). */
+/** The plan whose numbers are set per key. */
 export const ENTERPRISE_PLAN = { id: 'enterprise', name: 'Enterprise' } as const;
 
 /** Every plan id a key may have, Enterprise last. */
 export const ALL_PLAN_IDS: readonly PlanId[] = [...PLAN_IDS, ENTERPRISE_PLAN.id];
 
-/**
- * Largest custom limit per minute: what one counter item can count. Every admitted request writes
- * its key's item for the day once (1 WCU; the first of each minute twice), and DynamoDB serves at
- * most 1,000 write units per second on one partition key, so one item counts at most about 60,000
- * requests per minute; above it DynamoDB throttles the limiter's writes and the limiter fails open,
- * admitting requests uncounted. (API Gateway's default account throttle, 10,000 requests per
- * second, is the next ceiling.)
- */
+/** Largest custom limits: what one counter item can count (docs/operations.md). */
 export const MAX_PER_MINUTE = 60_000;
 
-/** Largest custom limit per day (the per-minute maximum sustained for a day). */
 export const MAX_PER_DAY = MAX_PER_MINUTE * 1_440;
 
 /** Narrows a string (for example a CLI argument) to a {@link PlanId}, Enterprise included. */
@@ -60,7 +46,7 @@ export function isPlanId(value: string): value is PlanId {
   return (ALL_PLAN_IDS as readonly string[]).includes(value);
 }
 
-/** Narrows a {@link PlanId} to a standard plan. */
+/** Narrows a string to a standard plan. */
 export function isStandardPlanId(value: string): value is StandardPlanId {
   return Object.hasOwn(PLANS, value);
 }
@@ -72,10 +58,8 @@ export function planName(plan: PlanId): string {
 
 /**
  * Checks custom (Enterprise) limits.
- *
  * @returns The limits, unchanged.
- * @throws RangeError unless both are whole numbers, `1 <= perMinute <= perDay`,
- *   `perMinute <= MAX_PER_MINUTE` and `perDay <= MAX_PER_DAY`.
+ * @throws RangeError unless whole numbers, `1 <= perMinute <= perDay`, each at most its maximum.
  */
 export function validateLimits(limits: RequestLimits): RequestLimits {
   const { perMinute, perDay } = limits;
@@ -90,13 +74,7 @@ export function validateLimits(limits: RequestLimits): RequestLimits {
   return limits;
 }
 
-/**
- * Stored custom limits held to {@link MAX_PER_MINUTE} and {@link MAX_PER_DAY}: a key stored with a
- * higher figure before the ceiling was lowered is served at the ceiling, which is all the limiter
- * can count, instead of failing every request of its client.
- *
- * @returns The limits with each figure above its maximum replaced by the maximum.
- */
+/** Stored custom limits, each figure above its maximum replaced by it (served, not refused). */
 export function capLimits(limits: Partial<RequestLimits>): Partial<RequestLimits> {
   const cap = (value: number | undefined, max: number) =>
     value === undefined ? undefined : Math.min(value, max);
@@ -107,9 +85,7 @@ export function capLimits(limits: Partial<RequestLimits>): Partial<RequestLimits
 }
 
 /**
- * The limits an authorizer context carries (`perMinute`, `perDay`: numbers from the authorizer,
- * strings once API Gateway has passed them on to a function).
- *
+ * The limits of an authorizer context (`perMinute`, `perDay`: numbers, or strings in a function).
  * @returns The limits, or `undefined` when either is missing or fails {@link validateLimits}.
  */
 export function limitsFromContext(
@@ -125,8 +101,7 @@ export function limitsFromContext(
 }
 
 /**
- * The limits of a key on `plan`: the plan's own numbers for a standard plan, `custom` for Enterprise.
- *
+ * The limits of a key on `plan`: a standard plan's, or `custom` for Enterprise.
  * @throws RangeError for Enterprise without valid custom limits.
  */
 export function limitsOfPlan(plan: PlanId, custom?: Partial<RequestLimits>): RequestLimits {
@@ -138,20 +113,13 @@ export function limitsOfPlan(plan: PlanId, custom?: Partial<RequestLimits>): Req
   return validateLimits({ perMinute: custom.perMinute, perDay: custom.perDay });
 }
 
-/**
- * How far the edge backstop (API Gateway usage plan) sits above the function-level limits. Fixed
- * windows admit up to twice the per-minute figure across a minute boundary, and requests that the
- * functions answer with 429 still count at the edge; with this factor a client that keeps to its
- * limits is never throttled by API Gateway, which only catches what gets past the functions.
- */
+/** How far the usage plan (edge backstop) sits above the functions' limits (docs/rate-limits.md). */
 export const BACKSTOP_FACTOR = 2;
 
 /**
  * API Gateway usage-plan settings (the edge backstop) for a key's limits.
- *
- * @returns `rateLimit` in requests per second (per-minute / 60: the long-run rate), `burstLimit` in
- *   requests (per-minute × {@link BACKSTOP_FACTOR}) and `quotaPerDay` in requests per UTC day
- *   (per-day × {@link BACKSTOP_FACTOR}).
+ * @returns `rateLimit` (requests/s, per-minute / 60), `burstLimit` (requests) and `quotaPerDay`
+ *   (requests per UTC day), the last two × {@link BACKSTOP_FACTOR}.
  */
 export function usagePlanSettings(limits: RequestLimits): {
   rateLimit: number;

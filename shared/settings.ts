@@ -1,18 +1,11 @@
 /**
- * Every setting read from the environment, in one valibot schema: the functions' (tables,
- * DynamoDB endpoint, rate-limit policy, stage, cursor key) and the local stack's (ports, data
- * directory). An operation's container reads them once, at start-up (see `container.ts`); a bad
- * value fails there with a message that names the variable, never at a client's request.
- *
- * An empty variable counts as unset. Table names are optional here because each function gets only
- * the tables it uses; the store that needs one asks for it with {@link requiredSetting}.
+ * Every setting of the functions and the local stack, in one valibot schema keyed by variable name,
+ * read once at start-up: a bad value fails there, naming the variable. Empty counts as unset.
  */
 import * as v from 'valibot';
 
-/** A non-empty string. */
 const Text = v.pipe(v.string(), v.nonEmpty());
 
-/** A decimal whole number >= 1, e.g. `"50"`. */
 const WholeNumber = v.pipe(
   v.string(),
   v.regex(/^[0-9]+$/, 'must be a whole number >= 1'),
@@ -20,7 +13,6 @@ const WholeNumber = v.pipe(
   v.minValue(1, 'must be a whole number >= 1'),
 );
 
-/** A TCP port, `"0"` (any free port) to `"65535"`. */
 const Port = v.pipe(
   v.string(),
   v.regex(/^[0-9]+$/, 'must be a port number from 0 to 65535'),
@@ -28,54 +20,36 @@ const Port = v.pipe(
   v.maxValue(65_535, 'must be a port number from 0 to 65535'),
 );
 
-/** The schema of every setting, by variable name; defaults as the variables' text. */
+/** Every setting by variable name, defaults as text. Each function gets only its own tables. */
 export const SettingsSchema = v.object({
-  /** Pets table (`PETS_TABLE`). */
+  /** Tables' names (tables.ts). */
   PETS_TABLE_NAME: v.optional(Text),
-  /** Keys table (`KEYS_TABLE`). */
   KEYS_TABLE_NAME: v.optional(Text),
-  /** Counters table (`COUNTERS_TABLE`): the rate limiter's, and the old pet-id sequence's. */
   COUNTERS_TABLE_NAME: v.optional(Text),
-  /** Idempotency records of createPet (`IDEMPOTENCY_TABLE`). */
   IDEMPOTENCY_TABLE_NAME: v.optional(Text),
   /** URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`; unset on AWS. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
-  /** Region of the DynamoDB client (on AWS, Lambda sets it). */
+  /** Region and credentials of DynamoDB Local (on AWS: Lambda's region, the default chain). */
   AWS_REGION: v.optional(Text),
-  /** Credentials of DynamoDB Local (on AWS the default provider chain is used). */
   AWS_ACCESS_KEY_ID: v.optional(Text),
   AWS_SECRET_ACCESS_KEY: v.optional(Text),
-  /**
-   * Rejected requests a key may send in one UTC minute before it is banned. A client that honours
-   * `Retry-After` gets one 429 per worker at most; a retry loop passes 50 within a second or two.
-   * The default sits below every standard plan's per-minute figure, so the ban is reached before
-   * the usage plan's burst (twice the per-minute figure) throttles the key at the edge, where the
-   * functions no longer see its requests.
-   */
+  /** Refused requests a key may send in one UTC minute before a ban (docs/rate-limits.md). */
   RATE_LIMIT_BAN_THRESHOLD: v.optional(WholeNumber, '50'),
   /** Length of a ban, seconds (15 minutes). */
   RATE_LIMIT_BAN_SECONDS: v.optional(WholeNumber, '900'),
-  /**
-   * Milliseconds a request waits for the rate limiter before it is admitted uncounted: a slow
-   * counters table fails open, as one that errors does, and never uses up the time the operation
-   * needs for its own store.
-   */
+  /** Milliseconds a request waits for the rate limiter, then is admitted uncounted. */
   RATE_LIMIT_DEADLINE_MS: v.optional(WholeNumber, '5000'),
   /** Deployment stage, the `stage` dimension of every metric. */
   PETSTORE_STAGE: v.optional(Text, 'local'),
-  /** Cursor signing key of the local stack and tests. */
+  /** Cursor signing key (local stack, tests), or the secret holding it (deployed stages). */
   CURSOR_KEY: v.optional(Text),
-  /** Secrets Manager secret holding the cursor signing key (deployed stages). */
   CURSOR_KEY_SECRET_ARN: v.optional(Text),
-  /** Port of the AWS Parameters and Secrets Lambda Extension that reads it (deployed stages). */
+  /** Port of the Parameters and Secrets Lambda Extension; the role's token it asks for. */
   PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: v.optional(Port, '2773'),
-  /** Session token of the function's role (Lambda sets it), which the extension asks for. */
   AWS_SESSION_TOKEN: v.optional(Text),
-  /** Port of the local gateway. */
+  /** Local stack: the gateway's port, DynamoDB Local's, and the directory of its files. */
   PORT: v.optional(Port, '3000'),
-  /** Port of DynamoDB Local in the local stack. */
   DYNAMODB_PORT: v.optional(Port, '8000'),
-  /** Directory of the local stack's files (data, credentials, cursor key). */
   PETSTORE_DIR: v.optional(Text),
 });
 
@@ -90,7 +64,6 @@ export type TableNameSetting = Extract<SettingName, `${string}_TABLE_NAME`>;
 
 /**
  * Reads every setting from `env`.
- *
  * @throws Error naming each variable that is set to an invalid value, e.g.
  *   `Environment variable RATE_LIMIT_BAN_SECONDS must be a whole number >= 1, not "1.5"`.
  */
@@ -101,10 +74,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
 }
 
 /**
- * Reads one setting from `env` with its entry of {@link SettingsSchema}, for a module that needs
- * only that one (the metrics' stage, the local stack's ports).
- *
- * @throws Error naming the variable when it is set to an invalid value.
+ * Reads one setting from `env`.
+ * @throws Error naming the variable when its value is invalid.
  */
 export function readSetting<N extends SettingName>(
   name: N,
@@ -114,8 +85,7 @@ export function readSetting<N extends SettingName>(
 }
 
 /**
- * A setting that the schema leaves optional but a component needs (a table's name).
- *
+ * A setting the schema leaves optional but a component needs (a table's name).
  * @throws Error naming the variable when it is unset or empty.
  */
 export function requiredSetting<N extends SettingName>(

@@ -1,8 +1,4 @@
-/**
- * DynamoDB table definitions, read by the CDK stack and by the local stack, which creates the same
- * tables in DynamoDB Local. Attribute names here are the ones the stores in `shared/` use.
- */
-
+/** The DynamoDB tables, read by the CDK stack and by the local stack (DynamoDB Local). */
 import type { TableNameSetting } from './settings.ts';
 
 /** A key attribute: its name and DynamoDB scalar type (S string, N number). */
@@ -38,11 +34,7 @@ export const STATUS_INDEX = 'status-index';
 /** GSI of the keys table to find a key by its public id (list, revoke). */
 export const KEY_ID_INDEX = 'keyId-index';
 
-/**
- * Pets, one item per pet, partition key `id` (number). The item with `id` 0 is not a pet: it
- * holds the pet-id sequence (`value`, the last id issued); it has no `status`, so `status-index`
- * never shows it, and a pet id is never 0.
- */
+/** Pets by `id` (number); item 0 holds the pet-id sequence (`value`, no `status`: unlisted). */
 export const PETS_TABLE: TableDefinition = {
   constructId: 'PetsTable',
   envVar: 'PETS_TABLE_NAME',
@@ -57,7 +49,7 @@ export const PETS_TABLE: TableDefinition = {
   ],
 };
 
-/** API keys, partition key `keyHash`: the SHA-256 (hex) of the bearer token, never the token. */
+/** API keys by `keyHash`: the token's SHA-256 (hex), never the token. */
 export const KEYS_TABLE: TableDefinition = {
   constructId: 'KeysTable',
   envVar: 'KEYS_TABLE_NAME',
@@ -67,11 +59,8 @@ export const KEYS_TABLE: TableDefinition = {
 };
 
 /**
- * Atomic counters, partition key `name`: the rate limiter's items, one per key and UTC day, holding
- * both windows and the ban (layout in shared/rate-limit/counter-item.ts), which expire through TTL
- * on `expiresAt` (epoch seconds). Before
- * the pet-id sequence moved to the pets table it lived here too (item `pet-id`); that item is read
- * once, to continue the sequence (see `DynamoDBPetStore`).
+ * Counters by `name`: the rate limiter's items, one per key and UTC day (rate-limit/counter-item.ts),
+ * expiring on `expiresAt`; and the old pet-id sequence (`pet-id`), read once by `DynamoDBPetStore`.
  */
 export const COUNTERS_TABLE: TableDefinition = {
   constructId: 'CountersTable',
@@ -82,10 +71,7 @@ export const COUNTERS_TABLE: TableDefinition = {
   timeToLiveAttribute: 'expiresAt',
 };
 
-/**
- * Idempotency records of createPet, partition key `id`: `<keyId>#<Idempotency-Key>`. Each record
- * expires through TTL on `expiresAt` (epoch seconds), 24 hours after its request.
- */
+/** createPet's idempotency records by `id` (`<keyId>#<Idempotency-Key>`), expiring after 24 h. */
 export const IDEMPOTENCY_TABLE: TableDefinition = {
   constructId: 'IdempotencyTable',
   envVar: 'IDEMPOTENCY_TABLE_NAME',

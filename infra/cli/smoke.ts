@@ -1,16 +1,11 @@
 /**
- * `npm run smoke -- --stage staging|production --key KEY` or `npm run smoke -- --url URL --key KEY`:
- * checks that a deployed stage (or the local stack) answers as the spec says, one line per check,
- * and exits with status 1 when any check fails (2 on bad arguments).
- *
- * With `--stage` the base URL is the stack's `ApiBaseUrl` output (AWS credentials and region from
- * the environment, as for the keys command). The key may also come from `PETSTORE_API_KEY`. The
- * smoke test creates one pet per run, named `smoke <ISO time>`: the API has no delete.
+ * `npm run smoke -- (--stage staging|production | --url URL) --key KEY`: checks that a deployed
+ * stage (its stack's `ApiBaseUrl`) or the local stack answers as docs/openapi.yaml says, one line
+ * per check. Each run creates one pet, `smoke <ISO time>`: the API has no delete.
  */
 import { randomUUID } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { Option } from 'commander';
 import {
   type CreatedPet,
   type DeprecationNotice,
@@ -20,11 +15,26 @@ import {
 } from '../../client/src/index.ts';
 import { GET_PET_DEPRECATION_HEADERS, GET_PET_SUNSET } from '../../shared/pets/deprecation.ts';
 import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit/headers.ts';
-import { isStageName, STACK_OUTPUTS, STAGES, stackName } from '../stages.ts';
+import { STACK_OUTPUTS, STAGES, type StageName, stackName } from '../stages.ts';
+import {
+  type CommandOutput,
+  type CommandStyle,
+  type ExitCode,
+  newProgram,
+  runMain,
+  runProgram,
+  UsageError,
+} from './program.ts';
 import { requireOutput, stackOutputs } from './stack-outputs.ts';
 
+/** How the smoke command reports errors: a usage error is the usage line alone. */
+const SMOKE_STYLE: CommandStyle = { errorPrefix: 'smoke: ', briefUsage: true };
+
+/** The command's arguments, as its usage line and help show them. */
+const ARGUMENTS = `(--stage ${STAGES.join('|')} | --url URL) --key KEY`;
+
 /** The usage line printed on bad arguments. */
-export const USAGE = `usage: npm run smoke -- (--stage ${STAGES.join('|')} | --url URL) --key KEY`;
+export const USAGE = `usage: npm run smoke -- ${ARGUMENTS}`;
 
 /** The outcome of one check. */
 export interface SmokeCheck {
@@ -153,42 +163,54 @@ export function formatCheck({ name, ok, detail }: SmokeCheck): string {
   return `${ok ? 'ok  ' : 'FAIL'} ${name}: ${detail}`;
 }
 
-async function main(): Promise<void> {
-  let values: { stage?: string; url?: string; key?: string };
-  try {
-    ({ values } = parseArgs({
-      options: { stage: { type: 'string' }, url: { type: 'string' }, key: { type: 'string' } },
-    }));
-  } catch {
-    values = {};
-  }
-  const key = values.key ?? process.env.PETSTORE_API_KEY;
-  const stage = values.stage;
-  if (
-    !key ||
-    (stage === undefined) === (values.url === undefined) ||
-    (stage !== undefined && !isStageName(stage))
-  ) {
-    console.error(USAGE);
-    process.exit(2);
-  }
-  let baseUrl = values.url;
-  if (stage !== undefined && isStageName(stage)) {
-    const stack = stackName(stage);
-    baseUrl = requireOutput(
-      await stackOutputs(new CloudFormationClient({}), stack),
-      STACK_OUTPUTS.apiBaseUrl,
-      stack,
-    );
-  }
-  const checks = await runSmoke(String(baseUrl), key);
-  for (const check of checks) console.log(formatCheck(check));
-  process.exit(checks.every((check) => check.ok) ? 0 : 1);
+/** What the smoke command needs from outside: CloudFormation, for a stage's base URL, and the output. */
+export interface SmokeDependencies extends CommandOutput {
+  readonly cloudFormation: CloudFormationClient;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((error: Error) => {
-    console.error(error.message);
-    process.exit(1);
-  });
+/**
+ * Runs the smoke command: every check of {@link runSmoke}, one line each on stdout.
+ *
+ * @returns 0 when every check passed, 1 when one failed (or the stack's output could not be
+ *   read), 2 for a usage error: no key, or not exactly one of `--stage` and `--url`.
+ */
+export function runSmokeCommand(
+  args: readonly string[],
+  dependencies: SmokeDependencies,
+): Promise<ExitCode> {
+  const program = newProgram('npm run smoke --', dependencies, SMOKE_STYLE)
+    .usage(ARGUMENTS)
+    .description('Checks that a deployed stage or the local stack answers as the API says.')
+    .addOption(
+      new Option(
+        '--stage <stage>',
+        "A deployed stage, its base URL from the stack's outputs.",
+      ).choices(STAGES),
+    )
+    .option('--url <url>', 'The base URL, ending in /v1, e.g. http://127.0.0.1:3000/v1.')
+    .addOption(new Option('--key <key>', 'The bearer API key.').env('PETSTORE_API_KEY'))
+    .action(async (options: { stage?: StageName; url?: string; key?: string }) => {
+      const { stage, url, key } = options;
+      if (!key || (stage === undefined) === (url === undefined)) {
+        throw new UsageError('Give --key and one of --stage, --url.');
+      }
+      const checks = await runSmoke(
+        url ?? (await stageBaseUrl(dependencies.cloudFormation, stage as StageName)),
+        key,
+      );
+      for (const check of checks) dependencies.stdout(formatCheck(check));
+      const failed = checks.filter((check) => !check.ok).length;
+      if (failed > 0) throw new Error(`${failed} of ${checks.length} checks failed.`);
+    });
+  return runProgram(program, args, dependencies, SMOKE_STYLE);
 }
+
+/** A deployed stage's base URL: its stack's output `ApiBaseUrl`. */
+async function stageBaseUrl(cloudFormation: CloudFormationClient, stage: StageName) {
+  const stack = stackName(stage);
+  return requireOutput(await stackOutputs(cloudFormation, stack), STACK_OUTPUTS.apiBaseUrl, stack);
+}
+
+await runMain(import.meta.url, SMOKE_STYLE, (args, output) =>
+  runSmokeCommand(args, { ...output, cloudFormation: new CloudFormationClient({}) }),
+);

@@ -16,7 +16,7 @@ export const DEFAULT_IP_RATE_LIMIT = 20_000;
 /**
  * Rules of the AWS managed common rule set that count instead of block. SizeRestrictions_BODY
  * blocks bodies over 8 KB, but the API accepts bodies up to 16 KiB and answers larger ones itself
- * with 413 and the Error body (petstore-spec.md, "Limits").
+ * with 413 and the Error body (docs/rate-limits.md).
  */
 export const COUNTED_COMMON_RULES = ['SizeRestrictions_BODY'] as const;
 

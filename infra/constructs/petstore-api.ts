@@ -28,6 +28,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
 import {
   BACKSTOP_FACTOR,
   PLAN_IDS,
@@ -47,9 +48,6 @@ import { accessLogFormat } from './access-log.ts';
 import { ALARM_PERIOD, alarmOnSum } from './alarms.ts';
 import { ApiWebAcl } from './api-web-acl.ts';
 import { LOG_RETENTION } from './service-function.ts';
-
-/** Namespace of the metric the access log's authorizer failures are counted in. */
-const AUTHORIZER_FAILURES_NAMESPACE = 'Petstore';
 
 /** Props of {@link PetstoreApi}. */
 export interface PetstoreApiProps {
@@ -155,7 +153,7 @@ export class PetstoreApi extends Construct {
         FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_FAILURE'),
         FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_CONFIGURATION_ERROR'),
       ),
-      metricNamespace: AUTHORIZER_FAILURES_NAMESPACE,
+      metricNamespace: METRICS_NAMESPACE,
       metricName: 'AuthorizerFailures',
       metricValue: '1',
       dimensions: { ApiId: '$.apiId' },
@@ -264,7 +262,7 @@ function createRestApi(
 ): RestApi {
   const api = new RestApi(scope, 'Default', {
     restApiName: name,
-    description: 'Petstore API (petstore-spec.md)',
+    description: 'Petstore API (docs/openapi.yaml)',
     cloudWatchRole: false,
     apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     endpointTypes: [EndpointType.REGIONAL],
@@ -299,7 +297,7 @@ function createRestApi(
     {
       id: 'AwsSolutions-COG4',
       reason:
-        'Clients authenticate with bearer API keys checked by a Lambda REQUEST authorizer (petstore-spec.md, "Authentication"); there are no Cognito users.',
+        'Clients authenticate with bearer API keys checked by a Lambda REQUEST authorizer (docs/api.md, "Authentication"); there are no Cognito users.',
     },
   );
   return api;

@@ -2,8 +2,8 @@
  * One Lambda function of the service, as every function of the stack is built: bundled by the
  * local esbuild, its own log group and a role holding exactly its DynamoDB calls.
  */
+
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -18,11 +18,11 @@ import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { TableDefinition } from '../../shared/tables.ts';
+import { REPOSITORY_ROOT } from '../repository.ts';
 import { FUNCTION_TIMEOUT_SECONDS, type FunctionDefinition } from '../routes.ts';
 import { alarmOnSum } from './alarms.ts';
 
 /** Entries in the route table are relative to the repository root, whatever the cwd. */
-const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** How long function and access logs are kept. */
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;

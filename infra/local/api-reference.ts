@@ -6,16 +6,18 @@
  * browser from loading anything else (no CDN, no font service, no validator badge). The document
  * is served with this stack as its first server, so that "Try it out" calls the local API.
  */
+
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { REPOSITORY_ROOT } from '../repository.ts';
 
 /** The path the reference is served at. */
 export const DOCS_PATH = '/docs';
 
-const DOCUMENT = resolve(import.meta.dirname, '../../docs/openapi.yaml');
+const DOCUMENT = resolve(REPOSITORY_ROOT, 'docs/openapi.yaml');
 const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 /** Swagger UI's files that the page loads, with their media types. */

@@ -1,10 +1,6 @@
 /**
- * The authorizer result cache of the local gateway, as API Gateway keeps it for a REQUEST
- * authorizer whose identity source is the `Authorization` header: one entry per identity, for the
- * TTL, Allow and Unauthorized alike.
- *
- * Bounded (lru-cache) by entries and by bytes, so that clients sending any number of distinct
- * keys cannot grow the gateway: the least recently used entries go first.
+ * The local gateway's authorizer result cache, as API Gateway keeps it: one entry per
+ * `Authorization` value for the TTL, Allow and Unauthorized alike, bounded by entries and bytes.
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';

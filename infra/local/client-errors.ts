@@ -1,8 +1,6 @@
 /**
- * Answers of the local gateway to requests that never reach its request handler: what Node's HTTP
- * parser refuses (a malformed request, headers over the limit, a client too slow to send its
- * request) and `CONNECT`. Each is an Error body (petstore-spec.md, "Errors") written straight to
- * the socket, followed by closing the connection, since the rest of the stream cannot be trusted.
+ * Answers to what never reaches the request handler (what Node's parser refuses, a slow client,
+ * `CONNECT`): an Error body written to the socket, then the connection closed.
  */
 
 import { STATUS_CODES } from 'node:http';

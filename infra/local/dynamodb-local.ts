@@ -10,12 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { LocalCredentials } from '../../shared/clients.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import type { Settings } from '../../shared/settings.ts';
 import { LocalStackError, PortInUseError } from './errors.ts';
 import { assertPortFree } from './ports.ts';
-
-/** Environment variable that picks DynamoDB Local's port (default 8000). */
-export const DYNAMODB_PORT_ENV = 'DYNAMODB_PORT' satisfies keyof Settings;
 
 /** Oldest Java that DynamoDB Local 3 runs on. */
 const MINIMUM_JAVA = 17;
@@ -90,7 +86,7 @@ export function assertJava(): void {
 export async function startDynamoDBLocal(options: DynamoDBLocalOptions): Promise<DynamoDBLocal> {
   const { port } = options;
   assertJava();
-  await assertPortFree(port, '0.0.0.0', 'DynamoDB Local', DYNAMODB_PORT_ENV);
+  await assertPortFree(port, '0.0.0.0', 'DynamoDB Local', 'DYNAMODB_PORT');
 
   const jar = dynamoDbLocalJar();
   const child = spawn(
@@ -146,13 +142,16 @@ export async function startDynamoDBLocal(options: DynamoDBLocalOptions): Promise
   };
 
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = createDocumentClient(endpoint, options.credentials ?? THROWAWAY_CREDENTIALS);
+  const client = createDocumentClient({
+    endpoint,
+    local: options.credentials ?? THROWAWAY_CREDENTIALS,
+  });
   try {
     const deadline = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
       if (!running) {
         if (/BindException|Address already in use/.test(output)) {
-          throw new PortInUseError(port, 'DynamoDB Local', DYNAMODB_PORT_ENV);
+          throw new PortInUseError(port, 'DynamoDB Local', 'DYNAMODB_PORT');
         }
         const lastLine = output.trim().split('\n').at(-1) ?? '';
         throw new LocalStackError(

@@ -1,6 +1,7 @@
 /**
  * Errors of the local stack that a user fixes by themselves: the message is the one line to print.
  */
+import type { SettingName } from '../../shared/settings.ts';
 
 /** A missing prerequisite or a conflict on this machine; `message` says what to do. */
 export class LocalStackError extends Error {
@@ -21,7 +22,7 @@ export class PortInUseError extends LocalStackError {
   constructor(
     readonly port: number,
     service: string,
-    envVar: string,
+    envVar: SettingName,
   ) {
     super(`Port ${port} is already in use (${service}); free it or set ${envVar} to another port.`);
     this.name = 'PortInUseError';

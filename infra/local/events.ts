@@ -1,10 +1,6 @@
 /**
- * The events and Lambda context that API Gateway and Lambda hand to the functions, built by the
- * local gateway emulator (and by tests) in the shapes the deployed service receives: REST API (v1)
- * proxy events for the operations, REQUEST authorizer events for the authorizer.
- *
- * @see https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html
- * @see https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-input.html
+ * The events and Lambda context that API Gateway and Lambda hand to the functions: REST API (v1)
+ * proxy events, REQUEST authorizer events (AWS's developer guide), for the local gateway and tests.
  */
 import { randomUUID } from 'node:crypto';
 import type {

@@ -1,38 +1,11 @@
 /**
- * The local API Gateway: an emulator of the REST API on `node:http`, serving the stage `/v1`
- * (petstore-spec.md, "Versioning").
- *
- * It reads what the stack reads (the route table of infra/routes.ts, the gateway responses of
- * infra/gateway-responses.ts) and calls the same function handlers, in the order API Gateway does
- * ({@link handleRequest}):
- *
- * 0. the request itself (server.ts, client-errors.ts): what Node's parser refuses, a request not
- *    sent in time and `CONNECT` get an Error body;
- * 1. route (routing.ts): a target that is not a path → DEFAULT_4XX (400), one over 8192 bytes →
- *    414, an unknown path → MISSING_AUTHENTICATION_TOKEN (404), a known path with another method
- *    → 405 `method_not_allowed` with `Allow`; then a declared body over 10 MB → REQUEST_TOO_LARGE;
- * 2. authorizer (petstore-spec.md, "Authentication"), from the headers alone (the body is not read
- *    yet): no Authorization value, or more than one (ambiguous credentials) → UNAUTHORIZED without
- *    calling it; otherwise the REQUEST authorizer (invocation.ts), its result (Unauthorized
- *    included) cached per value for the TTL in a bounded cache (authorizer-cache.ts);
- *    `Unauthorized` → UNAUTHORIZED, another error → AUTHORIZER_FAILURE, a policy that does not
- *    allow the method ARN → ACCESS_DENIED;
- * 3. usage plan (the edge backstop, usage-plans.ts): the key's token bucket, then its daily
- *    quota → THROTTLED, then QUOTA_EXCEEDED; an authorizer context without valid limits means a
- *    key in no usage plan → INVALID_API_KEY;
- * 4. body: kept up to API Gateway's 10 MB, then REQUEST_TOO_LARGE (the rest read and dropped);
- * 5. integration (invocation.ts): the operation's handler with a proxy event (events.ts) and a
- *    Lambda context; its result is copied to the response, a throw or a malformed result →
- *    INTEGRATION_FAILURE, no answer within the integration timeout (29 s) →
- *    INTEGRATION_TIMEOUT (504) at once.
- *
- * Every response carries `x-amzn-RequestId`, the request id the functions log. The API reference
- * page is served beside the stage, at `/docs` (api-reference.ts).
+ * The local API Gateway: the REST API emulated on `node:http`, stage `/v1`, reading what the stack
+ * reads and calling the same handlers in API Gateway's order (docs/local-stack.md).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorizationValues } from '../../shared/keys/bearer.ts';
-import { readSetting, type SettingName } from '../../shared/settings.ts';
+import { readSetting } from '../../shared/settings.ts';
 import { API_STAGE_NAME, AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
 import { serveApiReference } from './api-reference.ts';
 import { AuthorizerCache } from './authorizer-cache.ts';
@@ -50,9 +23,6 @@ import {
   sendProxyResult,
 } from './server.ts';
 import { UsagePlanEmulator, usagePlanKeyOf } from './usage-plans.ts';
-
-/** Environment variable that picks the gateway's port (default 3000). */
-export const PORT_ENV = 'PORT' satisfies SettingName;
 
 /** Options of {@link startGateway}. */
 export interface GatewayOptions {
@@ -87,7 +57,7 @@ export interface LocalGateway {
  * @throws PortInUseError when the port is taken.
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<LocalGateway> {
-  const port = options.port ?? readSetting(PORT_ENV);
+  const port = options.port ?? readSetting('PORT');
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? Date.now;
   const api: LocalApi = {
@@ -103,7 +73,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
   const server = await listen((request, response) => handleRequest(request, response, api), {
     port,
     host,
-    portEnv: PORT_ENV,
+    portEnv: 'PORT',
   });
   api.baseUrl = `http://${host}:${server.port}/${API_STAGE_NAME}`;
   return { url: api.baseUrl, close: () => server.close() };
@@ -120,7 +90,7 @@ interface LocalApi {
   baseUrl: string;
 }
 
-/** Answers one request, in API Gateway's order (the steps of this module's description). */
+/** Answers one request, in API Gateway's order (docs/local-stack.md). */
 async function handleRequest(
   request: IncomingMessage,
   response: ServerResponse,

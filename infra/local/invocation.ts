@@ -1,12 +1,9 @@
 /**
- * Invocation of the stack's functions by the local gateway, as Lambda and API Gateway's
- * integrations run them: each handler imported once, at its first invocation, its DynamoDB
- * clients held to its IAM grants (iam.ts); each invocation
- * with a Lambda context (events.ts) and in its own context of the Lambda `InvokeStore`, as on an
- * execution environment with concurrency (Lambda Managed Instances), so that the functions' shared
- * Powertools logger writes each invocation's own request id however many run at once. What a
- * function returns is checked as API Gateway checks it (lambda-results.ts).
+ * Invocation of the functions by the local gateway: each handler imported at its first call, its
+ * clients held to its IAM grants (iam.ts), each call in its own Lambda `InvokeStore` context
+ * (docs/local-stack.md), its result checked as API Gateway checks it (lambda-results.ts).
  */
+
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
@@ -15,6 +12,7 @@ import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { logger } from '../../shared/logger.ts';
 import type { GatewayResponseType } from '../gateway-responses.ts';
+import { REPOSITORY_ROOT } from '../repository.ts';
 import { AUTHORIZER, type FunctionDefinition, type RouteDefinition } from '../routes.ts';
 import {
   createAuthorizerEvent,
@@ -40,9 +38,7 @@ export const INTEGRATION_TIMEOUT_MS = 29_000;
  * process's one InvokeStore, concurrent only if this is set by then. Not set here, so that it
  * does not leak into processes that the importer spawns.
  */
-const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
-
-const REPO_ROOT = resolve(import.meta.dirname, '../..');
+export const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
 
 /**
  * What the gateway makes of an invocation: the function's checked result, or the gateway response
@@ -156,7 +152,7 @@ const handlers = new Map<string, Promise<LambdaHandler>>();
 function loadHandler(fn: FunctionDefinition): Promise<LambdaHandler> {
   let handler = handlers.get(fn.entry);
   if (!handler) {
-    const url = pathToFileURL(resolve(REPO_ROOT, fn.entry)).href;
+    const url = pathToFileURL(resolve(REPOSITORY_ROOT, fn.entry)).href;
     handler = withGrants(fn, () => import(url)).then(
       (module: { handler: LambdaHandler }) => module.handler,
     );

@@ -1,8 +1,10 @@
 /**
  * TCP port checks of the local stack.
  */
+
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import type { SettingName } from '../../shared/settings.ts';
 import { PortInUseError } from './errors.ts';
 
 /**
@@ -19,7 +21,7 @@ export async function assertPortFree(
   port: number,
   host: string,
   service: string,
-  envVar: string,
+  envVar: SettingName,
 ): Promise<void> {
   const server = createServer();
   try {

@@ -1,12 +1,7 @@
 /**
- * Routing of the local gateway: a request target and method to an operation of the route table
- * (infra/routes.ts; petstore-spec.md, "Endpoints"), to the API reference page, or to the answer API Gateway gives before any
- * authorizer runs: 400 for a target that is not a path, 414 for one over 8192 bytes, 404
- * (MISSING_AUTHENTICATION_TOKEN) for a path of no route, 405 with `Allow` for a known path called
- * with another method.
- *
- * The table has two resource paths, so routes are matched segment by segment, with no routing
- * library.
+ * Routing of the local gateway: a request target and method to an operation of the route table,
+ * to the API reference page, or to the answer API Gateway gives before any authorizer runs (400,
+ * 414, 404 MISSING_AUTHENTICATION_TOKEN, 405 with `Allow`), matched segment by segment.
  */
 import type { ErrorBody } from '../../shared/http/errors.ts';
 import { gatewayResponse, methodNotAllowed } from '../gateway-responses.ts';

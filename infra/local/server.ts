@@ -1,13 +1,13 @@
 /**
- * The HTTP side of the local gateway, on `node:http`: the server (its timeouts, and answers to what
- * never reaches a request handler: see client-errors.ts), reading a request's headers and body
- * within API Gateway's 10 MB payload limit, and writing answers: Error bodies (petstore-spec.md,
- * "Errors"), gateway responses and Lambda proxy results.
+ * The HTTP side of the local gateway, on `node:http`: the server and its timeouts, reading a
+ * request within API Gateway's 10 MB payload limit, and writing answers (Error bodies of
+ * docs/api.md, gateway responses, Lambda proxy results), never to a closed connection.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { logger } from '../../shared/logger.ts';
+import type { SettingName } from '../../shared/settings.ts';
 import {
   type GatewayResponseDefinition,
   type GatewayResponseType,
@@ -34,7 +34,7 @@ export interface ListenOptions {
   readonly port: number;
   readonly host: string;
   /** The environment variable that picks the port, named when the port is taken, e.g. `PORT`. */
-  readonly portEnv: string;
+  readonly portEnv: SettingName;
 }
 
 /** A listening server. */
@@ -65,6 +65,12 @@ export async function listen(
     },
     (request, response) => {
       handle(request, response).catch((error: unknown) => {
+        if (error instanceof ClientClosedError) {
+          logger.info(CLIENT_ABORT_MESSAGE, {
+            requestId: response.getHeader('x-amzn-RequestId'),
+          });
+          return;
+        }
         logger.error('Local gateway failed', { error });
         if (!response.headersSent) sendGatewayResponse(response, 'DEFAULT_5XX');
         else response.destroy();
@@ -105,6 +111,22 @@ export async function listen(
   };
 }
 
+/** The log line of a request whose client closed its connection while sending the body. */
+export const CLIENT_ABORT_MESSAGE = 'Client closed the connection before the body ended';
+
+/** The client closed its connection before the request's body ended: nothing to answer. */
+export class ClientClosedError extends Error {
+  constructor(options?: ErrorOptions) {
+    super(CLIENT_ABORT_MESSAGE, options);
+    this.name = 'ClientClosedError';
+  }
+}
+
+/** Whether the response's connection is closed, so that nothing may be written to it. */
+function isClosed(response: ServerResponse): boolean {
+  return response.destroyed || response.socket?.destroyed === true;
+}
+
 /** Whether the request's `Content-Length` declares a body over API Gateway's 10 MB. */
 export function declaresTooLargeBody(request: IncomingMessage): boolean {
   return Number(request.headers['content-length'] ?? 0) > MAX_PAYLOAD_BYTES;
@@ -114,14 +136,23 @@ export function declaresTooLargeBody(request: IncomingMessage): boolean {
  * The body's bytes, or `undefined` when it exceeds API Gateway's 10 MB. Past 10 MB nothing more is
  * kept: the rest is read and dropped, so that the client, still sending, gets the answer rather
  * than a reset connection (the server's request timeout bounds how long it may send).
+ *
+ * @throws ClientClosedError when the client closes the connection before the body ended.
  */
 export async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let bytes = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    bytes += chunk.length;
-    if (bytes <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
-    else chunks.length = 0;
+  try {
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
+      else chunks.length = 0;
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ECONNRESET') {
+      throw new ClientClosedError({ cause: error });
+    }
+    throw error;
   }
   return bytes <= MAX_PAYLOAD_BYTES ? Buffer.concat(chunks) : undefined;
 }
@@ -148,8 +179,9 @@ export function sendGatewayResponse(response: ServerResponse, type: GatewayRespo
   sendError(response, gatewayResponse(type));
 }
 
-/** Answers with an Error body, as JSON with the body's `status`, and its extra headers. */
+/** Answers with an Error body (JSON, the body's `status`) and its headers; not to a closed connection. */
 export function sendError(response: ServerResponse, { body, headers }: ErrorResponse): void {
+  if (isClosed(response)) return;
   const payload = JSON.stringify(body);
   response.writeHead(body.status, {
     ...headers,
@@ -162,9 +194,10 @@ export function sendError(response: ServerResponse, { body, headers }: ErrorResp
 /**
  * Copies a proxy result to the response. `multiValueHeaders` win over `headers` of the same name,
  * the Content-Type defaults to JSON, and a base64-encoded body is sent decoded, as API Gateway
- * does.
+ * does. Nothing is written to a closed connection.
  */
 export function sendProxyResult(response: ServerResponse, result: ProxyResult): void {
+  if (isClosed(response)) return;
   response.setHeader('Content-Type', 'application/json');
   for (const [name, value] of Object.entries(result.headers ?? {})) {
     response.setHeader(name, String(value));

@@ -1,13 +1,9 @@
 /**
- * What the local stack keeps on disk, under `.petstore/` (or `PETSTORE_DIR`): DynamoDB Local's
- * data, the stack's own DynamoDB Local credentials (`dynamodb.env`) and the pid files that let the
- * next `npm start` stop a DynamoDB Local that a dead gateway left behind.
- *
- * DynamoDB Local listens on every interface and cannot be bound to loopback. Without `-sharedDb`
- * it keeps one database per access key id and region, so random credentials make the stack's
- * tables invisible to any client that does not hold them: another process, another machine on
- * the network, a web page in the developer's browser.
+ * What the local stack keeps on disk, under `.petstore/` (or `PETSTORE_DIR`): DynamoDB Local's data,
+ * the stack's own random DynamoDB Local credentials (`dynamodb.env`, why: docs/local-stack.md) and
+ * the pid files that let the next `npm start` stop a DynamoDB Local left behind.
  */
+
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -23,10 +19,8 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseEnv } from 'node:util';
 import type { LocalCredentials } from '../../shared/clients.ts';
-import { readSetting, type Settings } from '../../shared/settings.ts';
-
-/** Environment variable that moves the stack's directory (default `.petstore` in the repository). */
-export const PETSTORE_DIR_ENV = 'PETSTORE_DIR' satisfies keyof Settings;
+import { readSetting } from '../../shared/settings.ts';
+import { REPOSITORY_ROOT } from '../repository.ts';
 
 /** The file of the stack's DynamoDB Local credentials, in the stack's directory. */
 export const CREDENTIALS_FILE = 'dynamodb.env';
@@ -42,7 +36,7 @@ const SHARED_DB_FILE = 'shared-local-instance.db';
 
 /** The stack's directory: `PETSTORE_DIR`, else `.petstore` at the repository root. */
 export function stackDirectory(): string {
-  return resolve(readSetting(PETSTORE_DIR_ENV) ?? resolve(import.meta.dirname, '../../.petstore'));
+  return resolve(readSetting('PETSTORE_DIR') ?? resolve(REPOSITORY_ROOT, '.petstore'));
 }
 
 /** The directory of DynamoDB Local's data in a stack directory. */

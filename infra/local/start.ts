@@ -1,42 +1,25 @@
 /**
- * `npm start [-- --in-memory]`: the whole API at http://127.0.0.1:3000/v1 with no AWS account,
- * and its reference at http://127.0.0.1:3000/docs.
- *
- * Starts DynamoDB Local on port 8000 with its data under `.petstore/dynamodb` (or in memory) and
- * the stack's own credentials (`.petstore/dynamodb.env`), creates the tables from
- * shared/tables.ts, keeps listPets's cursor key in `.petstore/cursor-key` (a fresh one per run in
- * memory; `CURSOR_KEY` overrides it), issues one key per plan when the store has none, and starts
- * the local gateway. Ctrl-C or SIGTERM stops both and exits 0. `PORT` and `DYNAMODB_PORT` pick
- * other ports, `PETSTORE_DIR` another directory. A missing Java or a port in use is one line on
- * stderr and exit code 1.
- *
- * Supervision: when DynamoDB Local dies, a stack on disk starts it again and says so in one
- * line; an in-memory stack has lost its data, says so in one line and exits 1. A pid file per
- * DynamoDB port lets the next start stop a DynamoDB Local that a gateway killed hard left behind.
+ * `npm start [-- --in-memory]`: the whole API at http://127.0.0.1:3000/v1 with no AWS account:
+ * DynamoDB Local, the tables, one key per plan for a fresh store, the local gateway (docs/local-stack.md).
  */
-// Before the first AWS SDK call: the functions run as on Lambda Managed Instances, each
-// invocation with its own InvokeStore context (see invocation.ts).
-process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
-
 import { mkdirSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { createContainer } from '../../shared/container.ts';
 import type { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
-import { CURSOR_KEY_ENV } from '../../shared/pets/cursor.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
-import { readSettings, type Settings } from '../../shared/settings.ts';
+import { readSettings } from '../../shared/settings.ts';
+import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/program.ts';
 import { localCursorKey, newCursorKey } from './cursor-key.ts';
 import {
   assertJava,
-  DYNAMODB_PORT_ENV,
   type DynamoDBLocal,
   type DynamoDBLocalOptions,
   startDynamoDBLocal,
 } from './dynamodb-local.ts';
 import { LocalStackError } from './errors.ts';
 // The gateway imports the function handlers at their first request, after the env is set below.
-import { type LocalGateway, PORT_ENV, startGateway } from './gateway.ts';
+import { type LocalGateway, startGateway } from './gateway.ts';
+import { MAX_CONCURRENCY_ENV } from './invocation.ts';
 import { assertPortFree } from './ports.ts';
 import {
   credentialsEnv,
@@ -50,18 +33,29 @@ import {
 } from './stack-files.ts';
 import { createTables } from './tables.ts';
 
+// Before the first AWS SDK call: each invocation in its own InvokeStore context (invocation.ts).
+process.env[MAX_CONCURRENCY_ENV] ??= '1000';
+
 const HOST = '127.0.0.1';
 
 /** What a signal stops: grows as the stack starts (before DynamoDB Local answers, exiting kills it). */
 let stop = async () => {};
 
-async function main(): Promise<void> {
+/** How `npm start` reports errors: the message alone, a usage error followed by the help. */
+const START_STYLE: CommandStyle = { errorPrefix: '' };
+
+/**
+ * Starts the stack and returns once it serves; it runs until a signal stops it.
+ *
+ * @throws LocalStackError (or another Error) when it cannot start: an invalid setting, a port in
+ *   use, both ports equal, no Java.
+ */
+async function start(inMemory: boolean): Promise<void> {
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
-  const inMemory = parseOptions().inMemory;
-  const { PORT: port, DYNAMODB_PORT: dynamoPort } = localSettings();
+  const { PORT: port, DYNAMODB_PORT: dynamoPort } = readSettings();
   if (port === dynamoPort && port !== 0) {
     throw new LocalStackError(
-      `${PORT_ENV} and ${DYNAMODB_PORT_ENV} are both ${port}: the gateway and DynamoDB Local need a port each; set one of them to another port.`,
+      `PORT and DYNAMODB_PORT are both ${port}: the gateway and DynamoDB Local need a port each; set one of them to another port.`,
     );
   }
   const directory = stackDirectory();
@@ -74,7 +68,7 @@ async function main(): Promise<void> {
       `Stopped DynamoDB Local (pid ${leftBehind}) left behind by an earlier npm start.`,
     );
   }
-  await assertPortFree(port, HOST, 'the gateway', PORT_ENV);
+  await assertPortFree(port, HOST, 'the gateway', 'PORT');
   const credentials = loadOrCreateCredentials(directory);
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
@@ -98,11 +92,11 @@ async function main(): Promise<void> {
   };
   let gateway: LocalGateway;
   try {
-    const client = createDocumentClient(dynamo.endpoint);
+    const client = createDocumentClient({ endpoint: dynamo.endpoint });
     Object.assign(process.env, await createTables(client), { DYNAMODB_ENDPOINT: dynamo.endpoint });
     // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-    process.env[CURSOR_KEY_ENV] ??= inMemory ? newCursorKey() : localCursorKey(directory);
+    process.env.CURSOR_KEY ??= inMemory ? newCursorKey() : localCursorKey(directory);
     client.destroy();
     const issued = await issueKeysForEmptyStore();
     gateway = await startGateway({ port, host: HOST });
@@ -175,19 +169,6 @@ function printBanner(url: string, data: string, issued: IssuedKey[]): void {
   console.log(lines.join('\n'));
 }
 
-/**
- * The settings, with an invalid one reported as a {@link LocalStackError} (one line, exit 1).
- *
- * @throws LocalStackError naming the variable.
- */
-function localSettings(): Settings {
-  try {
-    return readSettings();
-  } catch (error) {
-    throw new LocalStackError((error as Error).message);
-  }
-}
-
 /** Ctrl-C and SIGTERM: stop what runs, then exit 0. */
 function onSignal(): void {
   stop().then(
@@ -199,20 +180,17 @@ function onSignal(): void {
   );
 }
 
-/**
- * `--in-memory`, given after `--` (`npm start -- --in-memory`) or straight to npm
- * (`npm start --in-memory`), which npm keeps for itself and passes on as `npm_config_in_memory`.
- */
-function parseOptions(): { inMemory: boolean } {
-  try {
-    const { values } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false } } });
-    return { inMemory: values['in-memory'] || process.env.npm_config_in_memory === 'true' };
-  } catch (error) {
-    throw new LocalStackError(`${(error as Error).message}. Usage: npm start [-- --in-memory]`);
-  }
-}
-
-main().catch((error: unknown) => {
-  console.error(error instanceof LocalStackError ? error.message : error);
-  process.exit(1);
+await runMain(import.meta.url, START_STYLE, (args, output) => {
+  const program = newProgram('npm start --', output, START_STYLE)
+    .description('Runs the whole API locally: DynamoDB Local, the tables, keys and the gateway.')
+    .option('--in-memory', "Keep DynamoDB Local's data in memory (lost when it stops).")
+    .addHelpText(
+      'after',
+      '\nEnvironment: PORT (default 3000), DYNAMODB_PORT (default 8000), PETSTORE_DIR (default .petstore).',
+    )
+    // npm keeps `npm start --in-memory` for itself and passes it on as npm_config_in_memory.
+    .action((options: { inMemory?: boolean }) =>
+      start(options.inMemory === true || process.env.npm_config_in_memory === 'true'),
+    );
+  return runProgram(program, args, output, START_STYLE);
 });

@@ -1,11 +1,6 @@
 /**
- * API Gateway's usage plans, emulated for the local gateway: the edge backstop behind the
- * functions' rate limiter (petstore-spec.md, "Limits"; `BACKSTOP_FACTOR` in shared/plans.ts).
- *
- * Per API key, a token bucket (the throttle) and a daily quota, with the numbers the stack gives
- * its usage plans (`usagePlanSettings`): the bucket holds `burstLimit` tokens, starts full and
- * refills at `rateLimit` tokens per second; the quota admits `quotaPerDay` requests per UTC day
- * and resets at 00:00 UTC. State lives in memory, per gateway.
+ * API Gateway's usage plans, emulated in memory for the local gateway: per API key a token bucket
+ * (`burstLimit`, refilled at `rateLimit`/s) and a quota per UTC day (docs/local-stack.md).
  */
 import { limitsFromContext, type RequestLimits, usagePlanSettings } from '../../shared/plans.ts';
 import type { GatewayResponseType } from '../gateway-responses.ts';

@@ -9,21 +9,11 @@ import { StoreUnavailableError } from '../store-errors.ts';
 import { InvalidCursorError } from './errors.ts';
 import type { PetStatus } from './schemas.ts';
 
-/** Environment variable holding the cursor key itself: the local stack and tests only. */
-export const CURSOR_KEY_ENV = 'CURSOR_KEY' satisfies keyof Settings;
-
-/** Environment variable holding the ARN of the Secrets Manager secret with the cursor key (deployed). */
-export const CURSOR_KEY_SECRET_ARN_ENV = 'CURSOR_KEY_SECRET_ARN' satisfies keyof Settings;
-
 /** Shortest accepted cursor key, in characters (its UTF-8 bytes are the HMAC key). */
 export const CURSOR_KEY_MIN_LENGTH = 32;
 
 /** How long a container keeps the key read from Secrets Manager, in seconds. */
 export const CURSOR_KEY_CACHE_SECONDS = 3600;
-
-/** Environment variable with the port of the AWS Parameters and Secrets Lambda Extension. */
-export const SECRETS_EXTENSION_PORT_ENV =
-  'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT' satisfies keyof Settings;
 
 /** Bounds of a read of the key, in milliseconds: Secrets Manager's, and the extension's answer's. */
 export const SECRET_READ_BOUNDS = { secretsManagerTimeoutMs: 2_000, answerTimeoutMs: 3_000 };

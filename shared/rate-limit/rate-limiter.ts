@@ -41,12 +41,6 @@ export const DEFAULT_BAN_POLICY: BanPolicy = {
   durationSeconds: readSetting('RATE_LIMIT_BAN_SECONDS', {}),
 };
 
-/** Environment variables that configure the ban (see {@link BanPolicy}). */
-export const BAN_POLICY_ENV = {
-  threshold: 'RATE_LIMIT_BAN_THRESHOLD',
-  durationSeconds: 'RATE_LIMIT_BAN_SECONDS',
-} as const satisfies Record<keyof BanPolicy, keyof Settings>;
-
 /** The ban policy of the settings `RATE_LIMIT_BAN_THRESHOLD` and `RATE_LIMIT_BAN_SECONDS`. */
 export function banPolicyOf(settings: Settings): BanPolicy {
   return {
@@ -57,6 +51,3 @@ export function banPolicyOf(settings: Settings): BanPolicy {
 
 /** How long a request waits for the rate limiter by default, in milliseconds: the schema's default. */
 export const RATE_LIMITER_DEADLINE_MS = readSetting('RATE_LIMIT_DEADLINE_MS', {});
-
-/** Environment variable that overrides {@link RATE_LIMITER_DEADLINE_MS}. */
-export const RATE_LIMITER_DEADLINE_ENV = 'RATE_LIMIT_DEADLINE_MS' satisfies keyof Settings;

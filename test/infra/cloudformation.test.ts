@@ -6,15 +6,15 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
+import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 import { STAGES } from '../../infra/stages.ts';
 import { outdir, petstore, synthesizeStages, templates } from '../support/petstore-app.ts';
 
 /** The repository's cfn-lint settings: the checks it ignores, each with its reason. */
-const CFN_LINT_CONFIG = fileURLToPath(new URL('../../.cfnlintrc.yaml', import.meta.url));
+const CFN_LINT_CONFIG = join(REPOSITORY_ROOT, '.cfnlintrc.yaml');
 
 synthesizeStages({ wholeApp: true });
 

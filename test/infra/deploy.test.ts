@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deployArguments, USAGE } from '../../infra/cli/deploy.ts';
+import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 
-const DEPLOY_SCRIPT = fileURLToPath(new URL('../../infra/cli/deploy.ts', import.meta.url));
+const DEPLOY_SCRIPT = join(REPOSITORY_ROOT, 'infra/cli/deploy.ts');
 
 /** Runs `npm run deploy -- <args>` as npm would: the script under tsx. */
 function runDeploy(args: string[]) {
@@ -57,5 +58,23 @@ describe('deploy command', () => {
 
     expect(result.status).toBe(2);
     expect(result.stderr).toBe(`${USAGE}\n`);
+  });
+
+  it('prints its help and exits 0 for --help', () => {
+    const result = runDeploy(['--help']);
+
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Usage: npm run deploy -- staging\|production \[cdk deploy options\]$/m,
+    );
+    expect(result.stderr).toBe('');
+  });
+
+  it('prints the usage line and exits with status 2 for an option before the stage', () => {
+    const result = runDeploy(['--all', 'staging']);
+
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`${USAGE}\n`);
+    expect(result.stdout).toBe('');
   });
 });

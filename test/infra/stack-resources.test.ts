@@ -11,11 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/routes.ts';
 import { STAGE_SETTINGS, STAGES, type StageName, stackName } from '../../infra/stages.ts';
-import {
-  CURSOR_KEY_SECRET_ARN_ENV,
-  SECRET_READ_BOUNDS,
-  SECRETS_EXTENSION_PORT_ENV,
-} from '../../shared/pets/cursor.ts';
+import { SECRET_READ_BOUNDS } from '../../shared/pets/cursor.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import {
   COUNTERS_TABLE,
@@ -179,10 +175,10 @@ describe.each(STAGES)('the %s stage', (stage) => {
     /** The cursor key's secret and the settings of the extension that reads it (listPets only). */
     function listPetsCursorKeyEnvironment() {
       return {
-        [CURSOR_KEY_SECRET_ARN_ENV]: { Ref: logicalId(stack(), 'CursorKeySecret') },
+        CURSOR_KEY_SECRET_ARN: { Ref: logicalId(stack(), 'CursorKeySecret') },
         PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'true',
         PARAMETERS_SECRETS_EXTENSION_CACHE_SIZE: '1000',
-        [SECRETS_EXTENSION_PORT_ENV]: '2773',
+        PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: '2773',
         PARAMETERS_SECRETS_EXTENSION_LOG_LEVEL: 'warn',
         PARAMETERS_SECRETS_EXTENSION_MAX_CONNECTIONS: '3',
         SECRETS_MANAGER_TIMEOUT_MILLIS: String(SECRET_READ_BOUNDS.secretsManagerTimeoutMs),

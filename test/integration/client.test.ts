@@ -11,7 +11,6 @@ import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { createContainer } from '../../shared/container.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
-import { BAN_POLICY_ENV, RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { issueToken } from '../support/api-client.ts';
@@ -24,9 +23,9 @@ const deprecations: DeprecationNotice[] = [];
 
 beforeAll(async () => {
   // A key is banned after its second refused request in a minute: one early retry would do it.
-  process.env[BAN_POLICY_ENV.threshold] = '1';
+  process.env.RATE_LIMIT_BAN_THRESHOLD = '1';
   // Exact counting, not a slow store, is under test (see rate-limits.test.ts).
-  process.env[RATE_LIMITER_DEADLINE_ENV] = '60000';
+  process.env.RATE_LIMIT_DEADLINE_MS = '60000';
   gateway = await startGateway({ port: 0 });
   token = await issueToken('business');
   petstore = new PetstoreClient({

@@ -59,7 +59,7 @@ describe('DynamoDB Local of the stack', { timeout: START_TIMEOUT_MS + EXIT_TIMEO
     const endpoint = `http://127.0.0.1:${stack.DYNAMODB_PORT}`;
     const credentials = readCredentials(stack.dir);
     const tablesSeenWith = async (local: { accessKeyId: string; secretAccessKey: string }) => {
-      const client = createDocumentClient(endpoint, { ...local, region: LOCAL_REGION });
+      const client = createDocumentClient({ endpoint, local: { ...local, region: LOCAL_REGION } });
       try {
         return (await client.send(new ListTablesCommand({}))).TableNames;
       } finally {
@@ -109,10 +109,9 @@ describe('DynamoDB Local of the stack', { timeout: START_TIMEOUT_MS + EXIT_TIMEO
       path: dataDir,
       sharedDb: true,
     });
-    const client = createDocumentClient(`http://127.0.0.1:${stack.DYNAMODB_PORT}`, {
-      accessKeyId: 'local',
-      secretAccessKey: 'local',
-      region: LOCAL_REGION,
+    const client = createDocumentClient({
+      endpoint: `http://127.0.0.1:${stack.DYNAMODB_PORT}`,
+      local: { accessKeyId: 'local', secretAccessKey: 'local', region: LOCAL_REGION },
     });
     let token = '';
     try {

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import type { ErrorBody } from '../../shared/http/errors.ts';
-import { RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/rate-limiter.ts';
 import {
   EXIT_TIMEOUT_MS,
   freshStack,
@@ -33,7 +32,7 @@ beforeAll(async () => {
   // machine can keep DynamoDB Local past its 5 s deadline during the 90-request burst).
   stack = {
     ...(await freshStack()),
-    env: { POWERTOOLS_LOG_LEVEL: 'INFO', [RATE_LIMITER_DEADLINE_ENV]: '60000' },
+    env: { POWERTOOLS_LOG_LEVEL: 'INFO', RATE_LIMIT_DEADLINE_MS: '60000' },
   };
   ({ started, url } = await startedStack(stack));
   for (const [, plan = '', token = ''] of started

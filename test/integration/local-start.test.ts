@@ -119,6 +119,28 @@ describe('npm start', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () =>
     }
   });
 
+  it('prints its help and exits 0 for --help, starting nothing', async () => {
+    const stack = await freshStack();
+    const started = startLocalStack({ ...stack, args: ['--help'] });
+
+    expect(await exitCodeWithin(started, START_TIMEOUT_MS)).toBe(0);
+    expect(started.stdout()).toMatch(/^Usage: npm start -- \[options\]$/m);
+    expect(started.stdout()).toContain('--in-memory');
+    expect(started.stderr()).toBe('');
+    expect(dynamoDbLocalPids(stack.DYNAMODB_PORT)).toEqual([]);
+  });
+
+  it('exits 2 with the message and the help for an unknown option, starting nothing', async () => {
+    const stack = await freshStack();
+    const started = startLocalStack({ ...stack, args: ['--in-memroy'] });
+
+    expect(await exitCodeWithin(started, START_TIMEOUT_MS)).toBe(2);
+    expect(started.stderr().split('\n')[0]).toBe("error: unknown option '--in-memroy'");
+    expect(started.stderr()).toMatch(/^Usage: npm start -- \[options\]$/m);
+    expect(started.stdout()).toBe('');
+    expect(dynamoDbLocalPids(stack.DYNAMODB_PORT)).toEqual([]);
+  });
+
   it('keeps the store in memory when npm passes --in-memory as npm_config_in_memory', async () => {
     const stack = await freshStack();
 

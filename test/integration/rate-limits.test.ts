@@ -11,7 +11,6 @@ import { createDocumentClient } from '../../shared/clients.ts';
 import { createContainer } from '../../shared/container.ts';
 import { PLAN_IDS, PLANS, type StandardPlanId } from '../../shared/plans.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
-import { RATE_LIMITER_DEADLINE_ENV } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { issueToken, petstoreClient } from '../support/api-client.ts';
@@ -25,7 +24,7 @@ let gateway: LocalGateway;
 beforeAll(async () => {
   // These tests are about exact counting, not about a slow store: on a loaded machine DynamoDB
   // Local may take longer than the limiter's deadline (5 s), which would admit uncounted.
-  process.env[RATE_LIMITER_DEADLINE_ENV] = '60000';
+  process.env.RATE_LIMIT_DEADLINE_MS = '60000';
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(START);
   gateway = await startGateway({ port: 0 });

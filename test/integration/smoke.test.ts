@@ -3,13 +3,14 @@
  * authorizer and the functions on DynamoDB Local, as a deployed stage would answer.
  */
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCheck, runSmoke, USAGE } from '../../infra/cli/smoke.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
+import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 import { issueToken } from '../support/api-client.ts';
 
-const SMOKE_SCRIPT = fileURLToPath(new URL('../../infra/cli/smoke.ts', import.meta.url));
+const SMOKE_SCRIPT = join(REPOSITORY_ROOT, 'infra/cli/smoke.ts');
 
 let gateway: LocalGateway;
 let token: string;
@@ -109,6 +110,24 @@ describe('smoke test', () => {
     [['--stage', 'staging', '--url', 'http://x', '--key', 'k']],
   ])('prints the usage line and exits 2 for the arguments %j', async (args) => {
     const { status, stderr } = await runScript(args);
+
+    expect(status).toBe(2);
+    expect(stderr.trim()).toBe(USAGE);
+  });
+
+  it('prints its help and exits 0 for --help', async () => {
+    const { status, stdout, stderr } = await runScript(['--help']);
+
+    expect(status).toBe(0);
+    expect(stdout).toMatch(
+      /^Usage: npm run smoke -- \(--stage staging\|production \| --url URL\) --key KEY$/m,
+    );
+    expect(stdout).toContain('(env: PETSTORE_API_KEY)');
+    expect(stderr).toBe('');
+  });
+
+  it('prints the usage line and exits 2 for an unknown option', async () => {
+    const { status, stderr } = await runScript(['--url', gateway.url, '--key', 'k', '--verbose']);
 
     expect(status).toBe(2);
     expect(stderr.trim()).toBe(USAGE);

@@ -46,9 +46,9 @@ export const keysCommand = keysCommandOn({
   local: localStack,
   // Without an endpoint (a deployed stage) the stores fall back to DYNAMODB_ENDPOINT: the
   // "deployed" tables are this file's tables on DynamoDB Local.
-  openKeyStore: (table, at) => new DynamoDBKeyStore(createDocumentClient(at), table),
-  openRateLimitBans: (table, at) => new DynamoDBRateLimitBans(createDocumentClient(at), table),
-  openKeyUsage: (table, at) => new DynamoDBKeyUsage(createDocumentClient(at), table),
+  openKeyStore: (table, at) => new DynamoDBKeyStore(createDocumentClient({ endpoint: at }), table),
+  openRateLimitBans: (table, at) => new DynamoDBRateLimitBans(createDocumentClient({ endpoint: at }), table),
+  openKeyUsage: (table, at) => new DynamoDBKeyUsage(createDocumentClient({ endpoint: at }), table),
 });
 
 /**

@@ -9,9 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../infra/local/ports.ts';
+import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 
-const REPO_ROOT = resolve(import.meta.dirname, '../..');
-const TSX = resolve(REPO_ROOT, 'node_modules/.bin/tsx');
+const TSX = resolve(REPOSITORY_ROOT, 'node_modules/.bin/tsx');
 
 /** Bounds of every wait: DynamoDB Local's JVM may take several seconds on a busy machine. */
 export const START_TIMEOUT_MS = 60_000;
@@ -36,6 +36,8 @@ export interface StackOptions {
   readonly inMemory?: boolean;
   /** More environment variables, e.g. `PATH`. */
   readonly env?: Readonly<Record<string, string>>;
+  /** More arguments, e.g. `--help`. */
+  readonly args?: readonly string[];
 }
 
 const running: Started[] = [];
@@ -56,9 +58,13 @@ export async function freshStack(): Promise<StackOptions> {
 export function startLocalStack(options: StackOptions): Started {
   const child = spawn(
     TSX,
-    ['infra/local/start.ts', ...(options.inMemory === false ? [] : ['--in-memory'])],
+    [
+      'infra/local/start.ts',
+      ...(options.inMemory === false ? [] : ['--in-memory']),
+      ...(options.args ?? []),
+    ],
     {
-      cwd: REPO_ROOT,
+      cwd: REPOSITORY_ROOT,
       env: {
         ...process.env,
         PORT: String(options.PORT),

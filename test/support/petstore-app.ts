@@ -18,7 +18,6 @@ import { createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
 import { API_STAGE_NAME, ROUTES } from '../../infra/routes.ts';
 import { STAGES, type StageName } from '../../infra/stages.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
-import { BAN_POLICY_ENV } from '../../shared/rate-limit/rate-limiter.ts';
 
 /** Construct ids of the operation functions, one per route. */
 export const OPERATION_IDS = ROUTES.map((route) => route.constructId);
@@ -29,8 +28,8 @@ export const FUNCTION_IDS = [...OPERATION_IDS, 'AuthorizerFunction'];
 /** The ban variables an operation function gets for `policy`. */
 export function banEnvironment(policy: BanPolicy): Record<string, string> {
   return {
-    [BAN_POLICY_ENV.threshold]: String(policy.threshold),
-    [BAN_POLICY_ENV.durationSeconds]: String(policy.durationSeconds),
+    RATE_LIMIT_BAN_THRESHOLD: String(policy.threshold),
+    RATE_LIMIT_BAN_SECONDS: String(policy.durationSeconds),
   };
 }
 

@@ -10,11 +10,10 @@ import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { credentialsEnv } from '../../infra/local/stack-files.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import { CURSOR_KEY_ENV } from '../../shared/pets/cursor.ts';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
 Object.assign(process.env, credentialsEnv(inject('dynamoCredentials')));
-process.env[CURSOR_KEY_ENV] = newCursorKey();
+process.env.CURSOR_KEY = newCursorKey();
 
 const suffix = randomBytes(4).toString('hex');
 const client = createDocumentClient();

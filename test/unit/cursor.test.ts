@@ -6,12 +6,9 @@ import { freePort } from '../../infra/local/ports.ts';
 import { apiErrorOf } from '../../shared/http/error-mapping.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import {
-  CURSOR_KEY_ENV,
-  CURSOR_KEY_SECRET_ARN_ENV,
   CursorCodec,
   cursorCodecFromSettings,
   nextPageLink,
-  SECRETS_EXTENSION_PORT_ENV,
 } from '../../shared/pets/cursor.ts';
 import { InvalidCursorError } from '../../shared/pets/errors.ts';
 import type { PetStatus } from '../../shared/pets/schemas.ts';
@@ -146,9 +143,9 @@ describe('cursorCodecFromSettings', () => {
 
   /** The environment of a deployed listPets: the secret's ARN and the extension's port. */
   function deployed(): void {
-    delete process.env[CURSOR_KEY_ENV];
-    process.env[CURSOR_KEY_SECRET_ARN_ENV] = secretArn;
-    process.env[SECRETS_EXTENSION_PORT_ENV] = String(
+    delete process.env.CURSOR_KEY;
+    process.env.CURSOR_KEY_SECRET_ARN = secretArn;
+    process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT = String(
       (extension.server.address() as AddressInfo).port,
     );
     process.env.AWS_SESSION_TOKEN = sessionToken;
@@ -156,7 +153,7 @@ describe('cursorCodecFromSettings', () => {
 
   it('uses CURSOR_KEY when it is set, without reading Secrets Manager', async () => {
     const key = newCursorKey();
-    process.env[CURSOR_KEY_ENV] = key;
+    process.env.CURSOR_KEY = key;
 
     const cursor = (await cursorCodecFromSettings()()).encode({ afterId: 3 });
 
@@ -219,7 +216,7 @@ describe('cursorCodecFromSettings', () => {
     async (_, status) => {
       deployed();
       if (status) extension.answers.push({ status, body: 'ThrottlingException' });
-      else process.env[SECRETS_EXTENSION_PORT_ENV] = String(await freePort());
+      else process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT = String(await freePort());
 
       const thrown = await cursorCodecFromSettings()().catch((rejected: unknown) => rejected);
       const error = apiErrorOf(thrown);
@@ -236,11 +233,11 @@ describe('cursorCodecFromSettings', () => {
   );
 
   it('fails at start-up when neither variable is set', () => {
-    delete process.env[CURSOR_KEY_ENV];
-    delete process.env[CURSOR_KEY_SECRET_ARN_ENV];
+    delete process.env.CURSOR_KEY;
+    delete process.env.CURSOR_KEY_SECRET_ARN;
 
     expect(() => cursorCodecFromSettings()).toThrow(
-      `Environment variable ${CURSOR_KEY_SECRET_ARN_ENV} is required`,
+      `Environment variable CURSOR_KEY_SECRET_ARN is required`,
     );
   });
 });

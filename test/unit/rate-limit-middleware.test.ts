@@ -11,7 +11,6 @@ import { createLambdaContext, createProxyEvent } from '../../infra/local/events.
 import { logger } from '../../shared/logger.ts';
 import {
   banPolicyOf,
-  RATE_LIMITER_DEADLINE_ENV,
   type RateLimiter,
 } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings } from '../../shared/settings.ts';
@@ -127,7 +126,7 @@ describe('rateLimit middleware', () => {
 
   it('fails open when the counters table does not answer within the deadline (RATE_LIMIT_DEADLINE_MS)', async () => {
     vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
-    vi.stubEnv(RATE_LIMITER_DEADLINE_ENV, '50');
+    vi.stubEnv('RATE_LIMIT_DEADLINE_MS', '50');
     // A limiter whose calls hang until their signal aborts, as on a frozen table.
     const hanging = {
       consume: (...[, , , signal]: Parameters<RateLimiter['consume']>) =>
@@ -143,7 +142,7 @@ describe('rateLimit middleware', () => {
     expect(calls.count).toBe(1);
     expect(response.headers).not.toHaveProperty('X-RateLimit-Remaining');
 
-    vi.stubEnv(RATE_LIMITER_DEADLINE_ENV, '1.5');
+    vi.stubEnv('RATE_LIMIT_DEADLINE_MS', '1.5');
     expect(() => countingOperation(hanging)).toThrow(
       'Environment variable RATE_LIMIT_DEADLINE_MS must be a whole number >= 1, not "1.5"',
     );

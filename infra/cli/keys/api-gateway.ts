@@ -1,9 +1,6 @@
 /**
- * The API Gateway side of the keys command on a deployed stage: each key's API key (named after
- * the key id, its value the key's usage identifier) and the usage plan it is in, which is the edge
- * backstop of the key's limits (petstore-spec.md, "Limits"). Keys of a standard plan share the
- * plan's usage plan, created by the stack; an Enterprise key has a usage plan of its own, created
- * here. Every step that changes something records its undo in an `UndoSteps`.
+ * The API Gateway side of the keys command on a stage: each key's API key and its usage plan (the
+ * standard plan's, or an Enterprise key's own), every change with its undo (docs/operations.md).
  */
 import {
   type APIGatewayClient,

@@ -1,23 +1,20 @@
 /**
  * What every subcommand of the keys command shares: its dependencies, the shape of a subcommand
- * module, the usage error, and the `--stage` option that picks the target.
+ * module, and the `--stage` option that picks the target.
  */
 import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { type Command, Option } from 'commander';
 import { isStageName, STAGES, type StageName } from '../../stages.ts';
+import { type CommandOutput, UsageError } from '../program.ts';
 import { openTarget, type Target, type TargetDependencies } from './target.ts';
 
 /**
  * What the command needs from the outside world, injected so that tests run it in-process: the
  * target's stores and clients, API Gateway for a stage's API keys and usage plans, and the output.
  */
-export interface KeysCommandDependencies extends TargetDependencies {
+export interface KeysCommandDependencies extends TargetDependencies, CommandOutput {
   /** Creates, moves, disables and deletes a deployed stage's API keys and usage plans. */
   readonly apiGateway: APIGatewayClient;
-  /** Writes text (one line or several, without a final line break) to standard output. */
-  readonly stdout: (line: string) => void;
-  /** Writes text (one line or several, without a final line break) to standard error. */
-  readonly stderr: (line: string) => void;
 }
 
 /** One subcommand of the keys command (`create`, `list`, …): a module each. */
@@ -38,14 +35,6 @@ export interface KeysSubcommand {
    * @returns The subcommand.
    */
   readonly register: (program: Command, dependencies: KeysCommandDependencies) => Command;
-}
-
-/** A command line the command does not accept: exit status 2, the message and the usage on stderr. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
 }
 
 /** What `--stage` does, for the subcommands' help and the overview in `--help`. */

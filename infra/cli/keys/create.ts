@@ -1,15 +1,15 @@
 /**
- * `create`: issues a key (petstore-spec.md, "Authentication", whose gap "how API keys are issued"
+ * `create`: issues a key (docs/api.md, "Authentication": how API keys are issued
  * it fills). On a stage the key also gets its API Gateway API key, in its plan's usage plan.
  */
 import { PLAN_IDS } from '../../../shared/plans.ts';
+import { UsageError } from '../program.ts';
 import { registerApiKey, usagePlanDestination } from './api-gateway.ts';
 import {
   type KeysCommandDependencies,
   type KeysSubcommand,
   parseStage,
   stageOption,
-  UsageError,
 } from './command.ts';
 import { addExpiryOptions, type ExpiryOptions, expiryChoice } from './expiry.ts';
 import { describePlan } from './format.ts';

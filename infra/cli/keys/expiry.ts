@@ -4,12 +4,12 @@
  */
 import { type Command, Option } from 'commander';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
+import { UsageError } from '../program.ts';
 import {
   type KeysCommandDependencies,
   type KeysSubcommand,
   keyIdCommand,
   parseStage,
-  UsageError,
 } from './command.ts';
 import { DURATION_FORMAT, durationParser, parseInstant } from './duration.ts';
 import { onKeysTable, openTarget, type Target, unknownKey } from './target.ts';

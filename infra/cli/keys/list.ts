@@ -1,5 +1,5 @@
 /**
- * `list`: one line per key with its plan, limits (petstore-spec.md, "Limits"), ban state, status
+ * `list`: one line per key with its plan, limits (docs/rate-limits.md), ban state, status
  * (with a rolled-out token's grace), expiry, last day used, owner and creation time; never a
  * token, hash or usage identifier. `--dormant D` keeps the keys unused for D.
  */

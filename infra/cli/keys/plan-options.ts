@@ -1,5 +1,5 @@
 /**
- * The plan options of `create` and `set-plan` (petstore-spec.md, "Limits"): `--plan`, and for
+ * The plan options of `create` and `set-plan` (docs/rate-limits.md): `--plan`, and for
  * Enterprise the key's own limits, `--per-minute` and `--per-day`.
  */
 import { type Command, Option } from 'commander';
@@ -14,7 +14,7 @@ import {
   type RequestLimits,
   validateLimits,
 } from '../../../shared/plans.ts';
-import { UsageError } from './command.ts';
+import { UsageError } from '../program.ts';
 
 /** The plan options as commander parses them: text, unchecked. */
 export interface PlanOptions {

@@ -1,21 +1,20 @@
 /**
- * The keys command (petstore-spec.md, "Authentication", whose gap "how API keys are issued" it
- * fills, and "Limits"): issues, lists, rolls, expires, moves between plans, unbans, revokes and
- * checks API keys on the local stack or a deployed stage. A commander program with one module per subcommand; `keys.ts`
- * is its argv entry. Every dependency (stores, AWS clients, output writers) is injected, so that
- * tests run it in-process.
+ * The keys command (how API keys are issued: docs/api.md): a commander program with one module
+ * per subcommand; `keys.ts` is its argv entry. Every dependency is injected, for in-process tests.
  */
-import { Command, CommanderError, type Help } from 'commander';
+import type { Command, Help } from 'commander';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../../shared/tables.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { STAGES } from '../../stages.ts';
-import { check } from './check.ts';
 import {
-  type KeysCommandDependencies,
-  type KeysSubcommand,
-  STAGE_DESCRIPTION,
+  type CommandStyle,
+  type ExitCode,
+  newProgram,
+  runProgram,
   UsageError,
-} from './command.ts';
+} from '../program.ts';
+import { check } from './check.ts';
+import { type KeysCommandDependencies, type KeysSubcommand, STAGE_DESCRIPTION } from './command.ts';
 import { create } from './create.ts';
 import { DURATION_FORMAT } from './duration.ts';
 import { setExpiry } from './expiry.ts';
@@ -43,8 +42,8 @@ const SUBCOMMANDS: readonly KeysSubcommand[] = [
   check,
 ];
 
-/** Exit status of the command: 0 done, 1 failed, 2 usage error. */
-export type ExitCode = 0 | 1 | 2;
+/** How the keys command reports errors: `keys: <message>`, a usage error followed by the help. */
+export const KEYS_STYLE: CommandStyle = { errorPrefix: 'keys: ' };
 
 /**
  * Runs the keys command.
@@ -58,50 +57,22 @@ export type ExitCode = 0 | 1 | 2;
  * @returns 0 when done (or the help was asked for), 1 when the operation failed (unknown key id,
  *   DynamoDB Local not running, an AWS error), 2 for a usage error.
  */
-export async function runKeysCommand(
+export function runKeysCommand(
   args: readonly string[],
   dependencies: KeysCommandDependencies,
 ): Promise<ExitCode> {
-  const program = keysProgram(dependencies);
-  try {
-    await program.parseAsync(args, { from: 'user' });
-    return 0;
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      // Commander has written its message already, or the help that was asked for.
-      if (error.exitCode === 0) return 0;
-    } else if (error instanceof UsageError) {
-      dependencies.stderr(`keys: ${error.message}`);
-    } else {
-      dependencies.stderr(`keys: ${(error as Error).message}`);
-      return 1;
-    }
-    dependencies.stderr('');
-    program.outputHelp({ error: true });
-    return 2;
-  }
+  return runProgram(keysProgram(dependencies), args, dependencies, KEYS_STYLE);
 }
 
-/**
- * The commander program of the keys command, its output sent to the dependencies' writers and
- * its exits turned into `CommanderError`s (exitOverride), for `runKeysCommand` to map.
- */
+/** The commander program of the keys command, its output sent to the dependencies' writers. */
 export function keysProgram(dependencies: KeysCommandDependencies): Command {
-  const { stdout, stderr } = dependencies;
   // Settings made before the subcommands are added are inherited by them.
-  const program = new Command('npm run keys --')
+  const program = newProgram('npm run keys --', dependencies, KEYS_STYLE)
     .usage('<command> [options]')
     .description(
       'Issues, lists, rolls, expires, moves, unbans and revokes Petstore API keys, shows their usage, checks tokens.',
     )
-    .helpOption('-h, --help', 'Show this help.')
-    .helpCommand('help [command]', 'Show the help of a command.')
-    .configureOutput({
-      writeOut: (text) => stdout(text.replace(/\n$/, '')),
-      writeErr: (text) => stderr(text.replace(/\n$/, '')),
-      outputError: (message, write) => write(`keys: ${message}`),
-    })
-    .exitOverride();
+    .helpCommand('help [command]', 'Show the help of a command.');
   for (const subcommand of SUBCOMMANDS) {
     subcommand
       .register(program, dependencies)

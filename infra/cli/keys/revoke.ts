@@ -1,5 +1,5 @@
 /**
- * `revoke`: revokes a key, after which the authorizer refuses it (401, petstore-spec.md,
+ * `revoke`: revokes a key, after which the authorizer refuses it (401, docs/api.md,
  * "Authentication"); on a stage its API Gateway API key is disabled as well.
  */
 import { planName } from '../../../shared/plans.ts';

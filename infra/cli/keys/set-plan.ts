@@ -1,6 +1,6 @@
 /**
  * `set-plan`: moves a key to another plan, or gives an Enterprise key new limits
- * (petstore-spec.md, "Limits"). On a stage its API Gateway API key moves between usage plans.
+ * (docs/rate-limits.md). On a stage its API Gateway API key moves between usage plans.
  */
 import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/key-records.ts';

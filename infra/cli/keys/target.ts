@@ -1,8 +1,6 @@
 /**
- * Where the keys command works: the local stack of `npm start` (DynamoDB Local), or a deployed
- * stage (`--stage`), whose tables, RestApi and usage plans are found through its stack outputs.
- * Each subcommand opens its target here and runs its table operations through it, so that a
- * failure reads in the target's terms (DynamoDB Local not running, a table missing).
+ * Where the keys command works: the local stack (DynamoDB Local) or a deployed stage (`--stage`,
+ * found through its stack outputs); a failure reads in the target's terms.
  */
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { KeyStore } from '../../../shared/keys/key-store.ts';

@@ -1,6 +1,6 @@
 /**
- * `unban`: lifts a key's temporary ban, given for repeated requests after a 429 (petstore-spec.md,
- * "Limits"), at once instead of when it runs out.
+ * `unban`: lifts a key's temporary ban, given for repeated requests after a 429
+ * (docs/rate-limits.md), at once instead of when it runs out.
  */
 import { type KeysCommandDependencies, keyIdSubcommand } from './command.ts';
 import { isoTime } from './format.ts';

@@ -1,7 +1,6 @@
 /**
  * Undoing a multi-step operation of the keys command that failed half-way, so that no key is left
- * half-made or half-moved (a usable stored key without its API Gateway API key, an API key in no
- * usage plan, an orphaned usage plan).
+ * half-made or half-moved.
  */
 
 /** The undo actions of the steps done so far, run newest first when a later step fails. */

@@ -5,12 +5,12 @@
 import { Option } from 'commander';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
 import { lastUsedDay } from '../../../shared/rate-limit/usage.ts';
+import { UsageError } from '../program.ts';
 import {
   type KeysCommandDependencies,
   type KeysSubcommand,
   keyIdCommand,
   parseStage,
-  UsageError,
 } from './command.ts';
 import { columns, formatCount } from './format.ts';
 import { NOT_USED } from './list.ts';

@@ -3,9 +3,16 @@
  * CodeDeploy deployments in progress or, when none runs, moves each operation's alias `live` back
  * to the version before (stage.ts). A commander program; `rollback.ts` is its argv entry.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { ROUTES, routeOf } from '../../routes.ts';
 import { LIVE_ALIAS, STAGES, type StageName, stackName } from '../../stages.ts';
+import {
+  type CommandOutput,
+  type CommandStyle,
+  type ExitCode,
+  newProgram,
+  runProgram,
+} from '../program.ts';
 import {
   type AliasMove,
   type DeployedOperation,
@@ -18,15 +25,10 @@ import {
 } from './stage.ts';
 
 /** The AWS clients and the output, injected so that tests run the command in-process. */
-export interface RollbackDependencies extends RollbackClients {
-  /** Writes text (without a final line break) to standard output. */
-  readonly stdout: (line: string) => void;
-  /** Writes text (without a final line break) to standard error. */
-  readonly stderr: (line: string) => void;
-}
+export interface RollbackDependencies extends RollbackClients, CommandOutput {}
 
-/** Exit status: 0 done (or help), 1 failed, 2 usage error. */
-export type ExitCode = 0 | 1 | 2;
+/** How the rollback command reports errors: `rollback: <message>`, a usage error with the help. */
+export const ROLLBACK_STYLE: CommandStyle = { errorPrefix: 'rollback: ' };
 
 /**
  * Runs the rollback command. Each change is one line on stdout; an error is one line on stderr,
@@ -41,35 +43,19 @@ export type ExitCode = 0 | 1 | 2;
  * @returns 0 when done, 1 when an AWS call failed or an alias has no earlier version, 2 for a
  *   missing or unknown stage or operation, or another usage error.
  */
-export async function runRollbackCommand(
+export function runRollbackCommand(
   args: readonly string[],
   dependencies: RollbackDependencies,
 ): Promise<ExitCode> {
-  const program = rollbackProgram(dependencies);
-  try {
-    await program.parseAsync(args, { from: 'user' });
-    return 0;
-  } catch (error) {
-    if (!(error instanceof CommanderError)) {
-      dependencies.stderr(`rollback: ${(error as Error).message}`);
-      return 1;
-    }
-    // Commander has written its message, or the help that was asked for.
-    if (error.exitCode === 0) return 0;
-    dependencies.stderr('');
-    program.outputHelp({ error: true });
-    return 2;
-  }
+  return runProgram(rollbackProgram(dependencies), args, dependencies, ROLLBACK_STYLE);
 }
 
-/** The commander program, its output sent to the writers and its exits thrown (exitOverride). */
+/** The commander program, its output sent to the dependencies' writers. */
 function rollbackProgram(dependencies: RollbackDependencies): Command {
-  const { stdout, stderr } = dependencies;
-  return new Command('npm run rollback --')
+  return newProgram('npm run rollback --', dependencies, ROLLBACK_STYLE)
     .description(
       `Rolls a deployed stage's operations back: stops the CodeDeploy deployments in progress (CodeDeploy then moves alias ${LIVE_ALIAS} back and CloudFormation rolls the stack update back), or, when none runs, moves each operation's alias ${LIVE_ALIAS} to the version before the one it serves.`,
     )
-    .helpOption('-h, --help', 'Show this help.')
     .addOption(
       new Option('--stage <stage>', 'The deployed stage (its stack petstore-<stage>).')
         .choices(STAGES)
@@ -84,12 +70,6 @@ function rollbackProgram(dependencies: RollbackDependencies): Command {
       'after',
       '\nAWS credentials and region come from the default chain (AWS_PROFILE, AWS_REGION, …).',
     )
-    .configureOutput({
-      writeOut: (text) => stdout(text.replace(/\n$/, '')),
-      writeErr: (text) => stderr(text.replace(/\n$/, '')),
-      outputError: (message, write) => write(`rollback: ${message}`),
-    })
-    .exitOverride()
     .action(async (options: { stage: StageName; operation?: DeployedOperation['operationId'] }) => {
       const routes = options.operation ? [routeOf(options.operation)] : ROUTES;
       const operations = await findOperations(

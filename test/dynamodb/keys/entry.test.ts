@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { writeCredentials } from '../../../infra/local/stack-files.ts';
+import { REPOSITORY_ROOT } from '../../../infra/repository.ts';
 import { KEYS_TABLE } from '../../../shared/tables.ts';
 import { endpoint, keys, tableName } from '../../support/keys-command.ts';
 
@@ -18,7 +19,7 @@ describe('the keys entry, run as `npx tsx infra/cli/keys.ts`', () => {
       'npx',
       ['tsx', 'infra/cli/keys.ts', 'create', '--plan', 'pro'],
       {
-        cwd: new URL('../../..', import.meta.url),
+        cwd: REPOSITORY_ROOT,
         // The entry finds DynamoDB Local through DYNAMODB_PORT, its credentials through
         // PETSTORE_DIR, and this file's table through KEYS_TABLE_NAME.
         env: {
@@ -40,7 +41,7 @@ describe('the keys entry, run as `npx tsx infra/cli/keys.ts`', () => {
       process.execPath,
       ['--import', 'tsx', 'infra/cli/keys.ts', 'list'],
       {
-        cwd: new URL('../../..', import.meta.url),
+        cwd: REPOSITORY_ROOT,
         env: { ...process.env, DYNAMODB_PORT: 'eighty' },
       },
     );
