@@ -14,7 +14,7 @@ describe('the unit tier', () => {
   const credentials = { accessKeyId: 'unit', secretAccessKey: 'unit' };
 
   it('refuses a document client call, naming test/dynamodb/', async () => {
-    const client = createDocumentClient(endpoint, credentials);
+    const client = createDocumentClient({ endpoint, local: credentials });
 
     await expect(
       client.send(new GetCommand({ TableName: 'pets', Key: { id: 1 } })),
