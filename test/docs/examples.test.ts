@@ -22,17 +22,19 @@ import {
   type Example,
   type ExampleCommand,
   MARKDOWN_FILES,
+  REPO_ROOT,
   readMarkdown,
 } from './markdown.ts';
 
 /** What changes from run to run, and what each is shown as once masked. */
 const MASKS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, '<time>'],
+  [/\b\d{4}-\d\d-\d\d\b/g, '<date>'],
   [/\b1\d{9}\b/g, '<unix-seconds>'],
   [/\bt=\d+/g, 't=<seconds>'],
   [/(Retry-After: |retry after )\d+/gi, '$1<seconds>'],
   [/cursor=[\w-]+/g, 'cursor=<cursor>'],
-  [/\bpet_(?:local|stg|prod)_\w+/g, '<token>'],
+  [/\bpet_(?:local|stg|prod)_\w+…?/g, '<token>'],
   [/\bkey_[0-9a-f]{16}\b/g, '<key-id>'],
   [/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>'],
 ];
@@ -79,6 +81,8 @@ function around(directive: string | undefined, dynamoPid: number): [string, stri
 
 const SEPARATOR = '\u001e';
 const RUN_TIMEOUT_MS = 150_000;
+/** The examples run in a scratch directory (files they write land there); npm in the checkout. */
+const NPM_IN_CHECKOUT = `npm() { (cd '${REPO_ROOT}' && command npm "$@"); }`;
 
 /**
  * Runs a file's examples in one bash, in document order, and returns each command's output.
@@ -103,7 +107,7 @@ async function run(
   try {
     const { stdout } = await promisify(execFile)(
       'bash',
-      ['-c', `exec 2>&1\n${script.join('\n')}`],
+      ['-c', `exec 2>&1\n${NPM_IN_CHECKOUT}\n${script.join('\n')}\nexit 0`],
       {
         cwd,
         env: { PATH: process.env.PATH, ...env },
@@ -131,8 +135,17 @@ describe.each(documented)('the console examples of $path', ({ path, examples }) 
     const stack = await freshStack();
     const { started: running, url } = await startedStack(stack);
     started = running;
-    const freeKey = /^ {2}free +key_\w+ +(pet_local_\S+)$/m.exec(started.stdout())?.[1];
-    env = { BASE: url, API_KEY: freeKey ?? '' };
+    const [, keyId = '', token = ''] =
+      /^ {2}free +(key_\w+) +(pet_local_\S+)$/m.exec(started.stdout()) ?? [];
+    env = {
+      BASE: url,
+      API_KEY: token,
+      KEY_ID: keyId,
+      // `npm run keys` finds the stack as a user's shell would.
+      HOME: process.env.HOME ?? '',
+      DYNAMODB_PORT: String(stack.DYNAMODB_PORT),
+      PETSTORE_DIR: stack.dir,
+    };
   }, START_TIMEOUT_MS);
   afterAll(stopAll);
 
