@@ -94,7 +94,7 @@ function localDocument(baseUrl: string): Record<string, unknown> {
   const servers = Array.isArray(document.servers) ? document.servers : [];
   return {
     ...document,
-    servers: [{ url: baseUrl, description: 'This local stack (npm start).' }, ...servers],
+    servers: [{ url: baseUrl, description: 'This copy of the API, on this machine.' }, ...servers],
   };
 }
 

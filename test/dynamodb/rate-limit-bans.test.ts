@@ -1,5 +1,5 @@
 /**
- * The temporary ban on DynamoDB Local (docs/rate-limits.md): more than the
+ * The temporary ban on DynamoDB Local (docs/rate-limits.md, "Temporary ban"): more than the
  * threshold of refused requests in one UTC minute bans a key, the ban holds across minutes and
  * midnight, and `DynamoDBRateLimitBans.unban` lifts it.
  */

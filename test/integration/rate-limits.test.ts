@@ -1,5 +1,5 @@
 /**
- * The rate limits of petstore-spec.md ("Limits") as a client sees them over HTTP through the
+ * The rate limits of docs/rate-limits.md as a client sees them over HTTP through the
  * local gateway: the per-key fixed windows counted in DynamoDB Local, the headers on every
  * authenticated answer, 429 with Retry-After, and the temporary ban. `Date` is frozen at the
  * start of a UTC minute tomorrow (the SDK's timers keep running), so a window never rolls over

@@ -26,7 +26,7 @@ export function authorizedEvent(
   return createProxyEvent({ ...input, authorizer: { ...key, principalId: key.keyId } });
 }
 
-/** The rate-limit fields every authenticated response carries (docs/rate-limits.md). */
+/** The rate-limit fields every authenticated response carries (docs/rate-limits.md, "Headers"). */
 const RATE_LIMIT_FIELDS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',

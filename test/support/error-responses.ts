@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import type { ErrorCode } from '../../shared/http/errors.ts';
 
 /**
- * The complete proxy result of an Error answer (docs/api.md, "Errors"): the Error body
+ * The complete proxy result of an Error answer (docs/api.md, "Error codes"): the Error body
  * `{ code, message, status }`, serialised in that key order, with `Content-Type:
  * application/json`.
  *
