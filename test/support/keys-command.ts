@@ -47,7 +47,8 @@ export const keysCommand = keysCommandOn({
   // Without an endpoint (a deployed stage) the stores fall back to DYNAMODB_ENDPOINT: the
   // "deployed" tables are this file's tables on DynamoDB Local.
   openKeyStore: (table, at) => new DynamoDBKeyStore(createDocumentClient({ endpoint: at }), table),
-  openRateLimitBans: (table, at) => new DynamoDBRateLimitBans(createDocumentClient({ endpoint: at }), table),
+  openRateLimitBans: (table, at) =>
+    new DynamoDBRateLimitBans(createDocumentClient({ endpoint: at }), table),
   openKeyUsage: (table, at) => new DynamoDBKeyUsage(createDocumentClient({ endpoint: at }), table),
 });
 

@@ -5,11 +5,7 @@ import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { freePort } from '../../infra/local/ports.ts';
 import { apiErrorOf } from '../../shared/http/error-mapping.ts';
 import { ApiError } from '../../shared/http/errors.ts';
-import {
-  CursorCodec,
-  cursorCodecFromSettings,
-  nextPageLink,
-} from '../../shared/pets/cursor.ts';
+import { CursorCodec, cursorCodecFromSettings, nextPageLink } from '../../shared/pets/cursor.ts';
 import { InvalidCursorError } from '../../shared/pets/errors.ts';
 import type { PetStatus } from '../../shared/pets/schemas.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';

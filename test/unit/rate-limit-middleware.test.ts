@@ -9,10 +9,7 @@ import { createPetHandler } from '../../functions/operations/create-pet.ts';
 import { listPetsHandler } from '../../functions/operations/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
 import { logger } from '../../shared/logger.ts';
-import {
-  banPolicyOf,
-  type RateLimiter,
-} from '../../shared/rate-limit/rate-limiter.ts';
+import { banPolicyOf, type RateLimiter } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { TOMORROW } from '../support/clock.ts';
