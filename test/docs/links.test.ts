@@ -1,7 +1,8 @@
 /**
  * Every link of the README, CHANGELOG and docs/ stays inside the repository and resolves: to a
  * file that exists and, with a `#fragment`, to a heading of that file. The only addresses outside
- * are the local stack's own (`http://127.0.0.1:…`).
+ * are the local stack's own (`http://127.0.0.1:…`). Every backticked repository path names a file
+ * or folder that exists.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -38,6 +39,22 @@ function anchors(markdown: string): Set<string> {
   return result;
 }
 
+/** Backticked repository paths of the prose: `shared/…`, `infra/…`, `test/…` and the like. */
+function repositoryPaths(markdown: string): string[] {
+  const pattern = /`((?:shared|infra|functions|test|bench|client|docs)\/[^`\s]*)`/g;
+  return [...prose(markdown).matchAll(pattern)].map(([, path = '']) => path);
+}
+
+/**
+ * Whether a path names something of the repository: a `:line` or `#fragment` suffix is dropped, and
+ * a pattern (`functions/*.ts`, `functions/<operation>.ts`, `…`) needs its folder to exist.
+ */
+function pathExists(path: string): boolean {
+  const file = path.replace(/[:#].*$/, '');
+  const wildcard = file.search(/[*<…]/);
+  return existsSync(join(REPO_ROOT, wildcard === -1 ? file : dirname(file.slice(0, wildcard + 1))));
+}
+
 const LOCAL_STACK = /^http:\/\/127\.0\.0\.1(?::\d+)?\//;
 
 describe.each(MARKDOWN_FILES)('the links of %s', (path) => {
@@ -56,6 +73,12 @@ describe.each(MARKDOWN_FILES)('the links of %s', (path) => {
   });
 });
 
+describe.each(MARKDOWN_FILES)('the repository paths of %s', (path) => {
+  it('name files or folders that exist', () => {
+    expect(repositoryPaths(readMarkdown(path)).filter((named) => !pathExists(named))).toEqual([]);
+  });
+});
+
 describe('the link check', () => {
   it('finds a link that leaves the repository, a missing file and a missing heading', () => {
     expect(links('[spec](../shared/petstore-spec.md) <https://example.com/x>')).toEqual([
@@ -66,5 +89,15 @@ describe('the link check', () => {
       new Set(['a', 'decisions-on-the-specs-gaps', 'npm-start', 'a-1']),
     );
     expect(existsSync(join(REPO_ROOT, 'docs/nothing.md'))).toBe(false);
+  });
+
+  it('finds a backticked path that no longer exists', () => {
+    const paths = repositoryPaths(
+      'See `shared/rate-limit/limiter.ts`, `functions/*.ts`, `infra/routes.ts:3` and `npm test`.',
+    );
+    expect(paths).toEqual(['shared/rate-limit/limiter.ts', 'functions/*.ts', 'infra/routes.ts:3']);
+    expect(paths.filter((named) => !pathExists(named))).toEqual(['shared/rate-limit/limiter.ts']);
+    expect(pathExists('functions/<operation>.ts')).toBe(true);
+    expect(pathExists('nothing/*.ts')).toBe(false);
   });
 });
