@@ -1,7 +1,8 @@
 /**
  * The route table: one row per operation of docs/openapi.yaml, paths relative to the stage (`v1`).
  * The stack builds one function and one method per row; the local gateway routes by the same rows.
- * Where each behaviour lives, from here: docs/architecture.md, "Where each behaviour lives".
+ * What an operation reads and answers: functions/operations/*.ts (its row's `entry` applies it).
+ * Where every other behaviour lives: docs/architecture.md, "Where each behaviour lives".
  */
 
 import {
