@@ -1,6 +1,12 @@
 /** Lambda entry of the authorizer: `operations/authorizer.ts` on the DynamoDB key store. */
-import { createContainer } from '../shared/container.ts';
+import { createDynamoDBBase } from '../shared/clients.ts';
+import { DynamoDBKeyStore } from '../shared/keys/dynamodb-key-store.ts';
 import { authorizerHandler } from './operations/authorizer.ts';
 
+const base = createDynamoDBBase();
+
 /** Lambda handler of the authorizer. */
-export const handler = authorizerHandler(createContainer());
+export const handler = authorizerHandler({
+  settings: base.settings,
+  keys: DynamoDBKeyStore.from(base),
+});

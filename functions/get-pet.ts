@@ -1,6 +1,14 @@
 /** Lambda entry of getPet (`GET /pets/{petId}`): `operations/get-pet.ts` on the DynamoDB adapters. */
-import { createContainer } from '../shared/container.ts';
+import { createDynamoDBBase } from '../shared/clients.ts';
+import { DynamoDBPetStore } from '../shared/pets/dynamodb-pet-store.ts';
+import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { getPetHandler } from './operations/get-pet.ts';
 
+const base = createDynamoDBBase();
+
 /** Lambda handler of getPet: API Gateway REST proxy event in, proxy result out. */
-export const handler = getPetHandler(createContainer());
+export const handler = getPetHandler({
+  settings: base.settings,
+  pets: DynamoDBPetStore.from(base),
+  rateLimiter: DynamoDBRateLimiter.from(base),
+});

@@ -1,6 +1,14 @@
 /** Lambda entry of listPets (`GET /pets`): `operations/list-pets.ts` on the DynamoDB adapters. */
-import { createContainer } from '../shared/container.ts';
+import { createDynamoDBBase } from '../shared/clients.ts';
+import { DynamoDBPetStore } from '../shared/pets/dynamodb-pet-store.ts';
+import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { listPetsHandler } from './operations/list-pets.ts';
 
+const base = createDynamoDBBase();
+
 /** Lambda handler of listPets: API Gateway REST proxy event in, proxy result out. */
-export const handler = listPetsHandler(createContainer());
+export const handler = listPetsHandler({
+  settings: base.settings,
+  pets: DynamoDBPetStore.from(base),
+  rateLimiter: DynamoDBRateLimiter.from(base),
+});

@@ -3,9 +3,7 @@
  * adapters share (one connection pool, one set of bounds), and the adapters of the ports, each
  * built on first use so that a function needs only the tables it reads.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { logEachCall } from './call-log.ts';
-import { createDocumentClient } from './clients.ts';
+import { createDynamoDBBase, type DynamoDBBase } from './clients.ts';
 import { DynamoDBIdempotencyStore } from './idempotency/dynamodb-idempotency-store.ts';
 import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
 import { DynamoDBKeyStore } from './keys/dynamodb-key-store.ts';
@@ -13,8 +11,8 @@ import type { KeyStore } from './keys/key-store.ts';
 import { DynamoDBPetStore, type StoreUsage } from './pets/dynamodb-pet-store.ts';
 import type { PetStore } from './pets/pet-store.ts';
 import { DynamoDBRateLimiter } from './rate-limit/dynamodb-rate-limiter.ts';
-import { banPolicyOf, type RateLimiter } from './rate-limit/rate-limiter.ts';
-import { readSettings, requiredSetting, type Settings } from './settings.ts';
+import type { RateLimiter } from './rate-limit/rate-limiter.ts';
+import type { Settings } from './settings.ts';
 
 /**
  * A function's settings and ports. Tests build one from in-memory adapters
@@ -29,9 +27,7 @@ export interface Container {
 }
 
 /** The container of a deployed or local function: its adapters share `client`. */
-export interface DynamoDBContainer extends Container {
-  readonly client: DynamoDBDocumentClient;
-}
+export interface DynamoDBContainer extends Container, DynamoDBBase {}
 
 /** Options of {@link createContainer}. */
 export interface ContainerOptions {
@@ -52,11 +48,10 @@ function once<T>(build: () => T): () => T {
 }
 
 /**
- * Reads the settings from `env` and builds the document client they name, which logs the time of
- * each call (`call-log.ts`), and the DynamoDB adapters on it: the pet store (`PETS_TABLE_NAME`;
- * the old sequence's table `COUNTERS_TABLE_NAME`; it completes idempotency records in its creates
- * when `IDEMPOTENCY_TABLE_NAME` is set), the idempotency records (`IDEMPOTENCY_TABLE_NAME`), the
- * rate limiter (`COUNTERS_TABLE_NAME`, ban policy) and the key store (`KEYS_TABLE_NAME`).
+ * The settings of `env`, the document client they name (`createDynamoDBBase`) and every DynamoDB
+ * adapter on it, each built on first use: the pet store (it completes idempotency records in its
+ * creates when `IDEMPOTENCY_TABLE_NAME` is set), the idempotency records, the rate limiter and the
+ * key store. For the local stack, tests and benches; a Lambda entry builds only its own ports.
  *
  * @throws Error naming the variable when a setting is invalid, or when a DynamoDB Local endpoint
  *   comes without credentials; at an adapter's first use, when its table's name is missing.
@@ -65,40 +60,18 @@ export function createContainer(
   env: NodeJS.ProcessEnv = process.env,
   options: ContainerOptions = {},
 ): DynamoDBContainer {
-  const settings = readSettings(env);
-  const client = createDocumentClient({ settings });
-  logEachCall(client);
-  const idempotency = once(
-    () => new DynamoDBIdempotencyStore(client, requiredSetting(settings, 'IDEMPOTENCY_TABLE_NAME')),
+  const base = createDynamoDBBase(env);
+  const idempotency = once(() => DynamoDBIdempotencyStore.from(base));
+  const pets = once(() =>
+    DynamoDBPetStore.from(base, {
+      usage: options.petStoreUsage,
+      records: base.settings.IDEMPOTENCY_TABLE_NAME ? idempotency() : undefined,
+    }),
   );
-  const pets = once(
-    () =>
-      new DynamoDBPetStore(
-        client,
-        {
-          pets: requiredSetting(settings, 'PETS_TABLE_NAME'),
-          legacyCounters: settings.COUNTERS_TABLE_NAME,
-        },
-        {
-          usage: options.petStoreUsage,
-          records: settings.IDEMPOTENCY_TABLE_NAME ? idempotency() : undefined,
-        },
-      ),
-  );
-  const rateLimiter = once(
-    () =>
-      new DynamoDBRateLimiter(
-        client,
-        requiredSetting(settings, 'COUNTERS_TABLE_NAME'),
-        banPolicyOf(settings),
-      ),
-  );
-  const keys = once(
-    () => new DynamoDBKeyStore(client, requiredSetting(settings, 'KEYS_TABLE_NAME')),
-  );
+  const rateLimiter = once(() => DynamoDBRateLimiter.from(base));
+  const keys = once(() => DynamoDBKeyStore.from(base));
   return {
-    settings,
-    client,
+    ...base,
     get pets() {
       return pets();
     },

@@ -3,9 +3,11 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { type Container, createContainer } from '../container.ts';
+import { createDynamoDBBase } from '../clients.ts';
+import type { Container } from '../container.ts';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
 import { logger } from '../logger.ts';
+import { DynamoDBRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import {
   countServerErrors,
@@ -39,7 +41,7 @@ export interface HttpHandlerOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * The settings (`RATE_LIMIT_DEADLINE_MS`) and the rate limiter of the operation's container.
-   * @default createContainer()
+   * @default - the settings of the environment and a DynamoDBRateLimiter on them
    */
   readonly container?: Pick<Container, 'settings' | 'rateLimiter'>;
   /** The per-key rate limiter. @default - the container's */
@@ -66,7 +68,7 @@ export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions =
     .use(countServerErrors())
     .use(httpHeaderNormalizer());
   if (options.headers) chain.use(responseHeaders(options.headers));
-  const container = options.container ?? createContainer();
+  const container = options.container ?? environmentContainer(options.rateLimiter);
   chain.use(
     rateLimit({
       limiter: options.rateLimiter ?? container.rateLimiter,
@@ -76,4 +78,12 @@ export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions =
   );
   chain.use(errorHandler()).use(strictQuery(options.queryParameters ?? []));
   return chain.use([...(options.body ?? [])]);
+}
+
+/** The settings of the environment and `rateLimiter`, or a DynamoDBRateLimiter on them. */
+function environmentContainer(
+  rateLimiter?: RateLimiter,
+): Pick<Container, 'settings' | 'rateLimiter'> {
+  const base = createDynamoDBBase();
+  return { settings: base.settings, rateLimiter: rateLimiter ?? DynamoDBRateLimiter.from(base) };
 }

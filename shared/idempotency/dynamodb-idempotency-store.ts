@@ -12,6 +12,8 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBBase } from '../clients.ts';
+import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import {
   type BeginOptions,
@@ -32,6 +34,14 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
+
+  /** The store on `base`'s client and table `IDEMPOTENCY_TABLE_NAME`. @throws Error when unset. */
+  static from({ client, settings }: DynamoDBBase): DynamoDBIdempotencyStore {
+    return new DynamoDBIdempotencyStore(
+      client,
+      requiredSetting(settings, 'IDEMPOTENCY_TABLE_NAME'),
+    );
+  }
 
   /** One conditional PutItem (docs/idempotency.md). @throws StoreUnavailableError */
   begin(id: string, fingerprint: string, options: BeginOptions): Promise<IdempotencyBegin> {

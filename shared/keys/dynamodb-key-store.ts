@@ -8,7 +8,9 @@ import {
   ScanCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBBase } from '../clients.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';
+import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import { KEY_ID_INDEX } from '../tables.ts';
 import {
@@ -39,6 +41,11 @@ export class DynamoDBKeyStore implements KeyStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
+
+  /** The store on `base`'s client and table `KEYS_TABLE_NAME`. @throws Error when unset. */
+  static from({ client, settings }: DynamoDBBase): DynamoDBKeyStore {
+    return new DynamoDBKeyStore(client, requiredSetting(settings, 'KEYS_TABLE_NAME'));
+  }
 
   async createKey(input: NewKeyInput): Promise<{ record: ApiKeyRecord; token: string }> {
     const { record, token } = newKey(input);

@@ -8,8 +8,10 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBBase } from '../clients.ts';
 import type { DynamoDBIdempotencyStore } from '../idempotency/dynamodb-idempotency-store.ts';
 import { IdempotencyLockLostError } from '../idempotency/errors.ts';
+import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import { STATUS_INDEX } from '../tables.ts';
 import { type DynamoDBPetStoreTables, PetIdSequence } from './id-sequence.ts';
@@ -57,6 +59,21 @@ export class DynamoDBPetStore implements PetStore {
     this.usage = options.usage ?? emptyUsage();
     this.records = options.records;
     this.sequence = new PetIdSequence(client, tables, (signal) => this.highestPetId(signal));
+  }
+
+  /**
+   * The store on `base`'s client and tables `PETS_TABLE_NAME` (and the old sequence's
+   * `COUNTERS_TABLE_NAME`). @throws Error when `PETS_TABLE_NAME` is unset.
+   */
+  static from(
+    { client, settings }: DynamoDBBase,
+    options: DynamoDBPetStoreOptions = {},
+  ): DynamoDBPetStore {
+    const tables = {
+      pets: requiredSetting(settings, 'PETS_TABLE_NAME'),
+      legacyCounters: settings.COUNTERS_TABLE_NAME,
+    };
+    return new DynamoDBPetStore(client, tables, options);
   }
 
   /** Issues the ids of new pets; seeds itself from {@link highestPetId} once per table. */

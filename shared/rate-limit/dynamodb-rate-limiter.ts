@@ -10,7 +10,9 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBBase } from '../clients.ts';
 import type { RequestLimits } from '../plans.ts';
+import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import { counterName, countsOf, daysUntil, expiry } from './counter-item.ts';
 import {
@@ -25,7 +27,12 @@ import {
   standingOf,
   startsBan,
 } from './decision.ts';
-import { type BanPolicy, DEFAULT_BAN_POLICY, type RateLimiter } from './rate-limiter.ts';
+import {
+  type BanPolicy,
+  banPolicyOf,
+  DEFAULT_BAN_POLICY,
+  type RateLimiter,
+} from './rate-limiter.ts';
 
 /** One request being counted: its key's item, instant, limits and abort signal. */
 interface CountRequest {
@@ -60,6 +67,18 @@ export class DynamoDBRateLimiter implements RateLimiter {
     private readonly tableName: string,
     private readonly banPolicy: BanPolicy = DEFAULT_BAN_POLICY,
   ) {}
+
+  /**
+   * The limiter on `base`'s client, table `COUNTERS_TABLE_NAME` and ban policy.
+   * @throws Error when the table's name is unset.
+   */
+  static from({ client, settings }: DynamoDBBase): DynamoDBRateLimiter {
+    return new DynamoDBRateLimiter(
+      client,
+      requiredSetting(settings, 'COUNTERS_TABLE_NAME'),
+      banPolicyOf(settings),
+    );
+  }
 
   /**
    * One conditional UpdateItem for an admitted request (see the module's header for the others).
