@@ -1,5 +1,5 @@
 /** Lambda entry of the authorizer: `operations/authorizer.ts` on the DynamoDB key store. */
-import { createDynamoDBBase } from '../shared/clients.ts';
+import { createDynamoDBBase } from '../shared/dynamodb-base.ts';
 import { DynamoDBKeyStore } from '../shared/keys/dynamodb-key-store.ts';
 import { authorizerHandler } from './operations/authorizer.ts';
 

@@ -1,5 +1,5 @@
 /** Lambda entry of createPet (`POST /pets`): `operations/create-pet.ts` on the DynamoDB adapters. */
-import { createDynamoDBBase } from '../shared/clients.ts';
+import { createDynamoDBBase } from '../shared/dynamodb-base.ts';
 import { DynamoDBIdempotencyStore } from '../shared/idempotency/dynamodb-idempotency-store.ts';
 import { DynamoDBPetStore } from '../shared/pets/dynamodb-pet-store.ts';
 import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.ts';

@@ -1,5 +1,5 @@
 /** Lambda entry of getPet (`GET /pets/{petId}`): `operations/get-pet.ts` on the DynamoDB adapters. */
-import { createDynamoDBBase } from '../shared/clients.ts';
+import { createDynamoDBBase } from '../shared/dynamodb-base.ts';
 import { DynamoDBPetStore } from '../shared/pets/dynamodb-pet-store.ts';
 import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { getPetHandler } from './operations/get-pet.ts';

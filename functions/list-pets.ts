@@ -1,5 +1,5 @@
 /** Lambda entry of listPets (`GET /pets`): `operations/list-pets.ts` on the DynamoDB adapters. */
-import { createDynamoDBBase } from '../shared/clients.ts';
+import { createDynamoDBBase } from '../shared/dynamodb-base.ts';
 import { DynamoDBPetStore } from '../shared/pets/dynamodb-pet-store.ts';
 import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { listPetsHandler } from './operations/list-pets.ts';

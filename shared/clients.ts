@@ -2,7 +2,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { logEachCall } from './call-log.ts';
 import { readSettings, requiredSetting, type Settings } from './settings.ts';
 
 /** Bounds of every DynamoDB call: a store that does not answer never hangs a function. */
@@ -69,23 +68,4 @@ export function createDocumentClient(options: DocumentClientOptions = {}): Dynam
   });
   clientPolicy.getStore()?.(documentClient, settings);
   return documentClient;
-}
-
-/** What a function's DynamoDB adapters share: its settings and one document client. */
-export interface DynamoDBBase {
-  readonly settings: Settings;
-  readonly client: DynamoDBDocumentClient;
-}
-
-/**
- * Reads the settings from `env` and builds the document client they name, which logs the time of
- * each call (`call-log.ts`).
- * @throws Error naming the variable when a setting is invalid, or when a DynamoDB Local endpoint
- *   comes without credentials.
- */
-export function createDynamoDBBase(env: NodeJS.ProcessEnv = process.env): DynamoDBBase {
-  const settings = readSettings(env);
-  const client = createDocumentClient({ settings });
-  logEachCall(client);
-  return { settings, client };
 }

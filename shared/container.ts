@@ -3,7 +3,7 @@
  * adapters share (one connection pool, one set of bounds), and the adapters of the ports, each
  * built on first use so that a function needs only the tables it reads.
  */
-import { createDynamoDBBase, type DynamoDBBase } from './clients.ts';
+import { createDynamoDBBase, type DynamoDBBase } from './dynamodb-base.ts';
 import { DynamoDBIdempotencyStore } from './idempotency/dynamodb-idempotency-store.ts';
 import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
 import { DynamoDBKeyStore } from './keys/dynamodb-key-store.ts';

@@ -8,7 +8,7 @@ import {
   ScanCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBBase } from '../clients.ts';
+import type { DynamoDBBase } from '../dynamodb-base.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';

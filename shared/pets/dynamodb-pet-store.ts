@@ -8,7 +8,7 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBBase } from '../clients.ts';
+import type { DynamoDBBase } from '../dynamodb-base.ts';
 import type { DynamoDBIdempotencyStore } from '../idempotency/dynamodb-idempotency-store.ts';
 import { IdempotencyLockLostError } from '../idempotency/errors.ts';
 import { requiredSetting } from '../settings.ts';
