@@ -1,8 +1,4 @@
-/**
- * What a function builds once, at start-up: its settings, the one DynamoDB document client its
- * adapters share (one connection pool, one set of bounds), and the adapters of the ports, each
- * built on first use so that a function needs only the tables it reads.
- */
+/** A function's ports, and every DynamoDB adapter on one client (local stack, tests, benches). */
 import { createDynamoDBBase, type DynamoDBBase } from './dynamodb-base.ts';
 import { DynamoDBIdempotencyStore } from './idempotency/dynamodb-idempotency-store.ts';
 import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
@@ -48,13 +44,11 @@ function once<T>(build: () => T): () => T {
 }
 
 /**
- * The settings of `env`, the document client they name (`createDynamoDBBase`) and every DynamoDB
- * adapter on it, each built on first use: the pet store (it completes idempotency records in its
- * creates when `IDEMPOTENCY_TABLE_NAME` is set), the idempotency records, the rate limiter and the
- * key store. For the local stack, tests and benches; a Lambda entry builds only its own ports.
- *
- * @throws Error naming the variable when a setting is invalid, or when a DynamoDB Local endpoint
- *   comes without credentials; at an adapter's first use, when its table's name is missing.
+ * Every DynamoDB adapter on the settings of `env` and one document client, each built on first use
+ * (the pet store completes idempotency records when `IDEMPOTENCY_TABLE_NAME` is set). A Lambda
+ * entry builds only its own adapters instead (`functions/*.ts`).
+ * @throws Error naming the variable when a setting is invalid; at an adapter's first use, when its
+ *   table's name is missing.
  */
 export function createContainer(
   env: NodeJS.ProcessEnv = process.env,
