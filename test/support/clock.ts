@@ -47,3 +47,14 @@ export function utcInstant(date: string, time: string): number {
 export function tomorrowAt(time: string): number {
   return utcInstant(TOMORROW, time);
 }
+
+/**
+ * Resolves once the real clock is at most `latestSecond` seconds into a UTC minute, so that a burst
+ * started then lies in one fixed minute window of a process whose clock the test cannot freeze.
+ * @param latestSecond @default 20
+ */
+export async function earlyInUtcMinute(latestSecond = 20): Promise<void> {
+  const second = new Date().getUTCSeconds();
+  if (second <= latestSecond) return;
+  await new Promise((wake) => setTimeout(wake, (60 - second) * 1000));
+}
