@@ -401,7 +401,7 @@ describe('DynamoDBKeyStore', () => {
     ).toBe(refusal);
   });
 
-  it('is what keyStoreFromEnv builds from KEYS_TABLE_NAME', async () => {
+  it('is what createContainer builds from KEYS_TABLE_NAME', async () => {
     const { record, token } = await keys.createKey({ plan: 'pro' });
     expect(await createContainer().keys.findByToken(token)).toEqual(record);
   });

@@ -114,7 +114,7 @@ describe('DynamoDBPetStore', () => {
     expect(some).toEqual(all.slice(0, 3));
   });
 
-  it('is what petStoreFromEnv builds from the table env vars', async () => {
+  it('is what createContainer builds from the table env vars', async () => {
     const pet = await store.createPet({ name: 'Env', categoryId: 5, status: 'sold' });
     expect(await createContainer().pets.getPet(pet.id)).toEqual(pet);
   });

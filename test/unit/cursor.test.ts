@@ -162,9 +162,9 @@ describe('cursorCodecFromSettings', () => {
     const key = 'k'.repeat(64);
     extension.answers.push(secretString(key));
 
-    const codecFromEnv = cursorCodecFromSettings();
-    const cursor = (await codecFromEnv()).encode({ status: 'sold', afterId: 8 });
-    const decoded = (await codecFromEnv()).decode(cursor, 'sold');
+    const codecFromSettings = cursorCodecFromSettings();
+    const cursor = (await codecFromSettings()).encode({ status: 'sold', afterId: 8 });
+    const decoded = (await codecFromSettings()).decode(cursor, 'sold');
 
     expect(decoded).toBe(8);
     expect(new CursorCodec(key).decode(cursor, 'sold')).toBe(8);
@@ -181,12 +181,12 @@ describe('cursorCodecFromSettings', () => {
       secretString('k'.repeat(64)),
     );
 
-    const codecFromEnv = cursorCodecFromSettings();
+    const codecFromSettings = cursorCodecFromSettings();
 
-    await expect(codecFromEnv()).rejects.toThrow(
+    await expect(codecFromSettings()).rejects.toThrow(
       'Reading the cursor key secret failed: 400 ResourceNotFoundException',
     );
-    await expect(codecFromEnv()).resolves.toBeInstanceOf(CursorCodec);
+    await expect(codecFromSettings()).resolves.toBeInstanceOf(CursorCodec);
     expect(extension.requests).toHaveLength(2);
   });
 
@@ -197,10 +197,10 @@ describe('cursorCodecFromSettings', () => {
       secretString('short'),
     );
 
-    const codecFromEnv = cursorCodecFromSettings();
+    const codecFromSettings = cursorCodecFromSettings();
 
-    await expect(codecFromEnv()).rejects.toThrow('The cursor key secret must hold a string');
-    await expect(codecFromEnv()).rejects.toThrow('at least 32 characters');
+    await expect(codecFromSettings()).rejects.toThrow('The cursor key secret must hold a string');
+    await expect(codecFromSettings()).rejects.toThrow('at least 32 characters');
   });
 
   it.each([
