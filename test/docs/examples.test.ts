@@ -84,6 +84,13 @@ const RUN_TIMEOUT_MS = 150_000;
 /** The examples run in a scratch directory (files they write land there); npm in the checkout. */
 const NPM_IN_CHECKOUT = `npm() { (cd '${REPO_ROOT}' && command npm "$@"); }`;
 
+/** libfaketime's variables, if any: the examples' commands keep the clock of the stack they call. */
+const CLOCK_ENV = Object.fromEntries(
+  Object.entries(process.env).filter(
+    ([name]) => name === 'LD_PRELOAD' || name.startsWith('FAKETIME'),
+  ),
+);
+
 /**
  * Runs a file's examples in one bash, in document order, and returns each command's output.
  *
@@ -110,7 +117,7 @@ async function run(
       ['-c', `exec 2>&1\n${NPM_IN_CHECKOUT}\n${script.join('\n')}\nexit 0`],
       {
         cwd,
-        env: { PATH: process.env.PATH, ...env },
+        env: { PATH: process.env.PATH, ...CLOCK_ENV, ...env },
         encoding: 'utf8',
         timeout: RUN_TIMEOUT_MS,
         maxBuffer: 16 * 1024 * 1024,
