@@ -4,7 +4,7 @@
  * before anything else runs. `npm run test:unit` needs none of them.
  */
 import { spawnSync } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
+import { runMain } from './cli/program.ts';
 import { assertJava } from './local/dynamodb-local.ts';
 import { LocalStackError } from './local/errors.ts';
 
@@ -41,10 +41,8 @@ export function missingTestPrerequisites(): string[] {
   return missing;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+await runMain(import.meta.url, { errorPrefix: 'npm test: ' }, async (_args, output) => {
   const missing = missingTestPrerequisites();
-  if (missing.length > 0) {
-    console.error(missing.join('\n'));
-    process.exit(1);
-  }
-}
+  for (const line of missing) output.stderr(line);
+  return missing.length > 0 ? 1 : 0;
+});
