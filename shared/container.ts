@@ -20,6 +20,8 @@ export interface Container {
   readonly idempotency: IdempotencyStore;
   readonly rateLimiter: RateLimiter;
   readonly keys: KeyStore;
+  /** Clock of the rate limiter (and the benches' simulated time), epoch ms. @default Date.now */
+  readonly now?: () => number;
 }
 
 /** The container of a deployed or local function: its adapters share `client`. */

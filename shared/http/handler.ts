@@ -43,7 +43,7 @@ export interface HttpHandlerOptions {
    * The settings (`RATE_LIMIT_DEADLINE_MS`) and the rate limiter of the operation's container.
    * @default - the settings of the environment and a DynamoDBRateLimiter on them
    */
-  readonly container?: Pick<Container, 'settings' | 'rateLimiter'>;
+  readonly container?: Pick<Container, 'settings' | 'rateLimiter' | 'now'>;
   /** The per-key rate limiter. @default - the container's */
   readonly rateLimiter?: RateLimiter;
   /** Clock of the rate limiter, epoch milliseconds. @default Date.now */
@@ -73,7 +73,7 @@ export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions =
     rateLimit({
       limiter: options.rateLimiter ?? container.rateLimiter,
       deadlineMs: container.settings.RATE_LIMIT_DEADLINE_MS,
-      now: options.now,
+      now: options.now ?? container.now,
     }),
   );
   chain.use(errorHandler()).use(strictQuery(options.queryParameters ?? []));
@@ -83,7 +83,7 @@ export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions =
 /** The settings of the environment and `rateLimiter`, or a DynamoDBRateLimiter on them. */
 function environmentContainer(
   rateLimiter?: RateLimiter,
-): Pick<Container, 'settings' | 'rateLimiter'> {
+): Pick<Container, 'settings' | 'rateLimiter' | 'now'> {
   const base = createDynamoDBBase();
   return { settings: base.settings, rateLimiter: rateLimiter ?? DynamoDBRateLimiter.from(base) };
 }

@@ -39,6 +39,8 @@ export interface DynamoDBPetStoreOptions {
    * @default - none: a create with `completing` throws
    */
   readonly records?: DynamoDBIdempotencyStore;
+  /** Clock of the id blocks and page caches, epoch milliseconds. @default Date.now */
+  readonly now?: () => number;
 }
 
 /**
@@ -139,6 +141,8 @@ export class DynamoDBPetStore implements PetStore {
       if (!ours) throw error;
     }
   }
+
+  async prepareCreate(_options: { signal?: AbortSignal } = {}): Promise<void> {}
 
   async getPet(id: number, options: { signal?: AbortSignal } = {}): Promise<Pet | undefined> {
     const { Item } = await unlessUnavailable(() =>

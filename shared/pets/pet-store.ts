@@ -40,6 +40,13 @@ export interface PetStore {
    *   StoreUnavailableError when the store failed or did not answer in time (the pet may exist).
    */
   createPet(newPet: NewPet, options?: CreatePetOptions): Promise<Pet>;
+  /**
+   * Readies this instance's next {@link createPet} so that it needs no round trip for its id (a
+   * fresh block of ids when the instance has none). Safe to run beside the rate limiter's call: a
+   * refused request wastes at most ids, never writes a pet.
+   * @throws StoreUnavailableError
+   */
+  prepareCreate(options?: { signal?: AbortSignal }): Promise<void>;
   /** The pet with this id, or `undefined`. @throws StoreUnavailableError */
   getPet(id: number, options?: { signal?: AbortSignal }): Promise<Pet | undefined>;
   /**

@@ -33,6 +33,9 @@ export class InMemoryPetStore implements PetStore {
     return { ...pet };
   }
 
+  /** Ids come from memory: nothing to ready. */
+  async prepareCreate(): Promise<void> {}
+
   async getPet(id: number): Promise<Pet | undefined> {
     const pet = this.pets.get(id);
     return pet && { ...pet };
