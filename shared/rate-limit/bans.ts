@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { counterName, countsOf, daysUntil } from './counter-item.ts';
 import { activeBan, instantAt } from './decision.ts';
+import { DEFAULT_SPREAD_POLICY, shardNames } from './shards.ts';
 import { windowAt } from './windows.ts';
 
 /** What `keys list` shows of a key's ban. */
@@ -13,10 +14,15 @@ export interface BanState {
 
 /** Reads and lifts the bans the rate limiter keeps in the counters table. */
 export class DynamoDBRateLimitBans {
-  /** @param tableName The counters table (`COUNTERS_TABLE`). */
+  /**
+   * @param tableName The counters table (`COUNTERS_TABLE`).
+   * @param shards Shard items per spread key and day, whose bans `unban` lifts too.
+   *   @default DEFAULT_SPREAD_POLICY.shards
+   */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly shards = DEFAULT_SPREAD_POLICY.shards,
   ) {}
 
   /** The key's ban in force at `nowMs` (epoch ms; one consistent GetItem), or `undefined`. */
@@ -34,13 +40,19 @@ export class DynamoDBRateLimitBans {
   }
 
   /**
-   * Lifts the key's ban from every day item it covers and clears the minute's rejected count.
+   * Lifts the key's ban from every day item it covers, and from their shard items when it has
+   * any, and clears the minute's rejected count. Function instances that saw the ban on a spread
+   * key's shard keep refusing until their minute ends (docs/rate-limits.md).
    * @returns The ban that was lifted, or `undefined` when the key was not banned.
    */
   async unban(keyId: string, nowMs: number): Promise<BanState | undefined> {
     const ban = await this.banState(keyId, nowMs);
     const days = ban ? daysUntil(nowMs, ban.bannedUntil) : [windowAt('day', nowMs)];
-    await Promise.all(days.map((day) => this.clearBan(counterName(keyId, day))));
+    const names = days.flatMap((day) => [
+      counterName(keyId, day),
+      ...(ban ? shardNames(keyId, day, this.shards) : []),
+    ]);
+    await Promise.all(names.map((name) => this.clearBan(name)));
     return ban;
   }
 

@@ -1,6 +1,7 @@
 /**
  * The RateLimiter on DynamoDB: both fixed windows counted with conditional UpdateItems on one item
- * per key and UTC day of the counters table (`counter-item.ts`), and the ban; the decision itself is
+ * per key and UTC day of the counters table (`counter-item.ts`), or for a key past the spread
+ * threshold on shard items with quotas (`shards.ts`), and the ban; the decision itself is
  * `decision.ts`. Cost per request and why it never over-admits: docs/rate-limits.md.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -20,6 +21,7 @@ import {
   holdsMinute,
   instantAt,
   type KeyCounts,
+  NO_COUNTS,
   type RateLimitDecision,
   type RequestInstant,
   refusedDecision,
@@ -33,6 +35,19 @@ import {
   DEFAULT_BAN_POLICY,
   type RateLimiter,
 } from './rate-limiter.ts';
+import {
+  DEFAULT_SPREAD_POLICY,
+  estimatedCounts,
+  isSpread,
+  type KeyMinute,
+  openShard,
+  ShardMemory,
+  type SpreadPolicy,
+  shardLimits,
+  shardName,
+  shardNames,
+} from './shards.ts';
+import type { WindowBounds } from './windows.ts';
 
 /** One request being counted: its key's item, instant, limits and abort signal. */
 interface CountRequest {
@@ -58,14 +73,19 @@ const EARLIER_MINUTE = '(attribute_not_exists(minuteStart) OR minuteStart < :min
 
 /** Counts requests per key in the counters table and bans keys there. */
 export class DynamoDBRateLimiter implements RateLimiter {
+  /** This instance's memory of spread keys' shards, per minute of the requests' clock. */
+  private readonly memory = new ShardMemory();
+
   /**
    * @param tableName The counters table (`COUNTERS_TABLE`).
    * @param banPolicy @default DEFAULT_BAN_POLICY
+   * @param spreadPolicy @default DEFAULT_SPREAD_POLICY
    */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly banPolicy: BanPolicy = DEFAULT_BAN_POLICY,
+    private readonly spreadPolicy: SpreadPolicy = DEFAULT_SPREAD_POLICY,
   ) {}
 
   /**
@@ -92,17 +112,15 @@ export class DynamoDBRateLimiter implements RateLimiter {
   ): Promise<RateLimitDecision> {
     const at = instantAt(nowMs);
     const request: CountRequest = { keyId, name: counterName(keyId, at.day), at, limits, signal };
-    return unlessUnavailable(() => this.decide(request));
+    return unlessUnavailable(() =>
+      isSpread(limits, this.spreadPolicy) ? this.decideSpread(request) : this.decide(request),
+    );
   }
 
+  /** A key on one item: count there, exactly. */
   private async decide(request: CountRequest): Promise<RateLimitDecision> {
     const { at, limits } = request;
-    let write = await this.countInStoredMinute(request);
-    if (write.outcome === 'new minute') {
-      write = await this.countInNewMinute(request);
-      // Another request started this minute first: count in the minute it started.
-      if (write.outcome === 'open') write = await this.countInStoredMinute(request);
-    }
+    const write = await this.countOn(request);
     if (write.outcome === 'admitted') return admittedDecision(write.counts, limits, at);
     if (write.outcome === 'banned') {
       return refusedDecision(write.counts, limits, at, write.counts.bannedUntil);
@@ -112,6 +130,53 @@ export class DynamoDBRateLimiter implements RateLimiter {
       ? await this.ban(request)
       : undefined;
     return refusedDecision(write.counts, limits, at, bannedUntil);
+  }
+
+  /**
+   * A spread key: count on a shard picked at random among those not known to refuse this
+   * minute, the next one when it refuses; refuse when every shard has. Refusals are counted
+   * and bans started on the key's day item, as for any key.
+   */
+  private async decideSpread(request: CountRequest): Promise<RateLimitDecision> {
+    const { keyId, at, limits } = request;
+    const known = this.memory.of(keyId, at.minute.start);
+    const estimate = () => estimatedCounts(limits, this.spreadPolicy, known, at);
+    if (known.bannedUntil !== undefined && known.bannedUntil > at.nowSeconds) {
+      return refusedDecision(estimate(), limits, at, known.bannedUntil);
+    }
+    const { shards } = this.spreadPolicy;
+    for (let shard = openShard(known, shards); shard !== undefined; ) {
+      const name = shardName(keyId, at.day, shard);
+      const write = await this.countOn({
+        ...request,
+        name,
+        limits: shardLimits(limits, shard, shards),
+      });
+      if (write.outcome === 'admitted') {
+        const counts = estimatedCounts(limits, this.spreadPolicy, known, at, { shard, ...write });
+        return admittedDecision(counts, limits, at);
+      }
+      if (write.outcome === 'banned') {
+        known.bannedUntil = write.counts.bannedUntil;
+        return refusedDecision(estimate(), limits, at, known.bannedUntil);
+      }
+      known.refused.set(shard, write.counts);
+      shard = openShard(known, shards);
+    }
+    const rejected = await this.countSpreadRejection(request, known);
+    if (startsBan(rejected, this.banPolicy.threshold)) known.bannedUntil = await this.ban(request);
+    return refusedDecision(estimate(), limits, at, known.bannedUntil);
+  }
+
+  /** Counts the request on the item `request.name`, in the stored minute or a new one. */
+  private async countOn(request: CountRequest): Promise<CountWrite> {
+    let write = await this.countInStoredMinute(request);
+    if (write.outcome === 'new minute') {
+      write = await this.countInNewMinute(request);
+      // Another request started this minute first: count in the minute it started.
+      if (write.outcome === 'open') write = await this.countInStoredMinute(request);
+    }
+    return write;
   }
 
   /** `ADD` the request to the day and to the stored minute, if that is the request's minute. */
@@ -215,33 +280,65 @@ export class DynamoDBRateLimiter implements RateLimiter {
   }
 
   /**
-   * Bans the key for the policy's duration on every day item the ban touches; the first ban
-   * written stands. @returns The end of the ban in force, epoch seconds.
+   * A spread key's refusal on its day item, whose minute this instance knows only once it has
+   * counted a refusal there this minute: it tries to start the minute, and adds to it when
+   * another request started it first. @returns The minute's rejected count with this request.
+   */
+  private async countSpreadRejection(request: CountRequest, known: KeyMinute): Promise<number> {
+    const started = { ...NO_COUNTS, minuteStart: request.at.minute.start };
+    let rejected = await this.countRejection(request, known.rejectionCounted ? started : NO_COUNTS);
+    if (rejected === 0) rejected = await this.countRejection(request, started);
+    known.rejectionCounted = true;
+    return rejected;
+  }
+
+  /**
+   * Bans the key for the policy's duration on every day item the ban touches, and on a spread
+   * key's shard items of those days once its day item took the ban; the first ban written
+   * stands. @returns The end of the ban in force, epoch seconds.
    */
   private async ban(request: CountRequest): Promise<number> {
-    const { keyId, at, signal } = request;
+    const { keyId, at, limits } = request;
     const until = at.nowSeconds + this.banPolicy.durationSeconds;
+    const { shards } = this.spreadPolicy;
+    const spread = isSpread(limits, this.spreadPolicy);
     const ends = await Promise.all(
       daysUntil(at.nowSeconds * 1000, until).map(async (day) => {
-        try {
-          await this.update(counterName(keyId, day), signal, {
-            UpdateExpression:
-              'SET bannedUntil = :until, expiresAt = if_not_exists(expiresAt, :expiresAt)',
-            ConditionExpression: NOT_BANNED,
-            ExpressionAttributeValues: {
-              ':until': until,
-              ':now': at.nowSeconds,
-              ':expiresAt': expiry(day),
-            },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          });
-          return until;
-        } catch (error) {
-          if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
-          return Number(unmarshall(error.Item).bannedUntil);
+        const end = await this.banItem(request, counterName(keyId, day), day, until);
+        if (spread && end === until) {
+          await Promise.all(
+            shardNames(keyId, day, shards).map((name) => this.banItem(request, name, day, until)),
+          );
         }
+        return end;
       }),
     );
     return ends[0] ?? until;
+  }
+
+  /** Writes the ban on one item unless one is in force there. @returns The ban in force. */
+  private async banItem(
+    { at, signal }: CountRequest,
+    name: string,
+    day: WindowBounds,
+    until: number,
+  ): Promise<number> {
+    try {
+      await this.update(name, signal, {
+        UpdateExpression:
+          'SET bannedUntil = :until, expiresAt = if_not_exists(expiresAt, :expiresAt)',
+        ConditionExpression: NOT_BANNED,
+        ExpressionAttributeValues: {
+          ':until': until,
+          ':now': at.nowSeconds,
+          ':expiresAt': expiry(day),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+      return until;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
+      return Number(unmarshall(error.Item).bannedUntil);
+    }
   }
 }

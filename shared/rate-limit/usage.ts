@@ -4,6 +4,7 @@
  */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterName } from './counter-item.ts';
+import { DEFAULT_SPREAD_POLICY, shardNames } from './shards.ts';
 import { type WindowBounds, windowAt } from './windows.ts';
 
 /** One key's requests on one UTC day. */
@@ -21,27 +22,39 @@ const BATCH_SIZE = 100;
 
 /** Reads keys' daily usage from the counters table. */
 export class DynamoDBKeyUsage {
-  /** @param tableName The counters table (`COUNTERS_TABLE`). */
+  /**
+   * @param tableName The counters table (`COUNTERS_TABLE`).
+   * @param shards Shard items per spread key and day. @default DEFAULT_SPREAD_POLICY.shards
+   */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly shards = DEFAULT_SPREAD_POLICY.shards,
   ) {}
 
   /**
-   * Each key's usage on the `days` UTC days up to the one holding `nowMs` (BatchGetItem).
+   * Each key's usage on the `days` UTC days up to the one holding `nowMs` (BatchGetItem): its day
+   * item's, plus its shard items' admitted requests for the keys in `spreadKeyIds`.
    * @param days Number of days, 1 to `RETENTION_DAYS`: older items are gone.
    * @param nowMs Epoch milliseconds.
+   * @param spreadKeyIds Keys that may have counted on shards (Enterprise keys). @default none
    * @returns Per key id, one entry per day, newest first; a day without an item counts 0 and 0.
    */
   async dailyUsage(
     keyIds: readonly string[],
     days: number,
     nowMs: number,
+    spreadKeyIds: ReadonlySet<string> = new Set(),
   ): Promise<Map<string, DayUsage[]>> {
     const windows = Array.from({ length: days }, (_, back) =>
       windowAt('day', nowMs - back * 86_400_000),
     );
-    const names = keyIds.flatMap((keyId) => windows.map((day) => counterName(keyId, day)));
+    const names = keyIds.flatMap((keyId) =>
+      windows.flatMap((day) => [
+        counterName(keyId, day),
+        ...(spreadKeyIds.has(keyId) ? shardNames(keyId, day, this.shards) : []),
+      ]),
+    );
     const items = new Map<string, Record<string, unknown>>();
     for (let start = 0; start < names.length; start += BATCH_SIZE) {
       let keys = names.slice(start, start + BATCH_SIZE).map((name) => ({ name }));
@@ -61,23 +74,20 @@ export class DynamoDBKeyUsage {
         keys = (UnprocessedKeys?.[this.tableName]?.Keys ?? []) as { name: string }[];
       }
     }
-    return new Map(
-      keyIds.map((keyId) => [keyId, windows.map((day) => usageOf(items, keyId, day))]),
-    );
+    const usageOf = (keyId: string, day: WindowBounds): DayUsage => {
+      const item = items.get(counterName(keyId, day));
+      const shards = spreadKeyIds.has(keyId) ? shardNames(keyId, day, this.shards) : [];
+      return {
+        day: new Date(day.start * 1000).toISOString().slice(0, 10),
+        admitted: [counterName(keyId, day), ...shards].reduce(
+          (sum, name) => sum + Number(items.get(name)?.dayCount ?? 0),
+          0,
+        ),
+        refused: Number(item?.dayRejected ?? 0),
+      };
+    };
+    return new Map(keyIds.map((keyId) => [keyId, windows.map((day) => usageOf(keyId, day))]));
   }
-}
-
-function usageOf(
-  items: ReadonlyMap<string, Record<string, unknown>>,
-  keyId: string,
-  day: WindowBounds,
-): DayUsage {
-  const item = items.get(counterName(keyId, day));
-  return {
-    day: new Date(day.start * 1000).toISOString().slice(0, 10),
-    admitted: Number(item?.dayCount ?? 0),
-    refused: Number(item?.dayRejected ?? 0),
-  };
 }
 
 /** The last day of `usage` (newest first) with any request, or `undefined`. */

@@ -10,7 +10,7 @@ import { requiredSetting } from '../../shared/settings.ts';
 import { idempotencyStoreContract } from '../support/idempotency-store-contract.ts';
 import { keyStoreContract } from '../support/key-store-contract.ts';
 import { petStoreContract } from '../support/pet-store-contract.ts';
-import { rateLimiterContract } from '../support/rate-limiter-contract.ts';
+import { CONTRACT_SPREAD_POLICY, rateLimiterContract } from '../support/rate-limiter-contract.ts';
 
 const container = createContainer();
 afterAll(() => container.client.destroy());
@@ -24,6 +24,7 @@ rateLimiterContract(
       container.client,
       requiredSetting(container.settings, 'COUNTERS_TABLE_NAME'),
       policy,
+      CONTRACT_SPREAD_POLICY,
     ),
 );
 keyStoreContract('DynamoDB', () => container.keys);

@@ -51,23 +51,27 @@ describe('limitsOfPlan and usagePlanSettings', () => {
 });
 
 describe('the Enterprise ceiling', () => {
-  it('is what one counter item can count: 60,000 per minute (1,000 writes per second)', () => {
-    expect(MAX_PER_MINUTE).toBe(60_000);
-    expect(MAX_PER_DAY).toBe(60_000 * 1_440);
-    expect(() => validateLimits({ perMinute: 60_001, perDay: MAX_PER_DAY })).toThrow(
-      'per-minute limit must be a whole number from 1 to 60000',
+  it('is what a spread key counts: 600,000 per minute (10,000 requests per second)', () => {
+    expect(MAX_PER_MINUTE).toBe(600_000);
+    expect(MAX_PER_DAY).toBe(600_000 * 1_440);
+    expect(validateLimits({ perMinute: 600_000, perDay: MAX_PER_DAY })).toEqual({
+      perMinute: 600_000,
+      perDay: MAX_PER_DAY,
+    });
+    expect(() => validateLimits({ perMinute: 600_001, perDay: MAX_PER_DAY })).toThrow(
+      'per-minute limit must be a whole number from 1 to 600000',
     );
   });
 
   it('serves a key stored above the ceiling at the ceiling, and leaves lower figures alone', () => {
-    expect(capLimits({ perMinute: 600_000, perDay: 864_000_000 })).toEqual({
+    expect(capLimits({ perMinute: 6_000_000, perDay: 8_640_000_000 })).toEqual({
       perMinute: MAX_PER_MINUTE,
       perDay: MAX_PER_DAY,
     });
     expect(capLimits({ perMinute: 100, perDay: 1_000 })).toEqual({ perMinute: 100, perDay: 1_000 });
-    expect(limitsOfPlan('enterprise', capLimits({ perMinute: 70_000, perDay: 80_000 }))).toEqual({
+    expect(limitsOfPlan('enterprise', capLimits({ perMinute: 700_000, perDay: 800_000 }))).toEqual({
       perMinute: MAX_PER_MINUTE,
-      perDay: 80_000,
+      perDay: 800_000,
     });
   });
 });

@@ -5,7 +5,7 @@
  */
 import { Option } from 'commander';
 import { keyRefusal, type ListedKey, limitsOfKey } from '../../../shared/keys/key-records.ts';
-import { planName } from '../../../shared/plans.ts';
+import { ENTERPRISE_PLAN, planName } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
 import { lastUsedDay } from '../../../shared/rate-limit/usage.ts';
 import {
@@ -82,6 +82,7 @@ async function listKeys(
       all.map((record) => record.keyId),
       RETENTION_DAYS,
       now,
+      new Set(all.flatMap((record) => (record.plan === ENTERPRISE_PLAN.id ? [record.keyId] : []))),
     ),
   }));
   const lastUsed = all.map((record) => lastUsedDay(usage.get(record.keyId) ?? []));

@@ -3,6 +3,7 @@
  * from the rate limiter's day items (shared/rate-limit/usage.ts); nothing is written for it.
  */
 import { Option } from 'commander';
+import { ENTERPRISE_PLAN } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
 import { lastUsedDay } from '../../../shared/rate-limit/usage.ts';
 import { UsageError } from '../program.ts';
@@ -68,9 +69,11 @@ async function printUsage(
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  if (!(await onKeysTable(target, (keys) => keys.findById(keyId)))) throw unknownKey(keyId, target);
+  const record = await onKeysTable(target, (keys) => keys.findById(keyId));
+  if (!record) throw unknownKey(keyId, target);
+  const spread = new Set(record.plan === ENTERPRISE_PLAN.id ? [keyId] : []);
   const kept = await onCountersTable(target, ({ usage }) =>
-    usage.dailyUsage([keyId], RETENTION_DAYS, Date.now()),
+    usage.dailyUsage([keyId], RETENTION_DAYS, Date.now(), spread),
   );
   const daily = kept.get(keyId) ?? [];
   stdout(`Requests of key ${keyId} on ${target.description}, per UTC day:`);

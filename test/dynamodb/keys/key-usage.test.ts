@@ -51,6 +51,16 @@ describe('keys command usage on the local stack', () => {
     expect(stdout[2]?.split(/\s{2,}/)).toEqual([day(0), '5', '0']);
   });
 
+  it("adds up an Enterprise key's shards when its counts spread", async () => {
+    const limits = { perMinute: 30_000, perDay: 100_000 };
+    const { record } = await keys.createKey({ plan: 'enterprise', limits });
+    for (let i = 0; i < 4; i++) await limiter.consume(record.keyId, limits, Date.now());
+
+    const { stdout } = await keysCommand(['usage', record.keyId, '--days', '1']);
+
+    expect(stdout[2]?.split(/\s{2,}/)).toEqual([day(0), '4', '0']);
+  });
+
   it('says a key without requests was not used in the days kept', async () => {
     const { record } = await keys.createKey({ plan: 'free' });
 

@@ -68,14 +68,14 @@ describe('keys command on the local stack', () => {
       args: ['set-plan', 'key_0000000000000000', '--plan', 'free', '--per-day', '1000'],
       message: '--per-minute and --per-day are only for --plan enterprise: Free has fixed limits.',
     },
-    ...['ten', '1.5', '0', '1e3', '0x10', '60001'].map((perMinute) => ({
+    ...['ten', '1.5', '0', '1e3', '0x10', '600001'].map((perMinute) => ({
       args: ['create', ...enterprise, '--per-minute', perMinute, '--per-day', '1000000'],
-      message: 'Invalid limits: per-minute limit must be a whole number from 1 to 60000.',
+      message: 'Invalid limits: per-minute limit must be a whole number from 1 to 600000.',
     })),
     {
       args: ['create', ...enterprise, '--per-minute', '100', '--per-day', '99'],
       message:
-        'Invalid limits: per-day limit must be a whole number from the per-minute limit (100) to 86400000.',
+        'Invalid limits: per-day limit must be a whole number from the per-minute limit (100) to 864000000.',
     },
     {
       args: [
@@ -88,11 +88,11 @@ describe('keys command on the local stack', () => {
         '9e9',
       ],
       message:
-        'Invalid limits: per-day limit must be a whole number from the per-minute limit (100) to 86400000.',
+        'Invalid limits: per-day limit must be a whole number from the per-minute limit (100) to 864000000.',
     },
     {
       args: ['create', ...enterprise, '--per-minute', '-5', '--per-day', '10'],
-      message: 'Invalid limits: per-minute limit must be a whole number from 1 to 60000.',
+      message: 'Invalid limits: per-minute limit must be a whole number from 1 to 600000.',
     },
     { args: ['set-plan', '--plan', 'pro'], message: "error: missing required argument 'key-id'" },
     {

@@ -1,0 +1,133 @@
+/**
+ * The spread layout of a hot key's counts: a key whose per-minute limit passes a threshold counts
+ * on `shards` items per UTC day, each with a quota of its limits, the quotas adding up to the
+ * limits (docs/rate-limits.md, "Keys past one partition"). Pure: no I/O, no clock.
+ */
+import type { RequestLimits } from '../plans.ts';
+import { counterName } from './counter-item.ts';
+import { countsInMinute, type KeyCounts, type RequestInstant } from './decision.ts';
+import type { WindowBounds } from './windows.ts';
+
+/** Which keys spread their counts, and over how many shard items. */
+export interface SpreadPolicy {
+  /** Keys with a per-minute limit above this count on shards; the others on one item. */
+  readonly abovePerMinute: number;
+  /** Shard items per key and UTC day. */
+  readonly shards: number;
+}
+
+/**
+ * 24,000 a minute (400 writes/s at the limit's mean rate) is the most one item counts with half
+ * its partition's 1,000 WCU/s to spare; 25 shards keep a 600,000-a-minute key at 400 WCU/s each.
+ */
+export const DEFAULT_SPREAD_POLICY: SpreadPolicy = { abovePerMinute: 24_000, shards: 25 };
+
+/** Whether a key with `limits` counts on shards under `policy`. */
+export function isSpread(limits: RequestLimits, policy: SpreadPolicy): boolean {
+  return limits.perMinute > policy.abovePerMinute;
+}
+
+/** Partition key of shard `shard` of a key's day, e.g. `rate#key_1#2026-11-21#7`. */
+export function shardName(keyId: string, day: WindowBounds, shard: number): string {
+  return `${counterName(keyId, day)}#${shard}`;
+}
+
+/** Every shard item of a key's day, shard 0 first. */
+export function shardNames(keyId: string, day: WindowBounds, shards: number): string[] {
+  return Array.from({ length: shards }, (_, shard) => shardName(keyId, day, shard));
+}
+
+/**
+ * Shard `shard`'s quota of `limits`: an equal share, the first `limit mod shards` shards one more,
+ * so the quotas add up to the limits exactly (and each shard's day is at least its minute).
+ */
+export function shardLimits(limits: RequestLimits, shard: number, shards: number): RequestLimits {
+  const share = (total: number) => Math.floor(total / shards) + (shard < total % shards ? 1 : 0);
+  return { perMinute: share(limits.perMinute), perDay: share(limits.perDay) };
+}
+
+/** What one instance has learnt of one key's shards in one minute. */
+export interface KeyMinute {
+  /** Shards that refused a request this minute, with the counts that refused it. */
+  readonly refused: Map<number, KeyCounts>;
+  /** End of a ban a shard showed this minute, epoch seconds. */
+  bannedUntil?: number;
+  /** Whether this instance counted a refusal on the key's day item this minute. */
+  rejectionCounted: boolean;
+}
+
+/**
+ * The instance's memory of spread keys, kept for the minute window of the requests' own clock
+ * (`nowMs`, never the wall clock): it starts empty with each minute, so its size is bounded by
+ * the keys one instance serves in a minute times their shards.
+ */
+export class ShardMemory {
+  private minute = Number.NEGATIVE_INFINITY;
+  private readonly keys = new Map<string, KeyMinute>();
+
+  /** What is known of `keyId` in the minute starting at `minuteStart` (epoch seconds). */
+  of(keyId: string, minuteStart: number): KeyMinute {
+    if (minuteStart > this.minute) {
+      this.minute = minuteStart;
+      this.keys.clear();
+    }
+    // A request whose clock lags the instance's latest minute learns nothing worth keeping.
+    if (minuteStart < this.minute) return { refused: new Map(), rejectionCounted: false };
+    let known = this.keys.get(keyId);
+    if (!known) {
+      known = { refused: new Map(), rejectionCounted: false };
+      this.keys.set(keyId, known);
+    }
+    return known;
+  }
+}
+
+/** A shard not known to refuse this minute, picked uniformly at random; `undefined` when none. */
+export function openShard(known: KeyMinute, shards: number): number | undefined {
+  const open = Array.from({ length: shards }, (_, shard) => shard).filter(
+    (shard) => !known.refused.has(shard),
+  );
+  return open[Math.floor(Math.random() * open.length)];
+}
+
+/**
+ * The key's estimated counts after a request was admitted on `shard` with `counts` (that shard's,
+ * exact): every shard still open is taken to stand as this one does (the shards fill evenly, as
+ * each request picks one at random), each refused one as it stood when it refused. The bound of
+ * the estimate: docs/rate-limits.md.
+ */
+export function estimatedCounts(
+  limits: RequestLimits,
+  policy: SpreadPolicy,
+  known: KeyMinute,
+  at: RequestInstant,
+  admitted?: { readonly shard: number; readonly counts: KeyCounts },
+): KeyCounts {
+  let minuteLeft = 0;
+  let dayLeft = 0;
+  let dayUsedUp = true;
+  for (const [shard, counts] of known.refused) {
+    const quota = shardLimits(limits, shard, policy.shards);
+    const current = countsInMinute(counts, at.minute);
+    const shardDayLeft = Math.max(0, quota.perDay - current.dayCount);
+    dayLeft += shardDayLeft;
+    dayUsedUp &&= shardDayLeft === 0;
+    // A shard refused for its day can admit nothing more this minute either.
+    if (shardDayLeft > 0) minuteLeft += Math.max(0, quota.perMinute - current.minuteCount);
+  }
+  if (admitted) {
+    const quota = shardLimits(limits, admitted.shard, policy.shards);
+    const open = policy.shards - known.refused.size;
+    minuteLeft += Math.max(0, quota.perMinute - admitted.counts.minuteCount) * open;
+    dayLeft += Math.max(0, quota.perDay - admitted.counts.dayCount) * open;
+  } else if (!dayUsedUp) {
+    // Every shard refused, not all for the day: the minute is what is used up.
+    minuteLeft = 0;
+  }
+  return {
+    dayCount: Math.max(0, limits.perDay - dayLeft),
+    minuteStart: at.minute.start,
+    minuteCount: Math.max(0, limits.perMinute - minuteLeft),
+    rejected: 0,
+  };
+}
