@@ -152,10 +152,10 @@ export class DynamoDBRateLimiter implements RateLimiter {
         name,
         limits: shardLimits(limits, shard, shards),
       });
-      if (write.outcome === 'admitted') {
-        const counts = estimatedCounts(limits, this.spreadPolicy, known, at, { shard, ...write });
-        return admittedDecision(counts, limits, at);
+      if (write.outcome === 'admitted' || write.outcome === 'banned') {
+        known.lastSeen = { shard, counts: write.counts };
       }
+      if (write.outcome === 'admitted') return admittedDecision(estimate(), limits, at);
       if (write.outcome === 'banned') {
         known.bannedUntil = write.counts.bannedUntil;
         return refusedDecision(estimate(), limits, at, known.bannedUntil);

@@ -5,7 +5,7 @@
  */
 import type { RequestLimits } from '../plans.ts';
 import { counterName } from './counter-item.ts';
-import { countsInMinute, type KeyCounts, type RequestInstant } from './decision.ts';
+import { countsInMinute, type KeyCounts, NO_COUNTS, type RequestInstant } from './decision.ts';
 import type { WindowBounds } from './windows.ts';
 
 /** Which keys spread their counts, and over how many shard items. */
@@ -50,6 +50,8 @@ export function shardLimits(limits: RequestLimits, shard: number, shards: number
 export interface KeyMinute {
   /** Shards that refused a request this minute, with the counts that refused it. */
   readonly refused: Map<number, KeyCounts>;
+  /** The shard this instance last counted on or saw a ban on this minute, with its counts. */
+  lastSeen?: { readonly shard: number; readonly counts: KeyCounts };
   /** End of a ban a shard showed this minute, epoch seconds. */
   bannedUntil?: number;
   /** Whether this instance counted a refusal on the key's day item this minute. */
@@ -91,17 +93,16 @@ export function openShard(known: KeyMinute, shards: number): number | undefined 
 }
 
 /**
- * The key's estimated counts after a request was admitted on `shard` with `counts` (that shard's,
- * exact): every shard still open is taken to stand as this one does (the shards fill evenly, as
- * each request picks one at random), each refused one as it stood when it refused. The bound of
- * the estimate: docs/rate-limits.md.
+ * The key's estimated counts from what this instance knows of its shards this minute: the shard
+ * it last wrote (`lastSeen`, exact) stands for every shard still open (the shards fill evenly, as
+ * each request picks one at random), each refused one counts as it stood when it refused. The
+ * bound of the estimate: docs/rate-limits.md.
  */
 export function estimatedCounts(
   limits: RequestLimits,
   policy: SpreadPolicy,
   known: KeyMinute,
   at: RequestInstant,
-  admitted?: { readonly shard: number; readonly counts: KeyCounts },
 ): KeyCounts {
   let minuteLeft = 0;
   let dayLeft = 0;
@@ -115,14 +116,16 @@ export function estimatedCounts(
     // A shard refused for its day can admit nothing more this minute either.
     if (shardDayLeft > 0) minuteLeft += Math.max(0, quota.perMinute - current.minuteCount);
   }
-  if (admitted) {
-    const quota = shardLimits(limits, admitted.shard, policy.shards);
-    const open = policy.shards - known.refused.size;
-    minuteLeft += Math.max(0, quota.perMinute - admitted.counts.minuteCount) * open;
-    dayLeft += Math.max(0, quota.perDay - admitted.counts.dayCount) * open;
-  } else if (!dayUsedUp) {
+  const open = policy.shards - known.refused.size;
+  if (open === 0) {
     // Every shard refused, not all for the day: the minute is what is used up.
-    minuteLeft = 0;
+    if (!dayUsedUp) minuteLeft = 0;
+  } else {
+    const { shard, counts } = known.lastSeen ?? { shard: 0, counts: NO_COUNTS };
+    const quota = shardLimits(limits, shard, policy.shards);
+    const current = countsInMinute(counts, at.minute);
+    minuteLeft += Math.max(0, quota.perMinute - current.minuteCount) * open;
+    dayLeft += Math.max(0, quota.perDay - current.dayCount) * open;
   }
   return {
     dayCount: Math.max(0, limits.perDay - dayLeft),
