@@ -19,6 +19,7 @@ import {
   type RateLimitDecision,
 } from '../shared/rate-limit/decision.ts';
 import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.ts';
+import { DEFAULT_SPREAD_POLICY } from '../shared/rate-limit/shards.ts';
 import { COUNTERS_TABLE } from '../shared/tables.ts';
 import { meter } from './meter.ts';
 import { formatMs, type Percentiles, percentiles, throughput } from './stats.ts';
@@ -36,8 +37,12 @@ const WARM_UP = 200;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300) * 3;
 const CONCURRENCY = 16;
 const CONCURRENT_REQUESTS = 2_000;
-/** The highest limits a key may have, which no loop here reaches: every measured request is admitted. */
-const UNREACHED = { perMinute: MAX_PER_MINUTE, perDay: MAX_PER_DAY };
+/**
+ * The highest limits a key counted on one item may have, and the highest any key may have (its
+ * counts spread over shards): no loop here reaches either, so every measured request is admitted.
+ */
+const UNREACHED = { perMinute: DEFAULT_SPREAD_POLICY.abovePerMinute, perDay: MAX_PER_DAY };
+const SPREAD = { perMinute: MAX_PER_MINUTE, perDay: MAX_PER_DAY };
 
 // The bench's own DynamoDB Local credentials, read from the environment by every client.
 Object.assign(process.env, credentialsEnv(generateCredentials()));
@@ -68,6 +73,10 @@ try {
     minute += 1;
     return limiter.consume('key_admitted', UNREACHED, now + minute * 60_000);
   });
+  await limiter.consume('key_spread', SPREAD, now);
+  await perRequest('admitted, spread key, steady state', 100, () =>
+    limiter.consume('key_spread', SPREAD, now),
+  );
   const small = { perMinute: 1, perDay: 1_000 };
   await limiter.consume('key_refused', small, now);
   await perRequest('refused by the minute window', 40, () =>
@@ -109,12 +118,17 @@ try {
     `the limiter adds (p50 difference):           ${formatMs((withLimiter?.p50 ?? 0) - (withoutLimiter?.p50 ?? 0))} ms`,
   );
 
-  const perSecond = await throughput(CONCURRENCY, CONCURRENT_REQUESTS, () =>
-    limiter.consume('key_concurrent', UNREACHED, Date.now()),
-  );
-  console.log(
-    `consume, ${CONCURRENCY} in flight: ${CONCURRENT_REQUESTS} requests, ${perSecond.toFixed(0)} req/s`,
-  );
+  for (const [label, limits] of [
+    ['one item', UNREACHED],
+    ['spread key', SPREAD],
+  ] as const) {
+    const perSecond = await throughput(CONCURRENCY, CONCURRENT_REQUESTS, () =>
+      limiter.consume(`key_concurrent_${label}`, limits, Date.now()),
+    );
+    console.log(
+      `consume, ${label}, ${CONCURRENCY} in flight: ${CONCURRENT_REQUESTS} requests, ${perSecond.toFixed(0)} req/s`,
+    );
+  }
   client.destroy();
 } finally {
   await dynamo.stop();
