@@ -62,15 +62,15 @@ export interface LoadPlan {
  * Runs `plan`: request i goes to instance `i mod instancesFor(rate)` at `startMs + ⌊i × 1000 /
  * rate⌋` ms, after that instance's previous request has finished.
  * @param newInstance Builds instance `index` (its own container, so its own state).
- * @param request Sends request `i` to `instance` and answers its HTTP status; called in order of
- *   `i` (so that a seeded random choice per request is reproducible).
+ * @param request Sends request `i`, the `n`th request run (0, 1, …), to `instance` and answers its
+ *   HTTP status; called in order of `i`.
  * @returns How many requests answered each status.
  */
 export async function runAtRate<Instance>(
   plan: LoadPlan,
   clock: SimulatedClock,
   newInstance: (index: number) => Instance,
-  request: (i: number) => (instance: Instance) => Promise<number>,
+  request: (i: number, n: number) => (instance: Instance) => Promise<number>,
 ): Promise<Map<number, number>> {
   const count = instancesFor(plan.rate);
   const run = Math.min(count, plan.sampledInstances);
@@ -81,6 +81,7 @@ export async function runAtRate<Instance>(
   const total = Math.round(plan.rate * plan.seconds);
   const statuses = new Map<number, number>();
   let next = 0;
+  let sent = 0;
   const take = (): number | undefined => {
     while (next < total && next % count >= run) next += 1;
     return next < total ? next++ : undefined;
@@ -89,7 +90,7 @@ export async function runAtRate<Instance>(
     for (let i = take(); i !== undefined; i = take()) {
       const slot = instances[i % count];
       if (!slot) throw new Error(`no instance for request ${i}`);
-      const send = request(i);
+      const send = request(i, sent++);
       const atMs = plan.startMs + Math.floor((i * 1000) / plan.rate);
       const turn = slot.idle.then(() => clock.at(atMs, () => send(slot.instance)));
       slot.idle = turn.then(
