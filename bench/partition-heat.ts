@@ -8,12 +8,12 @@
  * (default: all), K instances run of those simulated (default 20), S measured seconds after one of
  * warm-up (default 1).
  */
+import './heat/quiet.ts';
 import { parseArgs } from 'node:util';
 import { createLambdaContext } from '../infra/local/events.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/clients.ts';
 import { createDynamoDBBase } from '../shared/dynamodb-base.ts';
-import { logger } from '../shared/logger.ts';
 import { TABLES } from '../shared/tables.ts';
 import { schemaOf } from './heat/charges.ts';
 import {
@@ -142,10 +142,6 @@ async function runScenario(scenario: Scenario): Promise<boolean> {
   }
   return within && valid;
 }
-
-// Warnings of requests that DynamoDB Local answers too slowly would drown the figures.
-logger.setLogLevel('SILENT');
-process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
 await withLocalStack(async () => {
   const failed: string[] = [];
