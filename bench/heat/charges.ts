@@ -8,9 +8,9 @@
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IndexDefinition, TableDefinition } from '../../shared/tables.ts';
+import { itemSize, readUnits, writeUnits } from './item-size.ts';
 
 /** Which of a partition's two limits a charge counts against. */
 export type CapacityKind = 'write' | 'read';
@@ -81,41 +81,6 @@ export interface MeteredCall {
 
 type Item = Readonly<Record<string, unknown>>;
 
-/** Bytes of one attribute value (document form) as DynamoDB sizes it. */
-function valueSize(value: unknown): number {
-  if (typeof value === 'string') return Buffer.byteLength(value);
-  if (typeof value === 'number' || typeof value === 'bigint' || value instanceof NumberValue) {
-    // Significant digits, two per byte, plus one byte.
-    const digits = String(value)
-      .replace(/e.*$|[-.]/gi, '')
-      .replace(/^0+|0+$/g, '');
-    return Math.ceil(Math.max(1, digits.length) / 2) + 1;
-  }
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (value instanceof Set) return [...value].reduce((sum: number, v) => sum + valueSize(v), 0);
-  if (Array.isArray(value)) return value.reduce((sum: number, v) => sum + 1 + valueSize(v), 3);
-  if (value !== null && typeof value === 'object') return 3 + itemSize(value as Item);
-  return 1; // boolean, null
-}
-
-/** Bytes of an item: every attribute's name (UTF-8) and value. */
-export function itemSize(item: Item): number {
-  return Object.entries(item).reduce(
-    (sum, [name, value]) => sum + Buffer.byteLength(name) + valueSize(value),
-    0,
-  );
-}
-
-/** Write units of an item of `bytes`: 1 per KB started, at least 1. */
-export function writeUnits(bytes: number): number {
-  return Math.max(1, Math.ceil(bytes / 1024));
-}
-
-/** Read units of `bytes` read in one call: 1 per 4 KB started (at least one), half if eventual. */
-export function readUnits(bytes: number, consistent: boolean): number {
-  return Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
-}
-
 /** The reported capacity of one table (`ReturnConsumedCapacity: INDEXES`). */
 interface Reported {
   TableName?: string;
@@ -141,6 +106,11 @@ function partitionOf(target: KeyedTarget, item: Item | undefined): string {
   return value === undefined ? '?' : `${target.partitionKey}=${String(value)}`;
 }
 
+/** `units` written on `target`'s partition of `item`. */
+function write(target: KeyedTarget, item: Item, units: number): Charge {
+  return { target: target.label, partition: partitionOf(target, item), kind: 'write', units };
+}
+
 /** Whether `item` carries the index's key attributes, i.e. appears in it. */
 function carriesKeys(index: KeyedTarget, item: Item): boolean {
   return [index.partitionKey, index.sortKey].every((name) => !name || item[name] !== undefined);
@@ -164,28 +134,14 @@ interface ItemWrite {
 function itemWriteCharges({ table, image, bytes, reported, factor }: ItemWrite): Charge[] {
   const units = (reportedUnits: number | undefined) =>
     reportedUnits ?? factor * writeUnits(bytes ?? 0);
-  const charges: Charge[] = [
-    {
-      target: table.label,
-      partition: partitionOf(table, image),
-      kind: 'write',
-      units: units(reported?.Table?.CapacityUnits),
-    },
-  ];
+  const charges = [write(table, image, units(reported?.Table?.CapacityUnits))];
   for (const [name, index] of table.indexes) {
     const indexUnits = reported
       ? (reported.GlobalSecondaryIndexes?.[name]?.CapacityUnits ?? 0)
       : carriesKeys(index, image)
         ? units(undefined)
         : 0;
-    if (indexUnits > 0) {
-      charges.push({
-        target: index.label,
-        partition: partitionOf(index, image),
-        kind: 'write',
-        units: indexUnits,
-      });
-    }
+    if (indexUnits > 0) charges.push(write(index, image, indexUnits));
   }
   return charges;
 }
@@ -194,14 +150,7 @@ function itemWriteCharges({ table, image, bytes, reported, factor }: ItemWrite):
 function refusedWriteCharges(table: MeteredTable, image: Item, error: unknown): Charge[] {
   const existing = (error as { Item?: Record<string, AttributeValue> }).Item;
   const bytes = existing ? itemSize(unmarshall(existing)) : 0;
-  return [
-    {
-      target: table.label,
-      partition: partitionOf(table, image),
-      kind: 'write',
-      units: writeUnits(bytes),
-    },
-  ];
+  return [write(table, image, writeUnits(bytes))];
 }
 
 type WriteAction = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
@@ -248,9 +197,7 @@ function transactionCharges(call: MeteredCall, schema: TableSchema): Charge[] {
     if (call.error) {
       const name = (call.error as Error).name;
       if (name !== 'TransactionCanceledException') return [];
-      return [
-        { target: table.label, partition: partitionOf(table, image), kind: 'write', units: 2 },
-      ];
+      return [write(table, image, 2)];
     }
     const alone = itemsOn(input.TableName) === 1;
     return itemWriteCharges({

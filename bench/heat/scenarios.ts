@@ -24,6 +24,9 @@ const STATUS: PetStatus = 'available';
  */
 const BACKGROUND_KEYS = 1_009;
 
+/** Most pages a listing's walk follows (bench loops are bounded by a count). */
+const MAX_PAGES = 1_000;
+
 /** The ports of one function instance, with the simulated clock as its `now`. */
 export type InstanceContainer = Pick<
   Container,
@@ -132,6 +135,7 @@ async function pageQueries(container: InstanceContainer, first: string): Promise
   const handler = listPetsHandler(container);
   const queries = [first];
   for (let query: string | undefined = first; query !== undefined; ) {
+    if (queries.length > MAX_PAGES) throw new Error(`${first}: more than ${MAX_PAGES} pages`);
     const result: APIGatewayProxyResult = await handler(
       listEvent(query, queries.length),
       createLambdaContext('list-pets'),

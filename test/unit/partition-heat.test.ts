@@ -5,7 +5,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { chargesOf, itemSize, type MeteredCall, schemaOf } from '../../bench/heat/charges.ts';
+import { chargesOf, type MeteredCall, schemaOf } from '../../bench/heat/charges.ts';
+import { itemSize } from '../../bench/heat/item-size.ts';
 import { HeatMeter, overThreshold } from '../../bench/heat/meter.ts';
 import { instancesFor } from '../../bench/heat/simulation.ts';
 import {
