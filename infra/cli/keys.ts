@@ -1,6 +1,7 @@
 /**
  * `npm run keys -- <command> …`: the argv entry of the keys command (keys/program.ts, `--help`):
- * the local stack's DynamoDB Local on `DYNAMODB_PORT` with `.petstore/dynamodb.env`, or a stage.
+ * the local stack's DynamoDB Local on `DYNAMODB_PORT` (or the DynamoDB of `DYNAMODB_ENDPOINT`) with
+ * `.petstore/dynamodb.env`, or a stage.
  */
 import { join } from 'node:path';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
@@ -10,7 +11,8 @@ import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
 import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { DynamoDBKeyUsage } from '../../shared/rate-limit/usage.ts';
 import { readSettings } from '../../shared/settings.ts';
-import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
+import { COUNTERS_TABLE, KEYS_TABLE, type TableDefinition } from '../../shared/tables.ts';
+import { prepareExternalDynamoDB } from '../local/external-dynamodb.ts';
 import {
   CREDENTIALS_FILE,
   LOCAL_REGION,
@@ -32,13 +34,22 @@ await runMain(import.meta.url, KEYS_STYLE, (args, output) => {
       local: endpoint && credentials ? { ...credentials, region: LOCAL_REGION } : undefined,
       settings,
     });
+  const external = settings.DYNAMODB_ENDPOINT;
+  /** The tables' names as this command opens them (the settings, else the local stack's). */
+  const nameOf = (table: TableDefinition) => settings[table.envVar] ?? table.localName;
   return runKeysCommand(args, {
     local: {
-      endpoint: `http://127.0.0.1:${settings.DYNAMODB_PORT}`,
-      keysTableName: settings.KEYS_TABLE_NAME ?? KEYS_TABLE.localName,
-      countersTableName: settings.COUNTERS_TABLE_NAME ?? COUNTERS_TABLE.localName,
+      endpoint: external ?? `http://127.0.0.1:${settings.DYNAMODB_PORT}`,
+      keysTableName: nameOf(KEYS_TABLE),
+      countersTableName: nameOf(COUNTERS_TABLE),
       credentialsFile: join(stackDirectory(), CREDENTIALS_FILE),
       hasCredentials: credentials !== undefined,
+      prepare:
+        external && credentials
+          ? async () => {
+              await prepareExternalDynamoDB(external, credentials, nameOf);
+            }
+          : undefined,
     },
     // An empty endpoint means AWS even when DYNAMODB_ENDPOINT is set in the shell.
     openKeyStore: (tableName, endpoint = '') => new DynamoDBKeyStore(client(endpoint), tableName),

@@ -1,9 +1,10 @@
 /**
  * `npm start [-- --in-memory]`: the whole API at http://127.0.0.1:3000/v1 with no AWS account:
- * DynamoDB Local, the tables, one key per plan for a fresh store, the local gateway (docs/local-stack.md).
+ * DynamoDB Local (or the DynamoDB that `DYNAMODB_ENDPOINT` names), the tables, one key per plan for a
+ * fresh store, the local gateway (docs/local-stack.md).
  */
 import { mkdirSync } from 'node:fs';
-import { createDocumentClient } from '../../shared/clients.ts';
+import { createDocumentClient, type LocalCredentials } from '../../shared/clients.ts';
 import { createContainer } from '../../shared/container.ts';
 import type { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
@@ -17,6 +18,7 @@ import {
   startDynamoDBLocal,
 } from './dynamodb-local.ts';
 import { LocalStackError } from './errors.ts';
+import { prepareExternalDynamoDB } from './external-dynamodb.ts';
 // The gateway imports the function handlers at their first request, after the env is set below.
 import { type LocalGateway, startGateway } from './gateway.ts';
 import { MAX_CONCURRENCY_ENV } from './invocation.ts';
@@ -48,17 +50,18 @@ const START_STYLE: CommandStyle = { errorPrefix: '' };
  * Starts the stack and returns once it serves; it runs until a signal stops it.
  *
  * @throws LocalStackError (or another Error) when it cannot start: an invalid setting, a port in
- *   use, both ports equal, no Java.
+ *   use, both ports equal, no Java, a `DYNAMODB_ENDPOINT` that does not answer.
  */
 async function start(inMemory: boolean): Promise<void> {
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
-  const { PORT: port, DYNAMODB_PORT: dynamoPort } = readSettings();
+  const { PORT: port, DYNAMODB_PORT: dynamoPort, DYNAMODB_ENDPOINT: endpoint } = readSettings();
+  const directory = stackDirectory();
+  if (endpoint !== undefined) return startOnEndpoint(endpoint, port, directory, inMemory);
   if (port === dynamoPort && port !== 0) {
     throw new LocalStackError(
       `PORT and DYNAMODB_PORT are both ${port}: the gateway and DynamoDB Local need a port each; set one of them to another port.`,
     );
   }
-  const directory = stackDirectory();
   const dataDir = inMemory ? undefined : dataDirectory(directory);
 
   assertJava();
@@ -69,14 +72,11 @@ async function start(inMemory: boolean): Promise<void> {
     );
   }
   await assertPortFree(port, HOST, 'the gateway', 'PORT');
-  const credentials = loadOrCreateCredentials(directory);
+  const credentials = useStackCredentials(directory);
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
     migrateSharedDatabase(dataDir, credentials);
   }
-  // The functions' clients read the stack's credentials from the environment, as on Lambda.
-  Object.assign(process.env, credentialsEnv(credentials));
-  delete process.env.AWS_SESSION_TOKEN;
   const dynamoOptions: DynamoDBLocalOptions = {
     port: dynamoPort,
     dbPath: dataDir,
@@ -94,13 +94,13 @@ async function start(inMemory: boolean): Promise<void> {
   try {
     const client = createDocumentClient({ endpoint: dynamo.endpoint });
     Object.assign(process.env, await createTables(client), { DYNAMODB_ENDPOINT: dynamo.endpoint });
-    // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
-    process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-    process.env.CURSOR_KEY ??= inMemory ? newCursorKey() : localCursorKey(directory);
     client.destroy();
-    const issued = await issueKeysForEmptyStore();
-    gateway = await startGateway({ port, host: HOST });
-    printBanner(gateway.url, dataDir ?? 'in memory', issued);
+    process.env.CURSOR_KEY ??= inMemory ? newCursorKey() : localCursorKey(directory);
+    gateway = await serve(
+      port,
+      `DynamoDB Local data: ${dataDir ?? 'in memory'}`,
+      ' and DynamoDB Local',
+    );
   } catch (error) {
     await stop();
     throw error;
@@ -138,6 +138,59 @@ async function start(inMemory: boolean): Promise<void> {
   supervise(dynamo);
 }
 
+/**
+ * The stack on a DynamoDB brought by the user (`DYNAMODB_ENDPOINT`): no Java, no DynamoDB Local,
+ * no pid file; the tables it lacks are created there, with the stack's own credentials.
+ *
+ * @throws LocalStackError with `--in-memory` (it keeps the data of a DynamoDB Local that npm start
+ *   runs, and it runs none), a port in use, or an endpoint that does not answer.
+ */
+async function startOnEndpoint(
+  endpoint: string,
+  port: number,
+  directory: string,
+  inMemory: boolean,
+): Promise<void> {
+  if (inMemory) {
+    throw new LocalStackError(
+      '--in-memory keeps the data of the DynamoDB Local that npm start runs, and with DYNAMODB_ENDPOINT set it runs none: drop one of them.',
+    );
+  }
+  await assertPortFree(port, HOST, 'the gateway', 'PORT');
+  const credentials = useStackCredentials(directory);
+  Object.assign(process.env, await prepareExternalDynamoDB(endpoint, credentials));
+  process.env.CURSOR_KEY ??= localCursorKey(directory);
+  const gateway = await serve(port, `DynamoDB: ${endpoint} (DYNAMODB_ENDPOINT)`, '');
+  stop = () => gateway.close();
+}
+
+/**
+ * The stack's credentials (`.petstore/dynamodb.env`, created at the first start), put in the
+ * environment where the functions' clients read them, as on Lambda; the shell's are not used.
+ */
+function useStackCredentials(directory: string): LocalCredentials {
+  const credentials = loadOrCreateCredentials(directory);
+  Object.assign(process.env, credentialsEnv(credentials));
+  delete process.env.AWS_SESSION_TOKEN;
+  return credentials;
+}
+
+/**
+ * Issues keys for an empty store, starts the gateway and prints the banner; the tables and
+ * `DYNAMODB_ENDPOINT` are in the environment already.
+ *
+ * @param storeLine The banner's line saying where the data is.
+ * @param alsoStops What Ctrl-C stops besides the API, e.g. ` and DynamoDB Local`.
+ */
+async function serve(port: number, storeLine: string, alsoStops: string): Promise<LocalGateway> {
+  // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  const issued = await issueKeysForEmptyStore();
+  const gateway = await startGateway({ port, host: HOST });
+  printBanner(gateway.url, storeLine, issued, alsoStops);
+  return gateway;
+}
+
 type IssuedKey = Awaited<ReturnType<DynamoDBKeyStore['createKey']>>;
 
 /** One key per plan when the keys table is empty (a fresh store), else none. */
@@ -149,12 +202,8 @@ async function issueKeysForEmptyStore(): Promise<IssuedKey[]> {
   return issued;
 }
 
-function printBanner(url: string, data: string, issued: IssuedKey[]): void {
-  const lines = [
-    `Petstore API: ${url}`,
-    `API reference: ${new URL('/docs', url)}`,
-    `DynamoDB Local data: ${data}`,
-  ];
+function printBanner(url: string, storeLine: string, issued: IssuedKey[], alsoStops: string): void {
+  const lines = [`Petstore API: ${url}`, `API reference: ${new URL('/docs', url)}`, storeLine];
   if (issued.length > 0) {
     lines.push('Keys issued for this new store (shown once; only their SHA-256 is kept):');
     for (const { record, token } of issued) {
@@ -164,7 +213,7 @@ function printBanner(url: string, data: string, issued: IssuedKey[]): void {
   lines.push(
     'Issue a key: npm run keys -- create --plan free',
     `Try: curl -H "Authorization: Bearer ${issued[0]?.token ?? '<API_KEY>'}" ${url}/pets`,
-    'Ctrl-C stops the API and DynamoDB Local.',
+    `Ctrl-C stops the API${alsoStops}.`,
   );
   console.log(lines.join('\n'));
 }
@@ -186,7 +235,7 @@ await runMain(import.meta.url, START_STYLE, (args, output) => {
     .option('--in-memory', "Keep DynamoDB Local's data in memory (lost when it stops).")
     .addHelpText(
       'after',
-      '\nEnvironment: PORT (default 3000), DYNAMODB_PORT (default 8000), PETSTORE_DIR (default .petstore).',
+      '\nEnvironment: PORT (default 3000), DYNAMODB_PORT (default 8000), PETSTORE_DIR (default .petstore),\nDYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB Local is started).',
     )
     // npm keeps `npm start --in-memory` for itself and passes it on as npm_config_in_memory.
     .action((options: { inMemory?: boolean }) =>

@@ -1,8 +1,8 @@
 /**
  * `npm start`: the local stack as a user runs it, in a child process (test/support/local-stack.ts):
  * start-up, its one-line failures (a port in use, both ports equal, an invalid setting, no Java),
- * the in-memory option, stopping on SIGTERM, and the API reference page rendered in headless
- * Chromium.
+ * the in-memory option, stopping on SIGTERM, a DynamoDB of one's own (`DYNAMODB_ENDPOINT`, here
+ * the run's DynamoDB Local), and the API reference page rendered in headless Chromium.
  */
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,9 +11,20 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
-import { dataDirectory } from '../../infra/local/stack-files.ts';
+import { DeleteTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import {
+  dataDirectory,
+  generateCredentials,
+  LOCAL_REGION,
+  writeCredentials,
+} from '../../infra/local/stack-files.ts';
+import { createTables } from '../../infra/local/tables.ts';
+import { createDocumentClient } from '../../shared/clients.ts';
+import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
+import { KEYS_TABLE, TABLES } from '../../shared/tables.ts';
+import {
+  descendantCommandLines,
   dynamoDbLocalPids,
   EXIT_TIMEOUT_MS,
   exitCodeWithin,
@@ -152,6 +163,91 @@ describe('npm start', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () =>
 
     expect(started.stdout()).toMatch(/^DynamoDB Local data: in memory$/m);
     await expect(stat(dataDirectory(stack.dir))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('npm start on a DynamoDB of your own (DYNAMODB_ENDPOINT)', {
+  timeout: START_TIMEOUT_MS + EXIT_TIMEOUT_MS,
+}, () => {
+  const endpoint = inject('dynamoEndpoint');
+
+  it('serves the API there, creates only the tables missing, and starts no DynamoDB Local', async () => {
+    // GIVEN a stack directory whose credentials see, on that DynamoDB, only a keys table with a key
+    const stack = await freshStack();
+    const credentials = generateCredentials();
+    writeCredentials(stack.dir, credentials);
+    const client = createDocumentClient({
+      endpoint,
+      local: { ...credentials, region: LOCAL_REGION },
+    });
+    await createTables(client);
+    for (const table of TABLES.filter((table) => table !== KEYS_TABLE)) {
+      await client.send(new DeleteTableCommand({ TableName: table.localName }));
+    }
+    const { token } = await new DynamoDBKeyStore(client, KEYS_TABLE.localName).createKey({
+      plan: 'pro',
+    });
+
+    // WHEN npm start runs with DYNAMODB_ENDPOINT
+    const { started, url } = await startedStack({
+      ...stack,
+      inMemory: false,
+      env: { DYNAMODB_ENDPOINT: endpoint },
+    });
+
+    // THEN it serves with the key already there, issuing none, on the tables it created
+    expect(started.stdout()).toMatch(
+      new RegExp(`^DynamoDB: ${endpoint} \\(DYNAMODB_ENDPOINT\\)$`, 'm'),
+    );
+    expect(started.stdout()).not.toMatch(/Keys issued/);
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const created = await fetch(`${url}/pets`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+    });
+    expect(created.status).toBe(201);
+    const listed = await fetch(`${url}/pets`, { headers });
+    expect(await listed.json()).toEqual([expect.objectContaining({ name: 'Rex' })]);
+    const { TableNames } = await client.send(new ListTablesCommand({}));
+    expect(TableNames?.sort()).toEqual(TABLES.map((table) => table.localName).sort());
+    expect(descendantCommandLines(started.child.pid as number)).not.toContainEqual(
+      expect.stringMatching(/java|DynamoDBLocal/),
+    );
+    expect(started.stderr()).toBe('');
+    client.destroy();
+
+    started.child.kill('SIGTERM');
+    expect(await exitCodeWithin(started, EXIT_TIMEOUT_MS)).toBe(0);
+  });
+
+  it('exits 1 with one line naming the endpoint when DYNAMODB_ENDPOINT does not answer', async () => {
+    const stack = await freshStack();
+    const dead = `http://127.0.0.1:${stack.DYNAMODB_PORT}`;
+
+    const started = startLocalStack({
+      ...stack,
+      inMemory: false,
+      env: { DYNAMODB_ENDPOINT: dead },
+    });
+
+    expect(await exitCodeWithin(started, START_TIMEOUT_MS)).toBe(1);
+    expect(started.stderr()).toBe(
+      `DynamoDB at ${dead} (DYNAMODB_ENDPOINT) does not answer: connect ECONNREFUSED 127.0.0.1:${stack.DYNAMODB_PORT}; start it, or unset DYNAMODB_ENDPOINT so that npm start runs DynamoDB Local.\n`,
+    );
+    expect(started.stdout()).toBe('');
+  });
+
+  it('exits 1 with one line when --in-memory asks for data that no DynamoDB Local of its own keeps', async () => {
+    const started = startLocalStack({
+      ...(await freshStack()),
+      env: { DYNAMODB_ENDPOINT: endpoint },
+    });
+
+    expect(await exitCodeWithin(started, START_TIMEOUT_MS)).toBe(1);
+    expect(started.stderr()).toBe(
+      '--in-memory keeps the data of the DynamoDB Local that npm start runs, and with DYNAMODB_ENDPOINT set it runs none: drop one of them.\n',
+    );
   });
 });
 

@@ -54,8 +54,13 @@ export async function freshStack(): Promise<StackOptions> {
   return { PORT, DYNAMODB_PORT, dir };
 }
 
-/** Starts `npm start` (in memory unless told otherwise). */
+/**
+ * Starts `npm start` (in memory unless told otherwise). The test worker's `DYNAMODB_ENDPOINT` (the
+ * run's DynamoDB Local) is not passed on: the stack runs its own DynamoDB Local unless
+ * `options.env` names an endpoint.
+ */
 export function startLocalStack(options: StackOptions): Started {
+  const { DYNAMODB_ENDPOINT: _, ...inherited } = process.env;
   const child = spawn(
     TSX,
     [
@@ -66,7 +71,7 @@ export function startLocalStack(options: StackOptions): Started {
     {
       cwd: REPOSITORY_ROOT,
       env: {
-        ...process.env,
+        ...inherited,
         PORT: String(options.PORT),
         DYNAMODB_PORT: String(options.DYNAMODB_PORT),
         PETSTORE_DIR: options.dir,
@@ -167,4 +172,22 @@ export function lastLine(text: string): string {
 /** Resident set size of a process, in bytes (Linux `/proc`, via `ps`). */
 export function residentBytes(pid: number): number {
   return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' })) * 1024;
+}
+
+/** Command lines of a process's descendants (children, their children…), from `ps`. */
+export function descendantCommandLines(pid: number): string[] {
+  const processes = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((match) => match !== null)
+    .map(([, child, parent, args]) => ({ pid: Number(child), ppid: Number(parent), args }));
+  const found: string[] = [];
+  const walk = (parent: number): void => {
+    for (const child of processes.filter(({ ppid }) => ppid === parent)) {
+      found.push(child.args ?? '');
+      walk(child.pid);
+    }
+  };
+  walk(pid);
+  return found;
 }

@@ -31,6 +31,12 @@ export interface TargetDependencies {
     readonly countersTableName: string;
     readonly credentialsFile: string;
     readonly hasCredentials: boolean;
+    /**
+     * Readies a DynamoDB brought by the user (`DYNAMODB_ENDPOINT` is `endpoint`): throws one line
+     * when it does not answer, creates the tables it lacks.
+     * @default - none: the endpoint is the DynamoDB Local of `npm start`, which created them
+     */
+    readonly prepare?: () => Promise<void>;
   };
   /**
    * Opens a keys table: on DynamoDB Local when `endpoint` is given, otherwise the deployed
@@ -85,18 +91,21 @@ export async function openTarget(
   return stage === undefined ? openLocalStack(dependencies) : openStage(stage, dependencies);
 }
 
-function openLocalStack({
+async function openLocalStack({
   local,
   openKeyStore,
   openRateLimitBans,
   openKeyUsage,
-}: TargetDependencies): Target {
+}: TargetDependencies): Promise<Target> {
   if (!local.hasCredentials) {
     throw new Error(
       `No DynamoDB Local credentials in ${local.credentialsFile}: start the local stack once with \`npm start\`, which creates them.`,
     );
   }
-  const where = `DynamoDB Local at ${local.endpoint}`;
+  await local.prepare?.();
+  const where = local.prepare
+    ? `DynamoDB at ${local.endpoint} (DYNAMODB_ENDPOINT)`
+    : `DynamoDB Local at ${local.endpoint}`;
   return {
     description: `the local stack (table ${local.keysTableName} on ${where})`,
     keysTableName: local.keysTableName,
