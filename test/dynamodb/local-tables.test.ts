@@ -5,7 +5,6 @@ import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
 import {
   COUNTERS_TABLE,
-  KEY_ID_INDEX,
   KEYS_TABLE,
   PETS_TABLE,
   STATUS_INDEX,
@@ -46,13 +45,13 @@ describe('createTables', () => {
     ]);
   });
 
-  it('creates the keys table with the keyId GSI', async () => {
+  it('creates the keys table keyed by hash, with no GSI', async () => {
     const { Table } = await client.send(
       new DescribeTableCommand({ TableName: process.env[KEYS_TABLE.envVar] }),
     );
 
     expect(Table?.KeySchema).toEqual([{ AttributeName: 'keyHash', KeyType: 'HASH' }]);
-    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual([KEY_ID_INDEX]);
+    expect(Table?.GlobalSecondaryIndexes).toBeUndefined();
   });
 
   it('enables TTL on the counters table', async () => {
