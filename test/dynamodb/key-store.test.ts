@@ -339,7 +339,10 @@ describe('DynamoDBKeyStore', () => {
 
   it.each([
     ['revoke', (store: DynamoDBKeyStore, keyId: string) => store.revokeKey(keyId)],
-    ['set-scope', (store: DynamoDBKeyStore, keyId: string) => store.setScopes(keyId, ['pets:read'])],
+    [
+      'set-scope',
+      (store: DynamoDBKeyStore, keyId: string) => store.setScopes(keyId, ['pets:read']),
+    ],
   ])(
     'reaches the newest token after two quick rolls with %s, reading only the base table strongly',
     async (_, change) => {
@@ -398,9 +401,7 @@ describe('DynamoDBKeyStore', () => {
       keyHash: record.keyId,
       currentHash: ended?.record.keyHash,
     });
-    expect((await rowsOf(record.keyId)).map((row) => row.keyHash)).toEqual([
-      ended?.record.keyHash,
-    ]);
+    expect((await rowsOf(record.keyId)).map((row) => row.keyHash)).toEqual([ended?.record.keyHash]);
     expect((await keys.listKeys()).filter((key) => key.keyId === record.keyId)).toEqual([
       ended?.record,
     ]);

@@ -3,12 +3,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import {
-  COUNTERS_TABLE,
-  KEYS_TABLE,
-  PETS_TABLE,
-  STATUS_INDEX,
-} from '../../shared/tables.ts';
+import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE, STATUS_INDEX } from '../../shared/tables.ts';
 
 const client = createDocumentClient();
 afterAll(() => client.destroy());
