@@ -4,6 +4,7 @@
  */
 import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../shared/http/errors.ts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/http/unavailable.ts';
+import { REFUSED_SCOPE } from '../shared/keys/scopes.ts';
 import { RATE_LIMIT_HEADERS } from '../shared/rate-limit/headers.ts';
 import { resourcePaths } from './routes.ts';
 
@@ -67,6 +68,13 @@ export const THROTTLED_RETRY_AFTER_SECONDS = 60;
  */
 export const QUOTA_EXCEEDED_RETRY_AFTER_SECONDS = 3_600;
 
+/**
+ * `WWW-Authenticate` of ACCESS_DENIED (RFC 6750, section 3.1). The authorizer's policy refuses
+ * only routes outside the key's scopes, and a key lacking any route's scope lacks `REFUSED_SCOPE`
+ * (shared/keys/scopes.ts): a static header, as gateway responses have, names the right scope.
+ */
+export const INSUFFICIENT_SCOPE_CHALLENGE = `Bearer error="insufficient_scope", scope="${REFUSED_SCOPE}"`;
+
 /** Headers of the usage plan's refusals: nothing is left, and when to try again. */
 function edgeRefusalHeaders(retryAfterSeconds: number): Record<string, string> {
   return {
@@ -78,7 +86,12 @@ function edgeRefusalHeaders(retryAfterSeconds: number): Record<string, string> {
 /** Every gateway response of the API, one per response type. */
 export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   row('UNAUTHORIZED', 'unauthorized', UNAUTHORIZED_MESSAGE, { 'WWW-Authenticate': 'Bearer' }),
-  row('ACCESS_DENIED', 'forbidden', FORBIDDEN_MESSAGE),
+  row(
+    'ACCESS_DENIED',
+    'insufficient_scope',
+    `This API key's scopes do not cover this operation; it needs the scope ${REFUSED_SCOPE}.`,
+    { 'WWW-Authenticate': INSUFFICIENT_SCOPE_CHALLENGE },
+  ),
   row('INVALID_API_KEY', 'forbidden', 'This API key is not enabled for this stage.'),
   row('EXPIRED_TOKEN', 'forbidden', FORBIDDEN_MESSAGE),
   row('INVALID_SIGNATURE', 'forbidden', FORBIDDEN_MESSAGE),

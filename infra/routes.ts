@@ -5,6 +5,7 @@
  * Where every other behaviour lives: docs/architecture.md, "Where each behaviour lives".
  */
 
+import type { Scope } from '../shared/keys/scopes.ts';
 import {
   COUNTERS_TABLE,
   IDEMPOTENCY_TABLE,
@@ -54,6 +55,8 @@ export interface RouteDefinition extends FunctionDefinition {
   readonly method: HttpMethod;
   /** API Gateway resource path, with `{name}` path parameters. */
   readonly path: string;
+  /** The scope a key needs to call it: the authorizer's policy allows it only to such keys. */
+  readonly scope: Scope;
   /** Deprecated operations answer with Deprecation, Sunset and Link headers. */
   readonly deprecated?: boolean;
 }
@@ -71,6 +74,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     operationId: 'listPets',
     method: 'GET',
     path: '/pets',
+    scope: 'pets:read',
     entry: 'functions/list-pets.ts',
     constructId: 'ListPetsFunction',
     tableAccess: [
@@ -82,6 +86,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     operationId: 'createPet',
     method: 'POST',
     path: '/pets',
+    scope: 'pets:write',
     entry: 'functions/create-pet.ts',
     constructId: 'CreatePetFunction',
     tableAccess: [
@@ -101,6 +106,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     operationId: 'getPet',
     method: 'GET',
     path: '/pets/{petId}',
+    scope: 'pets:read',
     entry: 'functions/get-pet.ts',
     constructId: 'GetPetFunction',
     tableAccess: [{ table: PETS_TABLE, actions: ['dynamodb:GetItem'] }, RATE_LIMITER_ACCESS],

@@ -31,9 +31,6 @@ export interface TableDefinition {
 /** GSI of the pets table that serves `GET /pets?status=…` as a Query, ordered by id. */
 export const STATUS_INDEX = 'status-index';
 
-/** GSI of the keys table to find a key by its public id (list, revoke). */
-export const KEY_ID_INDEX = 'keyId-index';
-
 /** Pets by `id` (number); item 0 holds the pet-id sequence (`value`, no `status`: unlisted). */
 export const PETS_TABLE: TableDefinition = {
   constructId: 'PetsTable',
@@ -49,13 +46,16 @@ export const PETS_TABLE: TableDefinition = {
   ],
 };
 
-/** API keys by `keyHash`: the token's SHA-256 (hex), never the token. */
+/**
+ * API keys by `keyHash`: a token's row under its SHA-256 (hex), never the token; a key's head
+ * under its id (`shared/keys/dynamodb-key-conditions.ts`), which is how a key is found by id.
+ */
 export const KEYS_TABLE: TableDefinition = {
   constructId: 'KeysTable',
   envVar: 'KEYS_TABLE_NAME',
   localName: 'petstore-keys',
   partitionKey: { name: 'keyHash', type: 'S' },
-  globalSecondaryIndexes: [{ indexName: KEY_ID_INDEX, partitionKey: { name: 'keyId', type: 'S' } }],
+  globalSecondaryIndexes: [],
 };
 
 /**

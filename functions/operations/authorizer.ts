@@ -1,8 +1,9 @@
 /**
  * The Lambda REQUEST authorizer of every operation (docs/api.md, "Authentication"): a well-formed
- * bearer token of this stage whose key is known and valid gets an Allow policy for the whole API
- * (API Gateway caches it per token), context `{ keyId, plan, perMinute, perDay }` and the key's
- * usage plan; anything else 401. A keys table that fails or is too slow: 503 (AUTHORIZER_FAILURE).
+ * bearer token of this stage whose key is known and valid gets a policy allowing every route its
+ * scopes cover (API Gateway caches it per token and refuses the other routes with 403
+ * `insufficient_scope`), context `{ keyId, plan, perMinute, perDay }` and the key's usage plan;
+ * anything else 401. A keys table that fails or is too slow: 503 (AUTHORIZER_FAILURE).
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -11,10 +12,12 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { ROUTES } from '../../infra/routes.ts';
 import { invocationBudgetMs, withDeadline } from '../../shared/deadline.ts';
 import { authorizationValues, bearerToken } from '../../shared/keys/bearer.ts';
 import { keyRefusal, limitsOfKey } from '../../shared/keys/key-records.ts';
 import type { KeyStore } from '../../shared/keys/key-store.ts';
+import { type Scope, scopesOf } from '../../shared/keys/scopes.ts';
 import { mayBeKeyOf, type TokenStage, tokenStageOf } from '../../shared/keys/token.ts';
 import { logger } from '../../shared/logger.ts';
 import type { Settings } from '../../shared/settings.ts';
@@ -26,16 +29,23 @@ import type { Settings } from '../../shared/settings.ts';
  */
 export const KEY_LOOKUP_DEADLINE_MS = 3_000;
 
-/** `arn:aws:execute-api:region:account:api/stage/METHOD/path` → `…:api/stage/*` (every route). */
-function wholeApiArn(methodArn: string): string {
+/**
+ * The method ARNs of the routes that `scopes` cover, on the API and stage of `methodArn`
+ * (`arn:aws:execute-api:region:account:api/stage/METHOD/path`), a path parameter as `*`: e.g.
+ * `…:api/v1/GET/pets` and `…:api/v1/GET/pets/*` for `pets:read`. Every covered route, not only
+ * the one called: API Gateway caches the policy per token and checks each later call against it.
+ */
+export function allowedMethodArns(methodArn: string, scopes: readonly Scope[]): string[] {
   const [arnPrefix = '', stage = '*'] = methodArn.split('/');
-  return `${arnPrefix}/${stage}/*`;
+  return ROUTES.filter((route) => scopes.includes(route.scope)).map(
+    (route) => `${arnPrefix}/${stage}/${route.method}${route.path.replace(/\{\w+\}/g, '*')}`,
+  );
 }
 
 /**
  * @param event REQUEST authorizer event; its `Authorization` values (`multiValueHeaders`) and
  *   `methodArn` are read.
- * @returns Allow policy for the whole API, `principalId` = key id, context
+ * @returns A policy allowing the routes of the key's scopes (`allowedMethodArns`), `principalId` = key id, context
  *   `{ keyId, plan, perMinute, perDay }`, `usageIdentifierKey`. A plan change reaches the
  *   functions when the cached result expires (60 s).
  * @throws Error('Unauthorized') for a missing, malformed, repeated, unknown, revoked, expired or
@@ -68,7 +78,11 @@ async function authorize(
     policyDocument: {
       Version: '2012-10-17',
       Statement: [
-        { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) },
+        {
+          Action: 'execute-api:Invoke',
+          Effect: 'Allow',
+          Resource: allowedMethodArns(event.methodArn, scopesOf(key)),
+        },
       ],
     },
     context: { keyId: key.keyId, plan: key.plan, ...limitsOfKey(key) },

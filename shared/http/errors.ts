@@ -30,6 +30,11 @@ export const ERROR_CATALOGUE = {
     description: 'API Gateway rejected the request for a reason no other code names.',
   },
   forbidden: { status: 403, description: 'The key may not call this operation.' },
+  insufficient_scope: {
+    status: 403,
+    description:
+      "The key's scopes do not cover this operation (a pets:read key calling createPet); see WWW-Authenticate.",
+  },
   not_found: { status: 404, description: 'No route matches the path.' },
   pet_not_found: { status: 404, description: 'No pet has the requested id.' },
   method_not_allowed: {

@@ -1,5 +1,40 @@
-/** DynamoDB conditions and updates of the keys table that `DynamoDBKeyStore` builds. */
+/** The keys table's head items, and the conditions and updates that `DynamoDBKeyStore` builds. */
 import type { ApiKeyRecord } from './key-records.ts';
+
+/**
+ * A key's head item: partition key `keyHash` = the key id (`key_…`, which no SHA-256 in hex can
+ * equal), naming the rows of its current token and of its rolled-out one. Every change of the
+ * key's rows changes or checks it in the same transaction, so a strongly consistent read of it
+ * names exactly the rows the key has: no index, no lag.
+ */
+export interface KeyHead {
+  readonly keyHash: string;
+  readonly currentHash: string;
+  readonly rolledOutHash?: string;
+}
+
+/** Whether a keys-table item is a key's head, not a token's row. */
+export function isHead(item: Record<string, unknown>): boolean {
+  return 'currentHash' in item;
+}
+
+/**
+ * The condition that a key's head still names the rows it named when read, on `tableName`: part
+ * of every transaction that changes the key's rows, so that none of them misses a row a roll added.
+ */
+export function headAsRead(tableName: string, { keyHash, currentHash, rolledOutHash }: KeyHead) {
+  return {
+    TableName: tableName,
+    Key: { keyHash },
+    ConditionExpression: `currentHash = :current AND ${
+      rolledOutHash === undefined ? 'attribute_not_exists(rolledOutHash)' : 'rolledOutHash = :old'
+    }`,
+    ExpressionAttributeValues: {
+      ':current': currentHash,
+      ...(rolledOutHash !== undefined && { ':old': rolledOutHash }),
+    },
+  };
+}
 
 /** The update that `updateEveryRow` makes on each row of a key. */
 export type RowUpdate = {
@@ -17,6 +52,7 @@ export const KEY_ATTRIBUTES = [
   'perMinute',
   'perDay',
   'owner',
+  'scopes',
   'usageIdentifier',
   'createdAt',
   'revokedAt',

@@ -1,10 +1,11 @@
-/** The KeyStore on DynamoDB: a row per token, by its SHA-256; a key's rows change in one transaction. */
+/**
+ * The KeyStore on DynamoDB: a row per token, by its SHA-256, and a head item per key, by its id,
+ * naming the key's rows; a key's rows and head change in one transaction.
+ */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
-  QueryCommand,
   ScanCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -12,10 +13,12 @@ import type { DynamoDBBase } from '../dynamodb-base.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
-import { KEY_ID_INDEX } from '../tables.ts';
 import {
   CHANGE_ATTEMPTS,
+  headAsRead,
+  isHead,
   KEY_ATTRIBUTES,
+  type KeyHead,
   type RowUpdate,
   stillAsRead,
   valuesIfAny,
@@ -31,9 +34,18 @@ import {
   rolledKey,
   withExpiry,
   withPlan,
+  withScopes,
 } from './key-records.ts';
 import type { KeyChange, KeyStore } from './key-store.ts';
+import { keyScopes, type Scope } from './scopes.ts';
 import { hashToken, type TokenStage } from './token.ts';
+
+/** A key as read through its head: the head, its current row and its rolled-out row if any. */
+interface KeyRows {
+  readonly head: KeyHead;
+  readonly current: ApiKeyRecord;
+  readonly rolledOut: readonly ApiKeyRecord[];
+}
 
 /** Keys table access. */
 export class DynamoDBKeyStore implements KeyStore {
@@ -47,13 +59,19 @@ export class DynamoDBKeyStore implements KeyStore {
     return new DynamoDBKeyStore(client, requiredSetting(settings, 'KEYS_TABLE_NAME'));
   }
 
+  /** One transaction puts the token's row and the key's head. */
   async createKey(input: NewKeyInput): Promise<{ record: ApiKeyRecord; token: string }> {
     const { record, token } = newKey(input);
+    const head: KeyHead = { keyHash: record.keyId, currentHash: record.keyHash };
     await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: record,
-        ConditionExpression: 'attribute_not_exists(keyHash)',
+      new TransactWriteCommand({
+        TransactItems: [record, head].map((Item) => ({
+          Put: {
+            TableName: this.tableName,
+            Item,
+            ConditionExpression: 'attribute_not_exists(keyHash)',
+          },
+        })),
       }),
     );
     return { record, token };
@@ -66,68 +84,63 @@ export class DynamoDBKeyStore implements KeyStore {
     return unlessUnavailable(() => this.rowOf(hashToken(token), options.signal));
   }
 
-  /** The row of a token hash, read strongly consistently, or `undefined`. */
-  private async rowOf(keyHash: string, signal?: AbortSignal): Promise<ApiKeyRecord | undefined> {
+  /** The item with this partition key, read strongly consistently, or `undefined`. */
+  private async itemOf<T>(keyHash: string, signal?: AbortSignal): Promise<T | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { keyHash }, ConsistentRead: true }),
       { abortSignal: signal },
     );
-    return Item as ApiKeyRecord | undefined;
+    return Item as T | undefined;
+  }
+
+  /** The row of a token hash, read strongly consistently, or `undefined`. */
+  private rowOf(keyHash: string, signal?: AbortSignal): Promise<ApiKeyRecord | undefined> {
+    return this.itemOf<ApiKeyRecord>(keyHash, signal);
   }
 
   /**
-   * Every row of a key, each read strongly consistently, following the roll's `successorHash`.
-   * @returns The current row (none when no key has this id) and the rolled-out rows.
+   * A key's head and the rows it names, each read strongly consistently; read again when a roll
+   * replaced a row between the head's read and the row's.
+   * @returns `undefined` when no key has this id.
+   * @throws KeyChangedError when rolls keep replacing the rows, `CHANGE_ATTEMPTS` times.
    */
-  private async rowsOfKey(
-    keyId: string,
-  ): Promise<{ current?: ApiKeyRecord; rolledOut: ApiKeyRecord[] }> {
-    const { Items = [] } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: KEY_ID_INDEX,
-        KeyConditionExpression: 'keyId = :keyId',
-        ExpressionAttributeValues: { ':keyId': keyId },
-      }),
-    );
-    const seen = new Set<string>();
-    const rows: ApiKeyRecord[] = [];
-    for (let pending = Items.map((item) => String(item.keyHash)); pending.length > 0; ) {
-      for (const hash of pending) seen.add(hash);
-      const found = await Promise.all(pending.map((hash) => this.rowOf(hash)));
-      const fresh = found.filter((row): row is ApiKeyRecord => row?.keyId === keyId);
-      rows.push(...fresh);
-      pending = fresh.flatMap(({ successorHash }) =>
-        successorHash && !seen.has(successorHash) ? [successorHash] : [],
-      );
+  private async rowsOfKey(keyId: string): Promise<KeyRows | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      const head = await this.itemOf<KeyHead>(keyId);
+      if (!head) return undefined;
+      const [current, rolledOut] = await Promise.all([
+        this.rowOf(head.currentHash),
+        head.rolledOutHash === undefined ? undefined : this.rowOf(head.rolledOutHash),
+      ]);
+      const complete = current && (head.rolledOutHash === undefined || rolledOut);
+      if (complete) return { head, current, rolledOut: rolledOut ? [rolledOut] : [] };
+      if (attempt === CHANGE_ATTEMPTS) throw new KeyChangedError(keyId);
     }
-    return {
-      current: rows.find((row) => row.graceUntil === undefined),
-      rolledOut: rows.filter((row) => row.graceUntil !== undefined),
-    };
   }
 
   async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
-    return (await this.rowsOfKey(keyId)).current;
+    return (await this.rowsOfKey(keyId))?.current;
   }
 
-  /** Reads the whole table: an ops command, not a request path. */
+  /** Reads the whole table, strongly consistently: an ops command, not a request path. */
   async listKeys(): Promise<ListedKey[]> {
     const rows: ApiKeyRecord[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(
-        new ScanCommand({ TableName: this.tableName, ExclusiveStartKey }),
+        new ScanCommand({ TableName: this.tableName, ExclusiveStartKey, ConsistentRead: true }),
       );
-      rows.push(...((page.Items ?? []) as ApiKeyRecord[]));
+      const items = page.Items ?? [];
+      rows.push(...(items.filter((item) => !isHead(item)) as ApiKeyRecord[]));
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
     return listedKeys(rows);
   }
 
   /**
-   * Makes the same update on every row of a key in one transaction, the current row still as read
-   * (docs/architecture.md); retried up to `CHANGE_ATTEMPTS` times.
+   * Makes the same update on every row of a key in one transaction, the head still naming the
+   * rows read and the current row still as read (docs/architecture.md); retried up to
+   * `CHANGE_ATTEMPTS` times.
    * @param unchanged Attributes of the current row that must not change between read and write.
    * @returns The key's current row as it was before the update, or `undefined` for no such key.
    * @throws KeyChangedError when concurrent changes cancel every attempt.
@@ -138,8 +151,9 @@ export class DynamoDBKeyStore implements KeyStore {
     unchanged: readonly (keyof ApiKeyRecord)[] = [],
   ): Promise<ApiKeyRecord | undefined> {
     for (let attempt = 1; ; attempt++) {
-      const { current, rolledOut } = await this.rowsOfKey(keyId);
-      if (!current) return undefined;
+      const key = await this.rowsOfKey(keyId);
+      if (!key) return undefined;
+      const { head, current, rolledOut } = key;
       const guard = stillAsRead(current, unchanged);
       const currentRow = {
         ...update,
@@ -162,7 +176,10 @@ export class DynamoDBKeyStore implements KeyStore {
       try {
         await this.client.send(
           new TransactWriteCommand({
-            TransactItems: [currentRow, ...rolledOutRows].map((row) => ({ Update: row })),
+            TransactItems: [
+              ...[currentRow, ...rolledOutRows].map((row) => ({ Update: row })),
+              { ConditionCheck: headAsRead(this.tableName, head) },
+            ],
           }),
         );
         return current;
@@ -211,6 +228,21 @@ export class DynamoDBKeyStore implements KeyStore {
     return previous && { ...previous, revokedAt: previous.revokedAt ?? now };
   }
 
+  /** One transaction on every row (`updateEveryRow`), so `previous` is exactly what was replaced. */
+  async setScopes(keyId: string, scopes: readonly Scope[]): Promise<KeyChange | undefined> {
+    const stored = keyScopes(scopes);
+    const previous = await this.updateEveryRow(
+      keyId,
+      {
+        UpdateExpression: 'SET #scopes = :scopes',
+        ExpressionAttributeNames: { '#scopes': 'scopes' },
+        ExpressionAttributeValues: { ':scopes': stored },
+      },
+      ['scopes'],
+    );
+    return previous && { previous, record: withScopes(previous, scopes) };
+  }
+
   async setExpiry(keyId: string, expiresAt: string | undefined): Promise<KeyChange | undefined> {
     const previous = await this.updateEveryRow(
       keyId,
@@ -227,18 +259,20 @@ export class DynamoDBKeyStore implements KeyStore {
 
   /**
    * One transaction adds the new token's row, gives the current one `graceUntil` (or deletes it
-   * for a grace of 0) and deletes an older rolled-out row.
+   * for a grace of 0), deletes an older rolled-out row and points the head at the new rows.
    */
   async rollKey(
     keyId: string,
     options: { graceSeconds: number; tokenStage?: TokenStage },
   ): Promise<{ record: ApiKeyRecord; token: string; graceUntil?: string } | undefined> {
-    const { current, rolledOut } = await this.rowsOfKey(keyId);
-    if (!current) return undefined;
+    const key = await this.rowsOfKey(keyId);
+    if (!key) return undefined;
+    const { head, current, rolledOut } = key;
     const { record, token, graceUntil } = rolledKey(current, options);
     // The new row copies the current one: that must still be current, unrevoked and unchanged.
     const { ExpressionAttributeValues: held, ...guard } = stillAsRead(current, KEY_ATTRIBUTES);
     const stillCurrent = { TableName: this.tableName, Key: { keyHash: current.keyHash }, ...guard };
+    const headGuard = headAsRead(this.tableName, head);
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -254,18 +288,27 @@ export class DynamoDBKeyStore implements KeyStore {
               ? {
                   Update: {
                     ...stillCurrent,
-                    UpdateExpression: 'SET #grace = :until, successorHash = :next',
-                    ExpressionAttributeValues: {
-                      ...held,
-                      ':until': graceUntil,
-                      ':next': record.keyHash,
-                    },
+                    UpdateExpression: 'SET #grace = :until',
+                    ExpressionAttributeValues: { ...held, ':until': graceUntil },
                   },
                 }
               : { Delete: { ...stillCurrent, ...valuesIfAny(held) } },
             ...rolledOut.map((row) => ({
               Delete: { TableName: this.tableName, Key: { keyHash: row.keyHash } },
             })),
+            {
+              Update: {
+                ...headGuard,
+                UpdateExpression: graceUntil
+                  ? 'SET currentHash = :next, rolledOutHash = :rolled'
+                  : 'SET currentHash = :next REMOVE rolledOutHash',
+                ExpressionAttributeValues: {
+                  ...headGuard.ExpressionAttributeValues,
+                  ':next': record.keyHash,
+                  ...(graceUntil && { ':rolled': current.keyHash }),
+                },
+              },
+            },
           ],
         }),
       );

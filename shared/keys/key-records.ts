@@ -9,6 +9,7 @@ import {
   type RequestLimits,
 } from '../plans.ts';
 import { KeyRevokedError } from './errors.ts';
+import { keyScopes, SCOPES, type Scope } from './scopes.ts';
 import { generateToken, hashToken, type TokenStage } from './token.ts';
 
 /** A key as stored in the keys table. */
@@ -24,6 +25,11 @@ export interface ApiKeyRecord {
   perDay?: number;
   /** Free text naming who holds the key. */
   owner?: string;
+  /**
+   * What the key may call (`keyScopes`: `pets:write` comes with `pets:read`). A key stored
+   * before keys had scopes has none here, and every scope (`scopesOf`).
+   */
+  scopes?: Scope[];
   /** Value of the key's API Gateway API key (the usage identifier), not the bearer token. */
   usageIdentifier: string;
   /** ISO 8601 time of issue. */
@@ -34,8 +40,6 @@ export interface ApiKeyRecord {
   expiresAt?: string;
   /** On a rolled-out token's row only: ISO 8601 time from which this token is refused. */
   graceUntil?: string;
-  /** On a rolled-out token's row: `keyHash` of the row that replaced it. */
-  successorHash?: string;
 }
 
 /** A key as `listKeys` gives it: its current row, and when its rolled-out token ends. */
@@ -93,6 +97,8 @@ export interface NewKeyInput {
   readonly limits?: RequestLimits;
   /** ISO 8601 time from which the key is refused. @default - never */
   readonly expiresAt?: string;
+  /** What the key may call. @default SCOPES (every scope) */
+  readonly scopes?: readonly Scope[];
   /** The stage whose prefix the token carries. @default 'local' */
   readonly tokenStage?: TokenStage;
 }
@@ -100,10 +106,11 @@ export interface NewKeyInput {
 /**
  * A new key's row and its bearer token: a fresh id, token and usage identifier.
  *
- * @throws RangeError when `limits` do not fit the plan (see `customLimits`).
+ * @throws RangeError when `limits` do not fit the plan (see `customLimits`), or for no scope.
  */
 export function newKey(input: NewKeyInput): { record: ApiKeyRecord; token: string } {
   const limits = customLimits(input.plan, input.limits);
+  const scopes = keyScopes(input.scopes ?? SCOPES);
   const token = generateToken(input.tokenStage);
   const record: ApiKeyRecord = {
     keyHash: hashToken(token),
@@ -111,6 +118,7 @@ export function newKey(input: NewKeyInput): { record: ApiKeyRecord; token: strin
     plan: input.plan,
     ...limits,
     owner: input.owner,
+    scopes,
     usageIdentifier: randomBytes(24).toString('base64url'),
     createdAt: new Date().toISOString(),
     ...(input.expiresAt && { expiresAt: input.expiresAt }),
@@ -126,6 +134,11 @@ export function withPlan(
 ): ApiKeyRecord {
   const { perMinute: _perMinute, perDay: _perDay, ...rest } = record;
   return { ...rest, plan, ...own };
+}
+
+/** `record` with the scopes `scopes` (as `keyScopes` stores them). */
+export function withScopes(record: ApiKeyRecord, scopes: readonly Scope[]): ApiKeyRecord {
+  return { ...record, scopes: keyScopes(scopes) };
 }
 
 /** `record` expiring at `expiresAt` (ISO 8601), or never. */

@@ -1,6 +1,7 @@
 /** The KeyStore port: API keys for the authorizer and the keys command. */
 import type { PlanId, RequestLimits } from '../plans.ts';
 import type { ApiKeyRecord, ListedKey, NewKeyInput } from './key-records.ts';
+import type { Scope } from './scopes.ts';
 import type { TokenStage } from './token.ts';
 
 /** A record before and after a change. */
@@ -11,7 +12,10 @@ export interface KeyChange {
 
 /** API keys: issuing, finding by bearer token, listing, changing, revoking and rolling. */
 export interface KeyStore {
-  /** Issues a key; only its token's hash is kept. @throws RangeError for limits unfit for the plan */
+  /**
+   * Issues a key; only its token's hash is kept.
+   * @throws RangeError for limits unfit for the plan, or an empty `scopes`.
+   */
   createKey(input: NewKeyInput): Promise<{ record: ApiKeyRecord; token: string }>;
   /**
    * The row of a bearer token (revoked, expired, rolled-out included), read strongly consistently.
@@ -37,13 +41,20 @@ export interface KeyStore {
    */
   revokeKey(keyId: string): Promise<ApiKeyRecord | undefined>;
   /**
+   * Sets what a key may call, on every token of it (`keyScopes`: `pets:write` comes with
+   * `pets:read`).
+   * @returns `undefined` when no key has this id.
+   * @throws RangeError for no scope; KeyChangedError when concurrent changes keep cancelling it.
+   */
+  setScopes(keyId: string, scopes: readonly Scope[]): Promise<KeyChange | undefined>;
+  /**
    * Sets when a key expires, on every token of it, or removes its expiry (`undefined`).
    * @returns `undefined` when no key has this id.
    * @throws KeyChangedError when concurrent changes keep cancelling it.
    */
   setExpiry(keyId: string, expiresAt: string | undefined): Promise<KeyChange | undefined>;
   /**
-   * Issues a new token for the same key (same id, plan, limits, owner, expiry and usage
+   * Issues a new token for the same key (same id, plan, limits, scopes, owner, expiry and usage
    * identifier); the current token keeps working for `graceSeconds` (0: not at all), and a
    * rolled-out token still in its grace is deleted: at most two tokens live.
    *

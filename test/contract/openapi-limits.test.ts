@@ -44,6 +44,7 @@ const FUNCTION_ONLY_CODES = (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter
 const GATEWAY_ONLY_CODES: readonly ErrorCode[] = [
   'unauthorized',
   'forbidden',
+  'insufficient_scope',
   'bad_request',
   'quota_exceeded',
   'bad_gateway',
@@ -65,9 +66,9 @@ describe('docs/openapi.yaml', () => {
       expect(text).toContain(`${ENTERPRISE_PLAN.name}: custom numbers per key`);
     });
 
-    it('states that a plan change, a revocation, an expiry or a roll takes effect within the authorizer cache time', () => {
+    it('states that a plan or scope change, a revocation, an expiry or a roll takes effect within the authorizer cache time', () => {
       expect(description()).toContain(
-        `a plan change, a revocation, an expiry or the end of a roll's grace takes effect within ${AUTHORIZER_CACHE_TTL_SECONDS} s`,
+        `a plan change, a scope change, a revocation, an expiry or the end of a roll's grace takes effect within ${AUTHORIZER_CACHE_TTL_SECONDS} s`,
       );
     });
 

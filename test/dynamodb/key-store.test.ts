@@ -84,6 +84,7 @@ describe('DynamoDBKeyStore', () => {
       keyId: expect.stringMatching(/^key_[0-9a-f]{16}$/),
       plan: 'business',
       owner: 'Acme Ltd',
+      scopes: ['pets:read', 'pets:write'],
       usageIdentifier: expect.any(String),
       createdAt: '2030-01-02T03:04:05.678Z',
     });
@@ -277,7 +278,6 @@ describe('DynamoDBKeyStore', () => {
     expect(await keys.findByToken(token)).toEqual({
       ...record,
       graceUntil: '2030-01-01T01:00:00.000Z',
-      successorHash: rolled?.record.keyHash,
     });
     expect(await keys.findById(record.keyId)).toEqual(rolled?.record);
     const listed = (await keys.listKeys()).filter((key) => key.keyId === record.keyId);
@@ -335,6 +335,76 @@ describe('DynamoDBKeyStore', () => {
   it('answers undefined when rolling or expiring an unknown key', async () => {
     expect(await keys.rollKey('key_dddddddddddddddd', { graceSeconds: 60 })).toBeUndefined();
     expect(await keys.setExpiry('key_dddddddddddddddd', undefined)).toBeUndefined();
+  });
+
+  it.each([
+    ['revoke', (store: DynamoDBKeyStore, keyId: string) => store.revokeKey(keyId)],
+    [
+      'set-scope',
+      (store: DynamoDBKeyStore, keyId: string) => store.setScopes(keyId, ['pets:read']),
+    ],
+  ])(
+    'reaches the newest token after two quick rolls with %s, reading only the base table strongly',
+    async (_, change) => {
+      const { record } = await keys.createKey({ plan: 'free' });
+      const reads: Record<string, unknown>[] = [];
+      const recorded = createDocumentClient();
+      recorded.middlewareStack.add(
+        (next) => async (args) => {
+          const input = args.input as Record<string, unknown>;
+          if (!('TransactItems' in input)) reads.push(input);
+          return next(args);
+        },
+        { step: 'initialize' },
+      );
+      const store = new DynamoDBKeyStore(recorded, tableName);
+
+      const second = await store.rollKey(record.keyId, { graceSeconds: 3600 });
+      const third = await store.rollKey(record.keyId, { graceSeconds: 3600 });
+      await change(store, record.keyId);
+
+      // No index and no eventually consistent read: nothing a lag could hide is ever read.
+      expect(reads.length).toBeGreaterThan(0);
+      for (const read of reads) {
+        expect(read).not.toHaveProperty('IndexName');
+        expect(read).toMatchObject({ ConsistentRead: true });
+      }
+      const live = await rowsOf(record.keyId);
+      expect(live.map((row) => row.keyHash).sort()).toEqual(
+        [second?.record.keyHash, third?.record.keyHash].sort(),
+      );
+      for (const row of live) {
+        expect(row).toMatchObject(
+          _ === 'revoke' ? { revokedAt: expect.any(String) } : { scopes: ['pets:read'] },
+        );
+      }
+      recorded.destroy();
+    },
+  );
+
+  it('keeps a head item per key that names exactly its live rows', async () => {
+    const { record } = await keys.createKey({ plan: 'free' });
+    expect(await storedItem(record.keyId)).toEqual({
+      keyHash: record.keyId,
+      currentHash: record.keyHash,
+    });
+
+    const rolled = await keys.rollKey(record.keyId, { graceSeconds: 60 });
+    expect(await storedItem(record.keyId)).toEqual({
+      keyHash: record.keyId,
+      currentHash: rolled?.record.keyHash,
+      rolledOutHash: record.keyHash,
+    });
+
+    const ended = await keys.rollKey(record.keyId, { graceSeconds: 0 });
+    expect(await storedItem(record.keyId)).toEqual({
+      keyHash: record.keyId,
+      currentHash: ended?.record.keyHash,
+    });
+    expect((await rowsOf(record.keyId)).map((row) => row.keyHash)).toEqual([ended?.record.keyHash]);
+    expect((await keys.listKeys()).filter((key) => key.keyId === record.keyId)).toEqual([
+      ended?.record,
+    ]);
   });
 
   it.each([

@@ -3,13 +3,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
-import {
-  COUNTERS_TABLE,
-  KEY_ID_INDEX,
-  KEYS_TABLE,
-  PETS_TABLE,
-  STATUS_INDEX,
-} from '../../shared/tables.ts';
+import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE, STATUS_INDEX } from '../../shared/tables.ts';
 
 const client = createDocumentClient();
 afterAll(() => client.destroy());
@@ -46,13 +40,13 @@ describe('createTables', () => {
     ]);
   });
 
-  it('creates the keys table with the keyId GSI', async () => {
+  it('creates the keys table keyed by hash, with no GSI', async () => {
     const { Table } = await client.send(
       new DescribeTableCommand({ TableName: process.env[KEYS_TABLE.envVar] }),
     );
 
     expect(Table?.KeySchema).toEqual([{ AttributeName: 'keyHash', KeyType: 'HASH' }]);
-    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual([KEY_ID_INDEX]);
+    expect(Table?.GlobalSecondaryIndexes).toBeUndefined();
   });
 
   it('enables TTL on the counters table', async () => {

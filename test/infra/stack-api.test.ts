@@ -1,7 +1,7 @@
 /**
  * The RestApi of both stages' stacks, synthesized with cdk.json's flags: the stage v1, binary
  * bodies, access logs, the REQUEST authorizer, every operation behind it on its function's live
- * alias, 405 mocks, the gateway responses (401, 429s), the usage plans (the edge backstop of each
+ * alias, 405 mocks, the gateway responses (401, 403 insufficient_scope, 429s), the usage plans (the edge backstop of each
  * plan) and the stack outputs.
  */
 import { Match } from 'aws-cdk-lib/assertions';
@@ -170,6 +170,26 @@ describe.each(STAGES)('the %s stage', (stage) => {
         ResponseParameters: Match.objectLike({
           'gatewayresponse.header.WWW-Authenticate': "'Bearer'",
         }),
+      });
+    });
+
+    it("answers a call outside the key's scopes (ACCESS_DENIED) with 403 insufficient_scope naming pets:write", () => {
+      template().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: 'ACCESS_DENIED',
+        StatusCode: '403',
+        ResponseTemplates: {
+          'application/json': JSON.stringify({
+            code: 'insufficient_scope',
+            message:
+              "This API key's scopes do not cover this operation; it needs the scope pets:write.",
+            status: 403,
+          }),
+        },
+        ResponseParameters: {
+          'gatewayresponse.header.WWW-Authenticate':
+            '\'Bearer error="insufficient_scope", scope="pets:write"\'',
+          'gatewayresponse.header.Content-Type': "'application/json'",
+        },
       });
     });
 

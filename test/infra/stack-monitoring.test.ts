@@ -213,7 +213,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       const indexes = TABLES.flatMap((table) =>
         table.globalSecondaryIndexes.map(({ indexName }) => ({ table, indexName })),
       );
-      expect(indexes.map(({ indexName }) => indexName)).toEqual(['status-index', 'keyId-index']);
+      expect(indexes.map(({ indexName }) => indexName)).toEqual(['status-index']);
       for (const { table, indexName } of indexes) {
         const alarm =
           template().toJSON().Resources[
@@ -271,7 +271,6 @@ describe.each(STAGES)('the %s stage', (stage) => {
         'WriteThrottleEvents',
         'GlobalSecondaryIndexName',
         'status-index',
-        'keyId-index',
         'RateLimitRefused',
         'RateLimitBanned',
         'RateLimiterUnavailable',

@@ -99,19 +99,13 @@ describe.each(STAGES)('the %s stage', (stage) => {
       });
     });
 
-    it('gives the keys table its keyId GSI and the counters table its TTL, and nothing else', () => {
+    it('gives the keys table no GSI and the counters table its TTL, and nothing else', () => {
       const resources = template().toJSON().Resources;
       const keys = resources[logicalId(stack(), KEYS_TABLE.constructId)].Properties;
       const counters = resources[logicalId(stack(), COUNTERS_TABLE.constructId)].Properties;
       const pets = resources[logicalId(stack(), PETS_TABLE.constructId)].Properties;
 
-      expect(keys.GlobalSecondaryIndexes).toEqual([
-        {
-          IndexName: 'keyId-index',
-          KeySchema: [{ AttributeName: 'keyId', KeyType: 'HASH' }],
-          Projection: { ProjectionType: 'ALL' },
-        },
-      ]);
+      expect(keys.GlobalSecondaryIndexes).toBeUndefined();
       expect(counters.TimeToLiveSpecification).toEqual({
         AttributeName: 'expiresAt',
         Enabled: true,

@@ -10,8 +10,10 @@ import {
   rolledKey,
   withExpiry,
   withPlan,
+  withScopes,
 } from '../../shared/keys/key-records.ts';
 import type { KeyChange, KeyStore } from '../../shared/keys/key-store.ts';
+import type { Scope } from '../../shared/keys/scopes.ts';
 import { hashToken, type TokenStage } from '../../shared/keys/token.ts';
 import type { PlanId, RequestLimits } from '../../shared/plans.ts';
 
@@ -58,6 +60,11 @@ export class InMemoryKeyStore implements KeyStore {
     return previous && { ...previous, revokedAt: previous.revokedAt ?? now };
   }
 
+  async setScopes(keyId: string, scopes: readonly Scope[]): Promise<KeyChange | undefined> {
+    const previous = this.updateEveryRow(keyId, (row) => withScopes(row, scopes));
+    return previous && { previous, record: withScopes(previous, scopes) };
+  }
+
   async setExpiry(keyId: string, expiresAt: string | undefined): Promise<KeyChange | undefined> {
     const previous = this.updateEveryRow(keyId, (row) => withExpiry(row, expiresAt));
     return previous && { previous, record: withExpiry(previous, expiresAt) };
@@ -73,11 +80,7 @@ export class InMemoryKeyStore implements KeyStore {
     const rolled = rolledKey(current, options);
     for (const row of rows) this.rows.delete(row.keyHash);
     if (rolled.graceUntil) {
-      this.rows.set(current.keyHash, {
-        ...current,
-        graceUntil: rolled.graceUntil,
-        successorHash: rolled.record.keyHash,
-      });
+      this.rows.set(current.keyHash, { ...current, graceUntil: rolled.graceUntil });
     }
     this.rows.set(rolled.record.keyHash, rolled.record);
     return { ...rolled, record: { ...rolled.record } };

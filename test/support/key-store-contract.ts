@@ -63,6 +63,36 @@ export function keyStoreContract(adapter: string, make: () => KeyStore): void {
       expect(await keys.findById(record.keyId)).toEqual(record);
     });
 
+    it('issues a key with every scope unless given some; pets:write comes with pets:read', async () => {
+      const all = await keys.createKey({ plan: 'free' });
+      const reader = await keys.createKey({ plan: 'free', scopes: ['pets:read'] });
+      const writer = await keys.createKey({ plan: 'free', scopes: ['pets:write'] });
+
+      expect(all.record.scopes).toEqual(['pets:read', 'pets:write']);
+      expect(reader.record.scopes).toEqual(['pets:read']);
+      expect(writer.record.scopes).toEqual(['pets:read', 'pets:write']);
+      expect(await keys.findByToken(reader.token)).toEqual(reader.record);
+      await expect(keys.createKey({ plan: 'free', scopes: [] })).rejects.toBeInstanceOf(RangeError);
+    });
+
+    it('sets the scopes of every token of a key, and a roll keeps them', async () => {
+      const { record, token } = await keys.createKey({ plan: 'pro' });
+      const rolled = await keys.rollKey(record.keyId, { graceSeconds: 3600 });
+
+      const change = await keys.setScopes(record.keyId, ['pets:read']);
+      const again = await keys.rollKey(record.keyId, { graceSeconds: 3600 });
+
+      expect(change).toEqual({
+        previous: rolled?.record,
+        record: { ...rolled?.record, scopes: ['pets:read'] },
+      });
+      expect((await keys.findByToken(rolled?.token ?? ''))?.scopes).toEqual(['pets:read']);
+      expect(again?.record.scopes).toEqual(['pets:read']);
+      expect(await keys.findByToken(token)).toBeUndefined();
+      await expect(keys.setScopes(record.keyId, [])).rejects.toBeInstanceOf(RangeError);
+      expect(await keys.setScopes('key_0000000000000000', ['pets:read'])).toBeUndefined();
+    });
+
     it('rolls a key: the new token is the same key, the old one keeps working for its grace', async () => {
       const { record, token } = await keys.createKey({ plan: 'pro' });
 

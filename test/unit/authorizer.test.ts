@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 
 describe('authorizer', () => {
-  it('allows the whole API for a valid key, with its id, plan, limits and usage identifier', async () => {
+  it('allows every route for a key with both scopes, with its id, plan, limits and usage identifier', async () => {
     const result = await authorize(authorizerEvent({ Authorization: `Bearer ${pro.token}` }));
 
     expect(result).toEqual({
@@ -46,7 +46,11 @@ describe('authorizer', () => {
           {
             Action: 'execute-api:Invoke',
             Effect: 'Allow',
-            Resource: 'arn:aws:execute-api:local:000000000000:local/v1/*',
+            Resource: [
+              'arn:aws:execute-api:local:000000000000:local/v1/GET/pets',
+              'arn:aws:execute-api:local:000000000000:local/v1/POST/pets',
+              'arn:aws:execute-api:local:000000000000:local/v1/GET/pets/*',
+            ],
           },
         ],
       },
@@ -72,9 +76,10 @@ describe('authorizer', () => {
     });
   });
 
-  it('builds the whole-API resource from the method ARN of a deployed API', async () => {
+  it("allows a read-only key the read routes of the called method ARN's API, whatever it calls", async () => {
+    const reader = await keys.createKey({ plan: 'pro', scopes: ['pets:read'] });
     const event = {
-      ...authorizerEvent({ Authorization: `Bearer ${pro.token}` }),
+      ...authorizerEvent({ Authorization: `Bearer ${reader.token}` }),
       methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/POST/pets',
     };
 
@@ -84,8 +89,29 @@ describe('authorizer', () => {
       {
         Action: 'execute-api:Invoke',
         Effect: 'Allow',
-        Resource: 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/*',
+        Resource: [
+          'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/GET/pets',
+          'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/GET/pets/*',
+        ],
       },
+    ]);
+  });
+
+  it('allows every route to a key stored before keys had scopes', async () => {
+    const { record, token } = await keys.createKey({ plan: 'free' });
+    const { scopes: _scopes, ...unscoped } = record;
+    const store = { ...keys, findByToken: async () => unscoped };
+    const legacy = authorizerHandler({ settings: container.settings, keys: store as never });
+
+    const result = await legacy(
+      authorizerEvent({ Authorization: `Bearer ${token}` }),
+      createLambdaContext('petstore-authorizer'),
+    );
+
+    expect(result.policyDocument.Statement).toEqual([
+      expect.objectContaining({
+        Resource: expect.arrayContaining([expect.stringContaining('POST/pets')]),
+      }),
     ]);
   });
 

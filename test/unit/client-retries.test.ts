@@ -9,6 +9,7 @@ import {
   PetstoreClient,
   type PetstoreClientOptions,
   PetstoreError,
+  type PetstoreErrorCode,
   type RetryEvent,
 } from '../../client/src/index.ts';
 
@@ -136,6 +137,22 @@ describe('which failures are retried', () => {
       attempts: 1,
     });
     expect(error.rateLimit?.remaining).toBe(0);
+  });
+
+  it('never retries a create answered 403 insufficient_scope, though it has a key', async () => {
+    const { fetch, sent } = scriptedFetch([
+      failure(403, 'insufficient_scope', {
+        'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="pets:write"',
+      }),
+    ]);
+
+    const error = await failureOf(client(fetch).createPet({ name: 'Rex', categoryId: 1 }));
+
+    // A code of the client's types, so that callers can switch on it.
+    const insufficientScope: PetstoreErrorCode = 'insufficient_scope';
+    expect(sent).toHaveLength(1);
+    expect(error).toMatchObject({ code: insufficientScope, status: 403, attempts: 1 });
+    expect(error.headers?.get('WWW-Authenticate')).toContain('scope="pets:write"');
   });
 
   it('retries a create answered 409 idempotency_request_in_progress, with its key', async () => {

@@ -1,10 +1,13 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { allowedMethodArns } from '../../functions/operations/authorizer.ts';
+import { methodArn } from '../../infra/local/events.ts';
 import {
   AuthorizerResultSchema,
   ProxyResultSchema,
   policyAllows,
 } from '../../infra/local/lambda-results.ts';
+import { keyScopes, REFUSED_SCOPE, SCOPES } from '../../shared/keys/scopes.ts';
 
 const ARN = 'arn:aws:execute-api:local:000000000000:local/v1/GET/pets';
 
@@ -64,6 +67,51 @@ describe('policyAllows', () => {
 
     expect(policyAllows(allowButPost, ARN)).toBe(true);
     expect(policyAllows(allowButPost, ARN.replace('GET', 'POST'))).toBe(false);
+  });
+
+  it('admits GET /pets/7 and refuses POST /pets under an Allow of GET/pets*', () => {
+    const allowGetPets = allowInvoke({
+      Resource: 'arn:aws:execute-api:local:000000000000:local/v1/GET/pets*',
+    });
+
+    expect(policyAllows(allowGetPets, methodArn('GET', '/pets/7'))).toBe(true);
+    expect(policyAllows(allowGetPets, methodArn('GET', '/pets'))).toBe(true);
+    expect(policyAllows(allowGetPets, methodArn('POST', '/pets'))).toBe(false);
+  });
+
+  it('denies everything under a policy without statements', () => {
+    expect(policyAllows(policy(), ARN)).toBe(false);
+  });
+
+  it("admits exactly the routes of a read-only key's policy, as the authorizer builds it", () => {
+    const readOnly = policy({
+      Effect: 'Allow',
+      Action: 'execute-api:Invoke',
+      Resource: allowedMethodArns(methodArn('POST', '/pets'), ['pets:read']),
+    });
+
+    expect(policyAllows(readOnly, methodArn('GET', '/pets'))).toBe(true);
+    expect(policyAllows(readOnly, methodArn('GET', '/pets/7'))).toBe(true);
+    expect(policyAllows(readOnly, methodArn('POST', '/pets'))).toBe(false);
+  });
+
+  it('refuses a route only to keys that lack the scope a refusal names (pets:write)', () => {
+    // Every set of scopes a key can have: each scope with those it includes, and all of them.
+    const keyScopeSets = [...SCOPES.map((scope) => keyScopes([scope])), keyScopes(SCOPES)];
+    const routes = [
+      methodArn('GET', '/pets'),
+      methodArn('POST', '/pets'),
+      methodArn('GET', '/pets/7'),
+    ];
+    for (const scopes of keyScopeSets) {
+      const allowed = policy({
+        Effect: 'Allow',
+        Action: 'execute-api:Invoke',
+        Resource: allowedMethodArns(ARN, scopes),
+      });
+      const refusesAny = routes.some((arn) => !policyAllows(allowed, arn));
+      expect(refusesAny, scopes.join(' ')).toBe(!scopes.includes(REFUSED_SCOPE));
+    }
   });
 
   it('treats ? as one character and other characters literally', () => {

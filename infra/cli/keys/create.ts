@@ -2,6 +2,7 @@
  * `create`: issues a key (docs/api.md, "Authentication": how API keys are issued
  * it fills). On a stage the key also gets its API Gateway API key, in its plan's usage plan.
  */
+import { type Scope, scopesOf } from '../../../shared/keys/scopes.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
 import { UsageError } from '../program.ts';
 import { registerApiKey, usagePlanDestination } from './api-gateway.ts';
@@ -14,34 +15,50 @@ import {
 import { addExpiryOptions, type ExpiryOptions, expiryChoice } from './expiry.ts';
 import { describePlan } from './format.ts';
 import { addPlanOptions, type PlanChoice, type PlanOptions, planChoice } from './plan-options.ts';
+import { addScopeOption, describeScopes, type ScopeOptions, scopeChoice } from './scope.ts';
 import { onKeysTable, openTarget, type Target } from './target.ts';
 import { UndoSteps } from './undo.ts';
 
 /** Characters that would break the one-line-per-key listing or a terminal. */
 const CONTROL_CHARACTERS = /\p{Cc}/u;
 
-/** `create --plan P [--per-minute N --per-day N] [--owner TEXT] [--expires-…] [--stage S]`. */
+/**
+ * `create --plan P [--per-minute N --per-day N] [--owner TEXT] [--expires-…] [--scope S] [--stage S]`.
+ */
 export const create: KeysSubcommand = {
   forms: [
-    `create --plan ${PLAN_IDS.join('|')} [--owner TEXT] [--expires-in DURATION|--expires-at TIME]`,
-    'create --plan enterprise --per-minute N --per-day N [--owner TEXT] [--expires-in DURATION|--expires-at TIME]',
+    `create --plan ${PLAN_IDS.join('|')} [--owner TEXT] [--expires-in DURATION|--expires-at TIME] [--scope SCOPE]`,
+    'create --plan enterprise --per-minute N --per-day N [--owner TEXT] [--expires-in DURATION|--expires-at TIME] [--scope SCOPE]',
   ],
   register: (program, dependencies) =>
-    addExpiryOptions(
-      addPlanOptions(
-        program
-          .command('create')
-          .description('Issue a key. Its bearer token is shown once, as the last line of stdout.'),
-      ).option('--owner <text>', 'Who the key is for: non-blank text without control characters.'),
+    addScopeOption(
+      addExpiryOptions(
+        addPlanOptions(
+          program
+            .command('create')
+            .description(
+              'Issue a key. Its bearer token is shown once, as the last line of stdout.',
+            ),
+        ).option(
+          '--owner <text>',
+          'Who the key is for: non-blank text without control characters.',
+        ),
+      ),
+      'What the key may call (default: every scope):',
     )
       .addOption(stageOption())
-      .action(async (options: PlanOptions & ExpiryOptions & { owner?: string; stage?: string }) => {
-        const choice = planChoice('create', options);
-        const owner = parseOwner(options.owner);
-        const expiresAt = expiryChoice(options, Date.now());
-        const target = await openTarget(parseStage(options.stage), dependencies);
-        await createKey({ ...choice, owner, expiresAt }, target, dependencies);
-      }),
+      .action(
+        async (
+          options: PlanOptions & ExpiryOptions & ScopeOptions & { owner?: string; stage?: string },
+        ) => {
+          const choice = planChoice('create', options);
+          const owner = parseOwner(options.owner);
+          const expiresAt = expiryChoice(options, Date.now());
+          const scopes = scopeChoice(options);
+          const target = await openTarget(parseStage(options.stage), dependencies);
+          await createKey({ ...choice, owner, expiresAt, scopes }, target, dependencies);
+        },
+      ),
 };
 
 /**
@@ -74,19 +91,25 @@ async function createKey(
     limits,
     owner,
     expiresAt,
-  }: PlanChoice & { readonly owner?: string; readonly expiresAt?: string },
+    scopes,
+  }: PlanChoice & {
+    readonly owner?: string;
+    readonly expiresAt?: string;
+    readonly scopes?: readonly Scope[];
+  },
   target: Target,
   { apiGateway, stdout }: KeysCommandDependencies,
 ): Promise<void> {
   // Resolve the usage plan before anything is stored, so that a missing output leaves nothing behind.
   const destination = target.deployed && usagePlanDestination(plan, target.deployed);
   const { record, token } = await onKeysTable(target, (keys) =>
-    keys.createKey({ plan, owner, limits, expiresAt, tokenStage: target.tokenStage }),
+    keys.createKey({ plan, owner, limits, expiresAt, scopes, tokenStage: target.tokenStage }),
   );
   stdout(`Issued key ${record.keyId} on ${target.description}`);
   stdout(`  plan:    ${describePlan(record)}`);
   stdout(`  owner:   ${record.owner ?? '-'}`);
   stdout(`  expires: ${record.expiresAt ?? 'never'}`);
+  stdout(`  scopes:  ${describeScopes(scopesOf(record))}`);
   if (destination) {
     const undo = new UndoSteps();
     // The authorizer reads the keys table, so a revoked key is unusable whatever else fails.

@@ -1,10 +1,11 @@
 /**
- * `list`: one line per key with its plan, limits (docs/rate-limits.md), ban state, status
+ * `list`: one line per key with its plan, limits (docs/rate-limits.md), scopes, ban state, status
  * (with a rolled-out token's grace), expiry, last day used, owner and creation time; never a
  * token, hash or usage identifier. `--dormant D` keeps the keys unused for D.
  */
 import { Option } from 'commander';
 import { keyRefusal, type ListedKey, limitsOfKey } from '../../../shared/keys/key-records.ts';
+import { scopesOf } from '../../../shared/keys/scopes.ts';
 import { ENTERPRISE_PLAN, planName } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
 import { lastUsedDay } from '../../../shared/rate-limit/usage.ts';
@@ -16,6 +17,7 @@ import {
 } from './command.ts';
 import { durationParser } from './duration.ts';
 import { columns, formatCount, isoTime } from './format.ts';
+import { describeScopes } from './scope.ts';
 import { onCountersTable, onKeysTable, openTarget, type Target } from './target.ts';
 
 /** The listing's header row. */
@@ -24,6 +26,7 @@ const HEADER = [
   'PLAN',
   'PER MINUTE',
   'PER DAY',
+  'SCOPES',
   'BAN',
   'STATUS',
   'EXPIRES',
@@ -42,7 +45,7 @@ export const list: KeysSubcommand = {
     program
       .command('list')
       .description(
-        'One line per key: id, plan, limits, ban, status, expiry, last day used (UTC), owner, created.',
+        'One line per key: id, plan, limits, scopes, ban, status, expiry, last day used (UTC), owner, created.',
       )
       .addOption(
         new Option(
@@ -104,6 +107,7 @@ async function listKeys(
       planName(record.plan),
       formatCount(perMinute),
       formatCount(perDay),
+      describeScopes(scopesOf(record)),
       ban ? `banned until ${isoTime(ban.bannedUntil)}` : 'not banned',
       status(record, now),
       record.expiresAt ?? 'never',

@@ -23,6 +23,7 @@ import { list } from './list.ts';
 import { LIMIT_OPTIONS } from './plan-options.ts';
 import { revoke } from './revoke.ts';
 import { roll } from './roll.ts';
+import { setScope } from './scope.ts';
 import { setPlan } from './set-plan.ts';
 import { unban } from './unban.ts';
 import { usage } from './usage.ts';
@@ -36,6 +37,7 @@ const SUBCOMMANDS: readonly KeysSubcommand[] = [
   roll,
   setExpiry,
   setPlan,
+  setScope,
   revoke,
   unban,
   usage,
@@ -49,9 +51,9 @@ export const KEYS_STYLE: CommandStyle = { errorPrefix: 'keys: ' };
  * Runs the keys command.
  *
  * Output: `create` and `roll` print a summary and, as the LAST LINE OF STDOUT, the bearer token; `list`
- * prints one line per key (never a token or hash); `set-plan`, `revoke` and `unban` print what
- * they did. An error goes to stderr as one line, `keys: <message>`; a usage error (commander's,
- * or a plan, limits, owner or stage the subcommand refuses) is followed by the help.
+ * prints one line per key (never a token or hash); `set-plan`, `set-scope`, `revoke` and `unban`
+ * print what they did. An error goes to stderr as one line, `keys: <message>`; a usage error (commander's,
+ * or a plan, limits, scope, owner or stage the subcommand refuses) is followed by the help.
  *
  * @param args The arguments after `npm run keys --`.
  * @returns 0 when done (or the help was asked for), 1 when the operation failed (unknown key id,
@@ -70,7 +72,7 @@ export function keysProgram(dependencies: KeysCommandDependencies): Command {
   const program = newProgram('npm run keys --', dependencies, KEYS_STYLE)
     .usage('<command> [options]')
     .description(
-      'Issues, lists, rolls, expires, moves, unbans and revokes Petstore API keys, shows their usage, checks tokens.',
+      'Issues, lists, rolls, expires, moves, scopes, unbans and revokes Petstore API keys, shows their usage, checks tokens.',
     )
     .helpCommand('help [command]', 'Show the help of a command.');
   for (const subcommand of SUBCOMMANDS) {
@@ -123,8 +125,8 @@ function overview(help: Help): string {
       options.map(([term, description]) => help.formatItem(term, termWidth, description, help)),
       help,
     ),
-    `A plan change, an expiry, the end of a roll's grace or a revocation reaches requests when the
-authorizer's cached result for the token expires, within ${AUTHORIZER_CACHE_TTL_SECONDS} s.
+    `A plan change, a scope change, an expiry, the end of a roll's grace or a revocation reaches
+requests when the authorizer's cached result for the token expires, within ${AUTHORIZER_CACHE_TTL_SECONDS} s.
 
 Environment (local stack): DYNAMODB_PORT (default 8000) is DynamoDB Local's port on 127.0.0.1;
 ${KEYS_TABLE.envVar} and ${COUNTERS_TABLE.envVar} override the tables' names (default ${KEYS_TABLE.localName},

@@ -1,6 +1,6 @@
 /**
  * `roll`: replaces a key's bearer token with a new one of the same key (same id, plan, limits,
- * owner, expiry, ban and counters, and on a stage the same API Gateway API key), the old token
+ * scopes, owner, expiry, ban and counters, and on a stage the same API Gateway API key), the old token
  * kept working for a grace period. Design: docs/operations.md, "Rolling a key".
  */
 import { Option } from 'commander';
@@ -65,7 +65,7 @@ async function rollKey(
       ? `  old token: works until ${rolled.graceUntil}, then 401 (within ${AUTHORIZER_CACHE_TTL_SECONDS} s)`
       : `  old token: refused from now on (within ${AUTHORIZER_CACHE_TTL_SECONDS} s)`,
   );
-  stdout('  same key id, plan, limits, owner, expiry, counters and usage plan key');
+  stdout('  same key id, plan, limits, scopes, owner, expiry, counters and usage plan key');
   stdout('The new bearer token below is shown once; only its SHA-256 is kept.');
   stdout(rolled.token);
 }

@@ -35,7 +35,7 @@ describe('keys command on the local stack', () => {
 
     const { stdout } = await keysCommand(['list']);
 
-    expect(stdout.find((line) => line.startsWith(record.keyId))?.split(/\s{2,}/)[5]).toBe(
+    expect(stdout.find((line) => line.startsWith(record.keyId))?.split(/\s{2,}/)[6]).toBe(
       'expired',
     );
   });

@@ -110,10 +110,10 @@ describe('keys command list with usage', () => {
 
     const row = (lines: string[], keyId: string) =>
       lines.find((line) => line.startsWith(keyId))?.split(/\s{2,}/);
-    expect(listed.stdout[0]?.split(/\s{2,}/)[7]).toBe('LAST USED');
-    expect(row(listed.stdout, busy.keyId)?.[7]).toBe(day(3));
-    expect(row(listed.stdout, idle.keyId)?.[7]).toBe('not in 35 days');
-    expect(row(listed.stdout, young.keyId)?.[7]).toBe('not in 35 days');
+    expect(listed.stdout[0]?.split(/\s{2,}/)[8]).toBe('LAST USED');
+    expect(row(listed.stdout, busy.keyId)?.[8]).toBe(day(3));
+    expect(row(listed.stdout, idle.keyId)?.[8]).toBe('not in 35 days');
+    expect(row(listed.stdout, young.keyId)?.[8]).toBe('not in 35 days');
     expect(dormant.code).toBe(0);
     expect(row(dormant.stdout, idle.keyId)).toBeDefined();
     expect(row(dormant.stdout, busy.keyId)).toBeUndefined();

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ban, enterpriseKey, keys, keysCommand } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
-  it('lists every key with its plan, limits, ban, status, expiry, last day used, owner and creation time, never a token or hash', async () => {
+  it('lists every key with its plan, limits, scopes, ban, status, expiry, last day used, owner and creation time, never a token or hash', async () => {
     const issued = await keys.createKey({ plan: 'pro', owner: 'list test' });
-    const revoked = await keys.createKey({ plan: 'free' });
+    const revoked = await keys.createKey({ plan: 'free', scopes: ['pets:read'] });
     await keys.revokeKey(revoked.record.keyId);
     const enterprise = await enterpriseKey({ perMinute: 5_000, perDay: 2_000_000 });
     const bannedUntil = await ban(enterprise.record.keyId);
@@ -17,6 +17,7 @@ describe('keys command on the local stack', () => {
       'PLAN',
       'PER MINUTE',
       'PER DAY',
+      'SCOPES',
       'BAN',
       'STATUS',
       'EXPIRES',
@@ -31,6 +32,7 @@ describe('keys command on the local stack', () => {
       'Pro',
       '300',
       '10,000',
+      'pets:read,pets:write',
       'not banned',
       'active',
       'never',
@@ -43,6 +45,7 @@ describe('keys command on the local stack', () => {
       'Free',
       '60',
       '1,000',
+      'pets:read',
       'not banned',
       'revoked',
       'never',
@@ -55,6 +58,7 @@ describe('keys command on the local stack', () => {
       'Enterprise',
       '5,000',
       '2,000,000',
+      'pets:read,pets:write',
       `banned until ${new Date(bannedUntil * 1000).toISOString()}`,
       'active',
       'never',
