@@ -39,7 +39,7 @@ export class IdempotencyInProgressError extends Error {
     options?: ErrorOptions,
   ) {
     super(
-      `A request with this Idempotency-Key is still being processed; retry after ${retryAfterSeconds} seconds.`,
+      `A request with this Idempotency-Key is still being processed; retry after ${retryAfterSeconds} ${retryAfterSeconds === 1 ? 'second' : 'seconds'}.`,
       options,
     );
     this.name = 'IdempotencyInProgressError';
