@@ -41,8 +41,8 @@ export class IdBlocks {
   private readonly blockSize: number;
   private readonly now: () => number;
   private block: Block | undefined;
-  /** The lease in flight, which concurrent callers share. */
-  private leasing: Promise<void> | undefined;
+  /** The lease in flight, which concurrent callers share, and the signal it was sent with. */
+  private leasing: { readonly signal?: AbortSignal; readonly done: Promise<void> } | undefined;
 
   /**
    * @param table The pets table, which holds the sequence item.
@@ -85,17 +85,28 @@ export class IdBlocks {
 
   /**
    * One `ADD :blockSize` on the sequence item (created at 0 on a new table), shared by concurrent
-   * callers. The call carries no caller's signal, so that one caller's deadline never fails the
-   * others; each stops waiting at its own (the SDK's timeouts bound the call itself).
+   * callers and cut short by the first one's deadline; a caller whose own deadline has not passed
+   * then leases again.
    */
-  private lease(signal: AbortSignal | undefined): Promise<void> {
-    this.leasing ??= this.send().finally(() => {
-      this.leasing = undefined;
-    });
-    return untilAborted(this.leasing, signal);
+  private async lease(signal: AbortSignal | undefined): Promise<void> {
+    for (;;) {
+      this.leasing ??= {
+        signal,
+        done: this.send(signal).finally(() => {
+          this.leasing = undefined;
+        }),
+      };
+      const leasing = this.leasing;
+      try {
+        return await leasing.done;
+      } catch (error) {
+        const cutByAnother = leasing.signal !== signal && leasing.signal?.aborted === true;
+        if (!cutByAnother || signal?.aborted) throw error;
+      }
+    }
   }
 
-  private async send(): Promise<void> {
+  private async send(signal: AbortSignal | undefined): Promise<void> {
     const leasedAt = this.now();
     const { Attributes } = await this.client.send(
       new UpdateCommand({
@@ -106,19 +117,9 @@ export class IdBlocks {
         ExpressionAttributeValues: { ':size': this.blockSize },
         ReturnValues: 'UPDATED_NEW',
       }),
+      { abortSignal: signal },
     );
     const last = Number(Attributes?.value);
     this.block = { next: last - this.blockSize + 1, last, leasedAt };
   }
-}
-
-/** `promise`, or a rejection with `signal`'s reason once it aborts first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    if (signal.aborted) abort();
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
 }

@@ -140,6 +140,23 @@ describe('pet ids in leased blocks', () => {
     expect(expired).toEqual(['UpdateItemCommand']);
   });
 
+  it('leases again for a caller whose shared lease was cut short by the deadline of another', async () => {
+    const pets = await freshTable();
+    const store = new DynamoDBPetStore(counted, { pets });
+
+    const [cut, shared] = await Promise.allSettled([
+      store.prepareCreate({ signal: AbortSignal.abort() }),
+      store.prepareCreate(),
+    ]);
+    calls.length = 0;
+    const pet = await store.createPet(REX);
+
+    expect(cut.status).toBe('rejected');
+    expect(shared.status).toBe('fulfilled');
+    expect(calls).toEqual(['PutItemCommand']);
+    expect(pet.id).toBeGreaterThan(0);
+  });
+
   it('never shows the sequence item as a pet', async () => {
     const pets = await freshTable();
     const store = new DynamoDBPetStore(client, { pets });
