@@ -6,13 +6,11 @@ import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.
 import { createPetHandler } from './operations/create-pet.ts';
 
 const base = createDynamoDBBase();
-// The pet store completes the idempotency record in the pet's own transaction.
-const idempotency = DynamoDBIdempotencyStore.from(base);
 
 /** Lambda handler of createPet: API Gateway REST proxy event in, proxy result out. */
 export const handler = createPetHandler({
   settings: base.settings,
-  pets: DynamoDBPetStore.from(base, { records: idempotency }),
-  idempotency,
+  // The pet store writes the idempotency record in the pet's own transaction.
+  pets: DynamoDBPetStore.from(base, { records: DynamoDBIdempotencyStore.from(base) }),
   rateLimiter: DynamoDBRateLimiter.from(base),
 });

@@ -63,11 +63,9 @@ export interface RouteDefinition extends FunctionDefinition {
 
 /**
  * Every operation of the API, in the spec's order. Each row's `tableAccess` is its store's calls and
- * the rate limiter's. createPet's pet-id sequence is an item of the pets table (UpdateItem; PutItem
- * and one Query per status to seed it once, GetItem of its old counters-table item); a pet's put
- * retried after a lost answer reads the pet back (GetItem) to recognise its own write; its
- * idempotency records are put, completed in the pet's transaction (UpdateItem) and released
- * (DeleteItem).
+ * the rate limiter's. createPet leases blocks of ids from the sequence item of the pets table
+ * (UpdateItem) and puts the pet (PutItem), with an Idempotency-Key in one transaction with its
+ * idempotency record (PutItem on each table).
  */
 export const ROUTES: readonly RouteDefinition[] = [
   {
@@ -90,16 +88,9 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'functions/create-pet.ts',
     constructId: 'CreatePetFunction',
     tableAccess: [
-      {
-        table: PETS_TABLE,
-        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:GetItem'],
-        index: STATUS_INDEX,
-      },
-      { table: COUNTERS_TABLE, actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'] },
-      {
-        table: IDEMPOTENCY_TABLE,
-        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-      },
+      { table: PETS_TABLE, actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+      RATE_LIMITER_ACCESS,
+      { table: IDEMPOTENCY_TABLE, actions: ['dynamodb:PutItem'] },
     ],
   },
   {

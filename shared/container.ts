@@ -1,7 +1,6 @@
 /** A function's ports, and every DynamoDB adapter on one client (local stack, tests, benches). */
 import { createDynamoDBBase, type DynamoDBBase } from './dynamodb-base.ts';
 import { DynamoDBIdempotencyStore } from './idempotency/dynamodb-idempotency-store.ts';
-import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
 import { DynamoDBKeyStore } from './keys/dynamodb-key-store.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import { DynamoDBPetStore, type StoreUsage } from './pets/dynamodb-pet-store.ts';
@@ -17,7 +16,6 @@ import type { Settings } from './settings.ts';
 export interface Container {
   readonly settings: Settings;
   readonly pets: PetStore;
-  readonly idempotency: IdempotencyStore;
   readonly rateLimiter: RateLimiter;
   readonly keys: KeyStore;
   /** Clock of the rate limiter (and the benches' simulated time), epoch ms. @default Date.now */
@@ -47,7 +45,7 @@ function once<T>(build: () => T): () => T {
 
 /**
  * Every DynamoDB adapter on the settings of `env` and one document client, each built on first use
- * (the pet store completes idempotency records when `IDEMPOTENCY_TABLE_NAME` is set). A Lambda
+ * (the pet store writes idempotency records when `IDEMPOTENCY_TABLE_NAME` is set). A Lambda
  * entry builds only its own adapters instead (`functions/*.ts`).
  * @throws Error naming the variable when a setting is invalid; at an adapter's first use, when its
  *   table's name is missing.
@@ -57,11 +55,12 @@ export function createContainer(
   options: ContainerOptions = {},
 ): DynamoDBContainer {
   const base = createDynamoDBBase(env);
-  const idempotency = once(() => DynamoDBIdempotencyStore.from(base));
   const pets = once(() =>
     DynamoDBPetStore.from(base, {
       usage: options.petStoreUsage,
-      records: base.settings.IDEMPOTENCY_TABLE_NAME ? idempotency() : undefined,
+      records: base.settings.IDEMPOTENCY_TABLE_NAME
+        ? DynamoDBIdempotencyStore.from(base)
+        : undefined,
     }),
   );
   const rateLimiter = once(() => DynamoDBRateLimiter.from(base));
@@ -70,9 +69,6 @@ export function createContainer(
     ...base,
     get pets() {
       return pets();
-    },
-    get idempotency() {
-      return idempotency();
     },
     get rateLimiter() {
       return rateLimiter();

@@ -31,7 +31,7 @@ export interface TableDefinition {
 /** GSI of the pets table that serves `GET /pets?status=…` as a Query, ordered by id. */
 export const STATUS_INDEX = 'status-index';
 
-/** Pets by `id` (number); item 0 holds the pet-id sequence (`value`, no `status`: unlisted). */
+/** Pets by `id` (number); item 0 holds the pet-id sequence (`value`, the last id leased; no `status`: unlisted). */
 export const PETS_TABLE: TableDefinition = {
   constructId: 'PetsTable',
   envVar: 'PETS_TABLE_NAME',
@@ -60,7 +60,7 @@ export const KEYS_TABLE: TableDefinition = {
 
 /**
  * Counters by `name`: the rate limiter's items, one per key and UTC day (rate-limit/counter-item.ts),
- * expiring on `expiresAt`; and the old pet-id sequence (`pet-id`), read once by `DynamoDBPetStore`.
+ * expiring on `expiresAt`.
  */
 export const COUNTERS_TABLE: TableDefinition = {
   constructId: 'CountersTable',

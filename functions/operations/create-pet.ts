@@ -7,8 +7,8 @@ import type { Container } from '../../shared/container.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonBody } from '../../shared/http/json-body.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
-import type { StoredResponse } from '../../shared/idempotency/idempotency-store.ts';
 import { idempotencyKeyOf, requestFingerprint } from '../../shared/idempotency/key.ts';
+import type { StoredResponse } from '../../shared/idempotency/record.ts';
 import { proxyResult, runIdempotent } from '../../shared/idempotency/run.ts';
 import { authorizedKey } from '../../shared/keys/authorized-key.ts';
 import { NewPetSchema, type Pet } from '../../shared/pets/schemas.ts';
@@ -41,15 +41,13 @@ function unconfirmed(message: string): (error: unknown) => never {
 }
 
 /**
- * The Lambda handler of createPet on `container`'s pet store, idempotency records and rate
- * limiter. The pet store completes the request's idempotency record in the pet's own write.
+ * The Lambda handler of createPet on `container`'s pet store and rate limiter. With an
+ * Idempotency-Key the pet store writes the request's record in the pet's own atomic write.
  */
-export function createPetHandler(
-  container: Pick<Container, 'settings' | 'pets' | 'idempotency' | 'rateLimiter'>,
-) {
-  const { pets, idempotency } = container;
+export function createPetHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
+  const { pets } = container;
   return httpHandler(
-    async function createPet(event, context, { signal }) {
+    async function createPet(event, _context, { signal }) {
       const key = idempotencyKeyOf(event);
       const newPet = parseOrThrow(NewPetSchema, event.body, 'body', 'invalid_body');
       if (key === undefined) {
@@ -61,12 +59,10 @@ export function createPetHandler(
       const request = {
         id: `${authorizedKey(event).keyId}#${key}`,
         fingerprint: requestFingerprint(event.body),
-        lockedUntil: Date.now() + context.getRemainingTimeInMillis(),
-        signal,
       };
-      return runIdempotent(idempotency, request, async (lock) => {
+      return runIdempotent(request, async () => {
         const pet = await pets
-          .createPet(newPet, { signal, completing: { lock, response: created } })
+          .createPet(newPet, { signal, recording: { ...request, response: created } })
           .catch(unconfirmed(UNCONFIRMED.withKey));
         return created(pet);
       });

@@ -1,4 +1,5 @@
 /** Errors of idempotent execution; `shared/http/error-mapping.ts` answers them. */
+import type { FoundRecord } from './record.ts';
 
 /** The `Idempotency-Key` header is malformed or repeated; the message says how. */
 export class InvalidIdempotencyKeyError extends Error {
@@ -16,28 +17,31 @@ export class IdempotencyKeyReusedError extends Error {
   }
 }
 
-/** Another attempt of the same request holds its record's lock. */
-export class IdempotencyInProgressError extends Error {
-  /**
-   * @param retryAfterSeconds Whole seconds until the lock lapses (at least 1).
-   */
+/**
+ * A live record of the request's key exists, so the effect's write was refused and nothing was
+ * written: thrown by the store that performs the effect, answered by `run.ts` (replay or 422).
+ */
+export class IdempotencyKeyUsedError extends Error {
   constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
+    readonly found: FoundRecord,
     options?: ErrorOptions,
   ) {
-    super(message, options);
-    this.name = 'IdempotencyInProgressError';
+    super('The Idempotency-Key has a record already; nothing was written.', options);
+    this.name = 'IdempotencyKeyUsedError';
   }
 }
 
-/**
- * An effect was refused because its record's lock is no longer this attempt's (it lapsed and
- * another attempt took it): thrown by the store that performs the effect, nothing was written.
- */
-export class IdempotencyLockLostError extends Error {
-  constructor(options?: ErrorOptions) {
-    super('The idempotency lock lapsed and was taken over; nothing was written.', options);
-    this.name = 'IdempotencyLockLostError';
+/** Another write of the same key is in flight; nothing of this attempt was written (HTTP 409). */
+export class IdempotencyInProgressError extends Error {
+  /** @param retryAfterSeconds Whole seconds after which to retry (at least 1). */
+  constructor(
+    readonly retryAfterSeconds: number,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `A request with this Idempotency-Key is still being processed; retry after ${retryAfterSeconds} ${retryAfterSeconds === 1 ? 'second' : 'seconds'}.`,
+      options,
+    );
+    this.name = 'IdempotencyInProgressError';
   }
 }

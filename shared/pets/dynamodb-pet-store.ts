@@ -1,6 +1,9 @@
 /** The PetStore on DynamoDB: the pets table, its `status-index` GSI and the id sequence. */
-import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+  TransactionInProgressException,
+} from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -8,13 +11,15 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBase } from '../dynamodb-base.ts';
 import type { DynamoDBIdempotencyStore } from '../idempotency/dynamodb-idempotency-store.ts';
-import { IdempotencyLockLostError } from '../idempotency/errors.ts';
+import { IdempotencyInProgressError, IdempotencyKeyUsedError } from '../idempotency/errors.ts';
+import type { IdempotentRequest, StoredResponse } from '../idempotency/record.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import { STATUS_INDEX } from '../tables.ts';
-import { type DynamoDBPetStoreTables, PetIdSequence } from './id-sequence.ts';
+import { IdBlocks } from './id-blocks.ts';
 import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from './pet-store.ts';
 import { type NewPet, PET_STATUSES, type Pet, type PetStatus } from './schemas.ts';
 
@@ -30,28 +35,42 @@ export function emptyUsage(): StoreUsage {
   return { calls: 0, itemsRead: 0, readUnits: 0 };
 }
 
+/** Table names the pet store works on. */
+export interface DynamoDBPetStoreTables {
+  /** The pets table (partition key `id`, GSI `status-index`), holding the pet-id sequence. */
+  readonly pets: string;
+}
+
 /** Options of {@link DynamoDBPetStore}. */
 export interface DynamoDBPetStoreOptions {
   /** Counters the `status-index` reads add to. @default - fresh counters at zero */
   readonly usage?: StoreUsage;
   /**
-   * The idempotency records that `createPet`'s `completing` completes, in the pet's transaction.
-   * @default - none: a create with `completing` throws
+   * The idempotency records that `createPet`'s `recording` writes, in the pet's transaction.
+   * @default - none: a create with `recording` throws
    */
   readonly records?: DynamoDBIdempotencyStore;
   /** Clock of the id blocks and page caches, epoch milliseconds. @default Date.now */
   readonly now?: () => number;
+  /** Ids this instance leases at once (`IdBlocks`). @default DEFAULT_ID_BLOCK_SIZE (100) */
+  readonly idBlockSize?: number;
 }
 
+/** Item sent with a write, for the transaction or the put. */
+type PetPut = { TableName: string; Item: Record<string, unknown>; ConditionExpression: string };
+
 /**
- * PetStore on DynamoDB: a create is the sequence's ADD then a conditional put (a transaction with
- * `completing`); a get one consistent read; a list page one Query on `status-index` per status,
- * never a Scan (costs: docs/architecture.md).
+ * PetStore on DynamoDB: a create is one conditional put with an id from this instance's leased
+ * block (a transaction of pet and record with `recording`); a get one consistent read; a list
+ * page one Query on `status-index` per status, never a Scan (costs: docs/architecture.md).
  */
 export class DynamoDBPetStore implements PetStore {
   /** The counters of the `status-index` reads (see {@link DynamoDBPetStoreOptions.usage}). */
   readonly usage: StoreUsage;
   private readonly records: DynamoDBIdempotencyStore | undefined;
+  private readonly now: () => number;
+  /** Issues the ids of new pets from blocks leased on the sequence item. */
+  private readonly ids: IdBlocks;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -60,89 +79,111 @@ export class DynamoDBPetStore implements PetStore {
   ) {
     this.usage = options.usage ?? emptyUsage();
     this.records = options.records;
-    this.sequence = new PetIdSequence(client, tables, (signal) => this.highestPetId(signal));
+    this.now = options.now ?? Date.now;
+    this.ids = new IdBlocks(client, tables.pets, {
+      blockSize: options.idBlockSize,
+      now: this.now,
+    });
   }
 
-  /**
-   * The store on `base`'s client and tables `PETS_TABLE_NAME` (and the old sequence's
-   * `COUNTERS_TABLE_NAME`). @throws Error when `PETS_TABLE_NAME` is unset.
-   */
+  /** The store on `base`'s client and table `PETS_TABLE_NAME`. @throws Error when it is unset. */
   static from(
     { client, settings }: DynamoDBBase,
     options: DynamoDBPetStoreOptions = {},
   ): DynamoDBPetStore {
-    const tables = {
-      pets: requiredSetting(settings, 'PETS_TABLE_NAME'),
-      legacyCounters: settings.COUNTERS_TABLE_NAME,
-    };
-    return new DynamoDBPetStore(client, tables, options);
+    return new DynamoDBPetStore(
+      client,
+      { pets: requiredSetting(settings, 'PETS_TABLE_NAME') },
+      options,
+    );
   }
-
-  /** Issues the ids of new pets; seeds itself from {@link highestPetId} once per table. */
-  private readonly sequence: PetIdSequence;
 
   createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
     return unlessUnavailable(() => this.writePet(newPet, options));
   }
 
+  /** Leases a block of ids unless this instance holds a fresh one with ids left. */
+  prepareCreate(options: { signal?: AbortSignal } = {}): Promise<void> {
+    return unlessUnavailable(() => this.ids.prepare(options.signal));
+  }
+
   private async writePet(newPet: NewPet, options: CreatePetOptions): Promise<Pet> {
-    const { signal, completing } = options;
+    const { signal, recording } = options;
+    if (recording && !this.records) {
+      throw new Error('This pet store was built without idempotency records');
+    }
     const pet: Pet = {
-      id: await this.sequence.next(signal),
+      id: await this.ids.next(signal),
       name: newPet.name,
       categoryId: newPet.categoryId,
       status: newPet.status,
     };
-    const put = {
+    const nowMs = this.now();
+    const put: PetPut = {
       TableName: this.tables.pets,
-      Item: { ...pet, createdAt: new Date().toISOString() },
+      Item: { ...pet, createdAt: new Date(nowMs).toISOString() },
       ConditionExpression: 'attribute_not_exists(id)',
     };
-    if (completing) {
-      if (!this.records) throw new Error('This pet store was built without idempotency records');
-      const completion = this.records.completion(completing.lock, completing.response(pet));
-      try {
-        await this.client.send(
-          new TransactWriteCommand({
-            TransactItems: [{ Put: put }, completion],
-            // Reused by the SDK's retries: a retry of a transaction that landed succeeds, not fails.
-            ClientRequestToken: randomUUID(),
-          }),
-          { abortSignal: signal },
-        );
-      } catch (error) {
-        if (lostLock(error)) throw new IdempotencyLockLostError({ cause: error });
-        throw error;
-      }
+    if (recording) {
+      await this.putRecorded(put, recording.response(pet), { recording, nowMs, signal });
     } else {
       await this.putPet(put, signal);
     }
     return pet;
   }
 
-  /** Writes a new pet's item on condition that its id is free (or holds this very write). */
-  private async putPet(
-    put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string },
-    signal: AbortSignal | undefined,
+  /**
+   * Writes the pet and its idempotency record in one transaction. The SDK gives it a
+   * `ClientRequestToken` (an idempotency token) that its retries reuse, so a retry of a transaction
+   * that landed succeeds instead of failing.
+   * @throws IdempotencyKeyUsedError when the key has a live record; IdempotencyInProgressError
+   *   when another write of it is in flight (nothing written either way).
+   */
+  private async putRecorded(
+    put: PetPut,
+    response: StoredResponse,
+    options: { recording: IdempotentRequest; nowMs: number; signal: AbortSignal | undefined },
   ): Promise<void> {
+    const records = this.records as DynamoDBIdempotencyStore;
     try {
-      await this.client.send(new PutCommand(put), { abortSignal: signal });
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const { Item } = await this.client.send(
-        new GetCommand({
-          TableName: put.TableName,
-          Key: { id: put.Item.id },
-          ConsistentRead: true,
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [{ Put: put }, records.put(options.recording, response, options.nowMs)],
         }),
-        { abortSignal: signal },
+        { abortSignal: options.signal },
       );
-      const ours = Object.entries(put.Item).every(([name, value]) => Item?.[name] === value);
-      if (!ours) throw error;
+    } catch (error) {
+      // Our own transaction, retried by the SDK with its token while the first attempt still runs.
+      if (error instanceof TransactionInProgressException) {
+        throw new IdempotencyInProgressError(1, { cause: error });
+      }
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      const found = records.foundIn(reasons[1]);
+      if (found) throw new IdempotencyKeyUsedError(found, { cause: error });
+      // Another transaction on the same record (a concurrent duplicate) is still in flight.
+      if (reasons.some((reason) => reason.Code === 'TransactionConflict')) {
+        throw new IdempotencyInProgressError(1, { cause: error });
+      }
+      throw error;
     }
   }
 
-  async prepareCreate(_options: { signal?: AbortSignal } = {}): Promise<void> {}
+  /** Writes a new pet's item on condition that its id is free (or holds this very write). */
+  private async putPet(put: PetPut, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await this.client.send(
+        new PutCommand({ ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+        { abortSignal: signal },
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // Our own put, landed on an attempt whose answer was lost and then retried by the SDK.
+      const found = error.Item ? unmarshall(error.Item) : {};
+      const ours = Object.entries(put.Item).every(([name, value]) => found[name] === value);
+      if (!ours) throw error;
+    }
+  }
 
   async getPet(id: number, options: { signal?: AbortSignal } = {}): Promise<Pet | undefined> {
     const { Item } = await unlessUnavailable(() =>
@@ -172,10 +213,7 @@ export class DynamoDBPetStore implements PetStore {
     status: PetStatus,
     limit: number,
     signal: AbortSignal | undefined,
-    {
-      afterId = 0,
-      order = 'ascending',
-    }: { afterId?: number; order?: 'ascending' | 'descending' } = {},
+    { afterId = 0 }: { afterId?: number } = {},
   ): Promise<Record<string, unknown>[]> {
     const output = await this.client.send(
       new QueryCommand({
@@ -184,7 +222,6 @@ export class DynamoDBPetStore implements PetStore {
         KeyConditionExpression: '#status = :status AND #id > :afterId',
         ExpressionAttributeNames: { '#status': 'status', '#id': 'id' },
         ExpressionAttributeValues: { ':status': status, ':afterId': afterId },
-        ScanIndexForward: order === 'ascending',
         Limit: limit,
         ReturnConsumedCapacity: 'TOTAL',
       }),
@@ -196,17 +233,6 @@ export class DynamoDBPetStore implements PetStore {
     this.usage.readUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
     return items;
   }
-
-  /** The highest pet id: one Query per status on `status-index`, newest first, one item each. */
-  private async highestPetId(signal: AbortSignal | undefined): Promise<number> {
-    const ids = await Promise.all(
-      PET_STATUSES.map(async (status) => {
-        const [newest] = await this.queryStatusIndex(status, 1, signal, { order: 'descending' });
-        return Number(newest?.id ?? 0);
-      }),
-    );
-    return Math.max(0, ...ids);
-  }
 }
 
 /** Keeps only the Pet fields of a stored item (it also holds `createdAt`). */
@@ -217,13 +243,4 @@ function toPet(item: Record<string, unknown>): Pet {
     categoryId: item.categoryId as number,
     status: item.status as PetStatus,
   };
-}
-
-/** The transaction was cancelled because the record's lock (its last item) is no longer ours. */
-function lostLock(error: unknown): boolean {
-  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-  return (
-    (error as Error).name === 'TransactionCanceledException' &&
-    reasons?.at(-1)?.Code === 'ConditionalCheckFailed'
-  );
 }

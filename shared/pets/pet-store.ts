@@ -1,5 +1,5 @@
 /** The PetStore port, through which the operations reach persistence. */
-import type { RecordCompletion } from '../idempotency/idempotency-store.ts';
+import type { RecordedRequest } from '../idempotency/record.ts';
 import type { NewPet, Pet, PetStatus } from './schemas.ts';
 
 /** Options of {@link PetStore.listPets}. */
@@ -26,8 +26,8 @@ export interface PetPage {
 export interface CreatePetOptions {
   /** Aborts the store's calls (the invocation's deadline). */
   readonly signal?: AbortSignal;
-  /** The idempotency record to complete in the pet's own atomic write. @default - none */
-  readonly completing?: RecordCompletion<Pet>;
+  /** The idempotency record to write in the pet's own atomic write. @default - none */
+  readonly recording?: RecordedRequest<Pet>;
 }
 
 /** Persistence of pets, as the operations need it. */
@@ -36,8 +36,10 @@ export interface PetStore {
    * Stores a new pet under a fresh id: a positive safe integer, unique under concurrent
    * creates and never reused.
    *
-   * @throws IdempotencyLockLostError when `completing`'s lock was lost (nothing is written);
-   *   StoreUnavailableError when the store failed or did not answer in time (the pet may exist).
+   * @throws IdempotencyKeyUsedError when `recording`'s key has a live record, with the record;
+   *   IdempotencyInProgressError when another write of that key is in flight (nothing is written
+   *   either way); StoreUnavailableError when the store failed or did not answer in time (the
+   *   pet may exist).
    */
   createPet(newPet: NewPet, options?: CreatePetOptions): Promise<Pet>;
   /**

@@ -4,13 +4,13 @@
  * Idempotent-Replayed on the 201, and 409 and 422 on createPet only.
  */
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_RECORD_TTL_SECONDS } from '../../shared/idempotency/idempotency-store.ts';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_MAX_LENGTH,
   IDEMPOTENT_REPLAYED_HEADER,
   idempotencyKeyOf,
 } from '../../shared/idempotency/key.ts';
+import { IDEMPOTENCY_RECORD_TTL_SECONDS } from '../../shared/idempotency/record.ts';
 import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit/headers.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import {

@@ -1,13 +1,14 @@
 /**
  * The DynamoDB adapters, as `createContainer` builds them on this file's tables in DynamoDB
- * Local, pass the contracts of their ports, the same suites as the in-memory adapters
+ * Local (the pet store with the test's clock), pass the contracts of their ports, the same suites as the in-memory adapters
  * (test/unit/in-memory-adapters.test.ts).
  */
 import { afterAll } from 'vitest';
 import { createContainer } from '../../shared/container.ts';
+import { DynamoDBIdempotencyStore } from '../../shared/idempotency/dynamodb-idempotency-store.ts';
+import { DynamoDBPetStore } from '../../shared/pets/dynamodb-pet-store.ts';
 import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { requiredSetting } from '../../shared/settings.ts';
-import { idempotencyStoreContract } from '../support/idempotency-store-contract.ts';
 import { keyStoreContract } from '../support/key-store-contract.ts';
 import { petStoreContract } from '../support/pet-store-contract.ts';
 import { CONTRACT_SPREAD_POLICY, rateLimiterContract } from '../support/rate-limiter-contract.ts';
@@ -15,8 +16,9 @@ import { CONTRACT_SPREAD_POLICY, rateLimiterContract } from '../support/rate-lim
 const container = createContainer();
 afterAll(() => container.client.destroy());
 
-petStoreContract('DynamoDB', () => ({ pets: container.pets, records: container.idempotency }));
-idempotencyStoreContract('DynamoDB', () => container.idempotency);
+petStoreContract('DynamoDB', (now) =>
+  DynamoDBPetStore.from(container, { records: DynamoDBIdempotencyStore.from(container), now }),
+);
 rateLimiterContract(
   'DynamoDB',
   (policy) =>

@@ -1,19 +1,22 @@
 /**
- * createPet with Idempotency-Key on DynamoDB Local, where DynamoDB itself is the point: a record
- * another attempt wrote, the records' TTL, a put whose answer was lost, the table gone. The rest of
- * the replay rules run on in-memory adapters (test/unit/idempotency.test.ts).
+ * createPet with Idempotency-Key on DynamoDB Local, where DynamoDB itself is the point: the one
+ * transaction of pet and record (replay, another body, concurrent duplicates), a record past its
+ * expiry, the records' TTL, a transaction whose answer was lost, the table gone. The rest of the
+ * replay rules run on in-memory adapters (test/unit/idempotency.test.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createPetHandler } from '../../functions/operations/create-pet.ts';
 import { withGrants } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/clients.ts';
 import { createContainer } from '../../shared/container.ts';
 import { DynamoDBIdempotencyStore } from '../../shared/idempotency/dynamodb-idempotency-store.ts';
-import { IDEMPOTENCY_RECORD_TTL_SECONDS } from '../../shared/idempotency/idempotency-store.ts';
 import { requestFingerprint } from '../../shared/idempotency/key.ts';
+import { IDEMPOTENCY_RECORD_TTL_SECONDS } from '../../shared/idempotency/record.ts';
+import { DynamoDBPetStore } from '../../shared/pets/dynamodb-pet-store.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { IDEMPOTENCY_TABLE } from '../../shared/tables.ts';
 import { TEST_KEY } from '../support/authorized-event.ts';
@@ -27,100 +30,144 @@ const { handler } = await withGrants(
 );
 
 const client = createDocumentClient();
+const container = createContainer();
 const records = requiredSetting(readSettings(), IDEMPOTENCY_TABLE.envVar);
-const { createPet, petsNamed } = idempotentCreates(handler, createContainer().pets);
-afterAll(() => client.destroy());
+const { createPet, petsNamed } = idempotentCreates(handler, container.pets);
+afterAll(() => {
+  client.destroy();
+  container.client.destroy();
+});
 
-/** Writes the record of an attempt at `body` with `key` that holds it until `lockedUntil` (ms). */
-async function holdRecord(key: string, body: string, lockedUntil: number): Promise<void> {
-  await client.send(
-    new PutCommand({
-      TableName: records,
-      Item: {
-        id: `${TEST_KEY.keyId}#${key}`,
-        status: 'INPROGRESS',
-        fingerprint: requestFingerprint(JSON.parse(body)),
-        lockToken: randomUUID(),
-        lockedUntil,
-        expiresAt: Math.floor(Date.now() / 1000) + 3_600,
-      },
-    }),
-  );
-}
+const body = (name: string, categoryId = 1) => JSON.stringify({ name, categoryId });
 
-describe('DynamoDBIdempotencyStore.begin', () => {
-  it('runs the request when the retried put finds its own record (the first answer was lost)', async () => {
-    const lossy = clientLosingFirstAnswer('PutItemCommand', routeOf('createPet'));
+describe('createPet with Idempotency-Key', () => {
+  it('writes pet and record in one transaction: the same request replays it, another body gets 422', async () => {
+    const key = randomUUID();
+    const name = uniqueName();
+
+    const first = await createPet(body(name), { 'Idempotency-Key': key });
+    const repeat = await createPet(body(name), { 'Idempotency-Key': key });
+    const other = await createPet(body(name, 2), { 'Idempotency-Key': key });
+
+    expect(first.statusCode).toBe(201);
+    expect(repeat).toEqual({
+      ...first,
+      headers: { ...first.headers, 'Idempotent-Replayed': 'true' },
+    });
+    expect(other.statusCode).toBe(422);
+    expect(JSON.parse(other.body).code).toBe('idempotency_key_reused');
+    expect(await petsNamed(name)).toBe(1);
+  });
+
+  it('makes one pet of 10 concurrent identical requests; the others replay it or answer 409 with Retry-After', async () => {
+    const key = randomUUID();
+    const name = uniqueName();
+
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => createPet(body(name), { 'Idempotency-Key': key })),
+    );
+
+    expect(await petsNamed(name)).toBe(1);
+    const created = answers.filter((answer) => answer.statusCode === 201);
+    expect(created.filter((answer) => !answer.headers?.['Idempotent-Replayed'])).toHaveLength(1);
+    expect(new Set(created.map((answer) => answer.body)).size).toBe(1);
+    for (const answer of answers.filter((a) => a.statusCode !== 201)) {
+      expect(answer.statusCode).toBe(409);
+      expect(JSON.parse(answer.body).code).toBe('idempotency_request_in_progress');
+      expect(answer.headers?.['Retry-After']).toBe('1');
+    }
+  });
+
+  it('creates one pet and answers 201 when the transaction landed but its answer was lost (the SDK retries it)', async () => {
+    const lossy = clientLosingFirstAnswer('TransactWriteItemsCommand', routeOf('createPet'));
     try {
-      const begun = await new DynamoDBIdempotencyStore(lossy, records).begin(
-        `${TEST_KEY.keyId}#${randomUUID()}`,
-        requestFingerprint({ name: 'Rex' }),
-        { nowMs: Date.now(), lockedUntil: Date.now() + 5_000 },
+      const pets = new DynamoDBPetStore(
+        lossy,
+        { pets: requiredSetting(readSettings(), 'PETS_TABLE_NAME') },
+        { records: DynamoDBIdempotencyStore.from(container) },
       );
+      const lossyCreates = idempotentCreates(
+        createPetHandler({
+          settings: container.settings,
+          rateLimiter: container.rateLimiter,
+          pets,
+        }),
+        container.pets,
+      );
+      const key = randomUUID();
+      const name = uniqueName();
 
-      expect(begun.outcome).toBe('run');
+      const answer = await lossyCreates.createPet(body(name), { 'Idempotency-Key': key });
+      const repeat = await createPet(body(name), { 'Idempotency-Key': key });
+
+      // The retry carried the transaction's ClientRequestToken: DynamoDB answered it as landed.
+      expect(answer.statusCode).toBe(201);
+      expect(answer.headers).not.toHaveProperty('Idempotent-Replayed');
+      expect(await petsNamed(name)).toBe(1);
+      expect(repeat.body).toBe(answer.body);
     } finally {
       lossy.destroy();
     }
   });
-});
 
-describe('createPet with Idempotency-Key', () => {
-  it('answers 409 with Retry-After while another attempt holds the request', async () => {
-    const key = randomUUID();
-    const body = JSON.stringify({ name: uniqueName(), categoryId: 1 });
-    await holdRecord(key, body, Date.now() + 5_000);
-
-    const answer = await createPet(body, { 'Idempotency-Key': key });
-
-    expect(answer.statusCode).toBe(409);
-    expect(JSON.parse(answer.body)).toMatchObject({ code: 'idempotency_request_in_progress' });
-    expect(['5', '4']).toContain(answer.headers?.['Retry-After']);
-  });
-
-  it('runs the request once more when the attempt that held it died without writing', async () => {
+  it('creates anew over a record past its expiry that TTL has not yet deleted', async () => {
     const key = randomUUID();
     const name = uniqueName();
-    const body = JSON.stringify({ name, categoryId: 1 });
-    await holdRecord(key, body, Date.now() - 1);
+    await client.send(
+      new PutCommand({
+        TableName: records,
+        Item: {
+          id: `${TEST_KEY.keyId}#${key}`,
+          fingerprint: requestFingerprint(JSON.parse(REX)),
+          response: { statusCode: 201, headers: {}, body: '{}' },
+          expiresAt: Math.floor(Date.now() / 1000) - 1,
+        },
+      }),
+    );
 
-    const answer = await createPet(body, { 'Idempotency-Key': key });
+    const answer = await createPet(body(name), { 'Idempotency-Key': key });
 
     expect(answer.statusCode).toBe(201);
+    expect(answer.headers).not.toHaveProperty('Idempotent-Replayed');
     expect(await petsNamed(name)).toBe(1);
   });
 
-  it('keeps each record 24 hours (TTL on expiresAt)', async () => {
+  it('keeps each record 24 hours (TTL on expiresAt), with its stored answer', async () => {
     const key = randomUUID();
     const before = Math.floor(Date.now() / 1000);
-    await createPet(REX, { 'Idempotency-Key': key });
+    const answer = await createPet(REX, { 'Idempotency-Key': key });
 
     const { Item } = await client.send(
       new GetCommand({ TableName: records, Key: { id: `${TEST_KEY.keyId}#${key}` } }),
     );
 
-    expect(Item?.status).toBe('COMPLETED');
+    expect(Item?.response).toEqual({
+      statusCode: 201,
+      headers: { Location: answer.headers?.Location },
+      body: answer.body,
+    });
     expect(Item?.expiresAt - before).toBeGreaterThanOrEqual(IDEMPOTENCY_RECORD_TTL_SECONDS);
     expect(Item?.expiresAt - before).toBeLessThanOrEqual(IDEMPOTENCY_RECORD_TTL_SECONDS + 5);
   });
 
   // Last: it deletes this file's idempotency table.
-  it('answers 503 with a key when the records are gone, and still creates without one', async () => {
+  it('answers 503 with a key when the records are gone, creating nothing, and still creates without one', async () => {
     await client.send(new DeleteTableCommand({ TableName: records }));
     const name = uniqueName();
-    const body = JSON.stringify({ name, categoryId: 1 });
 
-    const withKey = await createPet(body, { 'Idempotency-Key': randomUUID() });
-    const withoutKey = await createPet(body, {});
+    const withKey = await createPet(body(name), { 'Idempotency-Key': randomUUID() });
+    const created = await petsNamed(name);
+    const withoutKey = await createPet(body(name), {});
 
     expect(withKey).toEqual({
       ...errorResponse(
         503,
         'service_unavailable',
-        'The idempotency records are unavailable, so the request was not run. Retry after 5 seconds.',
+        'The store did not confirm the create. Retry with the same Idempotency-Key: the retry answers with the pet if it was created, or creates it. Retry after 5 seconds.',
       ),
       headers: { 'Content-Type': 'application/json', 'Retry-After': '5' },
     });
+    expect(created).toBe(0);
     expect(withoutKey.statusCode).toBe(201);
     expect(await petsNamed(name)).toBe(1);
   });

@@ -241,22 +241,13 @@ describe.each(STAGES)('the %s stage', (stage) => {
         ],
         CreatePetFunction: [
           {
-            Action: [
-              'dynamodb:GetItem',
-              'dynamodb:PutItem',
-              'dynamodb:Query',
-              'dynamodb:UpdateItem',
-            ],
+            Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
             Effect: 'Allow',
-            Resource: [pets, { 'Fn::Join': ['', [pets, '/index/status-index']] }],
+            Resource: pets,
           },
+          counters,
           {
-            Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-            Effect: 'Allow',
-            Resource: arnOf(COUNTERS_TABLE.constructId),
-          },
-          {
-            Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            Action: 'dynamodb:PutItem',
             Effect: 'Allow',
             Resource: arnOf(IDEMPOTENCY_TABLE.constructId),
           },

@@ -14,7 +14,6 @@ import { InMemoryRateLimiter } from './in-memory-rate-limiter.ts';
 /** A Container whose adapters a test can also reach as their in-memory classes. */
 export interface InMemoryContainer extends Container {
   readonly pets: InMemoryPetStore;
-  readonly idempotency: InMemoryIdempotencyStore;
   readonly rateLimiter: InMemoryRateLimiter;
   readonly keys: InMemoryKeyStore;
 }
@@ -27,11 +26,9 @@ export interface InMemoryContainer extends Container {
  */
 export function inMemoryContainer(env: NodeJS.ProcessEnv = {}): InMemoryContainer {
   const settings = readSettings({ CURSOR_KEY: newCursorKey(), ...env });
-  const idempotency = new InMemoryIdempotencyStore();
   return {
     settings,
-    idempotency,
-    pets: new InMemoryPetStore(idempotency),
+    pets: new InMemoryPetStore(new InMemoryIdempotencyStore()),
     rateLimiter: new InMemoryRateLimiter(banPolicyOf(settings)),
     keys: new InMemoryKeyStore(),
   };

@@ -13,12 +13,18 @@ export class InMemoryPetStore implements PetStore {
   private readonly pets = new Map<number, Pet>();
   private lastId = 0;
 
-  /** @param records The idempotency records that `createPet`'s `completing` completes. */
-  constructor(private readonly records?: InMemoryIdempotencyStore) {}
+  /**
+   * @param records The idempotency records that `createPet`'s `recording` writes.
+   * @param now Clock of the records' expiry, epoch milliseconds.
+   */
+  constructor(
+    private readonly records?: InMemoryIdempotencyStore,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
-    const { completing } = options;
-    if (completing && !this.records) {
+    const { recording } = options;
+    if (recording && !this.records) {
       throw new Error('This pet store was built without idempotency records');
     }
     this.lastId += 1;
@@ -28,7 +34,7 @@ export class InMemoryPetStore implements PetStore {
       categoryId: newPet.categoryId,
       status: newPet.status,
     };
-    if (completing) this.records?.complete(completing.lock, completing.response(pet));
+    if (recording) this.records?.put(recording, recording.response(pet), this.now());
     this.pets.set(pet.id, pet);
     return { ...pet };
   }

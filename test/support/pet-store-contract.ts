@@ -1,23 +1,17 @@
 /**
  * What every PetStore does, as one suite that each adapter's test file runs (DynamoDB on DynamoDB
- * Local, the in-memory one in test/support): ids, reads, pages, and the create that completes an
+ * Local, the in-memory one in test/support): ids, reads, pages, and the create that writes an
  * idempotency record in the same write.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyLockLostError } from '../../shared/idempotency/errors.ts';
-import type {
-  IdempotencyStore,
-  StoredResponse,
-} from '../../shared/idempotency/idempotency-store.ts';
+import { IdempotencyKeyUsedError } from '../../shared/idempotency/errors.ts';
+import {
+  IDEMPOTENCY_RECORD_TTL_SECONDS,
+  type StoredResponse,
+} from '../../shared/idempotency/record.ts';
 import type { PetStore } from '../../shared/pets/pet-store.ts';
 import type { NewPet, Pet } from '../../shared/pets/schemas.ts';
-
-/** A pet store and the idempotency records its creates complete. */
-export interface PetStoreUnderTest {
-  readonly pets: PetStore;
-  readonly records: IdempotencyStore;
-}
 
 const response = (pet: Pet): StoredResponse => ({
   statusCode: 201,
@@ -25,15 +19,19 @@ const response = (pet: Pet): StoredResponse => ({
   body: JSON.stringify(pet),
 });
 
-/** Runs the PetStore contract on the store `make` builds (once, before the suite). */
-export function petStoreContract(adapter: string, make: () => PetStoreUnderTest): void {
+/**
+ * Runs the PetStore contract on the store `make` builds (once, before the suite), with
+ * idempotency records and `now` as its clock.
+ */
+export function petStoreContract(adapter: string, make: (now: () => number) => PetStore): void {
   describe(`PetStore contract: ${adapter}`, () => {
-    let store: PetStoreUnderTest;
+    let pets: PetStore;
+    let nowMs = Date.now();
     beforeAll(() => {
-      store = make();
+      pets = make(() => nowMs);
     });
     const create = (newPet: Partial<NewPet> = {}) =>
-      store.pets.createPet({ name: 'Rex', categoryId: 1, status: 'available', ...newPet });
+      pets.createPet({ name: 'Rex', categoryId: 1, status: 'available', ...newPet });
 
     it('issues ascending, unique ids and gives back exactly the pet it stored', async () => {
       const first = await create({ name: 'First', status: 'pending' });
@@ -41,14 +39,14 @@ export function petStoreContract(adapter: string, make: () => PetStoreUnderTest)
 
       expect(second.id).toBeGreaterThan(first.id);
       expect(first).toEqual({ id: first.id, name: 'First', categoryId: 1, status: 'pending' });
-      expect(await store.pets.getPet(first.id)).toEqual(first);
-      expect(await store.pets.getPet(second.id)).toEqual(second);
+      expect(await pets.getPet(first.id)).toEqual(first);
+      expect(await pets.getPet(second.id)).toEqual(second);
     });
 
     it('answers undefined for an id it never issued', async () => {
       const pet = await create();
 
-      expect(await store.pets.getPet(pet.id + 1000)).toBeUndefined();
+      expect(await pets.getPet(pet.id + 1000)).toBeUndefined();
     });
 
     it('pages through the pets after afterId in ascending id, saying whether more follow', async () => {
@@ -56,8 +54,8 @@ export function petStoreContract(adapter: string, make: () => PetStoreUnderTest)
       const created = [];
       for (let i = 0; i < 5; i++) created.push(await create({ name: `Paged ${i}` }));
 
-      const first = await store.pets.listPets({ limit: 3, afterId: before });
-      const last = await store.pets.listPets({ limit: 3, afterId: first.pets.at(-1)?.id });
+      const first = await pets.listPets({ limit: 3, afterId: before });
+      const last = await pets.listPets({ limit: 3, afterId: first.pets.at(-1)?.id });
 
       expect(first).toEqual({ pets: created.slice(0, 3), hasMore: true });
       expect(last).toEqual({ pets: created.slice(3), hasMore: false });
@@ -68,42 +66,55 @@ export function petStoreContract(adapter: string, make: () => PetStoreUnderTest)
       const sold = [await create({ status: 'sold' }), await create({ status: 'sold' })];
       await create({ status: 'pending' });
 
-      const page = await store.pets.listPets({ limit: 10, status: 'sold', afterId: before });
+      const page = await pets.listPets({ limit: 10, status: 'sold', afterId: before });
 
       expect(page).toEqual({ pets: sold, hasMore: false });
     });
 
-    it('completes the idempotency record in the same write as the pet: a repeat replays it', async () => {
-      const id = randomUUID();
-      const nowMs = Date.now();
-      const begun = await store.records.begin(id, 'f', { nowMs, lockedUntil: nowMs + 60_000 });
-      if (begun.outcome !== 'run') throw new Error(`expected to run, got ${begun.outcome}`);
-
-      const pet = await store.pets.createPet(
-        { name: 'Once', categoryId: 1, status: 'available' },
-        { completing: { lock: begun.lock, response } },
+    /** A create of `name` that writes the record of `id` with body fingerprint `fingerprint`. */
+    const recorded = (id: string, fingerprint: string, name = 'Once') =>
+      pets.createPet(
+        { name, categoryId: 1, status: 'available' },
+        { recording: { id, fingerprint, response } },
       );
-      const repeat = await store.records.begin(id, 'f', { nowMs, lockedUntil: nowMs + 60_000 });
+    const usedKey = (found: { fingerprint: string; response: StoredResponse }) =>
+      expect.objectContaining({ name: 'IdempotencyKeyUsedError', found });
 
-      expect(repeat).toEqual({ outcome: 'replay', response: response(pet) });
-      expect(await store.pets.getPet(pet.id)).toEqual(pet);
-    });
-
-    it('writes no pet when the lock was lost to another attempt', async () => {
+    it('writes the record with the pet; a repeat of the key finds it and writes nothing', async () => {
       const id = randomUUID();
-      const nowMs = Date.now();
-      const lapsed = await store.records.begin(id, 'f', { nowMs, lockedUntil: nowMs - 1 });
-      const taken = await store.records.begin(id, 'f', { nowMs, lockedUntil: nowMs + 60_000 });
-      if (lapsed.outcome !== 'run' || taken.outcome !== 'run') throw new Error('expected to run');
+      const pet = await recorded(id, 'f');
       const before = (await create()).id;
 
-      await expect(
-        store.pets.createPet(
-          { name: 'Late', categoryId: 1, status: 'available' },
-          { completing: { lock: lapsed.lock, response } },
-        ),
-      ).rejects.toBeInstanceOf(IdempotencyLockLostError);
-      expect((await store.pets.listPets({ limit: 10, afterId: before })).pets).toEqual([]);
+      await expect(recorded(id, 'f', 'Twice')).rejects.toEqual(
+        usedKey({ fingerprint: 'f', response: response(pet) }),
+      );
+      await expect(recorded(id, 'another body', 'Twice')).rejects.toBeInstanceOf(
+        IdempotencyKeyUsedError,
+      );
+      expect(await pets.getPet(pet.id)).toEqual(pet);
+      expect((await pets.listPets({ limit: 10, afterId: before })).pets).toEqual([]);
+    });
+
+    it('finds the record of another body as it was written', async () => {
+      const id = randomUUID();
+      const pet = await recorded(id, 'f');
+
+      await expect(recorded(id, 'another body')).rejects.toEqual(
+        usedKey({ fingerprint: 'f', response: response(pet) }),
+      );
+    });
+
+    it('writes anew over a record that expired (24 h after it was written)', async () => {
+      const id = randomUUID();
+      const first = await recorded(id, 'f');
+      nowMs += (IDEMPOTENCY_RECORD_TTL_SECONDS + 1) * 1000;
+
+      const second = await recorded(id, 'another body', 'Next day');
+
+      expect(second.id).not.toBe(first.id);
+      await expect(recorded(id, 'f')).rejects.toEqual(
+        usedKey({ fingerprint: 'another body', response: response(second) }),
+      );
     });
   });
 }

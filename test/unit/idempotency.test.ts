@@ -1,7 +1,8 @@
 /**
  * createPet with Idempotency-Key (draft-ietf-httpapi-idempotency-key-header-07, Stripe's replay
- * rules), through the real handler on in-memory adapters; what rests on DynamoDB itself (records
- * written by another attempt, TTL, a lost answer, the table gone) is in test/dynamodb/.
+ * rules), through the real handler on in-memory adapters; what rests on DynamoDB itself (the one
+ * transaction under concurrent duplicates, expiry, TTL, a lost answer, the table gone) is in
+ * test/dynamodb/idempotency.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

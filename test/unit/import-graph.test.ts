@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 /** The ports: persistence and limiting as the operations see them. */
 const PORTS = [
   'shared/pets/pet-store.ts',
-  'shared/idempotency/idempotency-store.ts',
+  'shared/idempotency/record.ts',
   'shared/rate-limit/rate-limiter.ts',
   'shared/keys/key-store.ts',
 ];

@@ -2,7 +2,6 @@
  * The in-memory adapters of test/support pass the contracts of their ports, the same suites as
  * the DynamoDB adapters (test/dynamodb/dynamodb-adapters.test.ts). No DynamoDB is used.
  */
-import { idempotencyStoreContract } from '../support/idempotency-store-contract.ts';
 import { InMemoryIdempotencyStore } from '../support/in-memory-idempotency-store.ts';
 import { InMemoryKeyStore } from '../support/in-memory-key-store.ts';
 import { InMemoryPetStore } from '../support/in-memory-pet-store.ts';
@@ -11,10 +10,6 @@ import { keyStoreContract } from '../support/key-store-contract.ts';
 import { petStoreContract } from '../support/pet-store-contract.ts';
 import { rateLimiterContract } from '../support/rate-limiter-contract.ts';
 
-petStoreContract('in memory', () => {
-  const records = new InMemoryIdempotencyStore();
-  return { pets: new InMemoryPetStore(records), records };
-});
-idempotencyStoreContract('in memory', () => new InMemoryIdempotencyStore());
+petStoreContract('in memory', (now) => new InMemoryPetStore(new InMemoryIdempotencyStore(), now));
 rateLimiterContract('in memory', (policy) => new InMemoryRateLimiter(policy));
 keyStoreContract('in memory', () => new InMemoryKeyStore());
