@@ -30,7 +30,7 @@ const MAX_PAGES = 1_000;
 /** The ports of one function instance, with the simulated clock as its `now`. */
 export type InstanceContainer = Pick<
   Container,
-  'settings' | 'pets' | 'idempotency' | 'rateLimiter' | 'now'
+  'settings' | 'pets' | 'rateLimiter' | 'now'
 >;
 
 /**
@@ -38,11 +38,9 @@ export type InstanceContainer = Pick<
  * blocks, page cache), idempotency records and rate limiter on `base`, all reading `now`.
  */
 export function instanceContainer(base: DynamoDBBase, now: () => number): InstanceContainer {
-  const idempotency = DynamoDBIdempotencyStore.from(base);
   return {
     settings: base.settings,
-    pets: DynamoDBPetStore.from(base, { records: idempotency, now }),
-    idempotency,
+    pets: DynamoDBPetStore.from(base, { records: DynamoDBIdempotencyStore.from(base), now }),
     rateLimiter: DynamoDBRateLimiter.from(base),
     now,
   };
