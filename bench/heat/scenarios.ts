@@ -28,10 +28,7 @@ const BACKGROUND_KEYS = 1_009;
 const MAX_PAGES = 1_000;
 
 /** The ports of one function instance, with the simulated clock as its `now`. */
-export type InstanceContainer = Pick<
-  Container,
-  'settings' | 'pets' | 'rateLimiter' | 'now'
->;
+export type InstanceContainer = Pick<Container, 'settings' | 'pets' | 'rateLimiter' | 'now'>;
 
 /**
  * An instance's container as its Lambda entry builds it (functions/*.ts): its own pet store (id
