@@ -30,9 +30,10 @@ export interface RateLimitOptions {
    * @default - no such work
    */
   readonly start?: (request: HttpRequest) => Promise<void>;
-  /** Keys remembered as refused, at most; the longest unrefreshed go first. @default 10_000 */
-  readonly rememberedKeys?: number;
 }
+
+/** Keys a function instance remembers as refused, at most (a few hundred kB). */
+const REMEMBERED_KEYS = 10_000;
 
 /**
  * Counts each request against its key's windows before any other work (register it before the
@@ -45,7 +46,7 @@ export interface RateLimitOptions {
  */
 export function rateLimit(options: RateLimitOptions): HttpMiddleware {
   const { limiter, now = Date.now, deadlineMs = RATE_LIMITER_DEADLINE_MS, start } = options;
-  const refusals = new ExpectedRefusals(options.rememberedKeys ?? 10_000);
+  const refusals = new ExpectedRefusals(REMEMBERED_KEYS);
   // Per invocation: the headers `before` worked out, for `after` and `onError` to send.
   const headersOf = new WeakMap<object, Record<string, string>>();
   const addHeaders: NonNullable<HttpMiddleware['after']> = (request) => {
