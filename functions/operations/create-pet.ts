@@ -4,13 +4,15 @@
  * runs at most once per key and API key (docs/idempotency.md): a repeat replays the first answer.
  */
 import type { Container } from '../../shared/container.ts';
-import { httpHandler } from '../../shared/http/handler.ts';
+import { type Deadline, httpHandler } from '../../shared/http/handler.ts';
 import { jsonBody } from '../../shared/http/json-body.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
 import { idempotencyKeyOf, requestFingerprint } from '../../shared/idempotency/key.ts';
 import type { StoredResponse } from '../../shared/idempotency/record.ts';
 import { proxyResult, runIdempotent } from '../../shared/idempotency/run.ts';
 import { authorizedKey } from '../../shared/keys/authorized-key.ts';
+import { logger } from '../../shared/logger.ts';
+import type { PetStore } from '../../shared/pets/pet-store.ts';
 import { NewPetSchema, type Pet } from '../../shared/pets/schemas.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';
 
@@ -41,13 +43,27 @@ function unconfirmed(message: string): (error: unknown) => never {
 }
 
 /**
+ * Readies the instance's next create (`PetStore.prepareCreate`) beside the rate limiter's call. It
+ * never fails the request: when it cannot, the create makes the call it would have saved.
+ */
+function readyNextCreate(pets: PetStore) {
+  return function prepareCreate(_event: unknown, { signal }: Deadline) {
+    return pets.prepareCreate({ signal }).catch((error: unknown) => {
+      logger.warn('Could not ready the next create; it takes its id itself', { error });
+    });
+  };
+}
+
+/**
  * The Lambda handler of createPet on `container`'s pet store and rate limiter. With an
- * Idempotency-Key the pet store writes the request's record in the pet's own atomic write.
+ * Idempotency-Key the pet store writes the request's record in the pet's own atomic write; the
+ * next create is readied beside the limiter's call, and the create waits for it.
  */
 export function createPetHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
   const { pets } = container;
   return httpHandler(
-    async function createPet(event, _context, { signal }) {
+    async function createPet(event, _context, { signal, started }) {
+      await started;
       const key = idempotencyKeyOf(event);
       const newPet = parseOrThrow(NewPetSchema, event.body, 'body', 'invalid_body');
       if (key === undefined) {
@@ -67,6 +83,6 @@ export function createPetHandler(container: Pick<Container, 'settings' | 'pets' 
         return created(pet);
       });
     },
-    { container, body: jsonBody() },
+    { container, body: jsonBody(), beside: readyNextCreate(pets) },
   );
 }

@@ -9,24 +9,33 @@ import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
 import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
 import { PetNotFoundError } from '../../shared/pets/errors.ts';
-import { PetIdSchema } from '../../shared/pets/schemas.ts';
+import { type Pet, PetIdSchema } from '../../shared/pets/schemas.ts';
 
-/** The Lambda handler of getPet on `container`'s pet store and rate limiter. */
+/**
+ * The Lambda handler of getPet on `container`'s pet store and rate limiter: the pet is read beside
+ * the limiter's call (`beside`), one round trip for both.
+ */
 export function getPetHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
   const { pets } = container;
-  return httpHandler(
-    async function getPet(event, _context, { signal }) {
-      const petId = parseOrThrow(
-        PetIdSchema,
-        event.pathParameters?.petId,
-        'petId',
-        'invalid_parameter',
-      );
-      // Ids are safe integers; a larger number cannot name a pet and would lose digits as a key.
-      const pet = Number.isSafeInteger(petId) ? await pets.getPet(petId, { signal }) : undefined;
+  return httpHandler<Pet | undefined>(
+    async function getPet(event, _context, { started }) {
+      const pet = await started;
       if (!pet) throw new PetNotFoundError(String(event.pathParameters?.petId));
       return jsonResponse(200, pet);
     },
-    { container, headers: GET_PET_DEPRECATION_HEADERS },
+    {
+      container,
+      headers: GET_PET_DEPRECATION_HEADERS,
+      beside: async function readPet(event, { signal }) {
+        const petId = parseOrThrow(
+          PetIdSchema,
+          event.pathParameters?.petId,
+          'petId',
+          'invalid_parameter',
+        );
+        // Ids are safe integers; a larger number cannot name a pet and would lose digits as a key.
+        return Number.isSafeInteger(petId) ? pets.getPet(petId, { signal }) : undefined;
+      },
+    },
   );
 }

@@ -10,7 +10,7 @@ import { API_STAGE_NAME, AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
 import { serveApiReference } from './api-reference.ts';
 import { AuthorizerCache } from './authorizer-cache.ts';
 import { methodArn, type ProxyRequest } from './events.ts';
-import { INTEGRATION_TIMEOUT_MS, LambdaInvoker } from './invocation.ts';
+import { INTEGRATION_TIMEOUT_MS, LambdaInvoker, type OperationHandlers } from './invocation.ts';
 import { policyAllows } from './lambda-results.ts';
 import { routeRequest } from './routing.ts';
 import {
@@ -40,6 +40,12 @@ export interface GatewayOptions {
    * @default Date.now
    */
   readonly now?: () => number;
+  /**
+   * Handlers that answer for operations instead of their routes' entries, behind the same
+   * authorizer and usage plans (the floors of bench/round-trips.ts).
+   * @default - each route's entry
+   */
+  readonly operations?: OperationHandlers;
 }
 
 /** A running local gateway. */
@@ -66,7 +72,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
       now,
     ),
     usagePlans: new UsagePlanEmulator(now),
-    lambda: await LambdaInvoker.create(),
+    lambda: await LambdaInvoker.create(options.operations),
     integrationTimeoutMs: options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
     baseUrl: '',
   };

@@ -51,7 +51,11 @@ export type InvocationOutcome<Result> =
 /** The authorizer's verdict on a request. */
 export type AuthorizerOutcome = InvocationOutcome<AuthorizerResult>;
 
-type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
+/** A Lambda function's handler, as the gateway calls it. */
+export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
+
+/** Handlers that answer for operations instead of their routes' entries, by operation id. */
+export type OperationHandlers = Partial<Record<RouteDefinition['operationId'], LambdaHandler>>;
 
 /** The functions of the stack, invoked in this process. */
 export class LambdaInvoker {
@@ -59,11 +63,14 @@ export class LambdaInvoker {
    * An invoker on the process's InvokeStore. Create it before any function is imported:
    * Powertools refuses to log without the store once concurrency is declared.
    */
-  static async create(): Promise<LambdaInvoker> {
-    return new LambdaInvoker(await concurrentInvokeStore());
+  static async create(operations: OperationHandlers = {}): Promise<LambdaInvoker> {
+    return new LambdaInvoker(await concurrentInvokeStore(), operations);
   }
 
-  private constructor(private readonly store: InvokeStoreBase) {}
+  private constructor(
+    private readonly store: InvokeStoreBase,
+    private readonly operations: OperationHandlers,
+  ) {}
 
   /**
    * Invokes the REQUEST authorizer (`AUTHORIZER` of infra/routes.ts) for a request, headers only.
@@ -113,7 +120,12 @@ export class LambdaInvoker {
     request: ProxyRequest,
   ): Promise<ProxyResult | undefined> {
     try {
-      const output = await this.invoke(route, createProxyEvent(request), request);
+      const output = await this.invoke(
+        route,
+        createProxyEvent(request),
+        request,
+        this.operations[route.operationId],
+      );
       const parsed = v.safeParse(ProxyResultSchema, output);
       if (parsed.success) return parsed.output;
       logger.error('Malformed Lambda proxy response', { requestId: request.requestId, output });
@@ -124,8 +136,8 @@ export class LambdaInvoker {
   }
 
   /**
-   * Runs one invocation of a function in its own InvokeStore context, with a Lambda context whose
-   * request id is the request's.
+   * Runs one invocation of a function (`own`, else its entry's handler) in its own InvokeStore
+   * context, with a Lambda context whose request id is the request's.
    *
    * @throws What the handler throws, or the error of importing it.
    */
@@ -133,8 +145,9 @@ export class LambdaInvoker {
     fn: FunctionDefinition,
     event: unknown,
     request: ProxyRequest,
+    own?: LambdaHandler,
   ): Promise<unknown> {
-    const handler = await loadHandler(fn);
+    const handler = own ?? (await loadHandler(fn));
     const context = createLambdaContext(localFunctionName(fn), request.requestId);
     return this.store.run(
       { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId },

@@ -1,4 +1,5 @@
 /** The middleware chain every operation's Lambda runs (see `functions/operations/`). */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -16,17 +17,35 @@ import {
   responseHeaders,
   strictQuery,
 } from './middleware.ts';
-import { rateLimit } from './rate-limit.ts';
+import { type HttpRequest, rateLimit } from './rate-limit.ts';
 
-/** An operation's own code; `signal` aborts before the function's timeout: pass it to every store call. */
-export type OperationFunction = (
+/** The invocation's deadline, as store calls take it. */
+export interface Deadline {
+  /** Aborts before the function's timeout: pass it to every store call. */
+  readonly signal: AbortSignal;
+}
+
+/** What an operation gets beside its event and context. */
+export interface Invocation<T> extends Deadline {
+  /** The work of `HttpHandlerOptions.beside`, started beside the rate limiter's call. */
+  readonly started: Promise<T>;
+}
+
+/** An operation's own code, run once the rate limiter has let the request through. */
+export type OperationFunction<T = undefined> = (
   event: APIGatewayProxyEvent,
   context: Context,
-  deadline: { readonly signal: AbortSignal },
+  invocation: Invocation<T>,
+) => Promise<APIGatewayProxyResult>;
+
+/** The Lambda handler of an operation, for API Gateway REST proxy events. */
+export type HttpHandler = (
+  event: APIGatewayProxyEvent,
+  context: Context,
 ) => Promise<APIGatewayProxyResult>;
 
 /** Options of {@link httpHandler}. */
-export interface HttpHandlerOptions {
+export interface HttpHandlerOptions<T = undefined> {
   /**
    * The request body's middlewares, e.g. `jsonBody()` of `json-body.ts`.
    * @default - none: the body is left as API Gateway passed it
@@ -48,19 +67,38 @@ export interface HttpHandlerOptions {
   readonly rateLimiter?: RateLimiter;
   /** Clock of the rate limiter, epoch milliseconds. @default Date.now */
   readonly now?: () => number;
+  /**
+   * The operation's first store call, sent beside the rate limiter's rather than after it, so
+   * that both cost one round trip (docs/architecture.md): called with the event and the
+   * invocation's deadline; the operation receives its promise as `started`, and what it throws
+   * when it awaits it. A refused request is answered once it has settled, without it. For a key
+   * that this instance expects to be refused, it starts only once the limiter has let the request
+   * through. It must not write what a refused request may not leave behind.
+   * @default - none: `started` resolves to `undefined`
+   */
+  readonly beside?: (event: APIGatewayProxyEvent, deadline: Deadline) => Promise<T>;
 }
 
 /**
  * Wraps an operation in the service's middy chain: logger context, 5xx count, header normalizer,
- * fixed headers, rate limiter, error handler, strict query, then the body's middlewares (the
- * order and why: docs/architecture.md).
+ * fixed headers, rate limiter (with the work of `options.beside` beside its call), error handler,
+ * strict query, then the body's middlewares (the order and why: docs/architecture.md).
  *
  * @returns The Lambda handler for API Gateway REST proxy events.
  */
-export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions = {}) {
+export function httpHandler<T = undefined>(
+  fn: OperationFunction<T>,
+  options: HttpHandlerOptions<T> = {},
+): HttpHandler {
+  const { beside } = options;
+  // Per invocation, from the rate limiter's `before` to the operation: the work it started.
+  const invocations = new AsyncLocalStorage<{ started?: Promise<T> }>();
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(
     function withInvocationDeadline(event: APIGatewayProxyEvent, context: Context) {
-      return withDeadline(invocationBudgetMs(context), (signal) => fn(event, context, { signal }));
+      const started = invocations.getStore()?.started ?? Promise.resolve(undefined as T);
+      return withDeadline(invocationBudgetMs(context), (signal) =>
+        fn(event, context, { signal, started }),
+      );
     },
     { timeoutEarlyInMillis: 0 },
   )
@@ -74,10 +112,38 @@ export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions =
       limiter: options.rateLimiter ?? container.rateLimiter,
       deadlineMs: container.settings.RATE_LIMIT_DEADLINE_MS,
       now: options.now ?? container.now,
+      start: beside && startWith(beside, invocations),
     }),
   );
   chain.use(errorHandler()).use(strictQuery(options.queryParameters ?? []));
-  return chain.use([...(options.body ?? [])]);
+  chain.use([...(options.body ?? [])]);
+  if (!beside) return chain;
+  return function httpHandlerWithBeside(event, context) {
+    return invocations.run({}, () => chain(event, context));
+  };
+}
+
+/**
+ * Starts `beside` for one invocation, under the invocation's deadline, and keeps its promise in
+ * that invocation's store of `invocations`, for the operation.
+ * @returns A promise that settles, never rejecting, once the work has settled.
+ */
+function startWith<T>(
+  beside: NonNullable<HttpHandlerOptions<T>['beside']>,
+  invocations: AsyncLocalStorage<{ started?: Promise<T> }>,
+): (request: HttpRequest) => Promise<void> {
+  return function startBeside(request) {
+    const started = withDeadline(invocationBudgetMs(request.context), (signal) =>
+      beside(request.event, { signal }),
+    );
+    const invocation = invocations.getStore();
+    if (invocation) invocation.started = started;
+    // Handled here: a refused request discards the outcome; the operation sees it otherwise.
+    return started.then(
+      () => undefined,
+      () => undefined,
+    );
+  };
 }
 
 /** The settings of the environment and `rateLimiter`, or a DynamoDBRateLimiter on them. */

@@ -319,3 +319,29 @@ describe('authorizer failure', () => {
     await expectUnauthorized(await call('/pets', neverSeen));
   });
 });
+
+describe("handlers given for operations (the benches' floors)", () => {
+  it("calls the given handler instead of the route's entry, behind the authorizer", async () => {
+    const seen: unknown[] = [];
+    // Its own key: a test above empties the keys table.
+    const { token: ownToken } = await keys.createKey({ plan: 'free' });
+    const own = await startGateway({
+      port: 0,
+      operations: {
+        getPet: async (event) => {
+          seen.push((event as { pathParameters: unknown }).pathParameters);
+          return { statusCode: 200, headers: {}, body: '{"own":true}' };
+        },
+      },
+    });
+    try {
+      const response = await call('/pets/7', bearer(ownToken), own.url);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ own: true });
+      expect((await call('/pets/7', {}, own.url)).status).toBe(401);
+      expect(seen).toEqual([{ petId: '7' }]);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * `npm run bench` (latency model): every DynamoDB call held `BENCH_DELAY_MS` (default 5 ms, about
+ * an in-region round trip on AWS) by a proxy in front of DynamoDB Local; each operation through the
+ * local gateway with a warm authorizer cache, beside its floor: a handler that makes only the
+ * operation's one store call, behind the same gateway. Prints p50, p99, the sequential round trips
+ * and the calls of each operation, and p50 over the floor's (docs/measurements.md).
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { startGateway } from '../infra/local/gateway.ts';
+import type { OperationHandlers } from '../infra/local/invocation.ts';
+import { createDocumentClient } from '../shared/clients.ts';
+import { IDEMPOTENCY_TABLE, PETS_TABLE, STATUS_INDEX } from '../shared/tables.ts';
+import { type ProxiedCall, sequentialRoundTrips, startDelayingProxy } from './delaying-proxy.ts';
+import { unlimitedKey, withLocalStack } from './local-stack.ts';
+import { formatMs as fmt, percentiles } from './stats.ts';
+
+const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 5);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
+const WARM_UP = 30;
+
+/** One row: a request, and the most its p50 may be over its floor's (issue 26). */
+interface Case {
+  readonly name: string;
+  readonly method: 'GET' | 'POST';
+  /** Path below the stage, with the query. */
+  readonly path: string;
+  readonly headers?: () => Record<string, string>;
+  readonly target: number;
+}
+
+await withLocalStack(async (endpoint) => {
+  const proxy = await startDelayingProxy(endpoint, DELAY_MS);
+  // Read by the functions' clients, built at their first request.
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+  const client = createDocumentClient({ endpoint: proxy.endpoint });
+  const { token } = await unlimitedKey();
+  // An hour: no authorizer call during the run, as with a warm cache.
+  const warm = { port: 0, authorizerCacheTtlSeconds: 3_600 };
+  const gateway = await startGateway(warm);
+  const floor = await startGateway({ ...warm, operations: floorHandlers(client) });
+  try {
+    const body = JSON.stringify({ name: 'Rex', categoryId: 1, status: 'available' });
+    const send = async (url: string, c: Case) => {
+      const response = await fetch(`${url}${c.path}`, {
+        method: c.method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          ...c.headers?.(),
+        },
+        body: c.method === 'POST' ? body : undefined,
+      });
+      const text = await response.text();
+      if (response.status >= 300) throw new Error(`${c.path} answered ${response.status}: ${text}`);
+      return text;
+    };
+    const created = JSON.parse(
+      await send(gateway.url, { name: '', method: 'POST', path: '/pets', target: 0 }),
+    );
+    const cases: Case[] = [
+      { name: 'getPet', method: 'GET', path: `/pets/${created.id}`, target: 1.15 },
+      {
+        name: 'listPets ?status=available',
+        method: 'GET',
+        path: '/pets?status=available',
+        target: 1.15,
+      },
+      { name: 'createPet', method: 'POST', path: '/pets', target: 2.2 },
+      {
+        name: 'createPet + Idempotency-Key',
+        method: 'POST',
+        path: '/pets',
+        headers: () => ({ 'idempotency-key': randomUUID() }),
+        target: 2.2,
+      },
+    ];
+    console.log(
+      `Latency model: every DynamoDB call held ${DELAY_MS} ms (a proxy in front of DynamoDB Local), through the local gateway, warm authorizer cache; ${SAMPLES} sequential requests per row after ${WARM_UP} warm-up, operation and floor alternating (ms)`,
+    );
+    console.log(
+      'operation                      p50     p99  round trips  calls |  floor p50  floor p99 | p50/floor  target',
+    );
+    for (const c of cases) {
+      for (let i = 0; i < WARM_UP; i += 1) {
+        await send(gateway.url, c);
+        await send(floor.url, c);
+      }
+      const times: [number[], number[]] = [[], []];
+      const trips: number[] = [];
+      const calls: number[] = [];
+      for (let i = 0; i < SAMPLES; i += 1) {
+        for (const index of i % 2 === 0 ? [0, 1] : [1, 0]) {
+          const first = proxy.calls.length;
+          const start = performance.now();
+          await send(index === 0 ? gateway.url : floor.url, c);
+          times[index]?.push(performance.now() - start);
+          if (index === 0) {
+            const own: ProxiedCall[] = proxy.calls.slice(first);
+            trips.push(sequentialRoundTrips(own));
+            calls.push(own.length);
+          }
+        }
+      }
+      const [mine, floors] = [percentiles(times[0]), percentiles(times[1])];
+      const ratio = mine.p50 / floors.p50;
+      const roundTrips = `${median(trips)} (max ${Math.max(...trips)})`;
+      console.log(
+        `${c.name.padEnd(28)} ${fmt(mine.p50)} ${fmt(mine.p99)}  ${roundTrips.padStart(11)} ${(calls.reduce((a, b) => a + b, 0) / calls.length).toFixed(2).padStart(6)} |    ${fmt(floors.p50)}    ${fmt(floors.p99)} |     ${ratio.toFixed(2)}x  ${ratio <= c.target ? '≤' : '>'} ${c.target}x`,
+      );
+    }
+  } finally {
+    await gateway.close();
+    await floor.close();
+    client.destroy();
+    await proxy.close();
+  }
+});
+
+/** The middle value of `values` (the lower of the two middle ones). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
+}
+
+/**
+ * The floors: each answers its operation's request with only that operation's one store call on
+ * `client`: getPet a strongly consistent GetItem, listPets one Query on `status-index`, createPet
+ * a conditional PutItem of the pet, with `Idempotency-Key` a transaction of the pet and its record.
+ * Floor pets get ids from 2^50 up, far above the service's, and status `pending`.
+ */
+function floorHandlers(client: ReturnType<typeof createDocumentClient>): OperationHandlers {
+  const pets = process.env[PETS_TABLE.envVar];
+  const records = process.env[IDEMPOTENCY_TABLE.envVar];
+  const statusKey = PETS_TABLE.globalSecondaryIndexes?.[0]?.partitionKey.name ?? 'status';
+  let nextId = 2 ** 50;
+  type Event = {
+    pathParameters: Record<string, string> | null;
+    queryStringParameters: Record<string, string> | null;
+    headers: Record<string, string | undefined>;
+  };
+  const ok = (statusCode: number, value: unknown) => ({
+    statusCode,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(value),
+  });
+  return {
+    getPet: async (event) => {
+      const id = Number((event as Event).pathParameters?.petId);
+      const { Item } = await client.send(
+        new GetCommand({ TableName: pets, Key: { id }, ConsistentRead: true }),
+      );
+      return ok(200, Item);
+    },
+    listPets: async (event) => {
+      const { Items } = await client.send(
+        new QueryCommand({
+          TableName: pets,
+          IndexName: STATUS_INDEX,
+          KeyConditionExpression: '#status = :status',
+          ExpressionAttributeNames: { '#status': statusKey },
+          ExpressionAttributeValues: {
+            ':status': (event as Event).queryStringParameters?.status ?? 'available',
+          },
+          Limit: 21,
+        }),
+      );
+      return ok(200, Items?.slice(0, 20));
+    },
+    createPet: async (event) => {
+      nextId += 1;
+      const pet = { id: nextId, name: 'Rex', categoryId: 1, status: 'pending' };
+      const put = { TableName: pets, Item: pet, ConditionExpression: 'attribute_not_exists(id)' };
+      const key = (event as Event).headers['idempotency-key'];
+      if (key === undefined) {
+        await client.send(new PutCommand(put));
+      } else {
+        const record = { id: `floor#${key}`, status: 'COMPLETED', response: JSON.stringify(pet) };
+        await client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: put },
+              {
+                Put: {
+                  TableName: records,
+                  Item: record,
+                  ConditionExpression: 'attribute_not_exists(id)',
+                },
+              },
+            ],
+          }),
+        );
+      }
+      return ok(201, pet);
+    },
+  };
+}
