@@ -28,13 +28,19 @@ export interface TableDefinition {
   readonly timeToLiveAttribute?: string;
 }
 
-/** GSI of the pets table that serves `GET /pets?status=…` as a Query, ordered by id. */
+/**
+ * GSI of the pets table that serves `GET /pets` as Queries ordered by id: partition key
+ * `statusShard` (`<status>#<shard>`, pets/pet-item.ts), one per shard of a status, merged by id.
+ */
 export const STATUS_INDEX = 'status-index';
+
+/** The pet item's attribute that is `status-index`'s partition key: `<status>#<shard>`. */
+export const STATUS_SHARD_ATTRIBUTE = 'statusShard';
 
 /** GSI of the keys table to find a key by its public id (list, revoke). */
 export const KEY_ID_INDEX = 'keyId-index';
 
-/** Pets by `id` (number); item 0 holds the pet-id sequence (`value`, no `status`: unlisted). */
+/** Pets by `id` (number); item 0 holds the pet-id sequence (`value`, no `statusShard`: unlisted). */
 export const PETS_TABLE: TableDefinition = {
   constructId: 'PetsTable',
   envVar: 'PETS_TABLE_NAME',
@@ -43,7 +49,7 @@ export const PETS_TABLE: TableDefinition = {
   globalSecondaryIndexes: [
     {
       indexName: STATUS_INDEX,
-      partitionKey: { name: 'status', type: 'S' },
+      partitionKey: { name: STATUS_SHARD_ATTRIBUTE, type: 'S' },
       sortKey: { name: 'id', type: 'N' },
     },
   ],

@@ -5,7 +5,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBase } from '../dynamodb-base.ts';
@@ -13,10 +12,12 @@ import type { DynamoDBIdempotencyStore } from '../idempotency/dynamodb-idempoten
 import { IdempotencyLockLostError } from '../idempotency/errors.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
-import { STATUS_INDEX } from '../tables.ts';
 import { type DynamoDBPetStoreTables, PetIdSequence } from './id-sequence.ts';
+import type { PageCache } from './page-cache.ts';
+import { petItem, petOf } from './pet-item.ts';
 import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from './pet-store.ts';
-import { type NewPet, PET_STATUSES, type Pet, type PetStatus } from './schemas.ts';
+import type { NewPet, Pet } from './schemas.ts';
+import { StatusIndex } from './status-index.ts';
 
 /** What the `status-index` reads have cost: calls, items read (`ScannedCount`), read units. */
 export interface StoreUsage {
@@ -41,17 +42,24 @@ export interface DynamoDBPetStoreOptions {
   readonly records?: DynamoDBIdempotencyStore;
   /** Clock of the id blocks and page caches, epoch milliseconds. @default Date.now */
   readonly now?: () => number;
+  /**
+   * The cache of listPets's pages: the listPets function's, kept across its invocations.
+   * @default - none: every page reads every shard of its statuses
+   */
+  readonly pageCache?: PageCache;
 }
 
 /**
  * PetStore on DynamoDB: a create is the sequence's ADD then a conditional put (a transaction with
- * `completing`); a get one consistent read; a list page one Query on `status-index` per status,
- * never a Scan (costs: docs/architecture.md).
+ * `completing`); a get one consistent read; a list page one Query on `status-index` per shard of
+ * each status listed, merged by id, or the page cache; never a Scan (costs: docs/architecture.md).
  */
 export class DynamoDBPetStore implements PetStore {
   /** The counters of the `status-index` reads (see {@link DynamoDBPetStoreOptions.usage}). */
   readonly usage: StoreUsage;
   private readonly records: DynamoDBIdempotencyStore | undefined;
+  private readonly now: () => number;
+  private readonly statusIndex: StatusIndex;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -60,7 +68,15 @@ export class DynamoDBPetStore implements PetStore {
   ) {
     this.usage = options.usage ?? emptyUsage();
     this.records = options.records;
-    this.sequence = new PetIdSequence(client, tables, (signal) => this.highestPetId(signal));
+    this.now = options.now ?? Date.now;
+    this.statusIndex = new StatusIndex(client, tables.pets, {
+      usage: this.usage,
+      now: this.now,
+      cache: options.pageCache,
+    });
+    this.sequence = new PetIdSequence(client, tables, (signal) =>
+      this.statusIndex.highestId(signal),
+    );
   }
 
   /**
@@ -78,7 +94,7 @@ export class DynamoDBPetStore implements PetStore {
     return new DynamoDBPetStore(client, tables, options);
   }
 
-  /** Issues the ids of new pets; seeds itself from {@link highestPetId} once per table. */
+  /** Issues the ids of new pets; seeds itself from the highest id in `status-index` once per table. */
   private readonly sequence: PetIdSequence;
 
   createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
@@ -95,7 +111,7 @@ export class DynamoDBPetStore implements PetStore {
     };
     const put = {
       TableName: this.tables.pets,
-      Item: { ...pet, createdAt: new Date().toISOString() },
+      Item: petItem(pet, this.now()),
       ConditionExpression: 'attribute_not_exists(id)',
     };
     if (completing) {
@@ -151,72 +167,16 @@ export class DynamoDBPetStore implements PetStore {
         { abortSignal: options.signal },
       ),
     );
-    return Item ? toPet(Item) : undefined;
+    return Item ? petOf(Item) : undefined;
   }
 
-  /** Without `status`, the smallest ids of the three statuses' Queries (`limit + 1` each) merged. */
+  /** The first `limit + 1` pets after `afterId`: `limit` of them, and whether more follow. */
   async listPets({ limit, status, afterId = 0, signal }: ListPetsOptions): Promise<PetPage> {
-    const statuses = status ? [status] : PET_STATUSES;
-    const pages = await unlessUnavailable(() =>
-      Promise.all(statuses.map((s) => this.queryStatusIndex(s, limit + 1, signal, { afterId }))),
+    const pets = await unlessUnavailable(() =>
+      this.statusIndex.read(status, afterId, limit + 1, signal),
     );
-    const merged = pages
-      .flat()
-      .map(toPet)
-      .sort((a, b) => a.id - b.id);
-    return { pets: merged.slice(0, limit), hasMore: merged.length > limit };
+    return { pets: pets.slice(0, limit), hasMore: pets.length > limit };
   }
-
-  /** Up to `limit` items of one status above `afterId`, counted in {@link usage}. */
-  private async queryStatusIndex(
-    status: PetStatus,
-    limit: number,
-    signal: AbortSignal | undefined,
-    {
-      afterId = 0,
-      order = 'ascending',
-    }: { afterId?: number; order?: 'ascending' | 'descending' } = {},
-  ): Promise<Record<string, unknown>[]> {
-    const output = await this.client.send(
-      new QueryCommand({
-        TableName: this.tables.pets,
-        IndexName: STATUS_INDEX,
-        KeyConditionExpression: '#status = :status AND #id > :afterId',
-        ExpressionAttributeNames: { '#status': 'status', '#id': 'id' },
-        ExpressionAttributeValues: { ':status': status, ':afterId': afterId },
-        ScanIndexForward: order === 'ascending',
-        Limit: limit,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-      { abortSignal: signal },
-    );
-    const items = output.Items ?? [];
-    this.usage.calls += 1;
-    this.usage.itemsRead += output.ScannedCount ?? items.length;
-    this.usage.readUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
-    return items;
-  }
-
-  /** The highest pet id: one Query per status on `status-index`, newest first, one item each. */
-  private async highestPetId(signal: AbortSignal | undefined): Promise<number> {
-    const ids = await Promise.all(
-      PET_STATUSES.map(async (status) => {
-        const [newest] = await this.queryStatusIndex(status, 1, signal, { order: 'descending' });
-        return Number(newest?.id ?? 0);
-      }),
-    );
-    return Math.max(0, ...ids);
-  }
-}
-
-/** Keeps only the Pet fields of a stored item (it also holds `createdAt`). */
-function toPet(item: Record<string, unknown>): Pet {
-  return {
-    id: item.id as number,
-    name: item.name as string,
-    categoryId: item.categoryId as number,
-    status: item.status as PetStatus,
-  };
 }
 
 /** The transaction was cancelled because the record's lock (its last item) is no longer ours. */

@@ -14,6 +14,7 @@ import {
   PET_ID_SEQUENCE_ID,
   SEQUENCE_MIGRATION_GAP,
 } from '../../shared/pets/id-sequence.ts';
+import { petItem } from '../../shared/pets/pet-item.ts';
 import { COUNTERS_TABLE, PETS_TABLE } from '../../shared/tables.ts';
 
 const client = createDocumentClient();
@@ -55,7 +56,9 @@ describe('pet-id sequence', () => {
     await client.send(
       new PutCommand({ TableName: counters, Item: { name: LEGACY_PET_ID_SEQUENCE, value: 41 } }),
     );
-    await client.send(new PutCommand({ TableName: pets, Item: { ...REX, id: 41 } }));
+    await client.send(
+      new PutCommand({ TableName: pets, Item: petItem({ ...REX, id: 41 }, Date.now()) }),
+    );
 
     const pet = await store.createPet(REX);
 
@@ -83,7 +86,9 @@ describe('pet-id sequence', () => {
       [9, 'pending'],
       [3, 'available'],
     ] as const) {
-      await client.send(new PutCommand({ TableName: pets, Item: { ...REX, id, status } }));
+      await client.send(
+        new PutCommand({ TableName: pets, Item: petItem({ ...REX, id, status }, Date.now()) }),
+      );
     }
 
     expect((await store.createPet(REX)).id).toBe(18);
@@ -91,7 +96,9 @@ describe('pet-id sequence', () => {
 
   it('needs no counters table: it is read only while seeding, and a missing one holds no ids', async () => {
     const { pets, counters, store } = await freshStore();
-    await client.send(new PutCommand({ TableName: pets, Item: { ...REX, id: 5 } }));
+    await client.send(
+      new PutCommand({ TableName: pets, Item: petItem({ ...REX, id: 5 }, Date.now()) }),
+    );
     await client.send(new DeleteTableCommand({ TableName: counters }));
 
     expect((await store.createPet(REX)).id).toBe(6);
