@@ -80,6 +80,31 @@ export class StatusIndex {
     const key = `${status}.${afterId}.${count}`;
     const cached = cache?.get(key, now());
     if (cached) return cached;
+    let reading = this.reading.get(key);
+    if (!reading) {
+      reading = this.readShards(key, status, afterId, count, signal).finally(() => {
+        this.reading.delete(key);
+      });
+      this.reading.set(key, reading);
+    }
+    return reading;
+  }
+
+  /**
+   * The reads under way by key, which concurrent callers share, bounded by the first caller's
+   * deadline (the local gateway runs many invocations in one process; Lambda one at a time).
+   */
+  private readonly reading = new Map<string, Promise<readonly Pet[]>>();
+
+  /** Every shard's Query of one status, merged, and kept in the cache under `key`. */
+  private async readShards(
+    key: string,
+    status: PetStatus,
+    afterId: number,
+    count: number,
+    signal: AbortSignal | undefined,
+  ): Promise<readonly Pet[]> {
+    const { cache, now } = this.options;
     const fetchedAt = now();
     const shards = await Promise.all(
       statusShardsOf(status).map((shard) => this.query(shard, count, signal, { afterId })),

@@ -2,7 +2,7 @@
  * listPets on the sharded `status-index`, on DynamoDB Local and a clock of the test's own: pages
  * merged from the 16 shards of each status (ascending, each pet once, `hasMore`), and the page
  * cache (a settled page served without a DynamoDB call for 10 minutes, a tail page for one
- * second, its bound of pets).
+ * second, one read shared by concurrent requests, its bound of pets).
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -161,6 +161,19 @@ describe('the page cache', () => {
 
     expect(first).toEqual({ page: { pets: pets.slice(0, 5), hasMore: true }, calls: 48 });
     expect(cached).toEqual({ ...first, calls: 0 });
+  });
+
+  it('shares one read among concurrent requests of the same page', async () => {
+    const { creator, reader } = await freshStores();
+    const pets = await createPets(creator, 3, 'sold');
+    const before = reader.usage.calls;
+
+    const pages = await Promise.all(
+      Array.from({ length: 5 }, () => reader.listPets({ limit: 10, status: 'sold' })),
+    );
+
+    expect(reader.usage.calls - before).toBe(16);
+    for (const page of pages) expect(page).toEqual({ pets, hasMore: false });
   });
 
   it('holds at most its bound of pets, and answers the evicted pages from DynamoDB again', async () => {
