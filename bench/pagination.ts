@@ -13,6 +13,7 @@ import { routeOf } from '../infra/routes.ts';
 import { createDocumentClient } from '../shared/clients.ts';
 import { createContainer } from '../shared/container.ts';
 import { DynamoDBPetStore, emptyUsage } from '../shared/pets/dynamodb-pet-store.ts';
+import { petItem } from '../shared/pets/pet-item.ts';
 import type { ListPetsOptions } from '../shared/pets/pet-store.ts';
 import { PET_STATUSES } from '../shared/pets/schemas.ts';
 import { readSettings, requiredSetting } from '../shared/settings.ts';
@@ -59,13 +60,15 @@ await withLocalStack(async (endpoint) => {
       const ids = Array.from({ length: Math.min(25, count - start + 1) }, (_, i) => start + i);
       const requests = ids.map((id) => ({
         PutRequest: {
-          Item: {
-            id,
-            name: `Pet ${id}`,
-            categoryId: 1,
-            status: PET_STATUSES[id % PET_STATUSES.length],
-            createdAt: new Date().toISOString(),
-          },
+          Item: petItem(
+            {
+              id,
+              name: `Pet ${id}`,
+              categoryId: 1,
+              status: PET_STATUSES[id % PET_STATUSES.length] ?? 'available',
+            },
+            Date.now(),
+          ),
         },
       }));
       let unprocessed: typeof requests | undefined = requests;

@@ -28,10 +28,16 @@ export interface TableDefinition {
   readonly timeToLiveAttribute?: string;
 }
 
-/** GSI of the pets table that serves `GET /pets?status=…` as a Query, ordered by id. */
+/**
+ * GSI of the pets table that serves `GET /pets` as Queries ordered by id: partition key
+ * `statusShard` (`<status>#<shard>`, pets/pet-item.ts), one per shard of a status, merged by id.
+ */
 export const STATUS_INDEX = 'status-index';
 
-/** Pets by `id` (number); item 0 holds the pet-id sequence (`value`, the last id leased; no `status`: unlisted). */
+/** The pet item's attribute that is `status-index`'s partition key: `<status>#<shard>`. */
+export const STATUS_SHARD_ATTRIBUTE = 'statusShard';
+
+/** Pets by `id` (number); item 0 holds the pet-id sequence (`value`, the last id leased; no `statusShard`: unlisted). */
 export const PETS_TABLE: TableDefinition = {
   constructId: 'PetsTable',
   envVar: 'PETS_TABLE_NAME',
@@ -40,7 +46,7 @@ export const PETS_TABLE: TableDefinition = {
   globalSecondaryIndexes: [
     {
       indexName: STATUS_INDEX,
-      partitionKey: { name: 'status', type: 'S' },
+      partitionKey: { name: STATUS_SHARD_ATTRIBUTE, type: 'S' },
       sortKey: { name: 'id', type: 'N' },
     },
   ],

@@ -8,7 +8,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -18,10 +17,12 @@ import { IdempotencyInProgressError, IdempotencyKeyUsedError } from '../idempote
 import type { IdempotentRequest, StoredResponse } from '../idempotency/record.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
-import { STATUS_INDEX } from '../tables.ts';
 import { IdBlocks } from './id-blocks.ts';
+import type { PageCache } from './page-cache.ts';
+import { petItem, petOf } from './pet-item.ts';
 import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from './pet-store.ts';
-import { type NewPet, PET_STATUSES, type Pet, type PetStatus } from './schemas.ts';
+import type { NewPet, Pet } from './schemas.ts';
+import { StatusIndex } from './status-index.ts';
 
 /** What the `status-index` reads have cost: calls, items read (`ScannedCount`), read units. */
 export interface StoreUsage {
@@ -54,6 +55,11 @@ export interface DynamoDBPetStoreOptions {
   readonly now?: () => number;
   /** Ids this instance leases at once (`IdBlocks`). @default DEFAULT_ID_BLOCK_SIZE (100) */
   readonly idBlockSize?: number;
+  /**
+   * The cache of listPets's pages: the listPets function's, kept across its invocations.
+   * @default - none: every page reads every shard of its statuses
+   */
+  readonly pageCache?: PageCache;
 }
 
 /** Item sent with a write, for the transaction or the put. */
@@ -62,7 +68,8 @@ type PetPut = { TableName: string; Item: Record<string, unknown>; ConditionExpre
 /**
  * PetStore on DynamoDB: a create is one conditional put with an id from this instance's leased
  * block (a transaction of pet and record with `recording`); a get one consistent read; a list
- * page one Query on `status-index` per status, never a Scan (costs: docs/architecture.md).
+ * page one Query on `status-index` per shard of each status listed, merged by id, or the page
+ * cache; never a Scan (costs: docs/architecture.md).
  */
 export class DynamoDBPetStore implements PetStore {
   /** The counters of the `status-index` reads (see {@link DynamoDBPetStoreOptions.usage}). */
@@ -71,6 +78,7 @@ export class DynamoDBPetStore implements PetStore {
   private readonly now: () => number;
   /** Issues the ids of new pets from blocks leased on the sequence item. */
   private readonly ids: IdBlocks;
+  private readonly statusIndex: StatusIndex;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -83,6 +91,11 @@ export class DynamoDBPetStore implements PetStore {
     this.ids = new IdBlocks(client, tables.pets, {
       blockSize: options.idBlockSize,
       now: this.now,
+    });
+    this.statusIndex = new StatusIndex(client, tables.pets, {
+      usage: this.usage,
+      now: this.now,
+      cache: options.pageCache,
     });
   }
 
@@ -121,7 +134,7 @@ export class DynamoDBPetStore implements PetStore {
     const nowMs = this.now();
     const put: PetPut = {
       TableName: this.tables.pets,
-      Item: { ...pet, createdAt: new Date(nowMs).toISOString() },
+      Item: petItem(pet, nowMs),
       ConditionExpression: 'attribute_not_exists(id)',
     };
     if (recording) {
@@ -192,55 +205,14 @@ export class DynamoDBPetStore implements PetStore {
         { abortSignal: options.signal },
       ),
     );
-    return Item ? toPet(Item) : undefined;
+    return Item ? petOf(Item) : undefined;
   }
 
-  /** Without `status`, the smallest ids of the three statuses' Queries (`limit + 1` each) merged. */
+  /** The first `limit + 1` pets after `afterId`: `limit` of them, and whether more follow. */
   async listPets({ limit, status, afterId = 0, signal }: ListPetsOptions): Promise<PetPage> {
-    const statuses = status ? [status] : PET_STATUSES;
-    const pages = await unlessUnavailable(() =>
-      Promise.all(statuses.map((s) => this.queryStatusIndex(s, limit + 1, signal, { afterId }))),
+    const pets = await unlessUnavailable(() =>
+      this.statusIndex.read(status, afterId, limit + 1, signal),
     );
-    const merged = pages
-      .flat()
-      .map(toPet)
-      .sort((a, b) => a.id - b.id);
-    return { pets: merged.slice(0, limit), hasMore: merged.length > limit };
+    return { pets: pets.slice(0, limit), hasMore: pets.length > limit };
   }
-
-  /** Up to `limit` items of one status above `afterId`, counted in {@link usage}. */
-  private async queryStatusIndex(
-    status: PetStatus,
-    limit: number,
-    signal: AbortSignal | undefined,
-    { afterId = 0 }: { afterId?: number } = {},
-  ): Promise<Record<string, unknown>[]> {
-    const output = await this.client.send(
-      new QueryCommand({
-        TableName: this.tables.pets,
-        IndexName: STATUS_INDEX,
-        KeyConditionExpression: '#status = :status AND #id > :afterId',
-        ExpressionAttributeNames: { '#status': 'status', '#id': 'id' },
-        ExpressionAttributeValues: { ':status': status, ':afterId': afterId },
-        Limit: limit,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-      { abortSignal: signal },
-    );
-    const items = output.Items ?? [];
-    this.usage.calls += 1;
-    this.usage.itemsRead += output.ScannedCount ?? items.length;
-    this.usage.readUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
-    return items;
-  }
-}
-
-/** Keeps only the Pet fields of a stored item (it also holds `createdAt`). */
-function toPet(item: Record<string, unknown>): Pet {
-  return {
-    id: item.id as number,
-    name: item.name as string,
-    categoryId: item.categoryId as number,
-    status: item.status as PetStatus,
-  };
 }

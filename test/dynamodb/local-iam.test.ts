@@ -87,8 +87,8 @@ describe('enforceGrants (IAM on the local stack)', () => {
         TableName: tableName(PETS_TABLE),
         IndexName: STATUS_INDEX,
         KeyConditionExpression: '#s = :s',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':s': 'sold' },
+        ExpressionAttributeNames: { '#s': 'statusShard' },
+        ExpressionAttributeValues: { ':s': 'sold#0' },
         Limit: 1,
       });
 

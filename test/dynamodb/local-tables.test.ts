@@ -33,7 +33,7 @@ describe('createTables', () => {
       [
         STATUS_INDEX,
         [
-          { AttributeName: 'status', KeyType: 'HASH' },
+          { AttributeName: 'statusShard', KeyType: 'HASH' },
           { AttributeName: 'id', KeyType: 'RANGE' },
         ],
       ],

@@ -81,7 +81,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
-    it('gives the pets table the status-index GSI: partition key status, sort key id', () => {
+    it('gives the pets table the status-index GSI: partition key statusShard, sort key id', () => {
       template().hasResource('AWS::DynamoDB::Table', {
         Properties: Match.objectLike({
           KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
@@ -89,7 +89,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
             {
               IndexName: 'status-index',
               KeySchema: [
-                { AttributeName: 'status', KeyType: 'HASH' },
+                { AttributeName: 'statusShard', KeyType: 'HASH' },
                 { AttributeName: 'id', KeyType: 'RANGE' },
               ],
               Projection: { ProjectionType: 'ALL' },

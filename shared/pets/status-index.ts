@@ -1,0 +1,145 @@
+/**
+ * Reads of `status-index`: a status's page is one Query per shard (`id > afterId`, in parallel)
+ * merged by id, through listPets's page cache when the store has one (docs/architecture.md).
+ */
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from '../tables.ts';
+import type { StoreUsage } from './dynamodb-pet-store.ts';
+import { type PageCache, pageExpiry } from './page-cache.ts';
+import { petOf, statusShardsOf } from './pet-item.ts';
+import { PET_STATUSES, type Pet, type PetStatus } from './schemas.ts';
+
+/** A stored item as a Query returns it: a pet, its `statusShard` and `createdAt`. */
+type Item = Record<string, unknown> & { id: number };
+
+/**
+ * The first `count` elements of lists each sorted by ascending `id`, in ascending `id`: a k-way
+ * merge that stops at `count`. The first `count` of all are among the first `count` of each list,
+ * so each list needs no more than that.
+ */
+export function mergeById<T extends { readonly id: number }>(
+  lists: readonly (readonly T[])[],
+  count: number,
+): T[] {
+  const heads = lists.map((items) => ({ items, at: 0 }));
+  const merged: T[] = [];
+  while (merged.length < count) {
+    let best: { items: readonly T[]; at: number } | undefined;
+    for (const head of heads) {
+      const candidate = head.items[head.at];
+      if (candidate && (!best || candidate.id < (best.items[best.at] as T).id)) best = head;
+    }
+    if (!best) break;
+    merged.push(best.items[best.at++] as T);
+  }
+  return merged;
+}
+
+/** What a {@link StatusIndex} counts its Queries in, reads its time from, and caches pages in. */
+export interface StatusIndexOptions {
+  readonly usage: StoreUsage;
+  /** Epoch milliseconds. */
+  readonly now: () => number;
+  /** @default - none: every page reads every shard */
+  readonly cache?: PageCache;
+}
+
+/** The `status-index` GSI of one pets table. */
+export class StatusIndex {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly options: StatusIndexOptions,
+  ) {}
+
+  /**
+   * The `count` smallest ids above `afterId`, of `status` or, without it, of every status (the
+   * three statuses' reads merged). Pets are shared with the cache: never change them.
+   */
+  async read(
+    status: PetStatus | undefined,
+    afterId: number,
+    count: number,
+    signal: AbortSignal | undefined,
+  ): Promise<readonly Pet[]> {
+    if (status) return this.readStatus(status, afterId, count, signal);
+    const lists = await Promise.all(
+      PET_STATUSES.map((each) => this.readStatus(each, afterId, count, signal)),
+    );
+    return mergeById(lists, count);
+  }
+
+  /** One status's `count` smallest ids above `afterId`: cached, or every shard's Query merged. */
+  private async readStatus(
+    status: PetStatus,
+    afterId: number,
+    count: number,
+    signal: AbortSignal | undefined,
+  ): Promise<readonly Pet[]> {
+    const { cache, now } = this.options;
+    const key = `${status}.${afterId}.${count}`;
+    const cached = cache?.get(key, now());
+    if (cached) return cached;
+    let reading = this.reading.get(key);
+    if (!reading) {
+      reading = this.readShards(key, status, afterId, count, signal).finally(() => {
+        this.reading.delete(key);
+      });
+      this.reading.set(key, reading);
+    }
+    return reading;
+  }
+
+  /**
+   * The reads under way by key, which concurrent callers share, bounded by the first caller's
+   * deadline (the local gateway runs many invocations in one process; Lambda one at a time).
+   */
+  private readonly reading = new Map<string, Promise<readonly Pet[]>>();
+
+  /** Every shard's Query of one status, merged, and kept in the cache under `key`. */
+  private async readShards(
+    key: string,
+    status: PetStatus,
+    afterId: number,
+    count: number,
+    signal: AbortSignal | undefined,
+  ): Promise<readonly Pet[]> {
+    const { cache, now } = this.options;
+    const fetchedAt = now();
+    const shards = await Promise.all(
+      statusShardsOf(status).map((shard) => this.query(shard, count, signal, { afterId })),
+    );
+    const items = mergeById(shards, count);
+    const pets = items.map(petOf);
+    const newest = Date.parse(String(items.at(-1)?.createdAt));
+    cache?.set(key, pets, pageExpiry(fetchedAt, items.length === count, newest));
+    return pets;
+  }
+
+  /** Up to `limit` items of one shard above `afterId`, counted in the usage. */
+  private async query(
+    shard: string,
+    limit: number,
+    signal: AbortSignal | undefined,
+    { afterId = 0 }: { afterId?: number } = {},
+  ): Promise<Item[]> {
+    const output = await this.client.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: STATUS_INDEX,
+        KeyConditionExpression: '#shard = :shard AND #id > :afterId',
+        ExpressionAttributeNames: { '#shard': STATUS_SHARD_ATTRIBUTE, '#id': 'id' },
+        ExpressionAttributeValues: { ':shard': shard, ':afterId': afterId },
+        Limit: limit,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+      { abortSignal: signal },
+    );
+    const items = (output.Items ?? []) as Item[];
+    const { usage } = this.options;
+    usage.calls += 1;
+    usage.itemsRead += output.ScannedCount ?? items.length;
+    usage.readUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
+    return items;
+  }
+}
