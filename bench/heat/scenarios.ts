@@ -11,6 +11,7 @@ import type { Container } from '../../shared/container.ts';
 import type { DynamoDBBase } from '../../shared/dynamodb-base.ts';
 import { DynamoDBIdempotencyStore } from '../../shared/idempotency/dynamodb-idempotency-store.ts';
 import { DynamoDBPetStore } from '../../shared/pets/dynamodb-pet-store.ts';
+import { PageCache } from '../../shared/pets/page-cache.ts';
 import { PET_STATUSES, type PetStatus } from '../../shared/pets/schemas.ts';
 import { ENTERPRISE_PLAN, MAX_PER_DAY, MAX_PER_MINUTE, PLANS } from '../../shared/plans.ts';
 import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
@@ -37,7 +38,12 @@ export type InstanceContainer = Pick<Container, 'settings' | 'pets' | 'rateLimit
 export function instanceContainer(base: DynamoDBBase, now: () => number): InstanceContainer {
   return {
     settings: base.settings,
-    pets: DynamoDBPetStore.from(base, { records: DynamoDBIdempotencyStore.from(base), now }),
+    // One store per instance with every entry's options: its id blocks, records and page cache.
+    pets: DynamoDBPetStore.from(base, {
+      records: DynamoDBIdempotencyStore.from(base),
+      pageCache: new PageCache(),
+      now,
+    }),
     rateLimiter: DynamoDBRateLimiter.from(base),
     now,
   };
