@@ -52,8 +52,8 @@ export interface DynamoDBPetStoreOptions {
   readonly records?: DynamoDBIdempotencyStore;
   /** Clock of the id blocks and page caches, epoch milliseconds. @default Date.now */
   readonly now?: () => number;
-  /** Ids this instance leases at once (`IdBlocks`). @default DEFAULT_ID_BLOCK_SIZE (100) */
-  readonly idBlockSize?: number;
+  /** Most ids this instance leases at once (`IdBlocks`). @default DEFAULT_ID_BLOCK_SIZE (100) */
+  readonly maxIdBlockSize?: number;
 }
 
 /** Item sent with a write, for the transaction or the put. */
@@ -81,7 +81,7 @@ export class DynamoDBPetStore implements PetStore {
     this.records = options.records;
     this.now = options.now ?? Date.now;
     this.ids = new IdBlocks(client, tables.pets, {
-      blockSize: options.idBlockSize,
+      maxBlockSize: options.maxIdBlockSize,
       now: this.now,
     });
   }
