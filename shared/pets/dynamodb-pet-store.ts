@@ -53,8 +53,8 @@ export interface DynamoDBPetStoreOptions {
   readonly records?: DynamoDBIdempotencyStore;
   /** Clock of the id blocks and page caches, epoch milliseconds. @default Date.now */
   readonly now?: () => number;
-  /** Ids this instance leases at once (`IdBlocks`). @default DEFAULT_ID_BLOCK_SIZE (100) */
-  readonly idBlockSize?: number;
+  /** Most ids this instance leases at once (`IdBlocks`). @default DEFAULT_ID_BLOCK_SIZE (100) */
+  readonly maxIdBlockSize?: number;
   /**
    * The cache of listPets's pages: the listPets function's, kept across its invocations.
    * @default - none: every page reads every shard of its statuses
@@ -89,7 +89,7 @@ export class DynamoDBPetStore implements PetStore {
     this.records = options.records;
     this.now = options.now ?? Date.now;
     this.ids = new IdBlocks(client, tables.pets, {
-      blockSize: options.idBlockSize,
+      maxBlockSize: options.maxIdBlockSize,
       now: this.now,
     });
     this.statusIndex = new StatusIndex(client, tables.pets, {

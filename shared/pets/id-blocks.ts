@@ -1,6 +1,7 @@
 /**
- * Pet ids in leased blocks (hi/lo): item `id` 0 of the pets table holds `value`, the last id leased;
- * an instance takes a block of ids with one atomic `ADD` and hands them out from memory.
+ * Pet ids in leased blocks (hi/lo) of adaptive size: item `id` 0 of the pets table holds `value`,
+ * the last id leased; an instance takes a block of ids with one atomic `ADD` and hands them out
+ * from memory.
  */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ID_BLOCK_LIFETIME_MS } from './id-order.ts';
@@ -9,16 +10,18 @@ import { ID_BLOCK_LIFETIME_MS } from './id-order.ts';
 export const PET_ID_SEQUENCE_ID = 0;
 
 /**
- * Ids an instance leases at once. At 10,000 creates/s over N busy instances the sequence item
- * takes at most 10,000 / 100 + N / (ID_BLOCK_LIFETIME_MS / 1000) leases a second, e.g. 300 with
- * 200 instances: well under the item's 1,000 writes/s (docs/architecture.md, "Pet ids").
+ * Most ids an instance leases at once. At a steady rate an instance's blocks either hold this
+ * many ids, all used, or last about their lifetime, so at 10,000 creates/s over N instances the
+ * sequence item takes at most 10,000 / 100 + N / (ID_BLOCK_LIFETIME_MS / 1000) leases a second,
+ * e.g. 300 with 200 instances: well under the item's 1,000 writes/s (docs/architecture.md, "Pet
+ * ids").
  */
 export const DEFAULT_ID_BLOCK_SIZE = 100;
 
 /** Options of {@link IdBlocks}. */
 export interface IdBlocksOptions {
-  /** Ids per lease, a whole number >= 1. @default DEFAULT_ID_BLOCK_SIZE */
-  readonly blockSize?: number;
+  /** Most ids per lease, a whole number >= 1. @default DEFAULT_ID_BLOCK_SIZE */
+  readonly maxBlockSize?: number;
   /** Clock of the leases' lifetime, epoch milliseconds. @default Date.now */
   readonly now?: () => number;
 }
@@ -27,6 +30,8 @@ export interface IdBlocksOptions {
 interface Block {
   next: number;
   readonly last: number;
+  /** Ids the lease took. */
+  readonly size: number;
   /** Epoch ms, taken before the lease was sent: the block is used until this + the lifetime. */
   readonly leasedAt: number;
 }
@@ -36,9 +41,15 @@ interface Block {
  * belongs to one lease, and ids a block still holds when it is dropped are discarded). Uniqueness
  * rests on the atomic `ADD` alone; the clock only bounds order: a block is used for at most
  * {@link ID_BLOCK_LIFETIME_MS} after its lease, so ids are k-sorted by creation time within it.
+ *
+ * Block sizes adapt to the instance's rate: the first lease takes 1 id; a block spent while still
+ * fresh makes the next lease twice its size (at most `maxBlockSize`); a block that expires makes
+ * the next lease as large as the ids it gave out (at least 1). So an instance creating at most
+ * one pet per lifetime leases 1 id per create and, alone, issues 1, 2, 3, …; a busy one reaches
+ * `maxBlockSize` ids per lease after a few doublings (7 from 1 to 100).
  */
 export class IdBlocks {
-  private readonly blockSize: number;
+  private readonly maxBlockSize: number;
   private readonly now: () => number;
   private block: Block | undefined;
   /** The lease in flight, which concurrent callers share, and the signal it was sent with. */
@@ -46,16 +57,16 @@ export class IdBlocks {
 
   /**
    * @param table The pets table, which holds the sequence item.
-   * @throws Error when `blockSize` is not a whole number >= 1.
+   * @throws Error when `maxBlockSize` is not a whole number >= 1.
    */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
     options: IdBlocksOptions = {},
   ) {
-    this.blockSize = options.blockSize ?? DEFAULT_ID_BLOCK_SIZE;
-    if (!Number.isSafeInteger(this.blockSize) || this.blockSize < 1) {
-      throw new Error(`The id block size must be a whole number >= 1, not ${this.blockSize}`);
+    this.maxBlockSize = options.maxBlockSize ?? DEFAULT_ID_BLOCK_SIZE;
+    if (!Number.isSafeInteger(this.maxBlockSize) || this.maxBlockSize < 1) {
+      throw new Error(`The id block size must be a whole number >= 1, not ${this.maxBlockSize}`);
     }
     this.now = options.now ?? Date.now;
   }
@@ -76,15 +87,25 @@ export class IdBlocks {
 
   private ready(): boolean {
     const block = this.block;
-    return (
-      block !== undefined &&
-      block.next <= block.last &&
-      this.now() - block.leasedAt < ID_BLOCK_LIFETIME_MS
-    );
+    return block !== undefined && block.next <= block.last && this.fresh(block);
+  }
+
+  private fresh(block: Block): boolean {
+    return this.now() - block.leasedAt < ID_BLOCK_LIFETIME_MS;
+  }
+
+  /** Ids the next lease takes: see the class's docstring. */
+  private nextSize(): number {
+    const block = this.block;
+    if (block === undefined) return 1;
+    // Not ready yet fresh: spent before its lifetime was up, so too small for this instance.
+    if (this.fresh(block)) return Math.min(2 * block.size, this.maxBlockSize);
+    const used = block.next - (block.last - block.size + 1);
+    return Math.max(used, 1);
   }
 
   /**
-   * One `ADD :blockSize` on the sequence item (created at 0 on a new table), shared by concurrent
+   * One `ADD :size` on the sequence item (created at 0 on a new table), shared by concurrent
    * callers and cut short by the first one's deadline; a caller whose own deadline has not passed
    * then leases again.
    */
@@ -108,18 +129,19 @@ export class IdBlocks {
 
   private async send(signal: AbortSignal | undefined): Promise<void> {
     const leasedAt = this.now();
+    const size = this.nextSize();
     const { Attributes } = await this.client.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { id: PET_ID_SEQUENCE_ID },
         UpdateExpression: 'ADD #value :size',
         ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':size': this.blockSize },
+        ExpressionAttributeValues: { ':size': size },
         ReturnValues: 'UPDATED_NEW',
       }),
       { abortSignal: signal },
     );
     const last = Number(Attributes?.value);
-    this.block = { next: last - this.blockSize + 1, last, leasedAt };
+    this.block = { next: last - size + 1, last, size, leasedAt };
   }
 }

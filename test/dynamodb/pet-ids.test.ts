@@ -1,7 +1,9 @@
 /**
  * Pet ids in leased blocks on DynamoDB Local: unique across instances (stores of their own, as
  * function instances are), ascending within a block, dropped after their lifetime on the store's
- * clock, and leased beside the rate limiter's call (`prepareCreate`) so that a create is one call.
+ * clock, sized to the instance's rate (1 id first, doubled when spent while fresh, cut to the ids
+ * used when expired), and leased beside the rate limiter's call (`prepareCreate`) so that a create
+ * is one call.
  */
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -16,10 +18,15 @@ import { PETS_TABLE } from '../../shared/tables.ts';
 const client = createDocumentClient();
 /** Every call the counted client sends, by command name (e.g. `UpdateItemCommand`). */
 const calls: string[] = [];
+/** The size of every lease the counted client sends (`:size` of the sequence's `ADD`). */
+const leases: number[] = [];
 const counted = createDocumentClient();
 counted.middlewareStack.add(
   (next, context) => (args) => {
     calls.push(context.commandName ?? '');
+    const size = (args.input as { ExpressionAttributeValues?: Record<string, unknown> })
+      .ExpressionAttributeValues?.[':size'];
+    if (typeof size === 'number') leases.push(size);
     return next(args);
   },
   { step: 'initialize', name: 'countCalls' },
@@ -45,35 +52,95 @@ async function sequenceValue(pets: string): Promise<unknown> {
   return Item?.value;
 }
 
+/** The ids of `count` creates made one after another, with `between` run between two. */
+async function sequentialIds(store: DynamoDBPetStore, count: number, between = () => {}) {
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (i > 0) between();
+    ids.push((await store.createPet(REX)).id);
+  }
+  return ids;
+}
+
 describe('pet ids in leased blocks', () => {
-  it('starts at 1 on a new table and leases the next block once one is spent', async () => {
-    const pets = await freshTable();
-    const store = new DynamoDBPetStore(client, { pets }, { idBlockSize: 3 });
+  it('gives 1, 2, 3, … to the sequential creates of one instance on a new table, slow or fast', async () => {
+    const slowTable = await freshTable();
+    const fastTable = await freshTable();
+    let nowMs = 1_000_000;
+    const slow = new DynamoDBPetStore(counted, { pets: slowTable }, { now: () => nowMs });
+    const fast = new DynamoDBPetStore(counted, { pets: fastTable }, { now: () => nowMs });
 
-    const ids = [];
-    for (let i = 0; i < 4; i++) ids.push((await store.createPet(REX)).id);
+    leases.length = 0;
+    const slowIds = await sequentialIds(slow, 5, () => {
+      nowMs += 2 * ID_BLOCK_LIFETIME_MS;
+    });
+    const slowLeases = [...leases];
+    leases.length = 0;
+    const fastIds = await sequentialIds(fast, 7);
+    const fastLeases = [...leases];
 
-    expect(ids).toEqual([1, 2, 3, 4]);
-    expect(await sequenceValue(pets)).toBe(6);
+    expect(slowIds).toEqual([1, 2, 3, 4, 5]);
+    expect(slowLeases).toEqual([1, 1, 1, 1, 1]);
+    expect(await sequenceValue(slowTable)).toBe(5);
+    expect(fastIds).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(fastLeases).toEqual([1, 2, 4]);
+    expect(await sequenceValue(fastTable)).toBe(7);
   });
 
-  it('shares one lease among the concurrent creates of one instance', async () => {
+  it('doubles the next lease, up to the maximum, when a block is spent within its lifetime', async () => {
     const pets = await freshTable();
-    const store = new DynamoDBPetStore(client, { pets }, { idBlockSize: 3 });
+    const store = new DynamoDBPetStore(counted, { pets }, { maxIdBlockSize: 8, now: () => 1e6 });
 
+    leases.length = 0;
+    const ids = await sequentialIds(store, 20);
+
+    expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(leases).toEqual([1, 2, 4, 8, 8]);
+    expect(await sequenceValue(pets)).toBe(23);
+  });
+
+  it('leases only as many ids as an expired block gave out, at least 1, never reusing the rest', async () => {
+    const pets = await freshTable();
+    let nowMs = 1_000_000;
+    const store = new DynamoDBPetStore(counted, { pets }, { now: () => nowMs });
+
+    leases.length = 0;
+    // Leases of 1, 2 and 4, spent; then one of 8 (ids 8 to 15), of which 4 go out in its lifetime.
+    const busy = await sequentialIds(store, 10);
+    nowMs += ID_BLOCK_LIFETIME_MS - 1;
+    const stillFresh = await sequentialIds(store, 1);
+    nowMs += 1;
+    // A lease of 4 (ids 16 to 19), of which 1 goes out; then leases of 1.
+    const afterLifetime = await sequentialIds(store, 3, () => {
+      nowMs += ID_BLOCK_LIFETIME_MS;
+    });
+
+    expect(busy).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(stillFresh).toEqual([11]);
+    expect(afterLifetime).toEqual([16, 20, 21]);
+    expect(leases).toEqual([1, 2, 4, 8, 4, 1, 1]);
+    expect(await sequenceValue(pets)).toBe(21);
+  });
+
+  it('shares one lease among the concurrent creates of one instance, doubling as they spend it', async () => {
+    const pets = await freshTable();
+    const store = new DynamoDBPetStore(counted, { pets }, { now: () => 1e6 });
+
+    leases.length = 0;
     const created = await Promise.all(Array.from({ length: 10 }, () => store.createPet(REX)));
 
     expect(created.map((pet) => pet.id).sort((a, b) => a - b)).toEqual([
       1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
     ]);
-    expect(await sequenceValue(pets)).toBe(12);
+    expect(leases).toEqual([1, 2, 4, 8]);
+    expect(await sequenceValue(pets)).toBe(15);
   });
 
   it('gives unique ids to concurrent creates on several instances, ascending on each', async () => {
     const pets = await freshTable();
     const instances = Array.from(
       { length: 4 },
-      () => new DynamoDBPetStore(client, { pets }, { idBlockSize: 5 }),
+      () => new DynamoDBPetStore(client, { pets }, { maxIdBlockSize: 5 }),
     );
 
     // Each instance serves one request at a time, as a function instance does; all run at once.
@@ -91,31 +158,15 @@ describe('pet ids in leased blocks', () => {
     expect(new Set(all).size).toBe(80);
     expect(all.every((id) => Number.isSafeInteger(id) && id > 0)).toBe(true);
     for (const ids of issued) expect(ids).toEqual([...ids].sort((a, b) => a - b));
-    // Every id came from a lease of 5, and no lease was lost: the sequence is a multiple of 5.
-    expect(Number(await sequenceValue(pets)) % 5).toBe(0);
+    expect(Number(await sequenceValue(pets))).toBeGreaterThanOrEqual(Math.max(...all));
     const { pets: listed } = await new DynamoDBPetStore(client, { pets }).listPets({ limit: 100 });
     expect(listed.map((pet) => pet.id)).toEqual([...all].sort((a, b) => a - b));
-  });
-
-  it('drops a block once its lifetime has passed on the store clock, never reusing its ids', async () => {
-    const pets = await freshTable();
-    let nowMs = 1_000_000;
-    const store = new DynamoDBPetStore(client, { pets }, { idBlockSize: 10, now: () => nowMs });
-
-    const first = await store.createPet(REX);
-    nowMs += ID_BLOCK_LIFETIME_MS - 1;
-    const stillFresh = await store.createPet(REX);
-    nowMs += 1;
-    const afterLifetime = await store.createPet(REX);
-
-    expect([first.id, stillFresh.id, afterLifetime.id]).toEqual([1, 2, 11]);
-    expect(await sequenceValue(pets)).toBe(20);
   });
 
   it('makes the next create a single call once prepareCreate has leased a block', async () => {
     const pets = await freshTable();
     let nowMs = 1_000_000;
-    const store = new DynamoDBPetStore(counted, { pets }, { idBlockSize: 2, now: () => nowMs });
+    const store = new DynamoDBPetStore(counted, { pets }, { now: () => nowMs });
     const callsOf = async (work: () => Promise<unknown>) => {
       calls.length = 0;
       await work();
@@ -127,6 +178,8 @@ describe('pet ids in leased blocks', () => {
     );
     const create = await callsOf(() => store.createPet(REX));
     const preparedAgain = await callsOf(() => store.prepareCreate());
+    const firstOfTwo = await callsOf(() => store.createPet(REX));
+    const stillReady = await callsOf(() => store.prepareCreate());
     const lastOfBlock = await callsOf(() => store.createPet(REX));
     const unprepared = await callsOf(() => store.createPet(REX));
     nowMs += ID_BLOCK_LIFETIME_MS;
@@ -134,7 +187,9 @@ describe('pet ids in leased blocks', () => {
 
     expect(prepared).toEqual(['UpdateItemCommand']);
     expect(create).toEqual(['PutItemCommand']);
-    expect(preparedAgain).toEqual([]);
+    expect(preparedAgain).toEqual(['UpdateItemCommand']);
+    expect(firstOfTwo).toEqual(['PutItemCommand']);
+    expect(stillReady).toEqual([]);
     expect(lastOfBlock).toEqual(['PutItemCommand']);
     expect(unprepared).toEqual(['UpdateItemCommand', 'PutItemCommand']);
     expect(expired).toEqual(['UpdateItemCommand']);
