@@ -8,10 +8,11 @@ import { STATUS_SHARD_ATTRIBUTE } from '../tables.ts';
 import type { Pet, PetStatus } from './schemas.ts';
 
 /**
- * Shards per status. 10,000 creates/s of one status write 625 GSI units/s to each (one unit per
- * pet item under 1 KB), 0.63 of a partition's 1,000; a second's hash spread adds about 0.06.
+ * Shards per status. 10,000 creates/s of one status write 625 GSI units/s to each (two units per
+ * pet item under 1 KB when it is written in a transaction, as a create with an Idempotency-Key is),
+ * 0.63 of a partition's 1,000; a second's hash spread adds about 0.09 (docs/architecture.md).
  */
-export const STATUS_SHARDS = 16;
+export const STATUS_SHARDS = 32;
 
 /**
  * The `status-index` partition key value of a pet: `<status>#<n>`, `n` from 0 to
@@ -21,7 +22,7 @@ export const STATUS_SHARDS = 16;
  * shards; a hash spreads any pattern of ids. SHA-256 because `printf 42 | sha256sum` gives the
  * same shard anywhere (an operator, the bench's meter).
  *
- * @example statusShardOf('available', 42) → 'available#4' (`printf 42 | sha256sum`: 73475cb4…)
+ * @example statusShardOf('available', 42) → 'available#20' (`printf 42 | sha256sum`: 73475cb4…)
  */
 export function statusShardOf(status: PetStatus, id: number): string {
   const digest = createHash('sha256').update(String(id)).digest();

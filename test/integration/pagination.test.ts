@@ -14,6 +14,7 @@ import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { createContainer } from '../../shared/container.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
 import { emptyUsage } from '../../shared/pets/dynamodb-pet-store.ts';
+import { STATUS_SHARDS } from '../../shared/pets/pet-item.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../../shared/pets/schemas.ts';
 import { issueToken, type PetstoreClient, petstoreClient } from '../support/api-client.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
@@ -166,7 +167,7 @@ describe('paging through listPets', () => {
     expect(response.headers.get('link')).toMatch(/^<\/v1\/pets\?limit=10&cursor=/);
   });
 
-  it('reads at most limit + 1 items per DynamoDB call: 48 Queries a page without status, 16 with', async () => {
+  it('reads at most limit + 1 items per DynamoDB call: 3 × STATUS_SHARDS Queries a page without status, STATUS_SHARDS with', async () => {
     const cost = async (query: string) => {
       const before = { ...usage };
       const event = authorizedEvent({
@@ -183,21 +184,21 @@ describe('paging through listPets', () => {
       };
     };
     const cursor = cursorOf((await listPets('limit=50')).link);
-    // 230 pets over 48 shards: no shard holds limit + 1, so each Query reads all of its shard.
+    // 230 pets over 96 shards: no shard holds limit + 1, so each Query reads all of its shard.
     const above = (id: number, status?: PetStatus) =>
       pets.filter((pet) => pet.id > id && (!status || pet.status === status)).length;
 
-    expect(await cost('limit=50')).toEqual({ calls: 48, itemsRead: 230 });
+    expect(await cost('limit=50')).toEqual({ calls: 3 * STATUS_SHARDS, itemsRead: 230 });
     expect(await cost(`limit=50&cursor=${cursor}`)).toEqual({
-      calls: 48,
+      calls: 3 * STATUS_SHARDS,
       itemsRead: above(pets[49]?.id ?? 0),
     });
-    expect(await cost('limit=50&status=pending')).toEqual({ calls: 16, itemsRead: 77 });
+    expect(await cost('limit=50&status=pending')).toEqual({ calls: STATUS_SHARDS, itemsRead: 77 });
     // The last page of sold pets: 26 left.
     const soldCursor = cursorOf((await listPets('limit=50&status=sold')).link);
     const fiftiethSold = pets.filter((pet) => pet.status === 'sold')[49]?.id ?? 0;
     expect(await cost(`limit=50&status=sold&cursor=${soldCursor}`)).toEqual({
-      calls: 16,
+      calls: STATUS_SHARDS,
       itemsRead: above(fiftiethSold, 'sold'),
     });
     expect(above(fiftiethSold, 'sold')).toBe(26);

@@ -30,28 +30,28 @@ function spread(ids: number[]): number[] {
 }
 
 describe('statusShardOf', () => {
-  it('is <status>#<the first four bytes of SHA-256 of the id, mod 16>, as sha256sum gives it', () => {
+  it('is <status>#<the first four bytes of SHA-256 of the id, mod 32>, as sha256sum gives it', () => {
     for (const id of [1, 42, 1_000_003, Number.MAX_SAFE_INTEGER]) {
       const hex = createHash('sha256').update(String(id)).digest('hex');
 
       expect(statusShardOf('pending', id)).toBe(
-        `pending#${Number.parseInt(hex.slice(0, 8), 16) % 16}`,
+        `pending#${Number.parseInt(hex.slice(0, 8), 16) % 32}`,
       );
     }
-    expect(statusShardOf('available', 42)).toBe('available#4');
+    expect(statusShardOf('available', 42)).toBe('available#20');
   });
 
-  it('spreads 10,000 consecutive ids within 12 % of 625 per shard', () => {
+  it('spreads 10,000 consecutive ids within 20 % of 312.5 per shard', () => {
     const ids = Array.from({ length: 10_000 }, (_, i) => 5_000_001 + i);
 
-    for (const count of spread(ids)) expect(Math.abs(count - 625)).toBeLessThan(75);
+    for (const count of spread(ids)) expect(Math.abs(count - 312.5)).toBeLessThan(63);
   });
 
   it('spreads ids used only at the start of blocks of 1,024 (where id mod 16 fills 4 shards)', () => {
     const ids = Array.from({ length: 2_000 }, (_, i) => 1_024 * Math.floor(i / 4) + (i % 4) + 1);
 
     expect(new Set(ids.map((id) => id % 16)).size).toBe(4);
-    for (const count of spread(ids)) expect(Math.abs(count - 125)).toBeLessThan(40);
+    for (const count of spread(ids)) expect(Math.abs(count - 62.5)).toBeLessThan(25);
   });
 
   it('is what the item of a pet carries, beside createdAt on the given clock', () => {
