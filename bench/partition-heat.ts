@@ -5,8 +5,8 @@
  * 0.8 (what it measures: docs/measurements.md, "Partition heat").
  *
  * `npx tsx bench/partition-heat.ts [--scenario NAME] [--instances K] [--seconds S]`: one scenario
- * (default: all), K instances run of those simulated (default 20), S measured seconds after one of
- * warm-up (default 1).
+ * (default: all), K instances run of those simulated (default: the scenario's own, else 20), S
+ * measured seconds after one of warm-up (default 1).
  */
 import './heat/quiet.ts';
 import { parseArgs } from 'node:util';
@@ -44,7 +44,7 @@ const TOP = 3;
 const { values: options } = parseArgs({
   options: {
     scenario: { type: 'string' },
-    instances: { type: 'string', default: '20' },
+    instances: { type: 'string' },
     seconds: { type: 'string', default: '1' },
   },
 });
@@ -57,9 +57,11 @@ if (selected.length === 0) {
   );
   process.exit(2);
 }
-const sampledInstances = Number(options.instances);
+/** Instances run of a scenario's simulated ones, unless the scenario or `--instances` says. */
+const DEFAULT_SAMPLED = 20;
+const sampledInstances = options.instances === undefined ? undefined : Number(options.instances);
 const measuredSeconds = Number(options.seconds);
-if (![sampledInstances, measuredSeconds].every((n) => Number.isInteger(n) && n >= 1)) {
+if (![sampledInstances ?? 1, measuredSeconds].every((n) => Number.isInteger(n) && n >= 1)) {
   console.error('--instances and --seconds take whole numbers from 1');
   process.exit(2);
 }
@@ -102,7 +104,7 @@ async function runScenario(scenario: Scenario): Promise<boolean> {
 
   const load = await scenario.prepare(instanceContainer(base, () => startMs - SEEDED_BEFORE_MS));
   const instances = instancesFor(scenario.rate);
-  const run = Math.min(instances, sampledInstances);
+  const run = Math.min(instances, sampledInstances ?? scenario.sampledInstances ?? DEFAULT_SAMPLED);
   const started = performance.now();
   const statuses = await runAtRate(
     {

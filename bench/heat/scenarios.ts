@@ -77,6 +77,11 @@ export interface Scenario {
   /** The HTTP status every request should answer. */
   readonly status: number;
   /**
+   * Instances run unless `--instances` says otherwise: all of them where the hot partitions are
+   * hashed shards, whose load a sample knows only to about ±1/√n. @default 20 (DEFAULT_SAMPLED)
+   */
+  readonly sampledInstances?: number;
+  /**
    * Seeds the scenario's tables before its metered window (through `seedContainer`'s store and
    * handlers, so in whatever layout the code writes; its clock a minute before the window) and
    * returns its load.
@@ -175,6 +180,8 @@ export const SCENARIOS: readonly Scenario[] = [
     title: `createPet of status "${STATUS}", each with an Idempotency-Key (as the official client sends)`,
     rate: 10_000,
     status: 201,
+    // Every instance: a sample of 20 put the busiest of 32 shards at 0.82 where the full run has 0.69.
+    sampledInstances: 200,
     async prepare() {
       return {
         handlerOf: createPetHandler,
