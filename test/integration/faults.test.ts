@@ -124,7 +124,8 @@ describe('a frozen store (a hang)', () => {
       Promise.all([
         call('POST', '/pets', { body: { name: 'Frozen', categoryId: 1 } }),
         call('GET', '/pets/1'),
-        call('GET', '/pets?status=available'),
+        // A page no request has read: listPets' page cache may answer one it holds (docs/api.md).
+        call('GET', '/pets?status=available&limit=37'),
         call('GET', '/pets', { token: fresh }),
       ]),
     );
