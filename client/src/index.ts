@@ -3,16 +3,16 @@
  * Usage and options: docs/client.md.
  */
 export type { ApiErrorCode, ListPetsQuery, NewPet, Pet, PetStatus } from './api.ts';
-export {
-  type CallOptions,
-  type CreatedPet,
-  type CreatePetOptions,
-  type ListPetsRequest,
-  type PetPage,
-  PetstoreClient,
-  type PetstoreClientOptions,
-  type PetstoreResult,
-} from './client.ts';
+export type {
+  CallOptions,
+  CreatedPet,
+  CreatePetOptions,
+  ListPetsRequest,
+  PetPage,
+  PetstoreClientOptions,
+  PetstoreResult,
+} from './calls.ts';
+export { PetstoreClient } from './client.ts';
 export { PetstoreError, type PetstoreErrorCode } from './errors.ts';
 export type {
   DeprecationNotice,

@@ -1,7 +1,7 @@
 /**
- * The project's markdown (README.md, CHANGELOG.md, docs/*.md) as the docs tests read it: the
- * files, their links, and their `console` examples (format: docs/architecture.md, "Examples that
- * cannot drift").
+ * The project's markdown (README.md, CHANGELOG.md, docs/*.md, client/README.md) as the docs tests
+ * read it: the files, their links, their `console` examples and their TypeScript examples (format:
+ * docs/architecture.md, "Examples that cannot drift").
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -17,6 +17,7 @@ export const MARKDOWN_FILES: readonly string[] = [
     .filter((name) => name.endsWith('.md'))
     .sort()
     .map((name) => `docs/${name}`),
+  'client/README.md',
 ];
 
 /** One `$ …` command of an example and the output the document shows for it. */
@@ -78,4 +79,28 @@ export function consoleExamples(markdown: string): Example[] {
     examples.push({ commands, directive });
   }
   return examples;
+}
+
+/** A ```ts block, and what it prints when the document shows it. */
+export interface TypeScriptExample {
+  readonly code: string;
+  /** The ```text block that comes next, when the next block is one; trailing blank lines removed. */
+  readonly prints?: string;
+  /** 1-based line of the block's opening fence in its file. */
+  readonly line: number;
+}
+
+/** The ```ts examples of a markdown text, in document order. */
+export function typescriptExamples(markdown: string): TypeScriptExample[] {
+  const blocks = [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((match) => ({
+    language: match[1],
+    body: match[2] ?? '',
+    line: markdown.slice(0, match.index).split('\n').length,
+  }));
+  return blocks.flatMap(({ language, body, line }, index) => {
+    if (language !== 'ts') return [];
+    const next = blocks[index + 1];
+    const prints = next?.language === 'text' ? next.body.replace(/\n+$/, '') : undefined;
+    return [{ code: body, prints, line }];
+  });
 }

@@ -1,5 +1,5 @@
 /**
- * The client's retries (client/src/retry.ts, client/src/client.ts) against a scripted `fetch`:
+ * The client's retries (client/src/retry.ts, client/src/transport.ts) against a scripted `fetch`:
  * what is retried, with which Idempotency-Key, how long it waits, and when it gives up. Timers
  * and `performance.now()` are faked, so waits cost no real time and can be read exactly.
  */
