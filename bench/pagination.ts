@@ -10,14 +10,14 @@ import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts'
 import { withGrants } from '../infra/local/iam.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { routeOf } from '../infra/routes.ts';
-import { createDocumentClient } from '../shared/clients.ts';
 import { createContainer } from '../shared/container.ts';
-import { DynamoDBPetStore, emptyUsage } from '../shared/pets/dynamodb-pet-store.ts';
-import { petItem } from '../shared/pets/pet-item.ts';
+import { createDocumentClient } from '../shared/dynamodb/clients.ts';
+import { petItem } from '../shared/dynamodb/pet-item.ts';
+import { DynamoDBPetStore, emptyUsage } from '../shared/dynamodb/pet-store.ts';
+import { PETS_TABLE } from '../shared/dynamodb/tables.ts';
 import type { ListPetsOptions } from '../shared/pets/pet-store.ts';
 import { PET_STATUSES } from '../shared/pets/schemas.ts';
 import { readSettings, requiredSetting } from '../shared/settings.ts';
-import { PETS_TABLE } from '../shared/tables.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
 import { formatMs, type Percentiles, percentiles } from './stats.ts';
 

@@ -20,17 +20,17 @@ import {
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
-import { SERVICE_NAME } from '../shared/logger.ts';
-import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
-import { SECRET_READ_BOUNDS } from '../shared/pets/cursor.ts';
-import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
 import {
   COUNTERS_TABLE,
   KEYS_TABLE,
   type KeyAttribute,
   TABLES,
   type TableDefinition,
-} from '../shared/tables.ts';
+} from '../shared/dynamodb/tables.ts';
+import { SERVICE_NAME } from '../shared/logger.ts';
+import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
+import { SECRET_READ_BOUNDS } from '../shared/pets/cursor.ts';
+import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';

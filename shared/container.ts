@@ -1,11 +1,11 @@
 /** A function's ports, and every DynamoDB adapter on one client (local stack, tests, benches). */
-import { createDynamoDBBase, type DynamoDBBase } from './dynamodb-base.ts';
-import { DynamoDBIdempotencyStore } from './idempotency/dynamodb-idempotency-store.ts';
-import { DynamoDBKeyStore } from './keys/dynamodb-key-store.ts';
+import { createDynamoDBBase, type DynamoDBBase } from './dynamodb/base.ts';
+import { DynamoDBIdempotencyStore } from './dynamodb/idempotency-store.ts';
+import { DynamoDBKeyStore } from './dynamodb/key-store.ts';
+import { DynamoDBPetStore, type StoreUsage } from './dynamodb/pet-store.ts';
+import { DynamoDBRateLimiter } from './dynamodb/rate-limiter.ts';
 import type { KeyStore } from './keys/key-store.ts';
-import { DynamoDBPetStore, type StoreUsage } from './pets/dynamodb-pet-store.ts';
 import type { PetStore } from './pets/pet-store.ts';
-import { DynamoDBRateLimiter } from './rate-limit/dynamodb-rate-limiter.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Settings } from './settings.ts';
 

@@ -6,9 +6,9 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Container } from '../container.ts';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
-import { createDynamoDBBase } from '../dynamodb-base.ts';
+import { createDynamoDBBase } from '../dynamodb/base.ts';
+import { DynamoDBRateLimiter } from '../dynamodb/rate-limiter.ts';
 import { logger } from '../logger.ts';
-import { DynamoDBRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import {
   countServerErrors,

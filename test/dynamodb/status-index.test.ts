@@ -7,18 +7,18 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/tables.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { DynamoDBPetStore } from '../../shared/pets/dynamodb-pet-store.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { STATUS_SHARDS, statusShardOf } from '../../shared/dynamodb/pet-item.ts';
+import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
+import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import {
   PageCache,
   SETTLED_AFTER_MS,
   SETTLED_PAGE_TTL_MS,
   TAIL_PAGE_TTL_MS,
 } from '../../shared/pets/page-cache.ts';
-import { STATUS_SHARDS, statusShardOf } from '../../shared/pets/pet-item.ts';
 import type { ListPetsOptions, PetPage } from '../../shared/pets/pet-store.ts';
 import type { Pet, PetStatus } from '../../shared/pets/schemas.ts';
-import { PETS_TABLE } from '../../shared/tables.ts';
 
 const client = createDocumentClient();
 /** The test's clock, epoch ms: stores read it, tests move it. */

@@ -11,17 +11,17 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBBase } from '../dynamodb-base.ts';
-import type { DynamoDBIdempotencyStore } from '../idempotency/dynamodb-idempotency-store.ts';
 import { IdempotencyInProgressError, IdempotencyKeyUsedError } from '../idempotency/errors.ts';
 import type { IdempotentRequest, StoredResponse } from '../idempotency/record.ts';
+import type { PageCache } from '../pets/page-cache.ts';
+import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from '../pets/pet-store.ts';
+import type { NewPet, Pet } from '../pets/schemas.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
+import type { DynamoDBBase } from './base.ts';
 import { IdBlocks } from './id-blocks.ts';
-import type { PageCache } from './page-cache.ts';
+import type { DynamoDBIdempotencyStore } from './idempotency-store.ts';
 import { petItem, petOf } from './pet-item.ts';
-import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from './pet-store.ts';
-import type { NewPet, Pet } from './schemas.ts';
 import { StatusIndex } from './status-index.ts';
 
 /** What the `status-index` reads have cost: calls, items read (`ScannedCount`), read units. */

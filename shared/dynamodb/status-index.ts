@@ -3,11 +3,11 @@
  * merged by id, through listPets's page cache when the store has one (docs/architecture.md).
  */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from '../tables.ts';
-import type { StoreUsage } from './dynamodb-pet-store.ts';
-import { type PageCache, pageExpiry } from './page-cache.ts';
+import { type PageCache, pageExpiry } from '../pets/page-cache.ts';
+import { PET_STATUSES, type Pet, type PetStatus } from '../pets/schemas.ts';
 import { petOf, statusShardsOf } from './pet-item.ts';
-import { PET_STATUSES, type Pet, type PetStatus } from './schemas.ts';
+import type { StoreUsage } from './pet-store.ts';
+import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from './tables.ts';
 
 /** A stored item as a Query returns it: a pet, its `statusShard` and `createdAt`. */
 type Item = Record<string, unknown> & { id: number };
