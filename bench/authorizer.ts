@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { AuthorizerCache } from '../infra/local/authorizer-cache.ts';
 import type { ProxyRequest } from '../infra/local/events.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/routes.ts';
-import { createContainer } from '../shared/container.ts';
+import { createContainer } from '../shared/dynamodb/container.ts';
 import { KEYS_TABLE } from '../shared/dynamodb/tables.ts';
 import { generateToken, TOKEN_PREFIXES } from '../shared/keys/token.ts';
 import { withLocalStack } from './local-stack.ts';

@@ -10,8 +10,8 @@ import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts'
 import { withGrants } from '../infra/local/iam.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { routeOf } from '../infra/routes.ts';
-import { createContainer } from '../shared/container.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
+import { createContainer } from '../shared/dynamodb/container.ts';
 import { petItem } from '../shared/dynamodb/pet-item.ts';
 import { DynamoDBPetStore, emptyUsage } from '../shared/dynamodb/pet-store.ts';
 import { PETS_TABLE } from '../shared/dynamodb/tables.ts';

@@ -21,6 +21,7 @@ import {
   type RateLimitDecision,
 } from '../shared/rate-limit/decision.ts';
 import { DEFAULT_SPREAD_POLICY } from '../shared/rate-limit/shards.ts';
+import { readSettings } from '../shared/settings.ts';
 import { meter } from './meter.ts';
 import { formatMs, type Percentiles, percentiles, throughput } from './stats.ts';
 
@@ -92,8 +93,11 @@ try {
   // The same trivial operation behind the DynamoDB limiter and behind one that admits without
   // any I/O, timed alternately: the difference is what the limiter adds to a request.
   const operation = async () => jsonResponse(200, []);
-  const limited = httpHandler(operation, { rateLimiter: limiter });
-  const unlimited = httpHandler(operation, { rateLimiter: { consume: admitWithoutCounting } });
+  const settings = readSettings();
+  const limited = httpHandler(operation, { container: { settings, rateLimiter: limiter } });
+  const unlimited = httpHandler(operation, {
+    container: { settings, rateLimiter: { consume: admitWithoutCounting } },
+  });
   const event = createProxyEvent({
     method: 'GET',
     resource: '/pets',

@@ -74,12 +74,16 @@ describe('docs/openapi.yaml', () => {
       afterAll(() => client.destroy());
 
       beforeAll(async () => {
+        const settings = readSettings();
         const handler = httpHandler(async () => jsonResponse(200, []), {
-          rateLimiter: new DynamoDBRateLimiter(
-            client,
-            requiredSetting(readSettings(), COUNTERS_TABLE.envVar),
-          ),
-          now: () => LIMITER_AT,
+          container: {
+            settings,
+            rateLimiter: new DynamoDBRateLimiter(
+              client,
+              requiredSetting(settings, COUNTERS_TABLE.envVar),
+            ),
+            now: () => LIMITER_AT,
+          },
         });
         const key = {
           keyId: `key_${randomBytes(8).toString('hex')}`,

@@ -4,7 +4,7 @@
  * (test/unit/in-memory-adapters.test.ts).
  */
 import { afterAll } from 'vitest';
-import { createContainer } from '../../shared/container.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
 import { DynamoDBIdempotencyStore } from '../../shared/dynamodb/idempotency-store.ts';
 import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
 import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';

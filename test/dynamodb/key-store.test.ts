@@ -1,7 +1,7 @@
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createContainer } from '../../shared/container.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
 import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { KeyChangedError } from '../../shared/keys/errors.ts';

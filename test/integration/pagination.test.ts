@@ -11,7 +11,7 @@ import { listPetsHandler } from '../../functions/operations/list-pets.ts';
 import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { createContainer } from '../../shared/container.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
 import { STATUS_SHARDS } from '../../shared/dynamodb/pet-item.ts';
 import { emptyUsage } from '../../shared/dynamodb/pet-store.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';

@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { createContainer } from '../../shared/container.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
 import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { PLAN_IDS, PLANS, type StandardPlanId } from '../../shared/plans.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';

@@ -6,9 +6,9 @@
 import { createServer } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeysCommandDependencies } from '../../infra/cli/keys/program.ts';
-import { createContainer } from '../../shared/container.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
 import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
