@@ -3,20 +3,11 @@ import type { Container } from '../container.ts';
 import { createDynamoDBBase, type DynamoDBBase } from './base.ts';
 import { DynamoDBIdempotencyStore } from './idempotency-store.ts';
 import { DynamoDBKeyStore } from './key-store.ts';
-import { DynamoDBPetStore, type StoreUsage } from './pet-store.ts';
+import { DynamoDBPetStore } from './pet-store.ts';
 import { DynamoDBRateLimiter } from './rate-limiter.ts';
 
 /** The container of a deployed or local function: its adapters share `client`. */
 export interface DynamoDBContainer extends Container, DynamoDBBase {}
-
-/** Options of {@link createContainer}. */
-export interface ContainerOptions {
-  /**
-   * Counters that the pet store's `status-index` reads add to (tests and benches read them).
-   * @default - fresh counters that no one reads
-   */
-  readonly petStoreUsage?: StoreUsage;
-}
 
 /** `build`, called once, on first use. */
 function once<T>(build: () => T): () => T {
@@ -34,14 +25,10 @@ function once<T>(build: () => T): () => T {
  * @throws Error naming the variable when a setting is invalid; at an adapter's first use, when its
  *   table's name is missing.
  */
-export function createContainer(
-  env: NodeJS.ProcessEnv = process.env,
-  options: ContainerOptions = {},
-): DynamoDBContainer {
+export function createContainer(env: NodeJS.ProcessEnv = process.env): DynamoDBContainer {
   const base = createDynamoDBBase(env);
   const pets = once(() =>
     DynamoDBPetStore.from(base, {
-      usage: options.petStoreUsage,
       records: base.settings.IDEMPOTENCY_TABLE_NAME
         ? DynamoDBIdempotencyStore.from(base)
         : undefined,
