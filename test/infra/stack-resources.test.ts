@@ -18,8 +18,8 @@ import {
   PETS_TABLE,
   TABLES,
 } from '../../shared/dynamodb/tables.ts';
-import { SECRET_READ_BOUNDS } from '../../shared/pets/cursor.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
+import { SECRET_READ_BOUNDS } from '../../shared/secrets.ts';
 import {
   banEnvironment,
   FUNCTION_IDS,
