@@ -13,7 +13,7 @@ import { build } from 'esbuild';
 import { BUNDLING } from '../infra/constructs/service-function.ts';
 import { REPOSITORY_ROOT } from '../infra/repository.ts';
 import { AUTHORIZER, ROUTES } from '../infra/routes.ts';
-import { TABLES } from '../shared/tables.ts';
+import { TABLES } from '../shared/dynamodb/tables.ts';
 import { percentiles } from './stats.ts';
 
 const NODE = process.env.BENCH_NODE ?? process.execPath;

@@ -8,8 +8,8 @@ import { startDynamoDBLocal } from '../infra/local/dynamodb-local.ts';
 import { freePort } from '../infra/local/ports.ts';
 import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
 import { createTables } from '../infra/local/tables.ts';
-import { createDocumentClient } from '../shared/clients.ts';
-import { createContainer } from '../shared/container.ts';
+import { createDocumentClient } from '../shared/dynamodb/clients.ts';
+import { createContainer } from '../shared/dynamodb/container.ts';
 import { limitsOfKey } from '../shared/keys/key-records.ts';
 import { MAX_PER_DAY, MAX_PER_MINUTE } from '../shared/plans.ts';
 

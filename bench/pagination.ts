@@ -10,16 +10,17 @@ import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts'
 import { withGrants } from '../infra/local/iam.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { routeOf } from '../infra/routes.ts';
-import { createDocumentClient } from '../shared/clients.ts';
-import { createContainer } from '../shared/container.ts';
-import { DynamoDBPetStore, emptyUsage } from '../shared/pets/dynamodb-pet-store.ts';
-import { petItem } from '../shared/pets/pet-item.ts';
+import { createDocumentClient } from '../shared/dynamodb/clients.ts';
+import { createContainer } from '../shared/dynamodb/container.ts';
+import { petItem } from '../shared/dynamodb/pet-item.ts';
+import { DynamoDBPetStore } from '../shared/dynamodb/pet-store.ts';
+import { PETS_TABLE } from '../shared/dynamodb/tables.ts';
 import type { ListPetsOptions } from '../shared/pets/pet-store.ts';
 import { PET_STATUSES } from '../shared/pets/schemas.ts';
 import { readSettings, requiredSetting } from '../shared/settings.ts';
-import { PETS_TABLE } from '../shared/tables.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
 import { formatMs, type Percentiles, percentiles } from './stats.ts';
+import { countStatusIndexReads } from './status-index-reads.ts';
 
 const WARM_UP = 100;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
@@ -32,10 +33,9 @@ const FIRST_PAGES: readonly [string, ListPetsOptions][] = [
 const PAGING_LIMIT = 100;
 
 await withLocalStack(async (endpoint) => {
-  const usage = emptyUsage();
-  const handler = await withGrants(routeOf('listPets'), async () =>
-    listPetsHandler(createContainer(process.env, { petStoreUsage: usage })),
-  );
+  const container = await withGrants(routeOf('listPets'), async () => createContainer());
+  const usage = countStatusIndexReads(container.client);
+  const handler = listPetsHandler(container);
   const { authorizer } = await unlimitedKey();
   const client = createDocumentClient({ endpoint });
 

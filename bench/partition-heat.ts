@@ -12,9 +12,9 @@ import './heat/quiet.ts';
 import { parseArgs } from 'node:util';
 import { createLambdaContext } from '../infra/local/events.ts';
 import { createTables } from '../infra/local/tables.ts';
-import { createDocumentClient } from '../shared/clients.ts';
-import { createDynamoDBBase } from '../shared/dynamodb-base.ts';
-import { TABLES } from '../shared/tables.ts';
+import { createDynamoDBBase } from '../shared/dynamodb/base.ts';
+import { createDocumentClient } from '../shared/dynamodb/clients.ts';
+import { TABLES } from '../shared/dynamodb/tables.ts';
 import { schemaOf } from './heat/charges.ts';
 import {
   HeatMeter,

@@ -8,7 +8,9 @@ import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts'
 import { freePort } from '../infra/local/ports.ts';
 import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
 import { createTables } from '../infra/local/tables.ts';
-import { createDocumentClient } from '../shared/clients.ts';
+import { createDocumentClient } from '../shared/dynamodb/clients.ts';
+import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
+import { COUNTERS_TABLE } from '../shared/dynamodb/tables.ts';
 import { httpHandler } from '../shared/http/handler.ts';
 import { jsonResponse } from '../shared/http/responses.ts';
 import { MAX_PER_DAY, MAX_PER_MINUTE, type RequestLimits } from '../shared/plans.ts';
@@ -18,9 +20,8 @@ import {
   NO_COUNTS,
   type RateLimitDecision,
 } from '../shared/rate-limit/decision.ts';
-import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { DEFAULT_SPREAD_POLICY } from '../shared/rate-limit/shards.ts';
-import { COUNTERS_TABLE } from '../shared/tables.ts';
+import { readSettings } from '../shared/settings.ts';
 import { meter } from './meter.ts';
 import { formatMs, type Percentiles, percentiles, throughput } from './stats.ts';
 
@@ -92,8 +93,11 @@ try {
   // The same trivial operation behind the DynamoDB limiter and behind one that admits without
   // any I/O, timed alternately: the difference is what the limiter adds to a request.
   const operation = async () => jsonResponse(200, []);
-  const limited = httpHandler(operation, { rateLimiter: limiter });
-  const unlimited = httpHandler(operation, { rateLimiter: { consume: admitWithoutCounting } });
+  const settings = readSettings();
+  const limited = httpHandler(operation, { container: { settings, rateLimiter: limiter } });
+  const unlimited = httpHandler(operation, {
+    container: { settings, rateLimiter: { consume: admitWithoutCounting } },
+  });
   const event = createProxyEvent({
     method: 'GET',
     resource: '/pets',

@@ -1,6 +1,6 @@
 /** Lambda entry of the authorizer: `operations/authorizer.ts` on the DynamoDB key store. */
-import { createDynamoDBBase } from '../shared/dynamodb-base.ts';
-import { DynamoDBKeyStore } from '../shared/keys/dynamodb-key-store.ts';
+import { createDynamoDBBase } from '../shared/dynamodb/base.ts';
+import { DynamoDBKeyStore } from '../shared/dynamodb/key-store.ts';
 import { authorizerHandler } from './operations/authorizer.ts';
 
 const base = createDynamoDBBase();

@@ -1,8 +1,8 @@
 /** Lambda entry of createPet (`POST /pets`): `operations/create-pet.ts` on the DynamoDB adapters. */
-import { createDynamoDBBase } from '../shared/dynamodb-base.ts';
-import { DynamoDBIdempotencyStore } from '../shared/idempotency/dynamodb-idempotency-store.ts';
-import { DynamoDBPetStore } from '../shared/pets/dynamodb-pet-store.ts';
-import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.ts';
+import { createDynamoDBBase } from '../shared/dynamodb/base.ts';
+import { DynamoDBIdempotencyStore } from '../shared/dynamodb/idempotency-store.ts';
+import { DynamoDBPetStore } from '../shared/dynamodb/pet-store.ts';
+import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
 import { createPetHandler } from './operations/create-pet.ts';
 
 const base = createDynamoDBBase();

@@ -1,7 +1,7 @@
 /** Lambda entry of getPet (`GET /pets/{petId}`): `operations/get-pet.ts` on the DynamoDB adapters. */
-import { createDynamoDBBase } from '../shared/dynamodb-base.ts';
-import { DynamoDBPetStore } from '../shared/pets/dynamodb-pet-store.ts';
-import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.ts';
+import { createDynamoDBBase } from '../shared/dynamodb/base.ts';
+import { DynamoDBPetStore } from '../shared/dynamodb/pet-store.ts';
+import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
 import { getPetHandler } from './operations/get-pet.ts';
 
 const base = createDynamoDBBase();

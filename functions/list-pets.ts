@@ -1,8 +1,8 @@
 /** Lambda entry of listPets (`GET /pets`): `operations/list-pets.ts` on the DynamoDB adapters. */
-import { createDynamoDBBase } from '../shared/dynamodb-base.ts';
-import { DynamoDBPetStore } from '../shared/pets/dynamodb-pet-store.ts';
+import { createDynamoDBBase } from '../shared/dynamodb/base.ts';
+import { DynamoDBPetStore } from '../shared/dynamodb/pet-store.ts';
+import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
 import { PageCache } from '../shared/pets/page-cache.ts';
-import { DynamoDBRateLimiter } from '../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { listPetsHandler } from './operations/list-pets.ts';
 
 const base = createDynamoDBBase();

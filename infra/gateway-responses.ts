@@ -3,9 +3,9 @@
  * a fixed status (docs/architecture.md); the stack and the local gateway answer with the same rows.
  */
 import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../shared/http/errors.ts';
+import { RATE_LIMIT_HEADERS } from '../shared/http/rate-limit-headers.ts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/http/unavailable.ts';
 import { REFUSED_SCOPE } from '../shared/keys/scopes.ts';
-import { RATE_LIMIT_HEADERS } from '../shared/rate-limit/headers.ts';
 import { resourcePaths } from './routes.ts';
 
 /** API Gateway's response types (the `ResponseType` of aws-cdk-lib/aws-apigateway). */

@@ -20,17 +20,17 @@ import {
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
-import { SERVICE_NAME } from '../shared/logger.ts';
-import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
-import { SECRET_READ_BOUNDS } from '../shared/pets/cursor.ts';
-import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
 import {
   COUNTERS_TABLE,
   KEYS_TABLE,
   type KeyAttribute,
   TABLES,
   type TableDefinition,
-} from '../shared/tables.ts';
+} from '../shared/dynamodb/tables.ts';
+import { SERVICE_NAME } from '../shared/logger.ts';
+import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
+import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
+import { SECRET_READ_BOUNDS } from '../shared/secrets.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
@@ -54,7 +54,7 @@ const ATTRIBUTE_TYPES: Readonly<Record<KeyAttribute['type'], AttributeType>> = {
 
 /**
  * The AWS Parameters and Secrets Lambda Extension through which listPets reads its cursor key
- * (shared/pets/cursor.ts): the function bundles no Secrets Manager client. Secrets Manager gets
+ * (shared/secrets.ts): the function bundles no Secrets Manager client. Secrets Manager gets
  * `SECRET_READ_BOUNDS.secretsManagerTimeoutMs` per read; the extension logs warnings only.
  */
 function cursorKeyReader(): ParamsAndSecretsLayerVersion {

@@ -5,7 +5,6 @@
  * Where every other behaviour lives: docs/architecture.md, "Where each behaviour lives".
  */
 
-import type { Scope } from '../shared/keys/scopes.ts';
 import {
   COUNTERS_TABLE,
   IDEMPOTENCY_TABLE,
@@ -13,7 +12,8 @@ import {
   PETS_TABLE,
   STATUS_INDEX,
   type TableDefinition,
-} from '../shared/tables.ts';
+} from '../shared/dynamodb/tables.ts';
+import type { Scope } from '../shared/keys/scopes.ts';
 
 /** HTTP methods the API serves. */
 export type HttpMethod = 'GET' | 'POST';

@@ -1,5 +1,4 @@
-/** Deadlines of DynamoDB calls, as AbortSignals: the invocation's, and shorter ones. */
-import type { Context } from 'aws-lambda';
+/** Deadlines of store calls, as AbortSignals: the invocation's, and shorter ones. */
 
 /** Milliseconds kept back from an invocation's remaining time to answer 503 after a cut call. */
 export const RESPONSE_MARGIN_MS = 1_000;
@@ -7,11 +6,11 @@ export const RESPONSE_MARGIN_MS = 1_000;
 /**
  * Milliseconds an invocation's calls may take: its remaining time less {@link RESPONSE_MARGIN_MS}
  * (at least 0), or `capMs` if that is shorter.
- * @param context The Lambda context; only `getRemainingTimeInMillis` is read.
+ * @param context The Lambda context, of which only `getRemainingTimeInMillis` is read.
  * @param capMs Longest the calls may take, in milliseconds. @default - no cap
  */
 export function invocationBudgetMs(
-  context: Pick<Context, 'getRemainingTimeInMillis'>,
+  context: { getRemainingTimeInMillis(): number },
   capMs = Number.POSITIVE_INFINITY,
 ): number {
   return Math.min(Math.max(0, context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS), capMs);

@@ -22,7 +22,7 @@ const Port = v.pipe(
 
 /** Every setting by variable name, defaults as text. Each function gets only its own tables. */
 export const SettingsSchema = v.object({
-  /** Tables' names (tables.ts). */
+  /** Tables' names (dynamodb/tables.ts). */
   PETS_TABLE_NAME: v.optional(Text),
   KEYS_TABLE_NAME: v.optional(Text),
   COUNTERS_TABLE_NAME: v.optional(Text),

@@ -9,7 +9,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { IndexDefinition, TableDefinition } from '../../shared/tables.ts';
+import type { IndexDefinition, TableDefinition } from '../../shared/dynamodb/tables.ts';
 import { itemSize, readUnits, writeUnits } from './item-size.ts';
 
 /** Which of a partition's two limits a charge counts against. */
@@ -42,7 +42,7 @@ export interface MeteredTable extends KeyedTarget {
 export type TableSchema = (tableName: string) => MeteredTable | undefined;
 
 /**
- * The schema of `tables` (shared/tables.ts) under the names of one run.
+ * The schema of `tables` (shared/dynamodb/tables.ts) under the names of one run.
  * @param names Each definition's `envVar` → its table name, as `createTables` returns them.
  */
 export function schemaOf(

@@ -83,7 +83,7 @@ export function overThreshold(heats: readonly PartitionHeat[]): PartitionHeat[] 
 /**
  * Charges every call `client` sends while `timeOf` names a simulated time (a scenario's request)
  * to `meter`, as charges.ts bills it; calls outside requests (setup, seeding) are not charged.
- * Asks for `ReturnConsumedCapacity: INDEXES`, which the callers' code also reads as a total.
+ * Asks for `ReturnConsumedCapacity: INDEXES`.
  * @param timeOf The simulated time of the request making the call, epoch ms, or undefined.
  */
 export function meterHeat(

@@ -8,13 +8,13 @@ import { getPetHandler } from '../../functions/operations/get-pet.ts';
 import { listPetsHandler } from '../../functions/operations/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
 import type { Container } from '../../shared/container.ts';
-import type { DynamoDBBase } from '../../shared/dynamodb-base.ts';
-import { DynamoDBIdempotencyStore } from '../../shared/idempotency/dynamodb-idempotency-store.ts';
-import { DynamoDBPetStore } from '../../shared/pets/dynamodb-pet-store.ts';
+import type { DynamoDBBase } from '../../shared/dynamodb/base.ts';
+import { DynamoDBIdempotencyStore } from '../../shared/dynamodb/idempotency-store.ts';
+import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
 import { PageCache } from '../../shared/pets/page-cache.ts';
 import { PET_STATUSES, type PetStatus } from '../../shared/pets/schemas.ts';
 import { ENTERPRISE_PLAN, MAX_PER_DAY, MAX_PER_MINUTE, PLANS } from '../../shared/plans.ts';
-import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
 
 /** The one status the single-status scenarios create and list. */
 const STATUS: PetStatus = 'available';

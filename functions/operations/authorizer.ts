@@ -14,7 +14,7 @@ import type {
 } from 'aws-lambda';
 import { ROUTES } from '../../infra/routes.ts';
 import { invocationBudgetMs, withDeadline } from '../../shared/deadline.ts';
-import { authorizationValues, bearerToken } from '../../shared/keys/bearer.ts';
+import { authorizationValues, bearerToken } from '../../shared/http/bearer.ts';
 import { keyRefusal, limitsOfKey } from '../../shared/keys/key-records.ts';
 import type { KeyStore } from '../../shared/keys/key-store.ts';
 import { type Scope, scopesOf } from '../../shared/keys/scopes.ts';

@@ -4,13 +4,13 @@
  * runs at most once per key and API key (docs/idempotency.md): a repeat replays the first answer.
  */
 import type { Container } from '../../shared/container.ts';
+import { authorizedKey } from '../../shared/http/authorized-key.ts';
 import { type Deadline, httpHandler } from '../../shared/http/handler.ts';
+import { idempotencyKeyOf, requestFingerprint } from '../../shared/http/idempotency-key.ts';
+import { proxyResult, runIdempotent } from '../../shared/http/idempotent.ts';
 import { jsonBody } from '../../shared/http/json-body.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
-import { idempotencyKeyOf, requestFingerprint } from '../../shared/idempotency/key.ts';
 import type { StoredResponse } from '../../shared/idempotency/record.ts';
-import { proxyResult, runIdempotent } from '../../shared/idempotency/run.ts';
-import { authorizedKey } from '../../shared/keys/authorized-key.ts';
 import { logger } from '../../shared/logger.ts';
 import type { PetStore } from '../../shared/pets/pet-store.ts';
 import { NewPetSchema, type Pet } from '../../shared/pets/schemas.ts';

@@ -6,11 +6,12 @@
 import type * as v from 'valibot';
 import type { Container } from '../../shared/container.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
+import { nextPageLink } from '../../shared/http/page-link.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
-import { cursorCodecFromSettings, nextPageLink } from '../../shared/pets/cursor.ts';
 import type { PetPage } from '../../shared/pets/pet-store.ts';
 import { ListPetsQuerySchema } from '../../shared/pets/schemas.ts';
+import { cursorCodecFromSettings } from '../../shared/secrets.ts';
 
 /** A page read beside the rate limiter's call, with the query it answers. */
 interface PageRead {

@@ -6,12 +6,12 @@
 import { join } from 'node:path';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
-import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
-import { DynamoDBKeyUsage } from '../../shared/rate-limit/usage.ts';
+import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
+import { COUNTERS_TABLE, KEYS_TABLE, type TableDefinition } from '../../shared/dynamodb/tables.ts';
+import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
 import { readSettings } from '../../shared/settings.ts';
-import { COUNTERS_TABLE, KEYS_TABLE, type TableDefinition } from '../../shared/tables.ts';
 import { prepareExternalDynamoDB } from '../local/external-dynamodb.ts';
 import {
   CREDENTIALS_FILE,

@@ -13,8 +13,8 @@ import {
   PetstoreError,
   type RateLimitState,
 } from '../../client/src/index.ts';
+import { RATE_LIMIT_HEADERS } from '../../shared/http/rate-limit-headers.ts';
 import { GET_PET_DEPRECATION_HEADERS, GET_PET_SUNSET } from '../../shared/pets/deprecation.ts';
-import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit/headers.ts';
 import { STACK_OUTPUTS, STAGES, type StageName, stackName } from '../stages.ts';
 import {
   type CommandOutput,

@@ -17,7 +17,7 @@ import {
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { TableDefinition } from '../../shared/tables.ts';
+import type { TableDefinition } from '../../shared/dynamodb/tables.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
 import { FUNCTION_TIMEOUT_SECONDS, type FunctionDefinition } from '../routes.ts';
 import { alarmOnSum } from './alarms.ts';

@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import type { LocalCredentials } from '../../shared/clients.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
+import type { LocalCredentials } from '../../shared/dynamodb/clients.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { LocalStackError, PortInUseError } from './errors.ts';
 import { assertPortFree } from './ports.ts';
 

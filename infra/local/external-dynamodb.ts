@@ -4,8 +4,8 @@
  * `npm start` and `npm run keys` alike (docs/local-stack.md, "Bring your own DynamoDB").
  */
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient, type LocalCredentials } from '../../shared/clients.ts';
-import type { TableDefinition } from '../../shared/tables.ts';
+import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
+import type { TableDefinition } from '../../shared/dynamodb/tables.ts';
 import { LocalStackError } from './errors.ts';
 import { LOCAL_REGION } from './stack-files.ts';
 import { createTables } from './tables.ts';

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authorizationValues } from '../../shared/keys/bearer.ts';
+import { authorizationValues } from '../../shared/http/bearer.ts';
 import { readSetting } from '../../shared/settings.ts';
 import { API_STAGE_NAME, AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
 import { serveApiReference } from './api-reference.ts';

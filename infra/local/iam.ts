@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { clientPolicy } from '../../shared/clients.ts';
+import { clientPolicy } from '../../shared/dynamodb/clients.ts';
 import type { Settings } from '../../shared/settings.ts';
 import type { FunctionDefinition } from '../routes.ts';
 import { LOCAL_ACCOUNT_ID } from './events.ts';

@@ -18,7 +18,7 @@ import {
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseEnv } from 'node:util';
-import type { LocalCredentials } from '../../shared/clients.ts';
+import type { LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { readSetting } from '../../shared/settings.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
 

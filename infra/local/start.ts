@@ -4,9 +4,9 @@
  * fresh store, the local gateway (docs/local-stack.md).
  */
 import { mkdirSync } from 'node:fs';
-import { createDocumentClient, type LocalCredentials } from '../../shared/clients.ts';
-import { createContainer } from '../../shared/container.ts';
-import type { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
+import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import type { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/program.ts';

@@ -1,6 +1,6 @@
 /**
  * Creates the service's tables in DynamoDB Local from the definitions the CDK stack uses
- * (shared/tables.ts): same keys, GSIs and TTL attribute, billed per request.
+ * (shared/dynamodb/tables.ts): same keys, GSIs and TTL attribute, billed per request.
  */
 import {
   type AttributeDefinition,
@@ -10,7 +10,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type KeyAttribute, TABLES, type TableDefinition } from '../../shared/tables.ts';
+import { type KeyAttribute, TABLES, type TableDefinition } from '../../shared/dynamodb/tables.ts';
 
 /**
  * Creates every table of {@link TABLES} that does not exist yet; existing tables and their data

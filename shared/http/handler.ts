@@ -6,10 +6,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Container } from '../container.ts';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
-import { createDynamoDBBase } from '../dynamodb-base.ts';
 import { logger } from '../logger.ts';
-import { DynamoDBRateLimiter } from '../rate-limit/dynamodb-rate-limiter.ts';
-import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import {
   countServerErrors,
   errorHandler,
@@ -59,14 +56,10 @@ export interface HttpHandlerOptions<T = undefined> {
   /** Headers added to every response of the operation, errors included. @default - none */
   readonly headers?: Readonly<Record<string, string>>;
   /**
-   * The settings (`RATE_LIMIT_DEADLINE_MS`) and the rate limiter of the operation's container.
-   * @default - the settings of the environment and a DynamoDBRateLimiter on them
+   * The operation's container: its settings (`RATE_LIMIT_DEADLINE_MS`), its per-key rate limiter
+   * and the limiter's clock (epoch milliseconds; @default Date.now).
    */
-  readonly container?: Pick<Container, 'settings' | 'rateLimiter' | 'now'>;
-  /** The per-key rate limiter. @default - the container's */
-  readonly rateLimiter?: RateLimiter;
-  /** Clock of the rate limiter, epoch milliseconds. @default Date.now */
-  readonly now?: () => number;
+  readonly container: Pick<Container, 'settings' | 'rateLimiter' | 'now'>;
   /**
    * The operation's first store call, sent beside the rate limiter's rather than after it, so
    * that both cost one round trip (docs/architecture.md): called with the event and the
@@ -88,9 +81,9 @@ export interface HttpHandlerOptions<T = undefined> {
  */
 export function httpHandler<T = undefined>(
   fn: OperationFunction<T>,
-  options: HttpHandlerOptions<T> = {},
+  options: HttpHandlerOptions<T>,
 ): HttpHandler {
-  const { beside } = options;
+  const { beside, container } = options;
   // Per invocation, from the rate limiter's `before` to the operation: the work it started.
   const invocations = new AsyncLocalStorage<{ started?: Promise<T> }>();
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(
@@ -106,12 +99,11 @@ export function httpHandler<T = undefined>(
     .use(countServerErrors())
     .use(httpHeaderNormalizer());
   if (options.headers) chain.use(responseHeaders(options.headers));
-  const container = options.container ?? environmentContainer(options.rateLimiter);
   chain.use(
     rateLimit({
-      limiter: options.rateLimiter ?? container.rateLimiter,
+      limiter: container.rateLimiter,
       deadlineMs: container.settings.RATE_LIMIT_DEADLINE_MS,
-      now: options.now ?? container.now,
+      now: container.now,
       start: beside && startWith(beside, invocations),
     }),
   );
@@ -144,12 +136,4 @@ function startWith<T>(
       () => undefined,
     );
   };
-}
-
-/** The settings of the environment and `rateLimiter`, or a DynamoDBRateLimiter on them. */
-function environmentContainer(
-  rateLimiter?: RateLimiter,
-): Pick<Container, 'settings' | 'rateLimiter' | 'now'> {
-  const base = createDynamoDBBase();
-  return { settings: base.settings, rateLimiter: rateLimiter ?? DynamoDBRateLimiter.from(base) };
 }

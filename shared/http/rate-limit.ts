@@ -2,15 +2,15 @@
 import type { Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
-import { authorizedKey } from '../keys/authorized-key.ts';
 import { logger } from '../logger.ts';
 import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
 import type { RateLimitDecision } from '../rate-limit/decision.ts';
 import { refusalOf } from '../rate-limit/errors.ts';
-import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from '../rate-limit/headers.ts';
 import { RATE_LIMITER_DEADLINE_MS, type RateLimiter } from '../rate-limit/rate-limiter.ts';
+import { authorizedKey } from './authorized-key.ts';
 import { apiErrorOf } from './error-mapping.ts';
 import type { HttpMiddleware } from './middleware.ts';
+import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from './rate-limit-headers.ts';
 
 /** One invocation as middy hands it to a middleware. */
 export type HttpRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult>;

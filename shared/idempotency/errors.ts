@@ -19,7 +19,7 @@ export class IdempotencyKeyReusedError extends Error {
 
 /**
  * A live record of the request's key exists, so the effect's write was refused and nothing was
- * written: thrown by the store that performs the effect, answered by `run.ts` (replay or 422).
+ * written: thrown by the store that performs the effect, answered by `http/idempotent.ts` (replay or 422).
  */
 export class IdempotencyKeyUsedError extends Error {
   constructor(

@@ -12,9 +12,10 @@ import { FUNCTION_TIMEOUT_SECONDS, ROUTES } from '../../infra/routes.ts';
 import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../../shared/http/errors.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { MAX_BODY_BYTES } from '../../shared/http/json-body.ts';
+import { RATE_LIMIT_HEADERS } from '../../shared/http/rate-limit-headers.ts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../shared/http/unavailable.ts';
-import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit/headers.ts';
 import { RATE_LIMITER_DEADLINE_MS } from '../../shared/rate-limit/rate-limiter.ts';
+import { readSettings } from '../../shared/settings.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { expectConformingResponse } from '../support/openapi-conformance.ts';
 import {
@@ -184,9 +185,12 @@ describe('docs/openapi.yaml', () => {
           throw timedOut;
         },
         {
-          rateLimiter: {
-            consume: async () => {
-              throw timedOut;
+          container: {
+            settings: readSettings(),
+            rateLimiter: {
+              consume: async () => {
+                throw timedOut;
+              },
             },
           },
         },

@@ -9,9 +9,9 @@ import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   IDEMPOTENT_REPLAYED_HEADER,
   idempotencyKeyOf,
-} from '../../shared/idempotency/key.ts';
+} from '../../shared/http/idempotency-key.ts';
+import { RATE_LIMIT_HEADERS } from '../../shared/http/rate-limit-headers.ts';
 import { IDEMPOTENCY_RECORD_TTL_SECONDS } from '../../shared/idempotency/record.ts';
-import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit/headers.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import {
   at,

@@ -8,10 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../shared/http/errors.ts';
-import { IDEMPOTENT_REPLAYED_HEADER } from '../../shared/idempotency/key.ts';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../../shared/http/idempotency-key.ts';
+import { RATE_LIMIT_HEADERS, uncountedHeaders } from '../../shared/http/rate-limit-headers.ts';
 import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
 import { BACKSTOP_FACTOR, ENTERPRISE_PLAN, PLANS } from '../../shared/plans.ts';
-import { RATE_LIMIT_HEADERS, uncountedHeaders } from '../../shared/rate-limit/headers.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import { expectConformingResponse } from '../support/openapi-conformance.ts';
 import {

@@ -8,17 +8,17 @@ import { randomBytes } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { ErrorBody, ErrorCode } from '../../shared/http/errors.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
+import { nextPageLink } from '../../shared/http/page-link.ts';
+import { RATE_LIMIT_HEADERS } from '../../shared/http/rate-limit-headers.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
-import { nextPageLink } from '../../shared/pets/cursor.ts';
 import { PLANS } from '../../shared/plans.ts';
-import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
-import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit/headers.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { TOMORROW, tomorrowAt } from '../support/clock.ts';
 import { expectConformingResponse } from '../support/openapi-conformance.ts';
@@ -74,12 +74,16 @@ describe('docs/openapi.yaml', () => {
       afterAll(() => client.destroy());
 
       beforeAll(async () => {
+        const settings = readSettings();
         const handler = httpHandler(async () => jsonResponse(200, []), {
-          rateLimiter: new DynamoDBRateLimiter(
-            client,
-            requiredSetting(readSettings(), COUNTERS_TABLE.envVar),
-          ),
-          now: () => LIMITER_AT,
+          container: {
+            settings,
+            rateLimiter: new DynamoDBRateLimiter(
+              client,
+              requiredSetting(settings, COUNTERS_TABLE.envVar),
+            ),
+            now: () => LIMITER_AT,
+          },
         });
         const key = {
           keyId: `key_${randomBytes(8).toString('hex')}`,

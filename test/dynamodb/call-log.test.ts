@@ -1,5 +1,5 @@
 /**
- * The log line of each DynamoDB call of a container's client (shared/call-log.ts), against
+ * The log line of each DynamoDB call of a container's client (shared/dynamodb/call-log.ts), against
  * DynamoDB Local, at the level deployed functions log at (INFO).
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -9,8 +9,8 @@ vi.hoisted(() => {
 });
 
 const { GetCommand, PutCommand, TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
-const { CALL_LOG_MESSAGE } = await import('../../shared/call-log.ts');
-const { createContainer } = await import('../../shared/container.ts');
+const { CALL_LOG_MESSAGE } = await import('../../shared/dynamodb/call-log.ts');
+const { createContainer } = await import('../../shared/dynamodb/container.ts');
 const { logger } = await import('../../shared/logger.ts');
 const { requiredSetting } = await import('../../shared/settings.ts');
 

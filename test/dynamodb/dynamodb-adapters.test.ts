@@ -4,10 +4,10 @@
  * (test/unit/in-memory-adapters.test.ts).
  */
 import { afterAll } from 'vitest';
-import { createContainer } from '../../shared/container.ts';
-import { DynamoDBIdempotencyStore } from '../../shared/idempotency/dynamodb-idempotency-store.ts';
-import { DynamoDBPetStore } from '../../shared/pets/dynamodb-pet-store.ts';
-import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { DynamoDBIdempotencyStore } from '../../shared/dynamodb/idempotency-store.ts';
+import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
 import { requiredSetting } from '../../shared/settings.ts';
 import { keyStoreContract } from '../support/key-store-contract.ts';
 import { petStoreContract } from '../support/pet-store-contract.ts';

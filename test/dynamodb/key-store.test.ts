@@ -1,13 +1,13 @@
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { createContainer } from '../../shared/container.ts';
-import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
+import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { KeyChangedError } from '../../shared/keys/errors.ts';
 import { keyRefusal, limitsOfKey } from '../../shared/keys/key-records.ts';
 import { generateToken, hashToken, TOKEN_PREFIXES } from '../../shared/keys/token.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import { KEYS_TABLE } from '../../shared/tables.ts';
 
 const client = createDocumentClient();
 const tableName = requiredSetting(readSettings(), KEYS_TABLE.envVar);

@@ -3,15 +3,15 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws
 import { afterAll, describe, expect, it } from 'vitest';
 import { enforceGrants } from '../../infra/local/iam.ts';
 import { type FunctionDefinition, routeOf } from '../../infra/routes.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { readSettings, requiredSetting } from '../../shared/settings.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import {
   IDEMPOTENCY_TABLE,
   KEYS_TABLE,
   PETS_TABLE,
   STATUS_INDEX,
   type TableDefinition,
-} from '../../shared/tables.ts';
+} from '../../shared/dynamodb/tables.ts';
+import { readSettings, requiredSetting } from '../../shared/settings.ts';
 
 const settings = readSettings();
 const tableName = (table: TableDefinition) => requiredSetting(settings, table.envVar);

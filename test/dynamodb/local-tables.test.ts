@@ -2,8 +2,13 @@ import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/tables.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE, STATUS_INDEX } from '../../shared/tables.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import {
+  COUNTERS_TABLE,
+  KEYS_TABLE,
+  PETS_TABLE,
+  STATUS_INDEX,
+} from '../../shared/dynamodb/tables.ts';
 
 const client = createDocumentClient();
 afterAll(() => client.destroy());

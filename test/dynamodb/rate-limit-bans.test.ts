@@ -4,7 +4,7 @@
  * midnight, and `DynamoDBRateLimitBans.unban` lifts it.
  */
 import { describe, expect, it } from 'vitest';
-import type { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
+import type { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 import {

@@ -5,9 +5,9 @@
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createDocumentClient } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
 import { logger } from '../../shared/logger.ts';
-import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
 import {
   context,
   countingOperation,

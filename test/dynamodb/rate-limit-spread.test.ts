@@ -6,14 +6,14 @@
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
+import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
 import { counterName } from '../../shared/rate-limit/counter-item.ts';
 import type { RateLimitDecision } from '../../shared/rate-limit/decision.ts';
-import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 import { type SpreadPolicy, shardLimits, shardNames } from '../../shared/rate-limit/shards.ts';
-import { DynamoDBKeyUsage } from '../../shared/rate-limit/usage.ts';
 import { windowAt } from '../../shared/rate-limit/windows.ts';
 import { context, countingOperation, getEvent } from '../support/rate-limit-middleware.ts';
 import {

@@ -1,14 +1,14 @@
 /**
- * The rate limiter's storage on DynamoDB Local (shared/rate-limit/limiter.ts and bans.ts): exact
+ * The rate limiter's storage on DynamoDB Local (shared/dynamodb/rate-limiter.ts and bans.ts): exact
  * counting across windows and concurrent requests, the writes each request costs, the item it
  * keeps, and the temporary ban. The decision alone is tested in rate-limit-decision.test.ts.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
 import { PLANS } from '../../shared/plans.ts';
 import { counterName } from '../../shared/rate-limit/counter-item.ts';
-import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 import { windowAt } from '../../shared/rate-limit/windows.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';

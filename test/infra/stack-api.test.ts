@@ -21,8 +21,8 @@ import {
   resourcePaths,
 } from '../../infra/routes.ts';
 import { STACK_OUTPUTS, STAGES, stackName, usagePlanOutputName } from '../../infra/stages.ts';
+import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../../shared/plans.ts';
-import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import { logicalId, stageOf, synthesizeStages } from '../support/petstore-app.ts';
 
 synthesizeStages();

@@ -21,7 +21,7 @@ import {
 import { AuthorizerResultSchema } from '../../infra/local/lambda-results.ts';
 import { API_STAGE_NAME } from '../../infra/routes.ts';
 import { STAGE_SETTINGS, STAGES } from '../../infra/stages.ts';
-import { createContainer } from '../../shared/container.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
 import { SERVER_ERROR_RESPONSES } from '../../shared/metrics.ts';
 import {
   FUNCTION_IDS,

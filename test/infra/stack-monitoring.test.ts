@@ -8,8 +8,8 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../infra/routes.ts';
 import { STACK_OUTPUTS, STAGE_SETTINGS, STAGES, stackName } from '../../infra/stages.ts';
+import { TABLES } from '../../shared/dynamodb/tables.ts';
 import { SERVER_ERROR_RESPONSES, versionDimensions } from '../../shared/metrics.ts';
-import { TABLES } from '../../shared/tables.ts';
 import {
   FUNCTION_IDS,
   logicalId,

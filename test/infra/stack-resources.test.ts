@@ -11,15 +11,15 @@ import { describe, expect, it } from 'vitest';
 import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/routes.ts';
 import { STAGE_SETTINGS, STAGES, type StageName, stackName } from '../../infra/stages.ts';
-import { SECRET_READ_BOUNDS } from '../../shared/pets/cursor.ts';
-import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import {
   COUNTERS_TABLE,
   IDEMPOTENCY_TABLE,
   KEYS_TABLE,
   PETS_TABLE,
   TABLES,
-} from '../../shared/tables.ts';
+} from '../../shared/dynamodb/tables.ts';
+import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
+import { SECRET_READ_BOUNDS } from '../../shared/secrets.ts';
 import {
   banEnvironment,
   FUNCTION_IDS,

@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DeprecationNotice, PetstoreClient, PetstoreError } from '../../client/src/index.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { createContainer } from '../../shared/container.ts';
-import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
+import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { issueToken } from '../support/api-client.ts';
 import { tomorrowAt } from '../support/clock.ts';
 

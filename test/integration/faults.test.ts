@@ -12,10 +12,10 @@ import { type DynamoDBLocal, startDynamoDBLocal } from '../../infra/local/dynamo
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { freePort } from '../../infra/local/ports.ts';
 import { createTables } from '../../infra/local/tables.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { createContainer } from '../../shared/container.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
-import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { issueToken } from '../support/api-client.ts';
 import { expectConformingResponse, readBody } from '../support/openapi-conformance.ts';
 

@@ -8,7 +8,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { createContainer } from '../../shared/container.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
 
 /** A TCP relay to DynamoDB Local that, once `stall` is set, forwards nothing either way. */
 class StallingRelay {

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { createTables } from '../../infra/local/tables.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { createContainer } from '../../shared/container.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
 import { generateToken, hashToken } from '../../shared/keys/token.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import type { RequestLimits } from '../../shared/plans.ts';
-import { KEYS_TABLE } from '../../shared/tables.ts';
 
 const keys = createContainer().keys;
 let gateway: LocalGateway;

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meterEveryDocumentClient } from '../../bench/meter.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { createContainer } from '../../shared/container.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { generateToken, hashToken } from '../../shared/keys/token.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import { KEYS_TABLE } from '../../shared/tables.ts';
 
 const keys = createContainer().keys;
 const keysTable = requiredSetting(readSettings(), KEYS_TABLE.envVar);

@@ -21,9 +21,9 @@ import {
   readCredentials,
 } from '../../infra/local/stack-files.ts';
 import { createTables } from '../../infra/local/tables.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
-import { KEYS_TABLE } from '../../shared/tables.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
+import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import {
   dynamoDbLocalPids,
   EXIT_TIMEOUT_MS,

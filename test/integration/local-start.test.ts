@@ -20,9 +20,9 @@ import {
   writeCredentials,
 } from '../../infra/local/stack-files.ts';
 import { createTables } from '../../infra/local/tables.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
-import { KEYS_TABLE, TABLES } from '../../shared/tables.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
+import { KEYS_TABLE, TABLES } from '../../shared/dynamodb/tables.ts';
 import {
   descendantCommandLines,
   dynamoDbLocalPids,

@@ -6,15 +6,15 @@
  * against docs/openapi.yaml.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countStatusIndexReads } from '../../bench/status-index-reads.ts';
 import { PetstoreClient as OfficialClient } from '../../client/src/index.ts';
 import { listPetsHandler } from '../../functions/operations/list-pets.ts';
 import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { createContainer } from '../../shared/container.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { STATUS_SHARDS } from '../../shared/dynamodb/pet-item.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
-import { emptyUsage } from '../../shared/pets/dynamodb-pet-store.ts';
-import { STATUS_SHARDS } from '../../shared/pets/pet-item.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../../shared/pets/schemas.ts';
 import { issueToken, type PetstoreClient, petstoreClient } from '../support/api-client.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
@@ -29,9 +29,10 @@ let token: string;
 let api: PetstoreClient;
 let pets: Pet[] = [];
 /** What the pet store of {@link countedListPets} has read. */
-const usage = emptyUsage();
-const container = createContainer(process.env, { petStoreUsage: usage });
-/** The listPets handler on a pet store that counts its reads in {@link usage}. */
+const container = createContainer();
+/** What the pet store of {@link countedListPets} has read. */
+const usage = countStatusIndexReads(container.client);
+/** The listPets handler on a pet store whose reads are counted in {@link usage}. */
 const countedListPets = listPetsHandler(container);
 
 beforeAll(async () => {

@@ -11,12 +11,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { listPetsHandler } from '../../functions/operations/list-pets.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { createTables } from '../../infra/local/tables.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { createContainer } from '../../shared/container.ts';
-import { DynamoDBPetStore } from '../../shared/pets/dynamodb-pet-store.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
+import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { PageCache, TAIL_PAGE_TTL_MS } from '../../shared/pets/page-cache.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../../shared/pets/schemas.ts';
-import { PETS_TABLE } from '../../shared/tables.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 
 /** The test's clock, epoch ms: every store reads it. */

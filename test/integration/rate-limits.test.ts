@@ -7,12 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { createContainer } from '../../shared/container.ts';
+import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { PLAN_IDS, PLANS, type StandardPlanId } from '../../shared/plans.ts';
-import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { issueToken, petstoreClient } from '../support/api-client.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 

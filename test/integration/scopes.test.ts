@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
-import { createContainer } from '../../shared/container.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
 import { expectConformingResponse, readBody } from '../support/openapi-conformance.ts';
 
 const keys = createContainer().keys;

@@ -5,7 +5,7 @@
  * checked against the document (test/support/openapi-conformance.ts).
  */
 import createClient, { type Client } from 'openapi-fetch';
-import { createContainer } from '../../shared/container.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
 import type { StandardPlanId } from '../../shared/plans.ts';
 import type { paths } from '../generated/petstore-api.d.ts';
 import { conformanceMiddleware } from './openapi-conformance.ts';

@@ -9,7 +9,7 @@ import { startDynamoDBLocal } from '../../infra/local/dynamodb-local.ts';
 import { PortInUseError } from '../../infra/local/errors.ts';
 import { freePort } from '../../infra/local/ports.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
-import type { LocalCredentials } from '../../shared/clients.ts';
+import type { LocalCredentials } from '../../shared/dynamodb/clients.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -6,15 +6,15 @@
 import { createServer } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeysCommandDependencies } from '../../infra/cli/keys/program.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
-import { createContainer } from '../../shared/container.ts';
-import { DynamoDBKeyStore } from '../../shared/keys/dynamodb-key-store.ts';
+import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
+import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
-import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
-import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
-import { DynamoDBKeyUsage } from '../../shared/rate-limit/usage.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import { keyFixtures, keysCommandOn, useDeployedStageOf } from './keys-command-runner.ts';
 
 export * from './keys-command-runner.ts';

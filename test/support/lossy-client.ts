@@ -4,7 +4,7 @@
  */
 import { enforceGrants } from '../../infra/local/iam.ts';
 import type { FunctionDefinition } from '../../infra/routes.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { readSettings } from '../../shared/settings.ts';
 
 /**

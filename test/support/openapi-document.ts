@@ -9,7 +9,7 @@ import { type ConversionConfig, type JsonSchema, toJsonSchema } from '@valibot/t
 import type * as v from 'valibot';
 import { parse } from 'yaml';
 import type { ErrorCode } from '../../shared/http/errors.ts';
-import { RATE_LIMIT_HEADERS } from '../../shared/rate-limit/headers.ts';
+import { RATE_LIMIT_HEADERS } from '../../shared/http/rate-limit-headers.ts';
 
 /** A JSON object of the document. */
 export type Node = Record<string, unknown>;
@@ -178,7 +178,7 @@ export const ROUTE_LEVEL_CODES: readonly ErrorCode[] = [
   'headers_too_large',
 ];
 
-/** Every rate-limit header the functions send (shared/rate-limit/headers.ts). */
+/** Every rate-limit header the functions send (shared/http/rate-limit-headers.ts). */
 export const RATE_LIMIT_HEADER_NAMES: readonly string[] = Object.values(RATE_LIMIT_HEADERS);
 
 /** The headers that report the key's windows: all but `Retry-After`, which only a 429 carries. */

@@ -6,6 +6,7 @@ import { createLambdaContext } from '../../infra/local/events.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter.ts';
+import { readSettings } from '../../shared/settings.ts';
 import { authorizedEvent } from './authorized-event.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from './clock.ts';
 
@@ -35,7 +36,7 @@ export function countingOperation(limiter: RateLimiter) {
       calls.count += 1;
       return jsonResponse(200, { ok: true });
     },
-    { rateLimiter: limiter, now: () => NOW },
+    { container: { settings: readSettings(), rateLimiter: limiter, now: () => NOW } },
   );
   return { handler, calls };
 }

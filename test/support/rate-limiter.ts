@@ -4,14 +4,14 @@
  * whose counter items expire in the future, and helpers to send requests.
  */
 import { afterAll } from 'vitest';
-import { createDocumentClient } from '../../shared/clients.ts';
+import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { PLANS } from '../../shared/plans.ts';
-import { DynamoDBRateLimitBans } from '../../shared/rate-limit/bans.ts';
 import type { RateLimitDecision } from '../../shared/rate-limit/decision.ts';
-import { DynamoDBRateLimiter } from '../../shared/rate-limit/dynamodb-rate-limiter.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import { COUNTERS_TABLE } from '../../shared/tables.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from './clock.ts';
 
 export const client = createDocumentClient();

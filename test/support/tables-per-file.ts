@@ -9,7 +9,7 @@ import { inject } from 'vitest';
 import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { credentialsEnv } from '../../infra/local/stack-files.ts';
 import { createTables } from '../../infra/local/tables.ts';
-import { createDocumentClient } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
 Object.assign(process.env, credentialsEnv(inject('dynamoCredentials')));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authorizationHeader, bearerToken } from '../../shared/keys/bearer.ts';
+import { authorizationHeader, bearerToken } from '../../shared/http/bearer.ts';
 
 const TOKEN = 'psk_AbC-123_xyz';
 

@@ -5,9 +5,11 @@ import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { freePort } from '../../infra/local/ports.ts';
 import { apiErrorOf } from '../../shared/http/error-mapping.ts';
 import { ApiError } from '../../shared/http/errors.ts';
-import { CursorCodec, cursorCodecFromSettings, nextPageLink } from '../../shared/pets/cursor.ts';
+import { nextPageLink } from '../../shared/http/page-link.ts';
+import { CursorCodec } from '../../shared/pets/cursor.ts';
 import { InvalidCursorError } from '../../shared/pets/errors.ts';
 import type { PetStatus } from '../../shared/pets/schemas.ts';
+import { cursorCodecFromSettings } from '../../shared/secrets.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';
 
 const codec = new CursorCodec(newCursorKey());

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createPetHandler } from '../../functions/operations/create-pet.ts';
-import { idempotencyKeyOf, requestFingerprint } from '../../shared/idempotency/key.ts';
+import { idempotencyKeyOf, requestFingerprint } from '../../shared/http/idempotency-key.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 import { idempotentCreates, OTHER_KEY, REX, uniqueName } from '../support/idempotent-creates.ts';

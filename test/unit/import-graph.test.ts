@@ -1,20 +1,18 @@
 /**
- * The import graph of shared/, read by dependency-cruiser: no folder imports another that imports
- * it back (each folder under shared/ is one node, each root file another), and the ports import
- * nothing of the AWS SDK, however indirectly.
+ * The import graph of shared/, read by dependency-cruiser: the folders show the hexagon
+ * (docs/architecture.md, "Layout"). Rules and ports (shared/<feature>/ and the root files) reach
+ * neither the AWS SDK nor aws-lambda, however indirectly; nothing in http/ reaches an adapter;
+ * only dynamodb/ imports the AWS SDK; and no folder imports another that imports it back.
  */
 import { cruise, type IModule } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-/** The ports: persistence and limiting as the operations see them. */
-const PORTS = [
-  'shared/pets/pet-store.ts',
-  'shared/idempotency/record.ts',
-  'shared/rate-limit/rate-limiter.ts',
-  'shared/keys/key-store.ts',
-];
+/** The folders of rules and ports, one per feature. */
+const FEATURES = ['shared/pets/', 'shared/idempotency/', 'shared/keys/', 'shared/rate-limit/'];
 
 let modules: IModule[];
+/** Each file of shared/ to the files of shared/ it imports. */
+let edges: Map<string, Set<string>>;
 beforeAll(async () => {
   const result = await cruise(['shared'], {
     tsPreCompilationDeps: true,
@@ -22,6 +20,12 @@ beforeAll(async () => {
   });
   if (typeof result.output === 'string') throw new Error('expected the cruise result as data');
   modules = result.output.modules.filter((module) => module.source.startsWith('shared/'));
+  edges = new Map(
+    modules.map((module) => [
+      module.source,
+      new Set(module.dependencies.map((dependency) => dependency.resolved)),
+    ]),
+  );
 }, 60_000);
 
 /** `shared/<folder>` for a file in a folder of shared/, the file itself for a root file. */
@@ -30,46 +34,88 @@ function nodeOf(path: string): string {
   return rest === undefined ? path : `shared/${folder}`;
 }
 
-/** The nodes that `from` reaches over `edges`, itself excluded unless on a cycle. */
-function reachable(edges: Map<string, Set<string>>, from: string): Set<string> {
+/** The nodes that `from` reaches over `graph`, itself excluded unless on a cycle. */
+function reachable(graph: Map<string, Set<string>>, from: string): Set<string> {
   const seen = new Set<string>();
-  const pending = [...(edges.get(from) ?? [])];
+  const pending = [...(graph.get(from) ?? [])];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     if (seen.has(node)) continue;
     seen.add(node);
-    pending.push(...(edges.get(node) ?? []));
+    pending.push(...(graph.get(node) ?? []));
   }
   return seen;
 }
 
+/** The packages `path` imports itself (`@aws-sdk/lib-dynamodb`, `aws-lambda`…). */
+function packagesOf(path: string): string[] {
+  const module = modules.find((each) => each.source === path);
+  return (module?.dependencies ?? [])
+    .filter((dependency) => !dependency.resolved.startsWith('shared/'))
+    .map((dependency) => dependency.module);
+}
+
+const isAwsSdk = (name: string) => name.startsWith('@aws-sdk/');
+
+/** `<file>: <finding>` for each finding of `forbidden` on a file of `files` or one it reaches. */
+function reaching(files: string[], forbidden: (path: string) => string[]): string[] {
+  return files.flatMap((file) =>
+    [file, ...reachable(edges, file)].flatMap((path) =>
+      forbidden(path).map((finding) => `${file}: ${finding}`),
+    ),
+  );
+}
+
+/** Every file of shared/ for which `keep` holds. */
+function files(keep: (path: string) => boolean): string[] {
+  return modules.map((module) => module.source).filter(keep);
+}
+
 describe('the import graph of shared/', () => {
   it('has no cycle between its folders and root files', () => {
-    const edges = new Map<string, Set<string>>();
+    const nodes = new Map<string, Set<string>>();
     for (const module of modules) {
       const from = nodeOf(module.source);
       for (const { resolved } of module.dependencies) {
         const to = resolved.startsWith('shared/') ? nodeOf(resolved) : undefined;
-        if (to && to !== from) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+        if (to && to !== from) nodes.set(from, (nodes.get(from) ?? new Set()).add(to));
       }
     }
 
-    const cyclic = [...edges.keys()].filter((node) => reachable(edges, node).has(node));
+    const cyclic = [...nodes.keys()].filter((node) => reachable(nodes, node).has(node));
 
-    expect(edges.get('shared/http')).toContain('shared/rate-limit');
+    expect(nodes.get('shared/http')).toContain('shared/rate-limit');
     expect(cyclic).toEqual([]);
   });
 
-  it.each(PORTS)('keeps %s free of the AWS SDK, directly and through what it imports', (port) => {
-    const byPath = new Map(modules.map((module) => [module.source, module]));
-    const edges = new Map(
-      modules.map((module) => [
-        module.source,
-        new Set(module.dependencies.map((dependency) => dependency.resolved)),
-      ]),
+  it('keeps rules and ports (feature folders, root files) from the AWS SDK and aws-lambda', () => {
+    const rules = files(
+      (path) => FEATURES.some((folder) => path.startsWith(folder)) || nodeOf(path) === path,
     );
-    const reached = [...reachable(edges, port)];
 
-    expect(byPath.has(port)).toBe(true);
-    expect(reached.filter((path) => path.includes('@aws-sdk'))).toEqual([]);
+    for (const folder of FEATURES) expect(rules.some((path) => path.startsWith(folder))).toBe(true);
+    expect(rules).toContain('shared/settings.ts');
+    expect(
+      reaching(rules, (path) =>
+        packagesOf(path)
+          .filter((name) => isAwsSdk(name) || name === 'aws-lambda')
+          .map((name) => `${path} imports ${name}`),
+      ),
+    ).toEqual([]);
+  });
+
+  it('keeps http/ from every adapter of dynamodb/, directly and through what it imports', () => {
+    const http = files((path) => path.startsWith('shared/http/'));
+
+    expect(http).toContain('shared/http/handler.ts');
+    expect(
+      reaching(http, (path) => (path.startsWith('shared/dynamodb/') ? [`reaches ${path}`] : [])),
+    ).toEqual([]);
+  });
+
+  it('has the AWS SDK imported by dynamodb/ only', () => {
+    const importers = files((path) => packagesOf(path).some(isAwsSdk));
+
+    expect(importers).toContain('shared/dynamodb/clients.ts');
+    expect(importers.filter((path) => !path.startsWith('shared/dynamodb/'))).toEqual([]);
   });
 });

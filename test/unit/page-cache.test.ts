@@ -5,6 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { petItem, STATUS_SHARDS, statusShardOf } from '../../shared/dynamodb/pet-item.ts';
+import { mergeById } from '../../shared/dynamodb/status-index.ts';
 import {
   PageCache,
   pageExpiry,
@@ -12,9 +14,7 @@ import {
   SETTLED_PAGE_TTL_MS,
   TAIL_PAGE_TTL_MS,
 } from '../../shared/pets/page-cache.ts';
-import { petItem, STATUS_SHARDS, statusShardOf } from '../../shared/pets/pet-item.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
-import { mergeById } from '../../shared/pets/status-index.ts';
 
 const pet = (id: number): Pet => ({ id, name: `Pet ${id}`, categoryId: 1, status: 'sold' });
 const pets = (...ids: number[]) => ids.map(pet);

@@ -15,7 +15,7 @@ import {
   PETS_TABLE,
   STATUS_INDEX,
   TABLES,
-} from '../../shared/tables.ts';
+} from '../../shared/dynamodb/tables.ts';
 
 // GIVEN the service's tables under this run's names
 const NAMES = Object.fromEntries(TABLES.map((table) => [table.envVar, `${table.localName}-run`]));

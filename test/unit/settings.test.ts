@@ -3,14 +3,14 @@
  * variable.
  */
 import { describe, expect, it } from 'vitest';
-import { createContainer } from '../../shared/container.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { TABLES } from '../../shared/dynamodb/tables.ts';
 import {
   readSetting,
   readSettings,
   requiredSetting,
   SettingsSchema,
 } from '../../shared/settings.ts';
-import { TABLES } from '../../shared/tables.ts';
 
 describe('readSettings', () => {
   it('fills in the defaults of an empty environment', () => {

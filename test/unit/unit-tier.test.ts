@@ -5,7 +5,7 @@
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../shared/clients.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { NO_DYNAMODB } from '../support/no-dynamodb.ts';
 
 describe('the unit tier', () => {

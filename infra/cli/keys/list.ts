@@ -4,11 +4,11 @@
  * token, hash or usage identifier. `--dormant D` keeps the keys unused for D.
  */
 import { Option } from 'commander';
+import { lastUsedDay } from '../../../shared/dynamodb/usage.ts';
 import { keyRefusal, type ListedKey, limitsOfKey } from '../../../shared/keys/key-records.ts';
 import { scopesOf } from '../../../shared/keys/scopes.ts';
 import { ENTERPRISE_PLAN, planName } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
-import { lastUsedDay } from '../../../shared/rate-limit/usage.ts';
 import {
   type KeysCommandDependencies,
   type KeysSubcommand,

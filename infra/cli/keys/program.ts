@@ -3,7 +3,7 @@
  * per subcommand; `keys.ts` is its argv entry. Every dependency is injected, for in-process tests.
  */
 import type { Command, Help } from 'commander';
-import { COUNTERS_TABLE, KEYS_TABLE } from '../../../shared/tables.ts';
+import { COUNTERS_TABLE, KEYS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { STAGES } from '../../stages.ts';
 import {

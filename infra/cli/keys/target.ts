@@ -3,10 +3,10 @@
  * found through its stack outputs); a failure reads in the target's terms.
  */
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import type { DynamoDBRateLimitBans } from '../../../shared/dynamodb/bans.ts';
+import type { DynamoDBKeyUsage } from '../../../shared/dynamodb/usage.ts';
 import type { KeyStore } from '../../../shared/keys/key-store.ts';
 import type { TokenStage } from '../../../shared/keys/token.ts';
-import type { DynamoDBRateLimitBans } from '../../../shared/rate-limit/bans.ts';
-import type { DynamoDBKeyUsage } from '../../../shared/rate-limit/usage.ts';
 import { STACK_OUTPUTS, type StageName, stackName } from '../../stages.ts';
 import { requireOutput, stackOutputs } from '../stack-outputs.ts';
 

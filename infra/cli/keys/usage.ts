@@ -1,11 +1,11 @@
 /**
  * `usage`: a key's requests admitted and refused (429) per UTC day, and the last day it was used,
- * from the rate limiter's day items (shared/rate-limit/usage.ts); nothing is written for it.
+ * from the rate limiter's day items (shared/dynamodb/usage.ts); nothing is written for it.
  */
 import { Option } from 'commander';
+import { lastUsedDay } from '../../../shared/dynamodb/usage.ts';
 import { ENTERPRISE_PLAN } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
-import { lastUsedDay } from '../../../shared/rate-limit/usage.ts';
 import { UsageError } from '../program.ts';
 import {
   type KeysCommandDependencies,

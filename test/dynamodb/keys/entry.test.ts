@@ -6,9 +6,9 @@ import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { writeCredentials } from '../../../infra/local/stack-files.ts';
 import { REPOSITORY_ROOT } from '../../../infra/repository.ts';
-import { createDocumentClient } from '../../../shared/clients.ts';
-import { DynamoDBKeyStore } from '../../../shared/keys/dynamodb-key-store.ts';
-import { KEYS_TABLE } from '../../../shared/tables.ts';
+import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
+import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
+import { KEYS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import { closedPort, endpoint, keys, tableName } from '../../support/keys-command.ts';
 
 describe('the keys entry, run as `npx tsx infra/cli/keys.ts`', () => {

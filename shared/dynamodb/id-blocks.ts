@@ -4,7 +4,7 @@
  * from memory.
  */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ID_BLOCK_LIFETIME_MS } from './id-order.ts';
+import { ID_BLOCK_LIFETIME_MS } from '../pets/id-order.ts';
 
 /** Partition key of the pets-table item that holds the pet-id sequence (no pet has id 0). */
 export const PET_ID_SEQUENCE_ID = 0;

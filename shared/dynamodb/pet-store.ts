@@ -11,30 +11,18 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBBase } from '../dynamodb-base.ts';
-import type { DynamoDBIdempotencyStore } from '../idempotency/dynamodb-idempotency-store.ts';
 import { IdempotencyInProgressError, IdempotencyKeyUsedError } from '../idempotency/errors.ts';
 import type { IdempotentRequest, StoredResponse } from '../idempotency/record.ts';
+import type { PageCache } from '../pets/page-cache.ts';
+import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from '../pets/pet-store.ts';
+import type { NewPet, Pet } from '../pets/schemas.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
+import type { DynamoDBBase } from './base.ts';
 import { IdBlocks } from './id-blocks.ts';
-import type { PageCache } from './page-cache.ts';
+import type { DynamoDBIdempotencyStore } from './idempotency-store.ts';
 import { petItem, petOf } from './pet-item.ts';
-import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from './pet-store.ts';
-import type { NewPet, Pet } from './schemas.ts';
 import { StatusIndex } from './status-index.ts';
-
-/** What the `status-index` reads have cost: calls, items read (`ScannedCount`), read units. */
-export interface StoreUsage {
-  calls: number;
-  itemsRead: number;
-  readUnits: number;
-}
-
-/** Counters at zero. */
-export function emptyUsage(): StoreUsage {
-  return { calls: 0, itemsRead: 0, readUnits: 0 };
-}
 
 /** Table names the pet store works on. */
 export interface DynamoDBPetStoreTables {
@@ -44,8 +32,6 @@ export interface DynamoDBPetStoreTables {
 
 /** Options of {@link DynamoDBPetStore}. */
 export interface DynamoDBPetStoreOptions {
-  /** Counters the `status-index` reads add to. @default - fresh counters at zero */
-  readonly usage?: StoreUsage;
   /**
    * The idempotency records that `createPet`'s `recording` writes, in the pet's transaction.
    * @default - none: a create with `recording` throws
@@ -72,8 +58,6 @@ type PetPut = { TableName: string; Item: Record<string, unknown>; ConditionExpre
  * cache; never a Scan (costs: docs/architecture.md).
  */
 export class DynamoDBPetStore implements PetStore {
-  /** The counters of the `status-index` reads (see {@link DynamoDBPetStoreOptions.usage}). */
-  readonly usage: StoreUsage;
   private readonly records: DynamoDBIdempotencyStore | undefined;
   private readonly now: () => number;
   /** Issues the ids of new pets from blocks leased on the sequence item. */
@@ -85,7 +69,6 @@ export class DynamoDBPetStore implements PetStore {
     private readonly tables: DynamoDBPetStoreTables,
     options: DynamoDBPetStoreOptions = {},
   ) {
-    this.usage = options.usage ?? emptyUsage();
     this.records = options.records;
     this.now = options.now ?? Date.now;
     this.ids = new IdBlocks(client, tables.pets, {
@@ -93,7 +76,6 @@ export class DynamoDBPetStore implements PetStore {
       now: this.now,
     });
     this.statusIndex = new StatusIndex(client, tables.pets, {
-      usage: this.usage,
       now: this.now,
       cache: options.pageCache,
     });

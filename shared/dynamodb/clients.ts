@@ -2,7 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { readSettings, requiredSetting, type Settings } from './settings.ts';
+import { readSettings, requiredSetting, type Settings } from '../settings.ts';
 
 /** Bounds of every DynamoDB call: a store that does not answer never hangs a function. */
 export const DYNAMODB_CALL_BOUNDS = {

@@ -4,8 +4,8 @@
  * (docs/rate-limits.md).
  */
 import type { RequestLimits } from '../plans.ts';
-import type { RateLimitDecision, WindowUsage } from './decision.ts';
-import { secondsUntil, WINDOW_SECONDS, type WindowName, windowAt } from './windows.ts';
+import type { RateLimitDecision, WindowUsage } from '../rate-limit/decision.ts';
+import { secondsUntil, WINDOW_SECONDS, type WindowName, windowAt } from '../rate-limit/windows.ts';
 
 /** Response header names, as sent. */
 export const RATE_LIMIT_HEADERS = {

@@ -4,9 +4,9 @@
  * first is in flight; the same key with another body is refused (docs/idempotency.md).
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { IdempotencyKeyReusedError, IdempotencyKeyUsedError } from './errors.ts';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './key.ts';
-import type { IdempotentRequest, StoredResponse } from './record.ts';
+import { IdempotencyKeyReusedError, IdempotencyKeyUsedError } from '../idempotency/errors.ts';
+import type { IdempotentRequest, StoredResponse } from '../idempotency/record.ts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.ts';
 
 /**
  * Performs the request, writing `request`'s record with its effect (a `RecordedRequest`).

@@ -1,8 +1,8 @@
 /** A function's settings and document client, from which each DynamoDB adapter builds itself. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { readSettings, type Settings } from '../settings.ts';
 import { logEachCall } from './call-log.ts';
 import { createDocumentClient } from './clients.ts';
-import { readSettings, type Settings } from './settings.ts';
 
 /** A function's settings and the one document client its DynamoDB adapters share. */
 export interface DynamoDBBase {

@@ -1,7 +1,7 @@
 /** Each DynamoDB call's time as a log line, in place of X-Ray subsegments (docs/operations.md). */
 import { isRequestXRaySampled } from '@aws-lambda-powertools/commons/utils/env';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { logger } from './logger.ts';
+import { logger } from '../logger.ts';
 
 /** `message` of the log line of a DynamoDB call. */
 export const CALL_LOG_MESSAGE = 'DynamoDB call';

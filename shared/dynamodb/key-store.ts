@@ -9,21 +9,7 @@ import {
   ScanCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBBase } from '../dynamodb-base.ts';
-import type { PlanId, RequestLimits } from '../plans.ts';
-import { requiredSetting } from '../settings.ts';
-import { unlessUnavailable } from '../store-errors.ts';
-import {
-  CHANGE_ATTEMPTS,
-  headAsRead,
-  isHead,
-  KEY_ATTRIBUTES,
-  type KeyHead,
-  type RowUpdate,
-  stillAsRead,
-  valuesIfAny,
-} from './dynamodb-key-conditions.ts';
-import { KeyChangedError } from './errors.ts';
+import { KeyChangedError } from '../keys/errors.ts';
 import {
   type ApiKeyRecord,
   customLimits,
@@ -35,10 +21,24 @@ import {
   withExpiry,
   withPlan,
   withScopes,
-} from './key-records.ts';
-import type { KeyChange, KeyStore } from './key-store.ts';
-import { keyScopes, type Scope } from './scopes.ts';
-import { hashToken, type TokenStage } from './token.ts';
+} from '../keys/key-records.ts';
+import type { KeyChange, KeyStore } from '../keys/key-store.ts';
+import { keyScopes, type Scope } from '../keys/scopes.ts';
+import { hashToken, type TokenStage } from '../keys/token.ts';
+import type { PlanId, RequestLimits } from '../plans.ts';
+import { requiredSetting } from '../settings.ts';
+import { unlessUnavailable } from '../store-errors.ts';
+import type { DynamoDBBase } from './base.ts';
+import {
+  CHANGE_ATTEMPTS,
+  headAsRead,
+  isHead,
+  KEY_ATTRIBUTES,
+  type KeyHead,
+  type RowUpdate,
+  stillAsRead,
+  valuesIfAny,
+} from './key-conditions.ts';
 
 /** A key as read through its head: the head, its current row and its rolled-out row if any. */
 interface KeyRows {

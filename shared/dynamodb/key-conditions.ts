@@ -1,5 +1,5 @@
 /** The keys table's head items, and the conditions and updates that `DynamoDBKeyStore` builds. */
-import type { ApiKeyRecord } from './key-records.ts';
+import type { ApiKeyRecord } from '../keys/key-records.ts';
 
 /**
  * A key's head item: partition key `keyHash` = the key id (`key_…`, which no SHA-256 in hex can

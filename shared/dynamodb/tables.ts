@@ -1,5 +1,5 @@
 /** The DynamoDB tables, read by the CDK stack and by the local stack (DynamoDB Local). */
-import type { TableNameSetting } from './settings.ts';
+import type { TableNameSetting } from '../settings.ts';
 
 /** A key attribute: its name and DynamoDB scalar type (S string, N number). */
 export interface KeyAttribute {
@@ -30,7 +30,7 @@ export interface TableDefinition {
 
 /**
  * GSI of the pets table that serves `GET /pets` as Queries ordered by id: partition key
- * `statusShard` (`<status>#<shard>`, pets/pet-item.ts), one per shard of a status, merged by id.
+ * `statusShard` (`<status>#<shard>`, pet-item.ts), one per shard of a status, merged by id.
  */
 export const STATUS_INDEX = 'status-index';
 
@@ -54,7 +54,7 @@ export const PETS_TABLE: TableDefinition = {
 
 /**
  * API keys by `keyHash`: a token's row under its SHA-256 (hex), never the token; a key's head
- * under its id (`shared/keys/dynamodb-key-conditions.ts`), which is how a key is found by id.
+ * under its id (`shared/dynamodb/key-conditions.ts`), which is how a key is found by id.
  */
 export const KEYS_TABLE: TableDefinition = {
   constructId: 'KeysTable',

@@ -1,8 +1,8 @@
 /**
  * The RateLimiter on DynamoDB: both fixed windows counted with conditional UpdateItems on one item
- * per key and UTC day of the counters table (`counter-item.ts`), or for a key past the spread
- * threshold on shard items with quotas (`shards.ts`), and the ban; the decision itself is
- * `decision.ts`. Cost per request and why it never over-admits: docs/rate-limits.md.
+ * per key and UTC day of the counters table (`rate-limit/counter-item.ts`), or for a key past the spread
+ * threshold on shard items with quotas (`rate-limit/shards.ts`), and the ban; the decision itself is
+ * `rate-limit/decision.ts`. Cost per request and why it never over-admits: docs/rate-limits.md.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
@@ -11,11 +11,8 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBBase } from '../dynamodb-base.ts';
 import type { RequestLimits } from '../plans.ts';
-import { requiredSetting } from '../settings.ts';
-import { unlessUnavailable } from '../store-errors.ts';
-import { counterName, countsOf, daysUntil, expiry } from './counter-item.ts';
+import { counterName, countsOf, daysUntil, expiry } from '../rate-limit/counter-item.ts';
 import {
   admittedDecision,
   holdsMinute,
@@ -28,13 +25,13 @@ import {
   type Standing,
   standingOf,
   startsBan,
-} from './decision.ts';
+} from '../rate-limit/decision.ts';
 import {
   type BanPolicy,
   banPolicyOf,
   DEFAULT_BAN_POLICY,
   type RateLimiter,
-} from './rate-limiter.ts';
+} from '../rate-limit/rate-limiter.ts';
 import {
   DEFAULT_SPREAD_POLICY,
   estimatedCounts,
@@ -46,8 +43,11 @@ import {
   shardLimits,
   shardName,
   shardNames,
-} from './shards.ts';
-import type { WindowBounds } from './windows.ts';
+} from '../rate-limit/shards.ts';
+import type { WindowBounds } from '../rate-limit/windows.ts';
+import { requiredSetting } from '../settings.ts';
+import { unlessUnavailable } from '../store-errors.ts';
+import type { DynamoDBBase } from './base.ts';
 
 /** One request being counted: its key's item, instant, limits and abort signal. */
 interface CountRequest {

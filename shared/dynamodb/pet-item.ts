@@ -4,8 +4,8 @@
  * {@link STATUS_SHARDS} partition key values (docs/architecture.md, "The status index's shards").
  */
 import { createHash } from 'node:crypto';
-import { STATUS_SHARD_ATTRIBUTE } from '../tables.ts';
-import type { Pet, PetStatus } from './schemas.ts';
+import type { Pet, PetStatus } from '../pets/schemas.ts';
+import { STATUS_SHARD_ATTRIBUTE } from './tables.ts';
 
 /**
  * Shards per status. 10,000 creates/s of one status write 625 GSI units/s to each (two units per
@@ -36,7 +36,7 @@ export function statusShardsOf(status: PetStatus): string[] {
 
 /**
  * The pets-table item of `pet`: the pet, its {@link STATUS_SHARD_ATTRIBUTE}, and `createdAt`
- * (ISO 8601), which listPets's page cache reads to tell a settled page (page-cache.ts).
+ * (ISO 8601), which listPets's page cache reads to tell a settled page (pets/page-cache.ts).
  *
  * @param createdAtMs When the item is built, epoch ms, on the store's clock: after its id was
  *   issued, never before.

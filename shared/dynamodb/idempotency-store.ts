@@ -6,14 +6,14 @@
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBBase } from '../dynamodb-base.ts';
-import { requiredSetting } from '../settings.ts';
 import {
   type FoundRecord,
   type IdempotentRequest,
   recordExpiry,
   type StoredResponse,
-} from './record.ts';
+} from '../idempotency/record.ts';
+import { requiredSetting } from '../settings.ts';
+import type { DynamoDBBase } from './base.ts';
 
 /** One item of a TransactWriteItems call. */
 export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

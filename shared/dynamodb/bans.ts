@@ -1,10 +1,10 @@
 /** The keys command's view of rate-limit bans: whether a key is banned, and lifting a ban. */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { counterName, countsOf, daysUntil } from './counter-item.ts';
-import { activeBan, instantAt } from './decision.ts';
-import { DEFAULT_SPREAD_POLICY, shardNames } from './shards.ts';
-import { windowAt } from './windows.ts';
+import { counterName, countsOf, daysUntil } from '../rate-limit/counter-item.ts';
+import { activeBan, instantAt } from '../rate-limit/decision.ts';
+import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
+import { windowAt } from '../rate-limit/windows.ts';
 
 /** What `keys list` shows of a key's ban. */
 export interface BanState {

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { InvalidIdempotencyKeyError } from './errors.ts';
+import { InvalidIdempotencyKeyError } from '../idempotency/errors.ts';
 
 /** Request header that names a create, so that retrying it is safe. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';

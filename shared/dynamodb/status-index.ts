@@ -3,11 +3,10 @@
  * merged by id, through listPets's page cache when the store has one (docs/architecture.md).
  */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from '../tables.ts';
-import type { StoreUsage } from './dynamodb-pet-store.ts';
-import { type PageCache, pageExpiry } from './page-cache.ts';
+import { type PageCache, pageExpiry } from '../pets/page-cache.ts';
+import { PET_STATUSES, type Pet, type PetStatus } from '../pets/schemas.ts';
 import { petOf, statusShardsOf } from './pet-item.ts';
-import { PET_STATUSES, type Pet, type PetStatus } from './schemas.ts';
+import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from './tables.ts';
 
 /** A stored item as a Query returns it: a pet, its `statusShard` and `createdAt`. */
 type Item = Record<string, unknown> & { id: number };
@@ -35,9 +34,8 @@ export function mergeById<T extends { readonly id: number }>(
   return merged;
 }
 
-/** What a {@link StatusIndex} counts its Queries in, reads its time from, and caches pages in. */
+/** What a {@link StatusIndex} reads its time from, and caches pages in. */
 export interface StatusIndexOptions {
-  readonly usage: StoreUsage;
   /** Epoch milliseconds. */
   readonly now: () => number;
   /** @default - none: every page reads every shard */
@@ -116,7 +114,7 @@ export class StatusIndex {
     return pets;
   }
 
-  /** Up to `limit` items of one shard above `afterId`, counted in the usage. */
+  /** Up to `limit` items of one shard above `afterId`. */
   private async query(
     shard: string,
     limit: number,
@@ -131,15 +129,9 @@ export class StatusIndex {
         ExpressionAttributeNames: { '#shard': STATUS_SHARD_ATTRIBUTE, '#id': 'id' },
         ExpressionAttributeValues: { ':shard': shard, ':afterId': afterId },
         Limit: limit,
-        ReturnConsumedCapacity: 'TOTAL',
       }),
       { abortSignal: signal },
     );
-    const items = (output.Items ?? []) as Item[];
-    const { usage } = this.options;
-    usage.calls += 1;
-    usage.itemsRead += output.ScannedCount ?? items.length;
-    usage.readUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
-    return items;
+    return (output.Items ?? []) as Item[];
   }
 }

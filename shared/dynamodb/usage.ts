@@ -3,9 +3,9 @@
  * command; nothing is written for it.
  */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { counterName } from './counter-item.ts';
-import { DEFAULT_SPREAD_POLICY, shardNames } from './shards.ts';
-import { type WindowBounds, windowAt } from './windows.ts';
+import { counterName } from '../rate-limit/counter-item.ts';
+import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
+import { type WindowBounds, windowAt } from '../rate-limit/windows.ts';
 
 /** One key's requests on one UTC day. */
 export interface DayUsage {

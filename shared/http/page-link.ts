@@ -1,0 +1,15 @@
+/** The next page of listPets as a `Link` header, which clients follow and never build. */
+import type { PetStatus } from '../pets/schemas.ts';
+
+/**
+ * The `Link` header of a page after which more pets exist (RFC 8288): a URI reference to the next
+ * page, relative to the host, keeping `limit` and `status`.
+ *
+ * @example nextPageLink({ limit: 50, status: 'sold' }, '…') → `</v1/pets?limit=50&status=sold&cursor=…>; rel="next"`
+ */
+export function nextPageLink(query: { limit: number; status?: PetStatus }, cursor: string): string {
+  const params = new URLSearchParams({ limit: String(query.limit) });
+  if (query.status) params.set('status', query.status);
+  params.set('cursor', cursor);
+  return `</v1/pets?${params}>; rel="next"`;
+}
