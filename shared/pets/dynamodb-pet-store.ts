@@ -1,9 +1,5 @@
 /** The PetStore on DynamoDB: the pets table, its `status-index` GSI and the id sequence. */
-import {
-  ConditionalCheckFailedException,
-  TransactionCanceledException,
-  TransactionInProgressException,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -13,7 +9,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBase } from '../dynamodb-base.ts';
 import type { DynamoDBIdempotencyStore } from '../idempotency/dynamodb-idempotency-store.ts';
-import { IdempotencyInProgressError, IdempotencyKeyUsedError } from '../idempotency/errors.ts';
+import { refuseUnlessFree } from '../idempotency/outcome.ts';
 import type { IdempotentRequest, StoredResponse } from '../idempotency/record.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
@@ -166,18 +162,7 @@ export class DynamoDBPetStore implements PetStore {
         { abortSignal: options.signal },
       );
     } catch (error) {
-      // Our own transaction, retried by the SDK with its token while the first attempt still runs.
-      if (error instanceof TransactionInProgressException) {
-        throw new IdempotencyInProgressError(1, { cause: error });
-      }
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = error.CancellationReasons ?? [];
-      const found = records.foundIn(reasons[1]);
-      if (found) throw new IdempotencyKeyUsedError(found, { cause: error });
-      // Another transaction on the same record (a concurrent duplicate) is still in flight.
-      if (reasons.some((reason) => reason.Code === 'TransactionConflict')) {
-        throw new IdempotencyInProgressError(1, { cause: error });
-      }
+      refuseUnlessFree(records.metAtKey(error, 1), options.nowMs, { cause: error });
       throw error;
     }
   }
