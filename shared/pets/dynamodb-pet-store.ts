@@ -19,6 +19,7 @@ import { petItem, petOf } from './pet-item.ts';
 import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from './pet-store.ts';
 import type { NewPet, Pet } from './schemas.ts';
 import { StatusIndex } from './status-index.ts';
+import { pageOf, petWithId } from './store-rules.ts';
 
 /** What the `status-index` reads have cost: calls, items read (`ScannedCount`), read units. */
 export interface StoreUsage {
@@ -121,12 +122,7 @@ export class DynamoDBPetStore implements PetStore {
     if (recording && !this.records) {
       throw new Error('This pet store was built without idempotency records');
     }
-    const pet: Pet = {
-      id: await this.ids.next(signal),
-      name: newPet.name,
-      categoryId: newPet.categoryId,
-      status: newPet.status,
-    };
+    const pet = petWithId(newPet, await this.ids.next(signal));
     const nowMs = this.now();
     const put: PetPut = {
       TableName: this.tables.pets,
@@ -198,6 +194,6 @@ export class DynamoDBPetStore implements PetStore {
     const pets = await unlessUnavailable(() =>
       this.statusIndex.read(status, afterId, limit + 1, signal),
     );
-    return { pets: pets.slice(0, limit), hasMore: pets.length > limit };
+    return pageOf(pets, limit);
   }
 }
