@@ -2,7 +2,8 @@
 import { createDynamoDBBase, type DynamoDBBase } from './dynamodb-base.ts';
 import { DynamoDBIdempotencyStore } from './idempotency/dynamodb-idempotency-store.ts';
 import { DynamoDBKeyStore } from './keys/dynamodb-key-store.ts';
-import type { KeyStore } from './keys/key-store.ts';
+import type { KeyAdministration } from './keys/key-administration.ts';
+import type { KeyLookup } from './keys/key-lookup.ts';
 import { DynamoDBPetStore, type StoreUsage } from './pets/dynamodb-pet-store.ts';
 import type { PetStore } from './pets/pet-store.ts';
 import { DynamoDBRateLimiter } from './rate-limit/dynamodb-rate-limiter.ts';
@@ -17,7 +18,8 @@ export interface Container {
   readonly settings: Settings;
   readonly pets: PetStore;
   readonly rateLimiter: RateLimiter;
-  readonly keys: KeyStore;
+  /** The authorizer's lookup and the keys command's administration (`npm start` issues keys). */
+  readonly keys: KeyLookup & KeyAdministration;
   /** Clock of the rate limiter (and the benches' simulated time), epoch ms. @default Date.now */
   readonly now?: () => number;
 }

@@ -1,6 +1,7 @@
 /**
- * The KeyStore on DynamoDB: a row per token, by its SHA-256, and a head item per key, by its id,
- * naming the key's rows; a key's rows and head change in one transaction.
+ * The key stores on DynamoDB (the authorizer's lookup, the keys command's administration): a row
+ * per token, by its SHA-256, and a head item per key, by its id, naming the key's rows; a key's
+ * rows and head change in one transaction.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
@@ -24,6 +25,8 @@ import {
   valuesIfAny,
 } from './dynamodb-key-conditions.ts';
 import { KeyChangedError } from './errors.ts';
+import type { IssuedKey, KeyAdministration, KeyChange, RolledKey } from './key-administration.ts';
+import type { KeyLookup } from './key-lookup.ts';
 import {
   type ApiKeyRecord,
   customLimits,
@@ -34,9 +37,9 @@ import {
   rolledKey,
   withExpiry,
   withPlan,
+  withRevocation,
   withScopes,
 } from './key-records.ts';
-import type { KeyChange, KeyStore } from './key-store.ts';
 import { keyScopes, type Scope } from './scopes.ts';
 import { hashToken, type TokenStage } from './token.ts';
 
@@ -47,8 +50,8 @@ interface KeyRows {
   readonly rolledOut: readonly ApiKeyRecord[];
 }
 
-/** Keys table access. */
-export class DynamoDBKeyStore implements KeyStore {
+/** Keys table access: the authorizer's lookup and the keys command's administration. */
+export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -60,7 +63,7 @@ export class DynamoDBKeyStore implements KeyStore {
   }
 
   /** One transaction puts the token's row and the key's head. */
-  async createKey(input: NewKeyInput): Promise<{ record: ApiKeyRecord; token: string }> {
+  async createKey(input: NewKeyInput): Promise<IssuedKey> {
     const { record, token } = newKey(input);
     const head: KeyHead = { keyHash: record.keyId, currentHash: record.keyHash };
     await this.client.send(
@@ -77,6 +80,7 @@ export class DynamoDBKeyStore implements KeyStore {
     return { record, token };
   }
 
+  /** The token's row, by its SHA-256. */
   async findByToken(
     token: string,
     options: { signal?: AbortSignal } = {},
@@ -225,7 +229,7 @@ export class DynamoDBKeyStore implements KeyStore {
       UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
       ExpressionAttributeValues: { ':now': now },
     });
-    return previous && { ...previous, revokedAt: previous.revokedAt ?? now };
+    return previous && withRevocation(previous, now);
   }
 
   /** One transaction on every row (`updateEveryRow`), so `previous` is exactly what was replaced. */
@@ -264,7 +268,7 @@ export class DynamoDBKeyStore implements KeyStore {
   async rollKey(
     keyId: string,
     options: { graceSeconds: number; tokenStage?: TokenStage },
-  ): Promise<{ record: ApiKeyRecord; token: string; graceUntil?: string } | undefined> {
+  ): Promise<RolledKey | undefined> {
     const key = await this.rowsOfKey(keyId);
     if (!key) return undefined;
     const { head, current, rolledOut } = key;
