@@ -30,6 +30,7 @@ import type { KeyLookup } from './key-lookup.ts';
 import {
   type ApiKeyRecord,
   customLimits,
+  type KeyTokens,
   type ListedKey,
   listedKeys,
   type NewKeyInput,
@@ -43,11 +44,10 @@ import {
 import { keyScopes, type Scope } from './scopes.ts';
 import { hashToken, type TokenStage } from './token.ts';
 
-/** A key as read through its head: the head, its current row and its rolled-out row if any. */
+/** A key as read through its head: the head, and the rows of the tokens it names. */
 interface KeyRows {
   readonly head: KeyHead;
-  readonly current: ApiKeyRecord;
-  readonly rolledOut: readonly ApiKeyRecord[];
+  readonly tokens: KeyTokens;
 }
 
 /** Keys table access: the authorizer's lookup and the keys command's administration. */
@@ -112,18 +112,18 @@ export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
     for (let attempt = 1; ; attempt++) {
       const head = await this.itemOf<KeyHead>(keyId);
       if (!head) return undefined;
-      const [current, rolledOut] = await Promise.all([
+      const [current, old] = await Promise.all([
         this.rowOf(head.currentHash),
         head.rolledOutHash === undefined ? undefined : this.rowOf(head.rolledOutHash),
       ]);
-      const complete = current && (head.rolledOutHash === undefined || rolledOut);
-      if (complete) return { head, current, rolledOut: rolledOut ? [rolledOut] : [] };
+      const complete = current && (head.rolledOutHash === undefined || old);
+      if (complete) return { head, tokens: { current, ...(old && { old }) } };
       if (attempt === CHANGE_ATTEMPTS) throw new KeyChangedError(keyId);
     }
   }
 
   async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
-    return (await this.rowsOfKey(keyId))?.current;
+    return (await this.rowsOfKey(keyId))?.tokens.current;
   }
 
   /** Reads the whole table, strongly consistently: an ops command, not a request path. */
@@ -157,7 +157,8 @@ export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
     for (let attempt = 1; ; attempt++) {
       const key = await this.rowsOfKey(keyId);
       if (!key) return undefined;
-      const { head, current, rolledOut } = key;
+      const { head, tokens } = key;
+      const { current, old } = tokens;
       const guard = stillAsRead(current, unchanged);
       const currentRow = {
         ...update,
@@ -170,18 +171,18 @@ export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
         },
         ...valuesIfAny({ ...update.ExpressionAttributeValues, ...guard.ExpressionAttributeValues }),
       };
-      const rolledOutRows = rolledOut.map((row) => ({
+      const oldRow = old && {
         ...update,
         TableName: this.tableName,
-        Key: { keyHash: row.keyHash },
+        Key: { keyHash: old.keyHash },
         ConditionExpression: 'attribute_exists(#keyHash)',
         ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#keyHash': 'keyHash' },
-      }));
+      };
       try {
         await this.client.send(
           new TransactWriteCommand({
             TransactItems: [
-              ...[currentRow, ...rolledOutRows].map((row) => ({ Update: row })),
+              ...[currentRow, ...(oldRow ? [oldRow] : [])].map((row) => ({ Update: row })),
               { ConditionCheck: headAsRead(this.tableName, head) },
             ],
           }),
@@ -262,8 +263,9 @@ export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
   }
 
   /**
-   * One transaction adds the new token's row, gives the current one `graceUntil` (or deletes it
-   * for a grace of 0), deletes an older rolled-out row and points the head at the new rows.
+   * One transaction makes the rows the key's tokens after the roll (`rolledKey`): adds the new
+   * token's row, gives the current one `graceUntil` (or deletes it for a grace of 0), deletes the
+   * row of an older old token, and points the head at the new rows.
    */
   async rollKey(
     keyId: string,
@@ -271,8 +273,9 @@ export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
   ): Promise<RolledKey | undefined> {
     const key = await this.rowsOfKey(keyId);
     if (!key) return undefined;
-    const { head, current, rolledOut } = key;
-    const { record, token, graceUntil } = rolledKey(current, options);
+    const { head, tokens: before } = key;
+    const { current } = before;
+    const { token, graceUntil, tokens: after } = rolledKey(current, options);
     // The new row copies the current one: that must still be current, unrevoked and unchanged.
     const { ExpressionAttributeValues: held, ...guard } = stillAsRead(current, KEY_ATTRIBUTES);
     const stillCurrent = { TableName: this.tableName, Key: { keyHash: current.keyHash }, ...guard };
@@ -284,32 +287,32 @@ export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
             {
               Put: {
                 TableName: this.tableName,
-                Item: record,
+                Item: after.current,
                 ConditionExpression: 'attribute_not_exists(keyHash)',
               },
             },
-            graceUntil
+            after.old
               ? {
                   Update: {
                     ...stillCurrent,
                     UpdateExpression: 'SET #grace = :until',
-                    ExpressionAttributeValues: { ...held, ':until': graceUntil },
+                    ExpressionAttributeValues: { ...held, ':until': after.old.graceUntil },
                   },
                 }
               : { Delete: { ...stillCurrent, ...valuesIfAny(held) } },
-            ...rolledOut.map((row) => ({
-              Delete: { TableName: this.tableName, Key: { keyHash: row.keyHash } },
-            })),
+            ...(before.old
+              ? [{ Delete: { TableName: this.tableName, Key: { keyHash: before.old.keyHash } } }]
+              : []),
             {
               Update: {
                 ...headGuard,
-                UpdateExpression: graceUntil
+                UpdateExpression: after.old
                   ? 'SET currentHash = :next, rolledOutHash = :rolled'
                   : 'SET currentHash = :next REMOVE rolledOutHash',
                 ExpressionAttributeValues: {
                   ...headGuard.ExpressionAttributeValues,
-                  ':next': record.keyHash,
-                  ...(graceUntil && { ':rolled': current.keyHash }),
+                  ':next': after.current.keyHash,
+                  ...(after.old && { ':rolled': after.old.keyHash }),
                 },
               },
             },
@@ -322,6 +325,6 @@ export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
       }
       throw error;
     }
-    return { record, token, graceUntil };
+    return { record: after.current, token, graceUntil };
   }
 }

@@ -181,21 +181,33 @@ export function listedKeys(tokens: readonly ApiKeyRecord[]): ListedKey[] {
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
+/** A key's live tokens, each holding the key: the current one and, during a roll's grace, an old. */
+export interface KeyTokens {
+  readonly current: ApiKeyRecord;
+  readonly old?: ApiKeyRecord;
+}
+
 /**
- * A key rolled from its current token's `current`: the same key under a new token, and the end of
- * the old token's grace (none for a grace of 0).
+ * A key rolled from its current token's `current`: a new token, and the key's tokens after the
+ * roll: the new one current, and `current` as the old token until `graceUntil` (none for a grace
+ * of 0). Any other token of the key ends with the roll: a key has at most two.
  *
  * @throws KeyRevokedError for a revoked key.
  */
 export function rolledKey(
   current: ApiKeyRecord,
   options: { graceSeconds: number; tokenStage?: TokenStage },
-): { record: ApiKeyRecord; token: string; graceUntil?: string } {
+): { token: string; graceUntil?: string; tokens: KeyTokens } {
   if (current.revokedAt) throw new KeyRevokedError(current.keyId);
   const token = generateToken(options.tokenStage);
   const graceUntil =
     options.graceSeconds > 0
       ? new Date(Date.now() + options.graceSeconds * 1000).toISOString()
       : undefined;
-  return { record: { ...current, keyHash: hashToken(token) }, token, graceUntil };
+  const next = { ...current, keyHash: hashToken(token) };
+  return {
+    token,
+    graceUntil,
+    tokens: { current: next, ...(graceUntil && { old: { ...current, graceUntil } }) },
+  };
 }

@@ -82,13 +82,10 @@ export class InMemoryKeyStore implements KeyLookup, KeyAdministration {
     const rows = this.rowsOf(keyId);
     const current = rows.find(isCurrentToken);
     if (!current) return undefined;
-    const rolled = rolledKey(current, options);
+    const { token, graceUntil, tokens } = rolledKey(current, options);
     for (const row of rows) this.rows.delete(row.keyHash);
-    if (rolled.graceUntil) {
-      this.rows.set(current.keyHash, { ...current, graceUntil: rolled.graceUntil });
-    }
-    this.rows.set(rolled.record.keyHash, rolled.record);
-    return { ...rolled, record: { ...rolled.record } };
+    for (const live of [tokens.current, tokens.old]) if (live) this.rows.set(live.keyHash, live);
+    return { record: { ...tokens.current }, token, graceUntil };
   }
 
   private rowsOf(keyId: string): ApiKeyRecord[] {

@@ -26,7 +26,7 @@ describe('the idempotency outcome rules', () => {
     expect(() => refuseUnlessFree({ kind: 'free' }, nowMs)).not.toThrow();
   });
 
-  it('refuses a write that met a live record with that record, without its expiry, and the cause', () => {
+  it('refuses a write that met a live record with the record (no expiry) and the cause', () => {
     const cause = new Error('cancelled');
 
     let thrown: unknown;
