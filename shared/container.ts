@@ -1,5 +1,6 @@
 /** A function's settings and ports, as its operations take them. */
-import type { KeyStore } from './keys/key-store.ts';
+import type { KeyAdministration } from './keys/key-administration.ts';
+import type { KeyLookup } from './keys/key-lookup.ts';
 import type { PetStore } from './pets/pet-store.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Settings } from './settings.ts';
@@ -13,7 +14,8 @@ export interface Container {
   readonly settings: Settings;
   readonly pets: PetStore;
   readonly rateLimiter: RateLimiter;
-  readonly keys: KeyStore;
+  /** The authorizer's lookup and the keys command's administration (`npm start` issues keys). */
+  readonly keys: KeyLookup & KeyAdministration;
   /** Clock of the rate limiter (and the benches' simulated time), epoch ms. @default Date.now */
   readonly now?: () => number;
 }

@@ -15,8 +15,8 @@ import type {
 import { ROUTES } from '../../infra/routes.ts';
 import { invocationBudgetMs, withDeadline } from '../../shared/deadline.ts';
 import { authorizationValues, bearerToken } from '../../shared/http/bearer.ts';
+import type { KeyLookup } from '../../shared/keys/key-lookup.ts';
 import { keyRefusal, limitsOfKey } from '../../shared/keys/key-records.ts';
-import type { KeyStore } from '../../shared/keys/key-store.ts';
 import { type Scope, scopesOf } from '../../shared/keys/scopes.ts';
 import { mayBeKeyOf, type TokenStage, tokenStageOf } from '../../shared/keys/token.ts';
 import { logger } from '../../shared/logger.ts';
@@ -49,10 +49,10 @@ export function allowedMethodArns(methodArn: string, scopes: readonly Scope[]): 
  *   `{ keyId, plan, perMinute, perDay }`, `usageIdentifierKey`. A plan change reaches the
  *   functions when the cached result expires (60 s).
  * @throws Error('Unauthorized') for a missing, malformed, repeated, unknown, revoked, expired or
- *   rolled-out key (HTTP 401 at the gateway); the keys table's error when it fails or the deadline passes (HTTP 503).
+ *   rolled key's old token past its grace (HTTP 401 at the gateway); the keys table's error when it fails or the deadline passes (HTTP 503).
  */
 async function authorize(
-  keys: KeyStore,
+  keys: KeyLookup,
   tokenStage: TokenStage,
   event: APIGatewayRequestAuthorizerEvent,
   context: Context,
@@ -91,10 +91,10 @@ async function authorize(
 }
 
 /**
- * The Lambda handler of the authorizer on `container`'s key store, accepting the tokens of the
+ * The Lambda handler of the authorizer on `container`'s key lookup, accepting the tokens of the
  * stage `PETSTORE_STAGE`; every log line carries the invocation's request id.
  */
-export function authorizerHandler(container: { settings: Settings; keys: KeyStore }) {
+export function authorizerHandler(container: { settings: Settings; keys: KeyLookup }) {
   const { keys } = container;
   const tokenStage = tokenStageOf(container.settings.PETSTORE_STAGE);
   return middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>(

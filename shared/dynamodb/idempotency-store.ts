@@ -3,11 +3,14 @@
  * table, put already completed in the transaction that writes the pet, `expiresAt` as TTL; why and
  * how: docs/idempotency.md.
  */
-import type { CancellationReason } from '@aws-sdk/client-dynamodb';
+import {
+  TransactionCanceledException,
+  TransactionInProgressException,
+} from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { type KeptRecord, liveFrom, type MetAtKey } from '../idempotency/outcome.ts';
 import {
-  type FoundRecord,
   type IdempotentRequest,
   recordExpiry,
   type StoredResponse,
@@ -30,8 +33,9 @@ export class DynamoDBIdempotencyStore {
 
   /**
    * The transaction item that puts `request`'s record with its answer, on condition that the key
-   * has no live record (none, or one past its `expiresAt`). When the condition fails, the
-   * cancellation reason carries the record as it stands ({@link foundIn}).
+   * has no live record (none, or one past its `expiresAt`: `liveFrom`, evaluated by DynamoDB).
+   * When the condition fails, the cancellation reason carries the record as it stands
+   * ({@link metAtKey}).
    * @param nowMs Now, epoch milliseconds: the record expires 24 h later.
    */
   put(request: IdempotentRequest, response: StoredResponse, nowMs: number): TransactWriteItem {
@@ -44,17 +48,30 @@ export class DynamoDBIdempotencyStore {
           response,
           expiresAt: recordExpiry(nowMs),
         },
-        ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :nowSeconds',
-        ExpressionAttributeValues: { ':nowSeconds': Math.floor(nowMs / 1000) },
+        ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :liveFrom',
+        ExpressionAttributeValues: { ':liveFrom': liveFrom(nowMs) },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     };
   }
 
-  /** The record a {@link put}'s failed condition found, or `undefined` when it carries none. */
-  foundIn(reason: CancellationReason | undefined): FoundRecord | undefined {
-    if (reason?.Code !== 'ConditionalCheckFailed' || !reason.Item) return undefined;
-    const record = unmarshall(reason.Item);
-    return { fingerprint: record.fingerprint, response: record.response as StoredResponse };
+  /**
+   * What a transaction holding a {@link put} met at the key, from the error it failed with; `free`
+   * when the error says nothing of the key (the caller rethrows it).
+   * @param recordAt Position of the put among the transaction's items.
+   */
+  metAtKey(error: unknown, recordAt: number): MetAtKey {
+    // Our own transaction, retried by the SDK with its token while the first attempt still runs.
+    if (error instanceof TransactionInProgressException) return { kind: 'in flight' };
+    if (!(error instanceof TransactionCanceledException)) return { kind: 'free' };
+    const reasons = error.CancellationReasons ?? [];
+    const reason = reasons[recordAt];
+    if (reason?.Code === 'ConditionalCheckFailed' && reason.Item) {
+      const { fingerprint, response, expiresAt } = unmarshall(reason.Item);
+      return { kind: 'record', record: { fingerprint, response, expiresAt } as KeptRecord };
+    }
+    // Another transaction on the same record (a concurrent duplicate) is still in flight.
+    if (reasons.some(({ Code }) => Code === 'TransactionConflict')) return { kind: 'in flight' };
+    return { kind: 'free' };
   }
 }

@@ -1,6 +1,7 @@
 /**
- * The KeyStore on DynamoDB: a row per token, by its SHA-256, and a head item per key, by its id,
- * naming the key's rows; a key's rows and head change in one transaction.
+ * The key stores on DynamoDB (the authorizer's lookup, the keys command's administration): a row
+ * per token, by its SHA-256, and a head item per key, by its id, naming the key's rows; a key's
+ * rows and head change in one transaction.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
@@ -10,9 +11,17 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { KeyChangedError } from '../keys/errors.ts';
+import type {
+  IssuedKey,
+  KeyAdministration,
+  KeyChange,
+  RolledKey,
+} from '../keys/key-administration.ts';
+import type { KeyLookup } from '../keys/key-lookup.ts';
 import {
   type ApiKeyRecord,
   customLimits,
+  type KeyTokens,
   type ListedKey,
   listedKeys,
   type NewKeyInput,
@@ -20,9 +29,9 @@ import {
   rolledKey,
   withExpiry,
   withPlan,
+  withRevocation,
   withScopes,
 } from '../keys/key-records.ts';
-import type { KeyChange, KeyStore } from '../keys/key-store.ts';
 import { keyScopes, type Scope } from '../keys/scopes.ts';
 import { hashToken, type TokenStage } from '../keys/token.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';
@@ -40,15 +49,14 @@ import {
   valuesIfAny,
 } from './key-conditions.ts';
 
-/** A key as read through its head: the head, its current row and its rolled-out row if any. */
+/** A key as read through its head: the head, and the rows of the tokens it names. */
 interface KeyRows {
   readonly head: KeyHead;
-  readonly current: ApiKeyRecord;
-  readonly rolledOut: readonly ApiKeyRecord[];
+  readonly tokens: KeyTokens;
 }
 
-/** Keys table access. */
-export class DynamoDBKeyStore implements KeyStore {
+/** Keys table access: the authorizer's lookup and the keys command's administration. */
+export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -60,7 +68,7 @@ export class DynamoDBKeyStore implements KeyStore {
   }
 
   /** One transaction puts the token's row and the key's head. */
-  async createKey(input: NewKeyInput): Promise<{ record: ApiKeyRecord; token: string }> {
+  async createKey(input: NewKeyInput): Promise<IssuedKey> {
     const { record, token } = newKey(input);
     const head: KeyHead = { keyHash: record.keyId, currentHash: record.keyHash };
     await this.client.send(
@@ -77,6 +85,7 @@ export class DynamoDBKeyStore implements KeyStore {
     return { record, token };
   }
 
+  /** The token's row, by its SHA-256. */
   async findByToken(
     token: string,
     options: { signal?: AbortSignal } = {},
@@ -108,18 +117,18 @@ export class DynamoDBKeyStore implements KeyStore {
     for (let attempt = 1; ; attempt++) {
       const head = await this.itemOf<KeyHead>(keyId);
       if (!head) return undefined;
-      const [current, rolledOut] = await Promise.all([
+      const [current, old] = await Promise.all([
         this.rowOf(head.currentHash),
         head.rolledOutHash === undefined ? undefined : this.rowOf(head.rolledOutHash),
       ]);
-      const complete = current && (head.rolledOutHash === undefined || rolledOut);
-      if (complete) return { head, current, rolledOut: rolledOut ? [rolledOut] : [] };
+      const complete = current && (head.rolledOutHash === undefined || old);
+      if (complete) return { head, tokens: { current, ...(old && { old }) } };
       if (attempt === CHANGE_ATTEMPTS) throw new KeyChangedError(keyId);
     }
   }
 
   async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
-    return (await this.rowsOfKey(keyId))?.current;
+    return (await this.rowsOfKey(keyId))?.tokens.current;
   }
 
   /** Reads the whole table, strongly consistently: an ops command, not a request path. */
@@ -153,7 +162,8 @@ export class DynamoDBKeyStore implements KeyStore {
     for (let attempt = 1; ; attempt++) {
       const key = await this.rowsOfKey(keyId);
       if (!key) return undefined;
-      const { head, current, rolledOut } = key;
+      const { head, tokens } = key;
+      const { current, old } = tokens;
       const guard = stillAsRead(current, unchanged);
       const currentRow = {
         ...update,
@@ -166,18 +176,18 @@ export class DynamoDBKeyStore implements KeyStore {
         },
         ...valuesIfAny({ ...update.ExpressionAttributeValues, ...guard.ExpressionAttributeValues }),
       };
-      const rolledOutRows = rolledOut.map((row) => ({
+      const oldRow = old && {
         ...update,
         TableName: this.tableName,
-        Key: { keyHash: row.keyHash },
+        Key: { keyHash: old.keyHash },
         ConditionExpression: 'attribute_exists(#keyHash)',
         ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#keyHash': 'keyHash' },
-      }));
+      };
       try {
         await this.client.send(
           new TransactWriteCommand({
             TransactItems: [
-              ...[currentRow, ...rolledOutRows].map((row) => ({ Update: row })),
+              ...[currentRow, ...(oldRow ? [oldRow] : [])].map((row) => ({ Update: row })),
               { ConditionCheck: headAsRead(this.tableName, head) },
             ],
           }),
@@ -225,7 +235,7 @@ export class DynamoDBKeyStore implements KeyStore {
       UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
       ExpressionAttributeValues: { ':now': now },
     });
-    return previous && { ...previous, revokedAt: previous.revokedAt ?? now };
+    return previous && withRevocation(previous, now);
   }
 
   /** One transaction on every row (`updateEveryRow`), so `previous` is exactly what was replaced. */
@@ -258,17 +268,19 @@ export class DynamoDBKeyStore implements KeyStore {
   }
 
   /**
-   * One transaction adds the new token's row, gives the current one `graceUntil` (or deletes it
-   * for a grace of 0), deletes an older rolled-out row and points the head at the new rows.
+   * One transaction makes the rows the key's tokens after the roll (`rolledKey`): adds the new
+   * token's row, gives the current one `graceUntil` (or deletes it for a grace of 0), deletes the
+   * row of an older old token, and points the head at the new rows.
    */
   async rollKey(
     keyId: string,
     options: { graceSeconds: number; tokenStage?: TokenStage },
-  ): Promise<{ record: ApiKeyRecord; token: string; graceUntil?: string } | undefined> {
+  ): Promise<RolledKey | undefined> {
     const key = await this.rowsOfKey(keyId);
     if (!key) return undefined;
-    const { head, current, rolledOut } = key;
-    const { record, token, graceUntil } = rolledKey(current, options);
+    const { head, tokens: before } = key;
+    const { current } = before;
+    const { token, graceUntil, tokens: after } = rolledKey(current, options);
     // The new row copies the current one: that must still be current, unrevoked and unchanged.
     const { ExpressionAttributeValues: held, ...guard } = stillAsRead(current, KEY_ATTRIBUTES);
     const stillCurrent = { TableName: this.tableName, Key: { keyHash: current.keyHash }, ...guard };
@@ -280,32 +292,32 @@ export class DynamoDBKeyStore implements KeyStore {
             {
               Put: {
                 TableName: this.tableName,
-                Item: record,
+                Item: after.current,
                 ConditionExpression: 'attribute_not_exists(keyHash)',
               },
             },
-            graceUntil
+            after.old
               ? {
                   Update: {
                     ...stillCurrent,
                     UpdateExpression: 'SET #grace = :until',
-                    ExpressionAttributeValues: { ...held, ':until': graceUntil },
+                    ExpressionAttributeValues: { ...held, ':until': after.old.graceUntil },
                   },
                 }
               : { Delete: { ...stillCurrent, ...valuesIfAny(held) } },
-            ...rolledOut.map((row) => ({
-              Delete: { TableName: this.tableName, Key: { keyHash: row.keyHash } },
-            })),
+            ...(before.old
+              ? [{ Delete: { TableName: this.tableName, Key: { keyHash: before.old.keyHash } } }]
+              : []),
             {
               Update: {
                 ...headGuard,
-                UpdateExpression: graceUntil
+                UpdateExpression: after.old
                   ? 'SET currentHash = :next, rolledOutHash = :rolled'
                   : 'SET currentHash = :next REMOVE rolledOutHash',
                 ExpressionAttributeValues: {
                   ...headGuard.ExpressionAttributeValues,
-                  ':next': record.keyHash,
-                  ...(graceUntil && { ':rolled': current.keyHash }),
+                  ':next': after.current.keyHash,
+                  ...(after.old && { ':rolled': after.old.keyHash }),
                 },
               },
             },
@@ -318,6 +330,6 @@ export class DynamoDBKeyStore implements KeyStore {
       }
       throw error;
     }
-    return { record, token, graceUntil };
+    return { record: after.current, token, graceUntil };
   }
 }

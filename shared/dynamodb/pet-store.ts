@@ -1,9 +1,5 @@
 /** The PetStore on DynamoDB: the pets table, its `status-index` GSI and the id sequence. */
-import {
-  ConditionalCheckFailedException,
-  TransactionCanceledException,
-  TransactionInProgressException,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -11,11 +7,12 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { IdempotencyInProgressError, IdempotencyKeyUsedError } from '../idempotency/errors.ts';
+import { refuseUnlessFree } from '../idempotency/outcome.ts';
 import type { IdempotentRequest, StoredResponse } from '../idempotency/record.ts';
 import type { PageCache } from '../pets/page-cache.ts';
 import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from '../pets/pet-store.ts';
 import type { NewPet, Pet } from '../pets/schemas.ts';
+import { pageOf, petWithId } from '../pets/store-rules.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
@@ -107,12 +104,7 @@ export class DynamoDBPetStore implements PetStore {
     if (recording && !this.records) {
       throw new Error('This pet store was built without idempotency records');
     }
-    const pet: Pet = {
-      id: await this.ids.next(signal),
-      name: newPet.name,
-      categoryId: newPet.categoryId,
-      status: newPet.status,
-    };
+    const pet = petWithId(newPet, await this.ids.next(signal));
     const nowMs = this.now();
     const put: PetPut = {
       TableName: this.tables.pets,
@@ -148,18 +140,7 @@ export class DynamoDBPetStore implements PetStore {
         { abortSignal: options.signal },
       );
     } catch (error) {
-      // Our own transaction, retried by the SDK with its token while the first attempt still runs.
-      if (error instanceof TransactionInProgressException) {
-        throw new IdempotencyInProgressError(1, { cause: error });
-      }
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = error.CancellationReasons ?? [];
-      const found = records.foundIn(reasons[1]);
-      if (found) throw new IdempotencyKeyUsedError(found, { cause: error });
-      // Another transaction on the same record (a concurrent duplicate) is still in flight.
-      if (reasons.some((reason) => reason.Code === 'TransactionConflict')) {
-        throw new IdempotencyInProgressError(1, { cause: error });
-      }
+      refuseUnlessFree(records.metAtKey(error, 1), options.nowMs, { cause: error });
       throw error;
     }
   }
@@ -195,6 +176,6 @@ export class DynamoDBPetStore implements PetStore {
     const pets = await unlessUnavailable(() =>
       this.statusIndex.read(status, afterId, limit + 1, signal),
     );
-    return { pets: pets.slice(0, limit), hasMore: pets.length > limit };
+    return pageOf(pets, limit);
   }
 }

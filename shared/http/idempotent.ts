@@ -5,6 +5,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { IdempotencyKeyReusedError, IdempotencyKeyUsedError } from '../idempotency/errors.ts';
+import { repeatAnswer } from '../idempotency/outcome.ts';
 import type { IdempotentRequest, StoredResponse } from '../idempotency/record.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.ts';
 
@@ -31,7 +32,7 @@ export async function runIdempotent(
     return proxyResult(await operation());
   } catch (error) {
     if (!(error instanceof IdempotencyKeyUsedError)) throw error;
-    if (error.found.fingerprint !== request.fingerprint) {
+    if (repeatAnswer(request, error.found) === 'mismatch') {
       throw new IdempotencyKeyReusedError(
         `${IDEMPOTENCY_KEY_HEADER}: was used with a different request body; send a new key for a new request.`,
       );

@@ -1,4 +1,4 @@
-/** API keys as the keys table holds them, and the rules every KeyStore applies to them. */
+/** API keys as their tokens hold them, and the rules every key store applies to them. */
 import { randomBytes } from 'node:crypto';
 import {
   capLimits,
@@ -12,7 +12,10 @@ import { KeyRevokedError } from './errors.ts';
 import { keyScopes, SCOPES, type Scope } from './scopes.ts';
 import { generateToken, hashToken, type TokenStage } from './token.ts';
 
-/** A key as stored in the keys table. */
+/**
+ * A key as one of its tokens holds it (the keys table's item of that token): every attribute but
+ * `keyHash` and `graceUntil` is the key's, the same on each of its tokens.
+ */
 export interface ApiKeyRecord {
   /** SHA-256 of the bearer token, lower-case hex (partition key). */
   keyHash: string;
@@ -38,13 +41,13 @@ export interface ApiKeyRecord {
   revokedAt?: string;
   /** ISO 8601 time from which the key is refused; none: it never expires. */
   expiresAt?: string;
-  /** On a rolled-out token's row only: ISO 8601 time from which this token is refused. */
+  /** On the old token of a rolled key only: ISO 8601 time from which this token is refused. */
   graceUntil?: string;
 }
 
-/** A key as `listKeys` gives it: its current row, and when its rolled-out token ends. */
+/** A key as `listKeys` gives it: as its current token holds it, and when its old token ends. */
 export interface ListedKey extends ApiKeyRecord {
-  /** `graceUntil` of the key's rolled-out token, if it has one. */
+  /** `graceUntil` of the key's old token, while a roll's grace lasts. */
   readonly oldTokenUntil?: string;
 }
 
@@ -52,10 +55,14 @@ export interface ListedKey extends ApiKeyRecord {
 export type KeyRefusal = 'revoked' | 'expired' | 'rolled';
 
 /**
- * Whether a token's row still admits requests at `nowMs` (epoch milliseconds).
+ * Whether a key, as one of its tokens holds it, still admits requests with that token at `nowMs`
+ * (epoch milliseconds).
  * @returns The reason to refuse it, or `undefined` when it is valid.
  */
-export function keyRefusal(record: ApiKeyRecord, nowMs: number): KeyRefusal | undefined {
+export function keyRefusal(
+  record: Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt' | 'graceUntil'>,
+  nowMs: number,
+): KeyRefusal | undefined {
   if (record.revokedAt) return 'revoked';
   if (record.expiresAt && Date.parse(record.expiresAt) <= nowMs) return 'expired';
   if (record.graceUntil && Date.parse(record.graceUntil) <= nowMs) return 'rolled';
@@ -104,7 +111,7 @@ export interface NewKeyInput {
 }
 
 /**
- * A new key's row and its bearer token: a fresh id, token and usage identifier.
+ * A new key and its bearer token: a fresh id, token and usage identifier.
  *
  * @throws RangeError when `limits` do not fit the plan (see `customLimits`), or for no scope.
  */
@@ -141,44 +148,66 @@ export function withScopes(record: ApiKeyRecord, scopes: readonly Scope[]): ApiK
   return { ...record, scopes: keyScopes(scopes) };
 }
 
+/** `record` revoked at `at` (ISO 8601), unless it was revoked before: the first time is kept. */
+export function withRevocation(record: ApiKeyRecord, at: string): ApiKeyRecord {
+  return { ...record, revokedAt: record.revokedAt ?? at };
+}
+
 /** `record` expiring at `expiresAt` (ISO 8601), or never. */
 export function withExpiry(record: ApiKeyRecord, expiresAt: string | undefined): ApiKeyRecord {
   const { expiresAt: _expiresAt, ...rest } = record;
   return { ...rest, ...(expiresAt && { expiresAt }) };
 }
 
+/** Whether `record` is held by its key's current token, not by the old token of a roll. */
+export function isCurrentToken(record: Pick<ApiKeyRecord, 'graceUntil'>): boolean {
+  return record.graceUntil === undefined;
+}
+
 /**
- * The keys of a table's rows, oldest first: each key's current row, with the end of its
- * rolled-out token's grace.
+ * The keys that `tokens` hold, oldest first: each as its current token holds it, with the end of
+ * its old token's grace.
  */
-export function listedKeys(rows: readonly ApiKeyRecord[]): ListedKey[] {
+export function listedKeys(tokens: readonly ApiKeyRecord[]): ListedKey[] {
   const graces = new Map(
-    rows.flatMap(({ keyId, graceUntil }) => (graceUntil ? [[keyId, graceUntil] as const] : [])),
+    tokens.flatMap(({ keyId, graceUntil }) => (graceUntil ? [[keyId, graceUntil] as const] : [])),
   );
-  return rows
-    .filter((row) => row.graceUntil === undefined)
-    .map((row) => {
-      const oldTokenUntil = graces.get(row.keyId);
-      return oldTokenUntil ? { ...row, oldTokenUntil } : row;
+  return tokens
+    .filter(isCurrentToken)
+    .map((record) => {
+      const oldTokenUntil = graces.get(record.keyId);
+      return oldTokenUntil ? { ...record, oldTokenUntil } : record;
     })
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
+/** A key's live tokens, each holding the key: the current one and, during a roll's grace, an old. */
+export interface KeyTokens {
+  readonly current: ApiKeyRecord;
+  readonly old?: ApiKeyRecord;
+}
+
 /**
- * The new row of a key rolled from its current row `current`: the same key under a new token, and
- * the end of the old token's grace (none for a grace of 0).
+ * A key rolled from its current token's `current`: a new token, and the key's tokens after the
+ * roll: the new one current, and `current` as the old token until `graceUntil` (none for a grace
+ * of 0). Any other token of the key ends with the roll: a key has at most two.
  *
  * @throws KeyRevokedError for a revoked key.
  */
 export function rolledKey(
   current: ApiKeyRecord,
   options: { graceSeconds: number; tokenStage?: TokenStage },
-): { record: ApiKeyRecord; token: string; graceUntil?: string } {
+): { token: string; graceUntil?: string; tokens: KeyTokens } {
   if (current.revokedAt) throw new KeyRevokedError(current.keyId);
   const token = generateToken(options.tokenStage);
   const graceUntil =
     options.graceSeconds > 0
       ? new Date(Date.now() + options.graceSeconds * 1000).toISOString()
       : undefined;
-  return { record: { ...current, keyHash: hashToken(token) }, token, graceUntil };
+  const next = { ...current, keyHash: hashToken(token) };
+  return {
+    token,
+    graceUntil,
+    tokens: { current: next, ...(graceUntil && { old: { ...current, graceUntil } }) },
+  };
 }

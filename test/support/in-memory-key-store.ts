@@ -1,8 +1,16 @@
-/** A KeyStore in memory, with the semantics of the DynamoDB one; for tests. */
+/** The key stores in memory, with the semantics of the DynamoDB one; for tests. */
 
+import type {
+  IssuedKey,
+  KeyAdministration,
+  KeyChange,
+  RolledKey,
+} from '../../shared/keys/key-administration.ts';
+import type { KeyLookup } from '../../shared/keys/key-lookup.ts';
 import {
   type ApiKeyRecord,
   customLimits,
+  isCurrentToken,
   type ListedKey,
   listedKeys,
   type NewKeyInput,
@@ -10,18 +18,18 @@ import {
   rolledKey,
   withExpiry,
   withPlan,
+  withRevocation,
   withScopes,
 } from '../../shared/keys/key-records.ts';
-import type { KeyChange, KeyStore } from '../../shared/keys/key-store.ts';
 import type { Scope } from '../../shared/keys/scopes.ts';
 import { hashToken, type TokenStage } from '../../shared/keys/token.ts';
 import type { PlanId, RequestLimits } from '../../shared/plans.ts';
 
 /** Rows by token hash, as the keys table keeps them (a key has at most two). */
-export class InMemoryKeyStore implements KeyStore {
+export class InMemoryKeyStore implements KeyLookup, KeyAdministration {
   private readonly rows = new Map<string, ApiKeyRecord>();
 
-  async createKey(input: NewKeyInput): Promise<{ record: ApiKeyRecord; token: string }> {
+  async createKey(input: NewKeyInput): Promise<IssuedKey> {
     const { record, token } = newKey(input);
     this.rows.set(record.keyHash, record);
     return { record: { ...record }, token };
@@ -33,7 +41,7 @@ export class InMemoryKeyStore implements KeyStore {
   }
 
   async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
-    const current = this.rowsOf(keyId).find((row) => row.graceUntil === undefined);
+    const current = this.rowsOf(keyId).find(isCurrentToken);
     return current && { ...current };
   }
 
@@ -53,11 +61,8 @@ export class InMemoryKeyStore implements KeyStore {
 
   async revokeKey(keyId: string): Promise<ApiKeyRecord | undefined> {
     const now = new Date().toISOString();
-    const previous = this.updateEveryRow(keyId, (row) => ({
-      ...row,
-      revokedAt: row.revokedAt ?? now,
-    }));
-    return previous && { ...previous, revokedAt: previous.revokedAt ?? now };
+    const previous = this.updateEveryRow(keyId, (row) => withRevocation(row, now));
+    return previous && withRevocation(previous, now);
   }
 
   async setScopes(keyId: string, scopes: readonly Scope[]): Promise<KeyChange | undefined> {
@@ -73,17 +78,14 @@ export class InMemoryKeyStore implements KeyStore {
   async rollKey(
     keyId: string,
     options: { graceSeconds: number; tokenStage?: TokenStage },
-  ): Promise<{ record: ApiKeyRecord; token: string; graceUntil?: string } | undefined> {
+  ): Promise<RolledKey | undefined> {
     const rows = this.rowsOf(keyId);
-    const current = rows.find((row) => row.graceUntil === undefined);
+    const current = rows.find(isCurrentToken);
     if (!current) return undefined;
-    const rolled = rolledKey(current, options);
+    const { token, graceUntil, tokens } = rolledKey(current, options);
     for (const row of rows) this.rows.delete(row.keyHash);
-    if (rolled.graceUntil) {
-      this.rows.set(current.keyHash, { ...current, graceUntil: rolled.graceUntil });
-    }
-    this.rows.set(rolled.record.keyHash, rolled.record);
-    return { ...rolled, record: { ...rolled.record } };
+    for (const live of [tokens.current, tokens.old]) if (live) this.rows.set(live.keyHash, live);
+    return { record: { ...tokens.current }, token, graceUntil };
   }
 
   private rowsOf(keyId: string): ApiKeyRecord[] {
@@ -96,7 +98,7 @@ export class InMemoryKeyStore implements KeyStore {
     update: (row: ApiKeyRecord) => ApiKeyRecord,
   ): ApiKeyRecord | undefined {
     const rows = this.rowsOf(keyId);
-    const current = rows.find((row) => row.graceUntil === undefined);
+    const current = rows.find(isCurrentToken);
     if (!current) return undefined;
     for (const row of rows) this.rows.set(row.keyHash, update(row));
     return { ...current };

@@ -6,6 +6,7 @@ import type {
   PetStore,
 } from '../../shared/pets/pet-store.ts';
 import type { NewPet, Pet } from '../../shared/pets/schemas.ts';
+import { pageOf, petWithId } from '../../shared/pets/store-rules.ts';
 import type { InMemoryIdempotencyStore } from './in-memory-idempotency-store.ts';
 
 /** Pets in a Map; ids from 1, never reused (a failed create uses one up, as on DynamoDB). */
@@ -28,12 +29,7 @@ export class InMemoryPetStore implements PetStore {
       throw new Error('This pet store was built without idempotency records');
     }
     this.lastId += 1;
-    const pet: Pet = {
-      id: this.lastId,
-      name: newPet.name,
-      categoryId: newPet.categoryId,
-      status: newPet.status,
-    };
+    const pet = petWithId(newPet, this.lastId);
     if (recording) this.records?.put(recording, recording.response(pet), this.now());
     this.pets.set(pet.id, pet);
     return { ...pet };
@@ -51,9 +47,9 @@ export class InMemoryPetStore implements PetStore {
     const matching = [...this.pets.values()]
       .filter((pet) => pet.id > afterId && (status === undefined || pet.status === status))
       .sort((a, b) => a.id - b.id);
-    return {
-      pets: matching.slice(0, limit).map((pet) => ({ ...pet })),
-      hasMore: matching.length > limit,
-    };
+    return pageOf(
+      matching.slice(0, limit + 1).map((pet) => ({ ...pet })),
+      limit,
+    );
   }
 }

@@ -1,15 +1,17 @@
 /**
- * What every KeyStore does, as one suite that each adapter's test file runs: issuing, finding,
- * listing, changing, revoking and rolling keys.
+ * What every key store does, through both ports (the authorizer's lookup, the keys command's
+ * administration), as one suite that each adapter's test file runs: issuing, finding, listing,
+ * changing, revoking and rolling keys.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KeyRevokedError } from '../../shared/keys/errors.ts';
-import type { KeyStore } from '../../shared/keys/key-store.ts';
+import type { KeyAdministration } from '../../shared/keys/key-administration.ts';
+import type { KeyLookup } from '../../shared/keys/key-lookup.ts';
 
-/** Runs the KeyStore contract on the store `make` builds (once, before the suite). */
-export function keyStoreContract(adapter: string, make: () => KeyStore): void {
-  describe(`KeyStore contract: ${adapter}`, () => {
-    let keys: KeyStore;
+/** Runs the key stores' contract on the store `make` builds (once, before the suite). */
+export function keyStoreContract(adapter: string, make: () => KeyLookup & KeyAdministration): void {
+  describe(`Key store contract: ${adapter}`, () => {
+    let keys: KeyLookup & KeyAdministration;
     beforeAll(() => {
       keys = make();
     });

@@ -9,7 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach } from 'vitest';
 import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys/program.ts';
 import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stages.ts';
-import type { KeyStore } from '../../shared/keys/key-store.ts';
+import type { KeyAdministration } from '../../shared/keys/key-administration.ts';
 import { PLAN_IDS, type RequestLimits } from '../../shared/plans.ts';
 
 /** Where the command's stores come from: the local stack's tables, and how to open a table. */
@@ -51,7 +51,7 @@ export function keysCommandOn(tables: KeysTables) {
  * Fixtures on `keys`: `enterpriseKey(limits?)` creates an Enterprise key (default 600 a minute,
  * 100,000 a day); `activeKeyIds()` lists the ids of the keys not revoked.
  */
-export function keyFixtures(keys: KeyStore) {
+export function keyFixtures(keys: KeyAdministration) {
   return {
     enterpriseKey: (limits: RequestLimits = { perMinute: 600, perDay: 100_000 }) =>
       keys.createKey({ plan: 'enterprise', owner: 'Big Pets Inc', limits }),

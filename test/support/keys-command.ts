@@ -8,7 +8,6 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeysCommandDependencies } from '../../infra/cli/keys/program.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
 import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
@@ -25,10 +24,10 @@ export const endpoint = requiredSetting(readSettings(), 'DYNAMODB_ENDPOINT');
 export const tableName = requiredSetting(readSettings(), KEYS_TABLE.envVar);
 /** The test file's counters table. */
 export const countersTableName = requiredSetting(readSettings(), COUNTERS_TABLE.envVar);
-/** The test file's keys table, to set up keys and check what the command stored. */
-export const keys = createContainer().keys;
 /** A client of the run's DynamoDB Local, to read items as DynamoDB holds them. */
 export const documentClient = createDocumentClient();
+/** The test file's keys table, to set up keys and check what the command stored. */
+export const keys = new DynamoDBKeyStore(documentClient, tableName);
 /** The test file's counters table, to check a key's ban. */
 export const bans = new DynamoDBRateLimitBans(documentClient, countersTableName);
 

@@ -1,6 +1,6 @@
 /**
  * `list`: one line per key with its plan, limits (docs/rate-limits.md), scopes, ban state, status
- * (with a rolled-out token's grace), expiry, last day used, owner and creation time; never a
+ * (with its old token's grace), expiry, last day used, owner and creation time; never a
  * token, hash or usage identifier. `--dormant D` keeps the keys unused for D.
  */
 import { Option } from 'commander';

@@ -5,7 +5,7 @@
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBRateLimitBans } from '../../../shared/dynamodb/bans.ts';
 import type { DynamoDBKeyUsage } from '../../../shared/dynamodb/usage.ts';
-import type { KeyStore } from '../../../shared/keys/key-store.ts';
+import type { KeyAdministration } from '../../../shared/keys/key-administration.ts';
 import type { TokenStage } from '../../../shared/keys/token.ts';
 import { STACK_OUTPUTS, type StageName, stackName } from '../../stages.ts';
 import { requireOutput, stackOutputs } from '../stack-outputs.ts';
@@ -42,7 +42,7 @@ export interface TargetDependencies {
    * Opens a keys table: on DynamoDB Local when `endpoint` is given, otherwise the deployed
    * stage's table on AWS (default credential chain).
    */
-  readonly openKeyStore: (tableName: string, endpoint?: string) => KeyStore;
+  readonly openKeyStore: (tableName: string, endpoint?: string) => KeyAdministration;
   /** Opens a counters table (rate-limit windows and bans), on DynamoDB Local or AWS as above. */
   readonly openRateLimitBans: (tableName: string, endpoint?: string) => RateLimitBans;
   /** Opens a counters table to read keys' daily usage, on DynamoDB Local or AWS as above. */
@@ -62,7 +62,7 @@ export interface Target {
   /** For messages, e.g. `the local stack (table petstore-keys on DynamoDB Local at …)`. */
   readonly description: string;
   readonly keysTableName: string;
-  readonly keys: KeyStore;
+  readonly keys: KeyAdministration;
   /** The stage whose prefix its new tokens carry (`local` for the local stack). */
   readonly tokenStage: TokenStage;
   /**
@@ -162,7 +162,7 @@ async function openStage(
  */
 export async function onKeysTable<T>(
   target: Target,
-  operation: (keys: KeyStore) => Promise<T>,
+  operation: (keys: KeyAdministration) => Promise<T>,
 ): Promise<T> {
   try {
     return await operation(target.keys);

@@ -1,71 +1,76 @@
-/** The KeyStore port: API keys for the authorizer and the keys command. */
+/** The keys command's port: issuing, finding, listing, changing, revoking and rolling API keys. */
 import type { PlanId, RequestLimits } from '../plans.ts';
 import type { ApiKeyRecord, ListedKey, NewKeyInput } from './key-records.ts';
 import type { Scope } from './scopes.ts';
 import type { TokenStage } from './token.ts';
 
-/** A record before and after a change. */
+/** A key before and after a change. */
 export interface KeyChange {
   readonly previous: ApiKeyRecord;
   readonly record: ApiKeyRecord;
 }
 
-/** API keys: issuing, finding by bearer token, listing, changing, revoking and rolling. */
-export interface KeyStore {
+/** A key with a token just issued for it; the token is shown once and stored nowhere. */
+export interface IssuedKey {
+  readonly record: ApiKeyRecord;
+  readonly token: string;
+}
+
+/** A key rolled to a new token, and until when its old token works (none: not at all). */
+export interface RolledKey extends IssuedKey {
+  /** ISO 8601 time from which the old token is refused. */
+  readonly graceUntil?: string;
+}
+
+/**
+ * API keys as an operator administers them. Every change applies to every token of the key at
+ * once (its current token and, during a roll's grace, its old one), so that no token of a key
+ * lags behind it. Each returns `undefined` when no key has the id.
+ */
+export interface KeyAdministration {
   /**
    * Issues a key; only its token's hash is kept.
    * @throws RangeError for limits unfit for the plan, or an empty `scopes`.
    */
-  createKey(input: NewKeyInput): Promise<{ record: ApiKeyRecord; token: string }>;
-  /**
-   * The row of a bearer token (revoked, expired, rolled-out included), read strongly consistently.
-   * @throws StoreUnavailableError when the store failed or did not answer in time.
-   */
-  findByToken(token: string, options?: { signal?: AbortSignal }): Promise<ApiKeyRecord | undefined>;
-  /** The current row of the key with this public id, or `undefined`. */
+  createKey(input: NewKeyInput): Promise<IssuedKey>;
+  /** The key with this public id, as its current token holds it, read strongly consistently. */
   findById(keyId: string): Promise<ApiKeyRecord | undefined>;
-  /** Every key, oldest first, as its current row with the end of its rolled-out token's grace. */
+  /** Every key, oldest first, with until when the old token of a rolled key works. */
   listKeys(): Promise<ListedKey[]>;
   /**
-   * Moves a key to `plan` on all of its rows at once.
+   * Moves a key to `plan`.
    * @param limits An Enterprise key's own limits (required for Enterprise, refused otherwise).
-   * @returns `undefined` when no key has this id.
    * @throws RangeError when `limits` do not fit the plan; KeyChangedError when concurrent changes
    *   keep cancelling it.
    */
   setPlan(keyId: string, plan: PlanId, limits?: RequestLimits): Promise<KeyChange | undefined>;
   /**
-   * Revokes every token of a key; revoking twice keeps the first revocation time.
-   * @returns The revoked record, or `undefined` when no key has this id.
+   * Revokes a key; revoking twice keeps the first revocation time (`withRevocation`).
+   * @returns The revoked key.
    * @throws KeyChangedError when concurrent changes keep cancelling it.
    */
   revokeKey(keyId: string): Promise<ApiKeyRecord | undefined>;
   /**
-   * Sets what a key may call, on every token of it (`keyScopes`: `pets:write` comes with
-   * `pets:read`).
-   * @returns `undefined` when no key has this id.
+   * Sets what a key may call (`keyScopes`: `pets:write` comes with `pets:read`).
    * @throws RangeError for no scope; KeyChangedError when concurrent changes keep cancelling it.
    */
   setScopes(keyId: string, scopes: readonly Scope[]): Promise<KeyChange | undefined>;
   /**
-   * Sets when a key expires, on every token of it, or removes its expiry (`undefined`).
-   * @returns `undefined` when no key has this id.
+   * Sets when a key expires, or removes its expiry (`undefined`).
    * @throws KeyChangedError when concurrent changes keep cancelling it.
    */
   setExpiry(keyId: string, expiresAt: string | undefined): Promise<KeyChange | undefined>;
   /**
    * Issues a new token for the same key (same id, plan, limits, scopes, owner, expiry and usage
-   * identifier); the current token keeps working for `graceSeconds` (0: not at all), and a
-   * rolled-out token still in its grace is deleted: at most two tokens live.
+   * identifier); the current token keeps working for `graceSeconds` (0: not at all), and an old
+   * token of an earlier roll ends now: a key has at most two tokens.
    *
    * @param options.tokenStage The stage whose prefix the new token carries. @default 'local'
-   * @returns The new row, the token (shown once) and the end of the old token's grace; or
-   *   `undefined` when no key has this id.
    * @throws KeyRevokedError for a revoked key; KeyChangedError when a concurrent change cancels
    *   the roll (nothing is changed then).
    */
   rollKey(
     keyId: string,
     options: { graceSeconds: number; tokenStage?: TokenStage },
-  ): Promise<{ record: ApiKeyRecord; token: string; graceUntil?: string } | undefined>;
+  ): Promise<RolledKey | undefined>;
 }
