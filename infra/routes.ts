@@ -6,6 +6,7 @@
  */
 
 import type { Scope } from '../shared/keys/scopes.ts';
+import { PET_PATH, PETS_PATH } from '../shared/paths.ts';
 import {
   COUNTERS_TABLE,
   IDEMPOTENCY_TABLE,
@@ -71,7 +72,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   {
     operationId: 'listPets',
     method: 'GET',
-    path: '/pets',
+    path: PETS_PATH,
     scope: 'pets:read',
     entry: 'functions/list-pets.ts',
     constructId: 'ListPetsFunction',
@@ -83,7 +84,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   {
     operationId: 'createPet',
     method: 'POST',
-    path: '/pets',
+    path: PETS_PATH,
     scope: 'pets:write',
     entry: 'functions/create-pet.ts',
     constructId: 'CreatePetFunction',
@@ -96,7 +97,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   {
     operationId: 'getPet',
     method: 'GET',
-    path: '/pets/{petId}',
+    path: PET_PATH,
     scope: 'pets:read',
     entry: 'functions/get-pet.ts',
     constructId: 'GetPetFunction',
@@ -136,9 +137,6 @@ export const FUNCTION_TIMEOUT_SECONDS = 10;
  * (as text, API Gateway would pass it on with the bad bytes already replaced).
  */
 export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
-
-/** Name of the deployment stage: the version segment that ends the base URL. */
-export const API_STAGE_NAME = 'v1';
 
 /** Distinct resource paths, each with the methods it serves (for 405 answers and `Allow`). */
 export function resourcePaths(): Map<string, HttpMethod[]> {

@@ -4,6 +4,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { withDeadline } from '../deadline.ts';
+import { PETS_PATH, stagePath } from '../paths.ts';
 import { readSettings, requiredSetting, type Settings } from '../settings.ts';
 import { StoreUnavailableError } from '../store-errors.ts';
 import { InvalidCursorError } from './errors.ts';
@@ -101,7 +102,7 @@ export function nextPageLink(query: { limit: number; status?: PetStatus }, curso
   const params = new URLSearchParams({ limit: String(query.limit) });
   if (query.status) params.set('status', query.status);
   params.set('cursor', cursor);
-  return `</v1/pets?${params}>; rel="next"`;
+  return `<${stagePath(PETS_PATH)}?${params}>; rel="next"`;
 }
 
 /**

@@ -9,8 +9,9 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
 import { newCursorKey } from '../../infra/local/cursor-key.ts';
-import { API_STAGE_NAME, AUTHORIZER_CACHE_TTL_SECONDS, ROUTES } from '../../infra/routes.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, ROUTES } from '../../infra/routes.ts';
 import { ERROR_CATALOGUE } from '../../shared/http/errors.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
 import { GET_PET_DEPRECATION_HEADERS, GET_PET_SUNSET } from '../../shared/pets/deprecation.ts';
 import {

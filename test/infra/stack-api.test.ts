@@ -14,13 +14,13 @@ import {
   THROTTLED_RETRY_AFTER_SECONDS,
 } from '../../infra/gateway-responses.ts';
 import {
-  API_STAGE_NAME,
   AUTHORIZER_CACHE_TTL_SECONDS,
   BINARY_MEDIA_TYPES,
   ROUTES,
   resourcePaths,
 } from '../../infra/routes.ts';
 import { STACK_OUTPUTS, STAGES, stackName, usagePlanOutputName } from '../../infra/stages.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../../shared/plans.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/tables.ts';
 import { logicalId, stageOf, synthesizeStages } from '../support/petstore-app.ts';

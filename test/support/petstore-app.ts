@@ -15,8 +15,9 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll } from 'vitest';
 import cdkJson from '../../cdk.json' with { type: 'json' };
 import { createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
-import { API_STAGE_NAME, ROUTES } from '../../infra/routes.ts';
+import { ROUTES } from '../../infra/routes.ts';
 import { STAGES, type StageName } from '../../infra/stages.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 
 /** Construct ids of the operation functions, one per route. */
