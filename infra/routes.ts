@@ -5,6 +5,7 @@
  * Where every other behaviour lives: docs/architecture.md, "Where each behaviour lives".
  */
 
+import type { Deprecation } from '../shared/http/deprecation.ts';
 import type { Scope } from '../shared/keys/scopes.ts';
 import { PET_PATH, PETS_PATH } from '../shared/paths.ts';
 import {
@@ -58,8 +59,12 @@ export interface RouteDefinition extends FunctionDefinition {
   readonly path: string;
   /** The scope a key needs to call it: the authorizer's policy allows it only to such keys. */
   readonly scope: Scope;
-  /** Deprecated operations answer with Deprecation, Sunset and Link headers. */
-  readonly deprecated?: boolean;
+  /**
+   * The operation's deprecation: its function answers with its Deprecation, Sunset and Link headers
+   * (`deprecationHeaders`), docs/openapi.yaml marks it `deprecated`.
+   * @default - not deprecated
+   */
+  readonly deprecation?: Deprecation;
 }
 
 /**
@@ -102,7 +107,12 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'functions/get-pet.ts',
     constructId: 'GetPetFunction',
     tableAccess: [{ table: PETS_TABLE, actions: ['dynamodb:GetItem'] }, RATE_LIMITER_ACCESS],
-    deprecated: true,
+    // The spec's date of removal; listPets with its `status` filter replaces it.
+    deprecation: {
+      deprecatedAt: new Date('2026-11-21T00:00:00Z'),
+      sunset: new Date('2030-12-05T00:00:00Z'),
+      successor: PETS_PATH,
+    },
   },
 ];
 

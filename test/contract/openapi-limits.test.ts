@@ -9,7 +9,6 @@ import { GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../shared/http/errors.ts';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../shared/idempotency/key.ts';
-import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
 import { BACKSTOP_FACTOR, ENTERPRISE_PLAN, PLANS } from '../../shared/plans.ts';
 import { RATE_LIMIT_HEADERS, uncountedHeaders } from '../../shared/rate-limit/headers.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
@@ -104,7 +103,9 @@ describe('docs/openapi.yaml', () => {
         'Location',
         IDEMPOTENT_REPLAYED_HEADER,
         'WWW-Authenticate',
-        ...Object.keys(GET_PET_DEPRECATION_HEADERS),
+        'Deprecation',
+        'Sunset',
+        'Link',
       ];
       const documented = new Set(
         operationResponses().flatMap(({ response }) => Object.keys(headersOf(response))),
