@@ -16,6 +16,7 @@ import {
   STATUS_INDEX,
   type TableDefinition,
 } from '../shared/tables.ts';
+import { CURSOR_KEY_SECRET, type SecretDefinition } from './secrets.ts';
 
 /** HTTP methods the API serves. */
 export type HttpMethod = 'GET' | 'POST';
@@ -39,6 +40,12 @@ export interface FunctionDefinition {
   readonly constructId: string;
   /** Exactly the DynamoDB calls the function makes. */
   readonly tableAccess: readonly TableAccess[];
+  /**
+   * The secrets it reads (through the AWS Parameters and Secrets Lambda Extension, deployed):
+   * exactly these are granted to it, their ARNs and the extension given to it.
+   * @default - none
+   */
+  readonly secrets?: readonly SecretDefinition[];
 }
 
 /**
@@ -85,6 +92,7 @@ export const ROUTES: readonly RouteDefinition[] = [
       { table: PETS_TABLE, actions: ['dynamodb:Query'], index: STATUS_INDEX },
       RATE_LIMITER_ACCESS,
     ],
+    secrets: [CURSOR_KEY_SECRET],
   },
   {
     operationId: 'createPet',
@@ -133,6 +141,11 @@ export const AUTHORIZER: FunctionDefinition = {
   constructId: 'AuthorizerFunction',
   tableAccess: [{ table: KEYS_TABLE, actions: ['dynamodb:GetItem'] }],
 };
+
+/** The secrets the functions read, each once: the stack creates them, the local stack sets them. */
+export function functionSecrets(): SecretDefinition[] {
+  return [...new Set([...ROUTES, AUTHORIZER].flatMap((fn) => fn.secrets ?? []))];
+}
 
 /**
  * Timeout of every function (the operations and the authorizer), in seconds. The functions answer

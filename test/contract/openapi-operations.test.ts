@@ -8,7 +8,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
-import { newCursorKey } from '../../infra/local/cursor-key.ts';
+import { newSecretValue } from '../../infra/local/secrets.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, ROUTES, routeOf } from '../../infra/routes.ts';
 import { type Deprecation, deprecationHeaders } from '../../shared/http/deprecation.ts';
 import { ERROR_CATALOGUE } from '../../shared/http/errors.ts';
@@ -168,7 +168,7 @@ describe('docs/openapi.yaml', () => {
       expect(meaningful(cursor?.schema)).toEqual({ type: 'string', pattern: '^[A-Za-z0-9_-]+$' });
       expect(cursor).not.toHaveProperty('example');
       expect(cursor).not.toHaveProperty('examples');
-      const issued = new CursorCodec(newCursorKey()).encode({ status: 'sold', afterId: 50 });
+      const issued = new CursorCodec(newSecretValue()).encode({ status: 'sold', afterId: 50 });
       const link = String(at(document, 'components', 'headers', 'NextPageLink', 'example'));
       expect(link).toMatch(new RegExp(`[?&]cursor=[A-Za-z0-9_-]{${issued.length}}>`));
     });

@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PetstoreClient as OfficialClient } from '../../client/src/index.ts';
 import { listPetsHandler } from '../../functions/operations/list-pets.ts';
-import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
+import { newSecretValue } from '../../infra/local/secrets.ts';
 import { createContainer } from '../../shared/container.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
 import { emptyUsage } from '../../shared/pets/dynamodb-pet-store.ts';
@@ -253,7 +253,7 @@ describe('bad cursors', () => {
     ['altered in its signature', () => `cursor=${altered(issued.all, issued.all.length - 5)}`],
     [
       'signed with another key',
-      () => `cursor=${new CursorCodec(newCursorKey()).encode({ afterId: 1 })}`,
+      () => `cursor=${new CursorCodec(newSecretValue()).encode({ afterId: 1 })}`,
     ],
     [
       'issued for status=sold, sent with status=pending',
