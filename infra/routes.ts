@@ -1,8 +1,31 @@
 /**
- * The route table: one row per operation of docs/openapi.yaml, paths relative to the stage (`v1`).
- * The stack builds one function and one method per row; the local gateway routes by the same rows.
- * What an operation reads and answers: functions/operations/*.ts (its row's `entry` applies it).
- * Where every other behaviour lives: docs/architecture.md, "Where each behaviour lives".
+ * The route table, the map of the service: one row per operation of docs/openapi.yaml, holding
+ * what differs per operation (method, path, scope, handler file, DynamoDB calls, secrets,
+ * deprecation). The stack builds one function and one method per row, the local gateway routes by
+ * the same rows, the functions read their rows' data. Where each behaviour lives:
+ *
+ * - an operation's handler: its row's `entry` (functions/*.ts) → functions/operations/*.ts
+ * - the handler chain (middy, in order): shared/http/handler.ts, shared/http/middleware.ts
+ * - rate limiting: shared/http/rate-limit.ts → shared/rate-limit/decision.ts,
+ *   shared/rate-limit/dynamodb-rate-limiter.ts; the plans' numbers: shared/plans.ts
+ * - idempotency (createPet): shared/idempotency/run.ts, shared/idempotency/key.ts
+ * - the authorizer and scopes: `AUTHORIZER.entry` → functions/operations/authorizer.ts,
+ *   shared/keys/scopes.ts (a row's `scope`), shared/keys/token.ts
+ * - errors: shared/http/errors.ts (catalogue), shared/http/error-mapping.ts; the gateway's own:
+ *   infra/gateway-responses.ts
+ * - tables and grants: shared/tables.ts; a row's `tableAccess` → infra/constructs/service-function.ts,
+ *   enforced locally by infra/local/iam.ts
+ * - secrets: a row's `secrets` → infra/secrets.ts; read by shared/pets/cursor.ts
+ * - settings (every environment variable): shared/settings.ts
+ * - deprecation: a row's `deprecation` → shared/http/deprecation.ts
+ * - paging and the cursor: shared/pets/cursor.ts, shared/pets/dynamodb-pet-store.ts,
+ *   shared/pets/page-cache.ts
+ * - the stage and paths (`v1`, `/pets`): shared/paths.ts
+ * - deadlines and store failures (503): shared/deadline.ts, shared/store-errors.ts
+ * - the stack: infra/app.ts → infra/petstore-stack.ts → infra/constructs/
+ * - the local stack (`npm start`): infra/local/start.ts → infra/local/gateway.ts
+ * - the commands: infra/cli/program.ts; keys: infra/cli/keys/program.ts; infra/cli/deploy.ts,
+ *   infra/cli/smoke.ts, infra/cli/rollback.ts
  */
 
 import type { Deprecation } from '../shared/http/deprecation.ts';
