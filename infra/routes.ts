@@ -55,7 +55,7 @@ export interface TableAccess {
   readonly index?: string;
 }
 
-/** A Lambda function of the service: its handler file, construct id and DynamoDB calls. */
+/** A Lambda function of the service: its handler file, construct id, DynamoDB calls and secrets. */
 export interface FunctionDefinition {
   /** Handler file, relative to the repository root; it exports `handler`. */
   readonly entry: string;
@@ -85,7 +85,7 @@ export interface RouteDefinition extends FunctionDefinition {
   /** The spec's operation name, also the OpenAPI operationId. */
   readonly operationId: 'listPets' | 'createPet' | 'getPet';
   readonly method: HttpMethod;
-  /** API Gateway resource path, with `{name}` path parameters. */
+  /** API Gateway resource path relative to the stage (shared/paths.ts), `{name}` a path parameter. */
   readonly path: string;
   /** The scope a key needs to call it: the authorizer's policy allows it only to such keys. */
   readonly scope: Scope;

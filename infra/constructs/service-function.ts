@@ -113,7 +113,8 @@ function secretsReader(): ParamsAndSecretsLayerVersion {
  * group (one month) and a role that may write there, send traces, make exactly the DynamoDB
  * calls of `definition.tableAccess` and read exactly the secrets of `definition.secrets` (no
  * managed policy, no wildcard on data), and an alarm on its throttles. A function with secrets
- * gets each one's ARN in its `arnSetting` and the extension that reads them ({@link secretsReader}). Its `currentVersion`, if used, is retained when a deploy publishes the next one.
+ * gets each one's ARN in its `arnSetting` and the extension that reads them ({@link secretsReader}).
+ * Its `currentVersion`, if used, is retained when a deploy publishes the next one.
  *
  * The function is this construct's default child (`Default`), so its logical id is the one a bare
  * NodejsFunction of the same id had at the stack's scope.
