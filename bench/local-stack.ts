@@ -3,9 +3,9 @@
  * tables, the environment the functions read, and a key whose limits no bench reaches.
  */
 
-import { newCursorKey } from '../infra/local/cursor-key.ts';
 import { startDynamoDBLocal } from '../infra/local/dynamodb-local.ts';
 import { freePort } from '../infra/local/ports.ts';
+import { newSecretValue } from '../infra/local/secrets.ts';
 import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
@@ -28,7 +28,7 @@ export async function withLocalStack(bench: (endpoint: string) => Promise<void>)
     Object.assign(process.env, await createTables(client), {
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
-      CURSOR_KEY: newCursorKey(),
+      CURSOR_KEY: newSecretValue(),
     });
     client.destroy();
     await bench(dynamo.endpoint);

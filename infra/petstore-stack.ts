@@ -2,21 +2,9 @@
  * The stack of one deployment stage: the tables at its own scope, the authorizer's function, one
  * {@link OperationFunction} per route and the {@link PetstoreApi}, built from the shared tables.
  */
-import {
-  CfnOutput,
-  Duration,
-  RemovalPolicy,
-  Stack,
-  type StackProps,
-  Validations,
-} from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { type Attribute, AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
-import {
-  ParamsAndSecretsLayerVersion,
-  ParamsAndSecretsLogLevel,
-  ParamsAndSecretsVersions,
-} from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
@@ -30,12 +18,12 @@ import {
 import { SERVICE_NAME } from '../shared/logger.ts';
 import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
-import { SECRET_READ_BOUNDS } from '../shared/secrets.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
-import { AUTHORIZER, ROUTES } from './routes.ts';
+import { AUTHORIZER, functionSecrets, ROUTES } from './routes.ts';
+import type { SecretDefinition } from './secrets.ts';
 import {
   isStageName,
   STACK_OUTPUTS,
@@ -51,18 +39,6 @@ const ATTRIBUTE_TYPES: Readonly<Record<KeyAttribute['type'], AttributeType>> = {
   S: AttributeType.STRING,
   N: AttributeType.NUMBER,
 };
-
-/**
- * The AWS Parameters and Secrets Lambda Extension through which listPets reads its cursor key
- * (shared/secrets.ts): the function bundles no Secrets Manager client. Secrets Manager gets
- * `SECRET_READ_BOUNDS.secretsManagerTimeoutMs` per read; the extension logs warnings only.
- */
-function cursorKeyReader(): ParamsAndSecretsLayerVersion {
-  return ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
-    secretsManagerTimeout: Duration.millis(SECRET_READ_BOUNDS.secretsManagerTimeoutMs),
-    logLevel: ParamsAndSecretsLogLevel.WARN,
-  });
-}
 
 function attribute(key: KeyAttribute): Attribute {
   return { name: key.name, type: ATTRIBUTE_TYPES[key.type] };
@@ -147,6 +123,9 @@ export class PetstoreStack extends Stack {
   /** The stage's tables, by definition. */
   readonly tables: ReadonlyMap<TableDefinition, Table>;
 
+  /** The stage's secrets, by definition: those the functions read (`functionSecrets()`). */
+  readonly secrets: ReadonlyMap<SecretDefinition, Secret>;
+
   constructor(scope: Construct, id: string, props: PetstoreStackProps) {
     if (!isStageName(props.stage)) {
       throw new Error(`stage must be one of ${STAGES.join(', ')}; got '${props.stage}'`);
@@ -172,9 +151,16 @@ export class PetstoreStack extends Stack {
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       PETSTORE_STAGE: props.stage,
     };
+    this.secrets = new Map(
+      functionSecrets().map((definition) => [
+        definition,
+        this.createSecret(definition, removalPolicy),
+      ]),
+    );
     const authorizer = new ServiceFunction(this, AUTHORIZER.constructId, {
       definition: AUTHORIZER,
       tables: this.tables,
+      secrets: this.secrets,
       environment,
       removalPolicy,
       sourceMaps,
@@ -184,7 +170,6 @@ export class PetstoreStack extends Stack {
       removalPolicy,
       webAcl: (props.webAcl ?? settings.webAcl) ? { ipRateLimit: props.ipRateLimit } : undefined,
     });
-    const cursorKey = this.createCursorKey(removalPolicy);
     const operationEnvironment = {
       ...environment,
       RATE_LIMIT_BAN_THRESHOLD: String(banPolicy.threshold),
@@ -200,17 +185,13 @@ export class PetstoreStack extends Stack {
       const operation = new OperationFunction(this, route.constructId, {
         definition: route,
         tables: this.tables,
+        secrets: this.secrets,
         environment: operationEnvironment,
         removalPolicy,
         sourceMaps,
         serviceMetric,
         deployment: props.deployment ?? settings.deployment,
-        ...(route.operationId === 'listPets' && { paramsAndSecrets: cursorKeyReader() }),
       });
-      if (route.operationId === 'listPets') {
-        operation.function.addEnvironment('CURSOR_KEY_SECRET_ARN', cursorKey.secretArn);
-        cursorKey.grantRead(operation.function);
-      }
       this.api.addOperation(route, operation.alias);
       return operation;
     });
@@ -262,19 +243,18 @@ export class PetstoreStack extends Stack {
   }
 
   /**
-   * The stage's key for listPets's cursors (shared/pets/cursor.ts): 64 random letters and digits
-   * that CloudFormation has Secrets Manager generate, so the key is in no template or repository.
+   * A secret of the stage: 64 random letters and digits that CloudFormation has Secrets Manager
+   * generate, so the value is in no template or repository.
    */
-  private createCursorKey(removalPolicy: RemovalPolicy): Secret {
-    const secret = new Secret(this, 'CursorKeySecret', {
-      description: `${this.stackName}: HMAC key of the listPets cursors`,
+  private createSecret(definition: SecretDefinition, removalPolicy: RemovalPolicy): Secret {
+    const secret = new Secret(this, definition.constructId, {
+      description: `${this.stackName}: ${definition.description}`,
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy,
     });
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason:
-        'The key only signs paging positions (an id and a status filter, no secret data); a rotation would turn every cursor clients hold into a 400. A suspected leak is handled by replacing the value by hand (containers pick it up within the hour).',
+      reason: definition.withoutRotation,
     });
     return secret;
   }

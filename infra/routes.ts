@@ -1,8 +1,31 @@
 /**
- * The route table: one row per operation of docs/openapi.yaml, paths relative to the stage (`v1`).
- * The stack builds one function and one method per row; the local gateway routes by the same rows.
- * What an operation reads and answers: functions/operations/*.ts (its row's `entry` applies it).
- * Where every other behaviour lives: docs/architecture.md, "Where each behaviour lives".
+ * The route table, the map of the service: one row per operation of docs/openapi.yaml, holding
+ * what differs per operation (method, path, scope, handler file, DynamoDB calls, secrets,
+ * deprecation). The stack builds one function and one method per row, the local gateway routes by
+ * the same rows, the functions read their rows' data. Where each behaviour lives:
+ *
+ * - an operation's handler: its row's `entry` (functions/*.ts) → functions/operations/*.ts
+ * - the handler chain (middy, in order): shared/http/handler.ts, shared/http/middleware.ts
+ * - rate limiting: shared/http/rate-limit.ts → shared/rate-limit/decision.ts,
+ *   shared/dynamodb/rate-limiter.ts; the plans' numbers: shared/plans.ts
+ * - idempotency (createPet): shared/http/idempotent.ts, shared/http/idempotency-key.ts
+ * - the authorizer and scopes: `AUTHORIZER.entry` → functions/operations/authorizer.ts,
+ *   shared/keys/scopes.ts (a row's `scope`), shared/keys/token.ts
+ * - errors: shared/http/errors.ts (catalogue), shared/http/error-mapping.ts; the gateway's own:
+ *   infra/gateway-responses.ts
+ * - tables and grants: shared/dynamodb/tables.ts; a row's `tableAccess` →
+ *   infra/constructs/service-function.ts, enforced locally by infra/local/iam.ts
+ * - secrets: a row's `secrets` → infra/secrets.ts; read by shared/secrets.ts
+ * - settings (every environment variable): shared/settings.ts
+ * - deprecation: a row's `deprecation` → shared/http/deprecation.ts
+ * - paging and the cursor: shared/pets/cursor.ts, shared/http/page-link.ts,
+ *   shared/dynamodb/pet-store.ts, shared/pets/page-cache.ts
+ * - the stage and paths (`v1`, `/pets`): shared/paths.ts
+ * - deadlines and store failures (503): shared/deadline.ts, shared/store-errors.ts
+ * - the stack: infra/app.ts → infra/petstore-stack.ts → infra/constructs/
+ * - the local stack (`npm start`): infra/local/start.ts → infra/local/gateway.ts
+ * - the commands: infra/cli/program.ts; keys: infra/cli/keys/program.ts; infra/cli/deploy.ts,
+ *   infra/cli/smoke.ts, infra/cli/rollback.ts
  */
 
 import {
@@ -13,7 +36,10 @@ import {
   STATUS_INDEX,
   type TableDefinition,
 } from '../shared/dynamodb/tables.ts';
+import type { Deprecation } from '../shared/http/deprecation.ts';
 import type { Scope } from '../shared/keys/scopes.ts';
+import { PET_PATH, PETS_PATH } from '../shared/paths.ts';
+import { CURSOR_KEY_SECRET, type SecretDefinition } from './secrets.ts';
 
 /** HTTP methods the API serves. */
 export type HttpMethod = 'GET' | 'POST';
@@ -29,7 +55,7 @@ export interface TableAccess {
   readonly index?: string;
 }
 
-/** A Lambda function of the service: its handler file, construct id and DynamoDB calls. */
+/** A Lambda function of the service: its handler file, construct id, DynamoDB calls and secrets. */
 export interface FunctionDefinition {
   /** Handler file, relative to the repository root; it exports `handler`. */
   readonly entry: string;
@@ -37,6 +63,12 @@ export interface FunctionDefinition {
   readonly constructId: string;
   /** Exactly the DynamoDB calls the function makes. */
   readonly tableAccess: readonly TableAccess[];
+  /**
+   * The secrets it reads (through the AWS Parameters and Secrets Lambda Extension, deployed):
+   * exactly these are granted to it, their ARNs and the extension given to it.
+   * @default - none
+   */
+  readonly secrets?: readonly SecretDefinition[];
 }
 
 /**
@@ -53,12 +85,16 @@ export interface RouteDefinition extends FunctionDefinition {
   /** The spec's operation name, also the OpenAPI operationId. */
   readonly operationId: 'listPets' | 'createPet' | 'getPet';
   readonly method: HttpMethod;
-  /** API Gateway resource path, with `{name}` path parameters. */
+  /** API Gateway resource path relative to the stage (shared/paths.ts), `{name}` a path parameter. */
   readonly path: string;
   /** The scope a key needs to call it: the authorizer's policy allows it only to such keys. */
   readonly scope: Scope;
-  /** Deprecated operations answer with Deprecation, Sunset and Link headers. */
-  readonly deprecated?: boolean;
+  /**
+   * The operation's deprecation: its function answers with its Deprecation, Sunset and Link headers
+   * (`deprecationHeaders`), docs/openapi.yaml marks it `deprecated`.
+   * @default - not deprecated
+   */
+  readonly deprecation?: Deprecation;
 }
 
 /**
@@ -71,7 +107,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   {
     operationId: 'listPets',
     method: 'GET',
-    path: '/pets',
+    path: PETS_PATH,
     scope: 'pets:read',
     entry: 'functions/list-pets.ts',
     constructId: 'ListPetsFunction',
@@ -79,11 +115,12 @@ export const ROUTES: readonly RouteDefinition[] = [
       { table: PETS_TABLE, actions: ['dynamodb:Query'], index: STATUS_INDEX },
       RATE_LIMITER_ACCESS,
     ],
+    secrets: [CURSOR_KEY_SECRET],
   },
   {
     operationId: 'createPet',
     method: 'POST',
-    path: '/pets',
+    path: PETS_PATH,
     scope: 'pets:write',
     entry: 'functions/create-pet.ts',
     constructId: 'CreatePetFunction',
@@ -96,12 +133,17 @@ export const ROUTES: readonly RouteDefinition[] = [
   {
     operationId: 'getPet',
     method: 'GET',
-    path: '/pets/{petId}',
+    path: PET_PATH,
     scope: 'pets:read',
     entry: 'functions/get-pet.ts',
     constructId: 'GetPetFunction',
     tableAccess: [{ table: PETS_TABLE, actions: ['dynamodb:GetItem'] }, RATE_LIMITER_ACCESS],
-    deprecated: true,
+    // The spec's date of removal; listPets with its `status` filter replaces it.
+    deprecation: {
+      deprecatedAt: new Date('2026-11-21T00:00:00Z'),
+      sunset: new Date('2030-12-05T00:00:00Z'),
+      successor: PETS_PATH,
+    },
   },
 ];
 
@@ -123,6 +165,11 @@ export const AUTHORIZER: FunctionDefinition = {
   tableAccess: [{ table: KEYS_TABLE, actions: ['dynamodb:GetItem'] }],
 };
 
+/** The secrets the functions read, each once: the stack creates them, the local stack sets them. */
+export function functionSecrets(): SecretDefinition[] {
+  return [...new Set([...ROUTES, AUTHORIZER].flatMap((fn) => fn.secrets ?? []))];
+}
+
 /**
  * Timeout of every function (the operations and the authorizer), in seconds. The functions answer
  * 503 before it passes (see `shared/deadline.ts`); the local gateway gives each invocation this
@@ -136,9 +183,6 @@ export const FUNCTION_TIMEOUT_SECONDS = 10;
  * (as text, API Gateway would pass it on with the bad bytes already replaced).
  */
 export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
-
-/** Name of the deployment stage: the version segment that ends the base URL. */
-export const API_STAGE_NAME = 'v1';
 
 /** Distinct resource paths, each with the methods it serves (for 405 answers and `Allow`). */
 export function resourcePaths(): Map<string, HttpMethod[]> {

@@ -12,6 +12,7 @@ import { jsonBody } from '../../shared/http/json-body.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
 import type { StoredResponse } from '../../shared/idempotency/record.ts';
 import { logger } from '../../shared/logger.ts';
+import { PET_PATH, stagePath } from '../../shared/paths.ts';
 import type { PetStore } from '../../shared/pets/pet-store.ts';
 import { NewPetSchema, type Pet } from '../../shared/pets/schemas.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';
@@ -28,7 +29,7 @@ const UNCONFIRMED = {
 function created(pet: Pet): StoredResponse {
   return {
     statusCode: 201,
-    headers: { Location: `/v1/pets/${pet.id}` },
+    headers: { Location: stagePath(PET_PATH, { petId: pet.id }) },
     body: JSON.stringify(pet),
   };
 }

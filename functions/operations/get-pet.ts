@@ -1,21 +1,28 @@
 /**
  * `GET /pets/{petId}` (operation `getPet`, deprecated; docs/openapi.yaml): 200 with the Pet; 400
  * `invalid_parameter` when `petId` is not a positive integer; 404 `pet_not_found`. Every answer
- * carries the Deprecation, Sunset and Link headers.
+ * carries the Deprecation, Sunset and Link headers of its row's `deprecation`.
  */
+import { type RouteDefinition, routeOf } from '../../infra/routes.ts';
 import type { Container } from '../../shared/container.ts';
+import { deprecationHeaders } from '../../shared/http/deprecation.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
-import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
 import { PetNotFoundError } from '../../shared/pets/errors.ts';
 import { type Pet, PetIdSchema } from '../../shared/pets/schemas.ts';
 
 /**
  * The Lambda handler of getPet on `container`'s pet store and rate limiter: the pet is read beside
  * the limiter's call (`beside`), one round trip for both.
+ *
+ * @param route Its row of the route table, whose `deprecation` sets the headers.
+ *   @default routeOf('getPet')
  */
-export function getPetHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
+export function getPetHandler(
+  container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>,
+  route: Pick<RouteDefinition, 'deprecation'> = routeOf('getPet'),
+) {
   const { pets } = container;
   return httpHandler<Pet | undefined>(
     async function getPet(event, _context, { started }) {
@@ -25,7 +32,7 @@ export function getPetHandler(container: Pick<Container, 'settings' | 'pets' | '
     },
     {
       container,
-      headers: GET_PET_DEPRECATION_HEADERS,
+      headers: route.deprecation && deprecationHeaders(route.deprecation),
       beside: async function readPet(event, { signal }) {
         const petId = parseOrThrow(
           PetIdSchema,

@@ -13,8 +13,9 @@ import {
   PetstoreError,
   type RateLimitState,
 } from '../../client/src/index.ts';
+import { deprecationHeaders } from '../../shared/http/deprecation.ts';
 import { RATE_LIMIT_HEADERS } from '../../shared/http/rate-limit-headers.ts';
-import { GET_PET_DEPRECATION_HEADERS, GET_PET_SUNSET } from '../../shared/pets/deprecation.ts';
+import { routeOf } from '../routes.ts';
 import { STACK_OUTPUTS, STAGES, type StageName, stackName } from '../stages.ts';
 import {
   type CommandOutput,
@@ -115,17 +116,20 @@ export async function runSmoke(baseUrl: string, key: string): Promise<SmokeCheck
   });
   await check('getPet answers 200 with the created pet and its deprecation headers', async () => {
     expect(created !== undefined, 'no pet was created');
+    const { deprecation } = routeOf('getPet');
+    expect(deprecation !== undefined, "getPet's row in infra/routes.ts has no deprecation");
     const answer = await petstore.getPet(created.data.id);
     expect(answer.data.id === created.data.id, `body ${JSON.stringify(answer.data)}`);
-    for (const [name, value] of Object.entries(GET_PET_DEPRECATION_HEADERS)) {
+    const headers = deprecationHeaders(deprecation);
+    for (const [name, value] of Object.entries(headers)) {
       expect(answer.headers.get(name) === value, `${name} is '${answer.headers.get(name)}'`);
     }
     const [notice] = deprecations;
     expect(
-      notice?.sunset?.getTime() === GET_PET_SUNSET.getTime(),
+      notice?.sunset?.getTime() === deprecation.sunset.getTime(),
       'the client was not told of the sunset',
     );
-    return `${answer.status}, ${Object.keys(GET_PET_DEPRECATION_HEADERS).join(', ')}`;
+    return `${answer.status}, ${Object.keys(headers).join(', ')}`;
   });
   await check('listPets filtered by status answers 200 with pets of that status only', async () => {
     const status = created?.data.status ?? 'available';

@@ -29,6 +29,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
 import {
   BACKSTOP_FACTOR,
   PLAN_IDS,
@@ -38,7 +39,6 @@ import {
 } from '../../shared/plans.ts';
 import { GATEWAY_RESPONSES, methodNotAllowed } from '../gateway-responses.ts';
 import {
-  API_STAGE_NAME,
   AUTHORIZER_CACHE_TTL_SECONDS,
   BINARY_MEDIA_TYPES,
   type RouteDefinition,

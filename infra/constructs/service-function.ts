@@ -10,16 +10,21 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
-  type ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLogLevel,
+  ParamsAndSecretsVersions,
   Runtime,
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { TableDefinition } from '../../shared/dynamodb/tables.ts';
+import { SECRET_READ_BOUNDS } from '../../shared/secrets.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
 import { FUNCTION_TIMEOUT_SECONDS, type FunctionDefinition } from '../routes.ts';
+import type { SecretDefinition } from '../secrets.ts';
 import { alarmOnSum } from './alarms.ts';
 
 /** Entries in the route table are relative to the repository root, whatever the cwd. */
@@ -72,6 +77,9 @@ export interface ServiceFunctionProps {
   /** The stack's tables; every table of `definition.tableAccess` must be among them. */
   readonly tables: ReadonlyMap<TableDefinition, ITable>;
 
+  /** The stack's secrets; every secret of `definition.secrets` must be among them. */
+  readonly secrets: ReadonlyMap<SecretDefinition, ISecret>;
+
   /** Environment variables besides the Powertools settings, e.g. the tables' names. */
   readonly environment: Readonly<Record<string, string>>;
 
@@ -85,26 +93,34 @@ export interface ServiceFunctionProps {
    * @default true
    */
   readonly sourceMaps?: boolean;
+}
 
-  /**
-   * The AWS Parameters and Secrets Lambda Extension (a layer), for a function that reads a secret
-   * over HTTP on localhost instead of bundling a Secrets Manager client.
-   *
-   * @default - none
-   */
-  readonly paramsAndSecrets?: ParamsAndSecretsLayerVersion;
+/**
+ * The AWS Parameters and Secrets Lambda Extension (a layer) through which a function reads its
+ * secrets over HTTP on localhost (shared/pets/cursor.ts), bundling no Secrets Manager client.
+ * Secrets Manager gets `SECRET_READ_BOUNDS.secretsManagerTimeoutMs` per read; the extension logs
+ * warnings only.
+ */
+function secretsReader(): ParamsAndSecretsLayerVersion {
+  return ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+    secretsManagerTimeout: Duration.millis(SECRET_READ_BOUNDS.secretsManagerTimeoutMs),
+    logLevel: ParamsAndSecretsLogLevel.WARN,
+  });
 }
 
 /**
  * A NodejsFunction (Node.js 22, arm64, ESM, 256 MB, `FUNCTION_TIMEOUT_SECONDS`, X-Ray active tracing) with its own log
- * group (one month) and a role that may write there, send traces and make exactly the DynamoDB
- * calls of `definition.tableAccess` (no managed policy, no wildcard on data), and an alarm on its
- * throttles. Its `currentVersion`, if used, is retained when a deploy publishes the next one.
+ * group (one month) and a role that may write there, send traces, make exactly the DynamoDB
+ * calls of `definition.tableAccess` and read exactly the secrets of `definition.secrets` (no
+ * managed policy, no wildcard on data), and an alarm on its throttles. A function with secrets
+ * gets each one's ARN in its `arnSetting` and the extension that reads them ({@link secretsReader}).
+ * Its `currentVersion`, if used, is retained when a deploy publishes the next one.
  *
  * The function is this construct's default child (`Default`), so its logical id is the one a bare
  * NodejsFunction of the same id had at the stack's scope.
  *
- * @throws Error when `definition.tableAccess` names a table that `tables` lacks.
+ * @throws Error when `definition.tableAccess` names a table that `tables` lacks, or
+ *   `definition.secrets` a secret that `secrets` lacks.
  */
 export class ServiceFunction extends Construct {
   /** The Lambda function. */
@@ -116,6 +132,15 @@ export class ServiceFunction extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { definition, tables, removalPolicy } = props;
+    const secrets = (definition.secrets ?? []).map((secretDefinition) => {
+      const secret = props.secrets.get(secretDefinition);
+      if (!secret) {
+        throw new Error(
+          `${definition.constructId} reads secret ${secretDefinition.constructId}; secrets must hold every secret it reads`,
+        );
+      }
+      return { definition: secretDefinition, secret };
+    });
     const logGroup = new LogGroup(this, 'Logs', { retention: LOG_RETENTION, removalPolicy });
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
@@ -152,13 +177,17 @@ export class ServiceFunction extends Construct {
       tracing: Tracing.ACTIVE,
       // A deploy must not delete the version an alias may have to be moved back to.
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
-      paramsAndSecrets: props.paramsAndSecrets,
+      paramsAndSecrets: secrets.length > 0 ? secretsReader() : undefined,
       environment: {
         ...props.environment,
+        ...Object.fromEntries(
+          secrets.map((read) => [read.definition.arnSetting, read.secret.secretArn]),
+        ),
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...((props.sourceMaps ?? true) && { NODE_OPTIONS: '--enable-source-maps' }),
       },
     });
+    for (const { secret } of secrets) secret.grantRead(this.function);
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
       reason: 'The design card fixes Node.js 22 (NODEJS_22_X) for every function.',

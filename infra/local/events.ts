@@ -9,7 +9,8 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { API_STAGE_NAME, BINARY_MEDIA_TYPES, FUNCTION_TIMEOUT_SECONDS } from '../routes.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
+import { BINARY_MEDIA_TYPES, FUNCTION_TIMEOUT_SECONDS } from '../routes.ts';
 
 /** Account, region and API id that local ARNs and request contexts use. */
 export const LOCAL_ACCOUNT_ID = '000000000000';

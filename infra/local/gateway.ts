@@ -5,8 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorizationValues } from '../../shared/http/bearer.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { readSetting } from '../../shared/settings.ts';
-import { API_STAGE_NAME, AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
 import { serveApiReference } from './api-reference.ts';
 import { AuthorizerCache } from './authorizer-cache.ts';
 import { methodArn, type ProxyRequest } from './events.ts';

@@ -4,8 +4,9 @@
  * 414, 404 MISSING_AUTHENTICATION_TOKEN, 405 with `Allow`), matched segment by segment.
  */
 import type { ErrorBody } from '../../shared/http/errors.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { gatewayResponse, methodNotAllowed } from '../gateway-responses.ts';
-import { API_STAGE_NAME, ROUTES, type RouteDefinition, resourcePaths } from '../routes.ts';
+import { ROUTES, type RouteDefinition, resourcePaths } from '../routes.ts';
 import { DOCS_PATH } from './api-reference.ts';
 import { MAX_TARGET_BYTES, URI_TOO_LONG } from './client-errors.ts';
 import type { ErrorResponse } from './server.ts';

@@ -10,7 +10,6 @@ import type { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/program.ts';
-import { localCursorKey, newCursorKey } from './cursor-key.ts';
 import {
   assertJava,
   type DynamoDBLocal,
@@ -23,6 +22,7 @@ import { prepareExternalDynamoDB } from './external-dynamodb.ts';
 import { type LocalGateway, startGateway } from './gateway.ts';
 import { MAX_CONCURRENCY_ENV } from './invocation.ts';
 import { assertPortFree } from './ports.ts';
+import { provideSecrets } from './secrets.ts';
 import {
   credentialsEnv,
   dataDirectory,
@@ -95,7 +95,7 @@ async function start(inMemory: boolean): Promise<void> {
     const client = createDocumentClient({ endpoint: dynamo.endpoint });
     Object.assign(process.env, await createTables(client), { DYNAMODB_ENDPOINT: dynamo.endpoint });
     client.destroy();
-    process.env.CURSOR_KEY ??= inMemory ? newCursorKey() : localCursorKey(directory);
+    provideSecrets(inMemory ? undefined : directory);
     gateway = await serve(
       port,
       `DynamoDB Local data: ${dataDir ?? 'in memory'}`,
@@ -159,7 +159,7 @@ async function startOnEndpoint(
   await assertPortFree(port, HOST, 'the gateway', 'PORT');
   const credentials = useStackCredentials(directory);
   Object.assign(process.env, await prepareExternalDynamoDB(endpoint, credentials));
-  process.env.CURSOR_KEY ??= localCursorKey(directory);
+  provideSecrets(directory);
   const gateway = await serve(port, `DynamoDB: ${endpoint} (DYNAMODB_ENDPOINT)`, '');
   stop = () => gateway.close();
 }

@@ -1,4 +1,5 @@
 /** The next page of listPets as a `Link` header, which clients follow and never build. */
+import { PETS_PATH, stagePath } from '../paths.ts';
 import type { PetStatus } from '../pets/schemas.ts';
 
 /**
@@ -11,5 +12,5 @@ export function nextPageLink(query: { limit: number; status?: PetStatus }, curso
   const params = new URLSearchParams({ limit: String(query.limit) });
   if (query.status) params.set('status', query.status);
   params.set('cursor', cursor);
-  return `</v1/pets?${params}>; rel="next"`;
+  return `<${stagePath(PETS_PATH)}?${params}>; rel="next"`;
 }

@@ -8,11 +8,12 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
-import { newCursorKey } from '../../infra/local/cursor-key.ts';
-import { API_STAGE_NAME, AUTHORIZER_CACHE_TTL_SECONDS, ROUTES } from '../../infra/routes.ts';
+import { newSecretValue } from '../../infra/local/secrets.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, ROUTES, routeOf } from '../../infra/routes.ts';
+import { type Deprecation, deprecationHeaders } from '../../shared/http/deprecation.ts';
 import { ERROR_CATALOGUE } from '../../shared/http/errors.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
-import { GET_PET_DEPRECATION_HEADERS, GET_PET_SUNSET } from '../../shared/pets/deprecation.ts';
 import {
   ListPetsQuerySchema,
   NewPetSchema,
@@ -52,7 +53,7 @@ describe('docs/openapi.yaml', () => {
         method: route.method,
         path: route.path,
         operationId: route.operationId,
-        deprecated: route.deprecated ?? false,
+        deprecated: route.deprecation !== undefined,
       }));
       const byKey = (a: { operationId: unknown }, b: { operationId: unknown }) =>
         String(a.operationId).localeCompare(String(b.operationId));
@@ -167,7 +168,7 @@ describe('docs/openapi.yaml', () => {
       expect(meaningful(cursor?.schema)).toEqual({ type: 'string', pattern: '^[A-Za-z0-9_-]+$' });
       expect(cursor).not.toHaveProperty('example');
       expect(cursor).not.toHaveProperty('examples');
-      const issued = new CursorCodec(newCursorKey()).encode({ status: 'sold', afterId: 50 });
+      const issued = new CursorCodec(newSecretValue()).encode({ status: 'sold', afterId: 50 });
       const link = String(at(document, 'components', 'headers', 'NextPageLink', 'example'));
       expect(link).toMatch(new RegExp(`[?&]cursor=[A-Za-z0-9_-]{${issued.length}}>`));
     });
@@ -197,29 +198,33 @@ describe('docs/openapi.yaml', () => {
     });
   });
 
-  describe('deprecation of getPet', () => {
+  describe("getPet's deprecation, from its row", () => {
+    const deprecation = routeOf('getPet').deprecation;
+
     it('documents the deprecation headers with their values on every answer of its function', () => {
+      expect(deprecation).toBeDefined();
+      const expected = deprecationHeaders(deprecation as Deprecation);
       for (const status of GET_PET_FUNCTION_STATUSES) {
         const headers = at(operation('getPet'), 'responses', status, 'headers');
         const others = Object.keys(headers).filter(
           (name) => !RATE_LIMIT_HEADER_NAMES.includes(name),
         );
-        expect(others.sort()).toEqual(Object.keys(GET_PET_DEPRECATION_HEADERS).sort());
-        for (const [name, value] of Object.entries(GET_PET_DEPRECATION_HEADERS)) {
+        expect(others.sort()).toEqual(Object.keys(expected).sort());
+        for (const [name, value] of Object.entries(expected)) {
           expect(at(headers, name)).toMatchObject({ required: true, schema: { const: value } });
         }
       }
     });
 
     it('documents the sunset date', () => {
-      expect(operation('getPet')['x-sunset']).toBe(GET_PET_SUNSET.toISOString().slice(0, 10));
+      expect(operation('getPet')['x-sunset']).toBe(deprecation?.sunset.toISOString().slice(0, 10));
     });
 
     it('documents no deprecation header on the other operations', () => {
       const successor = at(document, 'components', 'headers', 'Link');
-      for (const { operationId } of ROUTES.filter((route) => !route.deprecated)) {
+      for (const { operationId } of ROUTES.filter((route) => !route.deprecation)) {
         for (const [, response] of responses(operationId)) {
-          for (const name of Object.keys(GET_PET_DEPRECATION_HEADERS)) {
+          for (const name of ['Deprecation', 'Sunset', 'Link']) {
             // listPets's 200 has a Link of its own: rel="next", never the successor-version one.
             if (name === 'Link' && (response.headers as Node | undefined)?.Link) {
               expect(operationId).toBe('listPets');

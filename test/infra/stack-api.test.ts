@@ -14,7 +14,6 @@ import {
   THROTTLED_RETRY_AFTER_SECONDS,
 } from '../../infra/gateway-responses.ts';
 import {
-  API_STAGE_NAME,
   AUTHORIZER_CACHE_TTL_SECONDS,
   BINARY_MEDIA_TYPES,
   ROUTES,
@@ -22,6 +21,7 @@ import {
 } from '../../infra/routes.ts';
 import { STACK_OUTPUTS, STAGES, stackName, usagePlanOutputName } from '../../infra/stages.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../../shared/plans.ts';
 import { logicalId, stageOf, synthesizeStages } from '../support/petstore-app.ts';
 

@@ -19,10 +19,10 @@ import {
   createProxyEvent,
 } from '../../infra/local/events.ts';
 import { AuthorizerResultSchema } from '../../infra/local/lambda-results.ts';
-import { API_STAGE_NAME } from '../../infra/routes.ts';
 import { STAGE_SETTINGS, STAGES } from '../../infra/stages.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
 import { SERVER_ERROR_RESPONSES } from '../../shared/metrics.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
 import {
   FUNCTION_IDS,
   logicalId,

@@ -1,8 +1,8 @@
 /**
  * The stacks of both stages (infra/petstore-stack.ts), synthesized with cdk.json's flags: the
  * stack's name and the logical ids deployed stacks keep, the tables (keys, GSIs, TTL, removal),
- * the functions (runtime, timeout, environment, logs, tracing) with their roles and the cursor key
- * secret; and the whole app: no error annotation, the account stack that holds API Gateway's
+ * the functions (runtime, timeout, environment, logs, tracing) with their roles and the secrets
+ * their rows name; and the whole app: no error annotation, the account stack that holds API Gateway's
  * account settings, and no unacknowledged cdk-nag finding.
  */
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
@@ -10,6 +10,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/routes.ts';
+import { CURSOR_KEY_SECRET } from '../../infra/secrets.ts';
 import { STAGE_SETTINGS, STAGES, type StageName, stackName } from '../../infra/stages.ts';
 import {
   COUNTERS_TABLE,
@@ -26,6 +27,7 @@ import {
   logicalId,
   OPERATION_IDS,
   petstore,
+  secretsOf,
   stageOf,
   synthesizeStages,
 } from '../support/petstore-app.ts';
@@ -161,15 +163,22 @@ describe.each(STAGES)('the %s stage', (stage) => {
           PETSTORE_STAGE: stage,
           ...(STAGE_SETTINGS[stage].sourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
           ...(OPERATION_IDS.includes(id) ? banEnvironment(DEFAULT_BAN_POLICY) : {}),
-          ...(id === 'ListPetsFunction' ? listPetsCursorKeyEnvironment() : {}),
+          ...secretsEnvironment(id),
         });
       }
     });
 
-    /** The cursor key's secret and the settings of the extension that reads it (listPets only). */
-    function listPetsCursorKeyEnvironment() {
+    /** The ARN of each secret the function's row names, and the settings of the extension. */
+    function secretsEnvironment(id: string) {
+      const secrets = secretsOf(id);
+      if (secrets.length === 0) return {};
       return {
-        CURSOR_KEY_SECRET_ARN: { Ref: logicalId(stack(), 'CursorKeySecret') },
+        ...Object.fromEntries(
+          secrets.map((secret) => [
+            secret.arnSetting,
+            { Ref: logicalId(stack(), secret.constructId) },
+          ]),
+        ),
         PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'true',
         PARAMETERS_SECRETS_EXTENSION_CACHE_SIZE: '1000',
         PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: '2773',
@@ -182,10 +191,11 @@ describe.each(STAGES)('the %s stage', (stage) => {
       };
     }
 
-    it('gives listPets alone the AWS Parameters and Secrets Lambda Extension (arm64), which reads its cursor key', () => {
+    it('gives exactly the functions whose rows name secrets the AWS Parameters and Secrets Lambda Extension (arm64), which reads them', () => {
+      expect(FUNCTION_IDS.filter((id) => secretsOf(id).length > 0)).toEqual(['ListPetsFunction']);
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
-        if (id === 'ListPetsFunction') {
+        if (secretsOf(id).length > 0) {
           // The stacks name no region: CDK maps each region to AWS's layer there.
           const [layer] = Properties.Layers;
           const [mapping, , key] = layer['Fn::FindInMap'];
@@ -199,10 +209,10 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
-    it(`generates the cursor key in Secrets Manager, ${stage === 'production' ? 'retained' : 'deleted'} with the stack`, () => {
+    it(`generates the secrets the rows name (the cursor key) in Secrets Manager, ${stage === 'production' ? 'retained' : 'deleted'} with the stack`, () => {
       const secrets = template().findResources('AWS::SecretsManager::Secret');
 
-      expect(Object.keys(secrets)).toEqual([logicalId(stack(), 'CursorKeySecret')]);
+      expect(Object.keys(secrets)).toEqual([logicalId(stack(), CURSOR_KEY_SECRET.constructId)]);
       const [secret] = Object.values(secrets);
       expect(secret?.Properties.GenerateSecretString).toEqual({
         PasswordLength: 64,
@@ -223,7 +233,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
-    it('grants each function exactly the DynamoDB actions its store and rate limiter call, log writes, trace writes, and listPets the read of its cursor key', () => {
+    it("grants each function exactly the DynamoDB actions its store and rate limiter call, log writes, trace writes, and the read of its row's secrets", () => {
       const pets = arnOf(PETS_TABLE.constructId);
       const counters = {
         Action: 'dynamodb:UpdateItem',
@@ -277,16 +287,12 @@ describe.each(STAGES)('the %s stage', (stage) => {
             Effect: 'Allow',
             Resource: '*',
           },
-          // Granted after the function exists, so its statement comes last.
-          ...(id === 'ListPetsFunction'
-            ? [
-                {
-                  Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
-                  Effect: 'Allow',
-                  Resource: { Ref: logicalId(stack(), 'CursorKeySecret') },
-                },
-              ]
-            : []),
+          // Granted after the function exists, so their statements come last.
+          ...secretsOf(id).map((secret) => ({
+            Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+            Effect: 'Allow',
+            Resource: { Ref: logicalId(stack(), secret.constructId) },
+          })),
         ]);
       }
     });

@@ -4,14 +4,20 @@
  * the deprecation headers.
  */
 import { describe, expect, it } from 'vitest';
-import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
+import { routeOf } from '../../infra/routes.ts';
+import { deprecationHeaders } from '../../shared/http/deprecation.ts';
 import { expectError } from '../support/error-responses.ts';
 import { api, createPet, expectPet, send, serveLocalApi } from '../support/local-api.ts';
 
 serveLocalApi();
 
+const { deprecation } = routeOf('getPet');
+if (!deprecation) throw new Error("getPet's row in infra/routes.ts has no deprecation");
+/** The headers of the deprecation in getPet's row (their values: test/unit/get-pet.test.ts). */
+const DEPRECATION_HEADERS = deprecationHeaders(deprecation);
+
 function expectDeprecationHeaders(response: Response): void {
-  for (const [name, value] of Object.entries(GET_PET_DEPRECATION_HEADERS)) {
+  for (const [name, value] of Object.entries(DEPRECATION_HEADERS)) {
     expect(response.headers.get(name)).toBe(value);
   }
 }

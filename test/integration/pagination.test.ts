@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countStatusIndexReads } from '../../bench/status-index-reads.ts';
 import { PetstoreClient as OfficialClient } from '../../client/src/index.ts';
 import { listPetsHandler } from '../../functions/operations/list-pets.ts';
-import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
+import { newSecretValue } from '../../infra/local/secrets.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
 import { STATUS_SHARDS } from '../../shared/dynamodb/pet-item.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
@@ -254,7 +254,7 @@ describe('bad cursors', () => {
     ['altered in its signature', () => `cursor=${altered(issued.all, issued.all.length - 5)}`],
     [
       'signed with another key',
-      () => `cursor=${new CursorCodec(newCursorKey()).encode({ afterId: 1 })}`,
+      () => `cursor=${new CursorCodec(newSecretValue()).encode({ afterId: 1 })}`,
     ],
     [
       'issued for status=sold, sent with status=pending',

@@ -2,7 +2,7 @@
  * A Container of in-memory adapters, for building an operation's handler without DynamoDB:
  * `createPetHandler(inMemoryContainer())` (see `functions/operations/`).
  */
-import { newCursorKey } from '../../infra/local/cursor-key.ts';
+import { newSecretValue } from '../../infra/local/secrets.ts';
 import type { Container } from '../../shared/container.ts';
 import { banPolicyOf } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings } from '../../shared/settings.ts';
@@ -25,7 +25,7 @@ export interface InMemoryContainer extends Container {
  * @param env Settings as environment variables. @default - none: the schema's defaults
  */
 export function inMemoryContainer(env: NodeJS.ProcessEnv = {}): InMemoryContainer {
-  const settings = readSettings({ CURSOR_KEY: newCursorKey(), ...env });
+  const settings = readSettings({ CURSOR_KEY: newSecretValue(), ...env });
   return {
     settings,
     pets: new InMemoryPetStore(new InMemoryIdempotencyStore()),

@@ -15,8 +15,10 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll } from 'vitest';
 import cdkJson from '../../cdk.json' with { type: 'json' };
 import { createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
-import { API_STAGE_NAME, ROUTES } from '../../infra/routes.ts';
+import { AUTHORIZER, ROUTES } from '../../infra/routes.ts';
+import type { SecretDefinition } from '../../infra/secrets.ts';
 import { STAGES, type StageName } from '../../infra/stages.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 
 /** Construct ids of the operation functions, one per route. */
@@ -24,6 +26,11 @@ export const OPERATION_IDS = ROUTES.map((route) => route.constructId);
 
 /** Construct ids of the stack's functions: one per route, then the authorizer. */
 export const FUNCTION_IDS = [...OPERATION_IDS, 'AuthorizerFunction'];
+
+/** The secrets that the definition of the function `constructId` names (its row's `secrets`). */
+export function secretsOf(constructId: string): readonly SecretDefinition[] {
+  return [...ROUTES, AUTHORIZER].find((fn) => fn.constructId === constructId)?.secrets ?? [];
+}
 
 /** The ban variables an operation function gets for `policy`. */
 export function banEnvironment(policy: BanPolicy): Record<string, string> {

@@ -6,14 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { newCursorKey } from '../../infra/local/cursor-key.ts';
+import { newSecretValue } from '../../infra/local/secrets.ts';
 import { credentialsEnv } from '../../infra/local/stack-files.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
 Object.assign(process.env, credentialsEnv(inject('dynamoCredentials')));
-process.env.CURSOR_KEY = newCursorKey();
+process.env.CURSOR_KEY = newSecretValue();
 
 const suffix = randomBytes(4).toString('hex');
 const client = createDocumentClient();

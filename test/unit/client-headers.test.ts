@@ -12,10 +12,16 @@ import {
   retryAfterSeconds,
 } from '../../client/src/headers.ts';
 import { PetstoreClient } from '../../client/src/index.ts';
-import { GET_PET_DEPRECATION_HEADERS } from '../../shared/pets/deprecation.ts';
 
 const AT = Date.UTC(2030, 0, 1, 10, 30, 15);
 const BASE_URL = 'https://api.example/v1/';
+
+/** What getPet answers with (its row's deprecation in infra/routes.ts). */
+const GET_PET_DEPRECATION_HEADERS = {
+  Deprecation: '@1795219200',
+  Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+  Link: '</v1/pets>; rel="successor-version"',
+};
 
 describe('rateLimitState', () => {
   it('reads X-RateLimit-* and both structured fields as the functions send them', () => {

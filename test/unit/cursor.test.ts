@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newCursorKey } from '../../infra/local/cursor-key.ts';
 import { freePort } from '../../infra/local/ports.ts';
+import { newSecretValue } from '../../infra/local/secrets.ts';
 import { apiErrorOf } from '../../shared/http/error-mapping.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { nextPageLink } from '../../shared/http/page-link.ts';
@@ -12,7 +12,7 @@ import type { PetStatus } from '../../shared/pets/schemas.ts';
 import { cursorCodecFromSettings } from '../../shared/secrets.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';
 
-const codec = new CursorCodec(newCursorKey());
+const codec = new CursorCodec(newSecretValue());
 
 /**
  * The message of the answer to the error that decoding `cursor` for `status` throws (an
@@ -62,7 +62,7 @@ describe('CursorCodec', () => {
   });
 
   it('refuses a cursor with another id signed under another key', () => {
-    const forged = new CursorCodec(newCursorKey()).encode({ afterId: 5 });
+    const forged = new CursorCodec(newSecretValue()).encode({ afterId: 5 });
 
     expect(refusal(forged)).toBe('cursor: was altered or not issued by this service');
   });
@@ -150,7 +150,7 @@ describe('cursorCodecFromSettings', () => {
   }
 
   it('uses CURSOR_KEY when it is set, without reading Secrets Manager', async () => {
-    const key = newCursorKey();
+    const key = newSecretValue();
     process.env.CURSOR_KEY = key;
 
     const cursor = (await cursorCodecFromSettings()()).encode({ afterId: 3 });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getPetHandler } from '../../functions/operations/get-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
+import { routeOf } from '../../infra/routes.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
@@ -9,7 +10,7 @@ import { inMemoryContainer } from '../support/in-memory-container.ts';
 const container = inMemoryContainer();
 const handler = getPetHandler(container);
 
-/** Headers every response of getPet carries, whatever its status. */
+/** Headers every response of getPet carries, whatever its status: its row's deprecation. */
 const HEADERS = {
   'Content-Type': 'application/json',
   Deprecation: '@1795219200',
@@ -18,9 +19,9 @@ const HEADERS = {
 };
 
 /** `GET /pets/{petId}` with this (already URL-decoded) path parameter. */
-function getPet(petId: string) {
+function getPet(petId: string, getPetFunction = handler) {
   return invoke(
-    handler,
+    getPetFunction,
     authorizedEvent({
       method: 'GET',
       resource: '/pets/{petId}',
@@ -67,5 +68,14 @@ describe('getPet', () => {
         errorResponse(400, 'invalid_parameter', 'petId: must be a positive integer', HEADERS),
       );
     }
+  });
+
+  it('answers without the deprecation headers when its row has no deprecation', async () => {
+    const undeprecated = getPetHandler(container, { ...routeOf('getPet'), deprecation: undefined });
+
+    const response = await getPet(String(pet.id), undeprecated);
+
+    expect(response.statusCode).toBe(200);
+    expect(response.headers).toEqual({ 'Content-Type': 'application/json' });
   });
 });

@@ -267,7 +267,7 @@ describe('countServerErrors', () => {
         ],
       },
     });
-    // One dimension set, exactly the one the rollback alarm watches (test/infra/stack-monitoring).
+    // One dimension set, exactly the one the rollback alarm watches (test/infra/stack-deployments).
     const aws = emf?._aws as { CloudWatchMetrics: { Dimensions: string[][] }[] } | undefined;
     const [metric] = aws?.CloudWatchMetrics ?? [];
     expect(metric?.Dimensions).toEqual([

@@ -7,6 +7,7 @@ import { createPetHandler } from '../../functions/operations/create-pet.ts';
 import { getPetHandler } from '../../functions/operations/get-pet.ts';
 import { listPetsHandler } from '../../functions/operations/list-pets.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
+import { ROUTES } from '../../infra/routes.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
@@ -80,5 +81,34 @@ describe('operations on in-memory adapters', () => {
       ),
       headers: { 'Content-Type': 'application/json', 'Retry-After': '5' },
     });
+  });
+
+  it('answers with the deprecation headers exactly the operations whose rows have a deprecation', async () => {
+    const container = inMemoryContainer();
+    const handlers = {
+      listPets: listPetsHandler(container),
+      createPet: createPetHandler(container),
+      getPet: getPetHandler(container),
+    };
+    await invoke(handlers.createPet, post('{"name":"Rex","categoryId":7}'), context);
+
+    for (const route of ROUTES) {
+      const path = route.path.replace('{petId}', '1');
+      const event =
+        route.method === 'POST'
+          ? post('{"name":"Rex","categoryId":7}')
+          : authorizedEvent({
+              method: 'GET',
+              resource: route.path,
+              path,
+              pathParameters: { petId: '1' },
+            });
+      const response = await invoke(handlers[route.operationId], event, context);
+
+      expect(response.statusCode, route.operationId).toBeLessThan(300);
+      expect(response.headers?.Deprecation !== undefined, route.operationId).toBe(
+        route.deprecation !== undefined,
+      );
+    }
   });
 });

@@ -19,6 +19,7 @@ import {
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
 import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/key-records.ts';
+import { API_STAGE_NAME } from '../../../shared/paths.ts';
 import {
   isStandardPlanId,
   type PlanId,
@@ -26,7 +27,6 @@ import {
   type RequestLimits,
   usagePlanSettings,
 } from '../../../shared/plans.ts';
-import { API_STAGE_NAME } from '../../routes.ts';
 import { STACK_OUTPUTS, usagePlanOutputName } from '../../stages.ts';
 import { requireOutput } from '../stack-outputs.ts';
 import type { Deployment } from './target.ts';

@@ -1,0 +1,30 @@
+/**
+ * The headers of a deprecated operation, on every answer. Which operation is deprecated, since
+ * when, until when and for what: its row of the route table (infra/routes.ts, `deprecation`).
+ */
+import { stagePath } from '../paths.ts';
+
+/** An operation's deprecation: when it was deprecated, when it goes, and what replaces it. */
+export interface Deprecation {
+  /** When it was deprecated. */
+  readonly deprecatedAt: Date;
+  /** When it is removed. */
+  readonly sunset: Date;
+  /** Path of the operation that replaces it, relative to the stage (a row's `path`). */
+  readonly successor: string;
+}
+
+/**
+ * `Deprecation` (RFC 9745, `@` + Unix seconds), `Sunset` (RFC 8594, HTTP date) and `Link` to the
+ * successor (RFC 8288, `rel="successor-version"`, host-relative with the stage).
+ *
+ * @example deprecationHeaders(routeOf('getPet').deprecation) → `{ Deprecation: '@1795219200',
+ *   Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets>; rel="successor-version"' }`
+ */
+export function deprecationHeaders(deprecation: Deprecation): Record<string, string> {
+  return {
+    Deprecation: `@${Math.floor(deprecation.deprecatedAt.getTime() / 1000)}`,
+    Sunset: deprecation.sunset.toUTCString(),
+    Link: `<${stagePath(deprecation.successor)}>; rel="successor-version"`,
+  };
+}
