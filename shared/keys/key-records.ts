@@ -25,11 +25,8 @@ export interface ApiKeyRecord {
   perDay?: number;
   /** Free text naming who holds the key. */
   owner?: string;
-  /**
-   * What the key may call (`keyScopes`: `pets:write` comes with `pets:read`). A key stored
-   * before keys had scopes has none here, and every scope (`scopesOf`).
-   */
-  scopes?: Scope[];
+  /** What the key may call (`keyScopes`: `pets:write` comes with `pets:read`). */
+  scopes: Scope[];
   /** Value of the key's API Gateway API key (the usage identifier), not the bearer token. */
   usageIdentifier: string;
   /** ISO 8601 time of issue. */
