@@ -1,7 +1,6 @@
 /** API keys as the keys table holds them, and the rules every KeyStore applies to them. */
 import { randomBytes } from 'node:crypto';
 import {
-  capLimits,
   isStandardPlanId,
   limitsOfPlan,
   type PlanId,
@@ -60,13 +59,13 @@ export function keyRefusal(record: ApiKeyRecord, nowMs: number): KeyRefusal | un
 }
 
 /**
- * The request limits of a key: its plan's, or its own for Enterprise, held to the ceiling.
+ * The request limits of a key: its plan's, or its own for Enterprise.
  * @throws RangeError for an Enterprise record without valid limits.
  */
 export function limitsOfKey(
   record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'>,
 ): RequestLimits {
-  return limitsOfPlan(record.plan, capLimits(record));
+  return limitsOfPlan(record.plan, record);
 }
 
 /**
