@@ -78,16 +78,6 @@ export function validateLimits(limits: RequestLimits): RequestLimits {
   return limits;
 }
 
-/** Stored custom limits, each figure above its maximum replaced by it (served, not refused). */
-export function capLimits(limits: Partial<RequestLimits>): Partial<RequestLimits> {
-  const cap = (value: number | undefined, max: number) =>
-    value === undefined ? undefined : Math.min(value, max);
-  return {
-    perMinute: cap(limits.perMinute, MAX_PER_MINUTE),
-    perDay: cap(limits.perDay, MAX_PER_DAY),
-  };
-}
-
 /**
  * The limits of an authorizer context (`perMinute`, `perDay`: numbers, or strings in a function).
  * @returns The limits, or `undefined` when either is missing or fails {@link validateLimits}.

@@ -17,7 +17,7 @@ import { invocationBudgetMs, withDeadline } from '../../shared/deadline.ts';
 import { authorizationValues, bearerToken } from '../../shared/http/bearer.ts';
 import type { KeyLookup } from '../../shared/keys/key-lookup.ts';
 import { keyRefusal, limitsOfKey } from '../../shared/keys/key-records.ts';
-import { type Scope, scopesOf } from '../../shared/keys/scopes.ts';
+import type { Scope } from '../../shared/keys/scopes.ts';
 import { mayBeKeyOf, type TokenStage, tokenStageOf } from '../../shared/keys/token.ts';
 import { logger } from '../../shared/logger.ts';
 import type { Settings } from '../../shared/settings.ts';
@@ -81,7 +81,7 @@ async function authorize(
         {
           Action: 'execute-api:Invoke',
           Effect: 'Allow',
-          Resource: allowedMethodArns(event.methodArn, scopesOf(key)),
+          Resource: allowedMethodArns(event.methodArn, key.scopes),
         },
       ],
     },

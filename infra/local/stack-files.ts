@@ -6,15 +6,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseEnv } from 'node:util';
@@ -30,9 +22,6 @@ export const CREDENTIALS_FILE = 'dynamodb.env';
  * id and the region, so a region that followed the shell's `AWS_REGION` would hide the data.
  */
 export const LOCAL_REGION = 'us-east-1';
-
-/** The database file of DynamoDB Local run with `-sharedDb`, as earlier versions of the stack did. */
-const SHARED_DB_FILE = 'shared-local-instance.db';
 
 /** The stack's directory: `PETSTORE_DIR`, else `.petstore` at the repository root. */
 export function stackDirectory(): string {
@@ -106,21 +95,6 @@ export function credentialsEnv(credentials: LocalCredentials): Record<string, st
     // The AWS CLI v1 reads only this one.
     AWS_DEFAULT_REGION: LOCAL_REGION,
   };
-}
-
-/**
- * Moves the data of an earlier stack (DynamoDB Local with `-sharedDb`, one file for every client)
- * to the file DynamoDB Local reads for these credentials, so that it stays readable. Does nothing
- * when there is no such file, or when the credentials already have a file of their own.
- *
- * @returns Whether a file was moved.
- */
-export function migrateSharedDatabase(dataDir: string, credentials: LocalCredentials): boolean {
-  const shared = join(dataDir, SHARED_DB_FILE);
-  const own = join(dataDir, `${credentials.accessKeyId}_${LOCAL_REGION}.db`);
-  if (!existsSync(shared) || existsSync(own)) return false;
-  renameSync(shared, own);
-  return true;
 }
 
 /** What a pid file records: the stack's own process and the DynamoDB Local it started. */

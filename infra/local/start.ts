@@ -27,7 +27,6 @@ import {
   credentialsEnv,
   dataDirectory,
   loadOrCreateCredentials,
-  migrateSharedDatabase,
   removePidFile,
   stackDirectory,
   stopLeftBehind,
@@ -73,10 +72,7 @@ async function start(inMemory: boolean): Promise<void> {
   }
   await assertPortFree(port, HOST, 'the gateway', 'PORT');
   const credentials = useStackCredentials(directory);
-  if (dataDir) {
-    mkdirSync(dataDir, { recursive: true });
-    migrateSharedDatabase(dataDir, credentials);
-  }
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
   const dynamoOptions: DynamoDBLocalOptions = {
     port: dynamoPort,
     dbPath: dataDir,

@@ -1,7 +1,6 @@
 /** API keys as their tokens hold them, and the rules every key store applies to them. */
 import { randomBytes } from 'node:crypto';
 import {
-  capLimits,
   isStandardPlanId,
   limitsOfPlan,
   type PlanId,
@@ -28,11 +27,8 @@ export interface ApiKeyRecord {
   perDay?: number;
   /** Free text naming who holds the key. */
   owner?: string;
-  /**
-   * What the key may call (`keyScopes`: `pets:write` comes with `pets:read`). A key stored
-   * before keys had scopes has none here, and every scope (`scopesOf`).
-   */
-  scopes?: Scope[];
+  /** What the key may call (`keyScopes`: `pets:write` comes with `pets:read`). */
+  scopes: Scope[];
   /** Value of the key's API Gateway API key (the usage identifier), not the bearer token. */
   usageIdentifier: string;
   /** ISO 8601 time of issue. */
@@ -70,13 +66,13 @@ export function keyRefusal(
 }
 
 /**
- * The request limits of a key: its plan's, or its own for Enterprise, held to the ceiling.
+ * The request limits of a key: its plan's, or its own for Enterprise.
  * @throws RangeError for an Enterprise record without valid limits.
  */
 export function limitsOfKey(
   record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'>,
 ): RequestLimits {
-  return limitsOfPlan(record.plan, capLimits(record));
+  return limitsOfPlan(record.plan, record);
 }
 
 /**

@@ -42,8 +42,3 @@ export function keyScopes(scopes: readonly Scope[]): Scope[] {
   const granted = new Set(scopes.flatMap((scope) => [scope, ...INCLUDED[scope]]));
   return SCOPES.filter((scope) => granted.has(scope));
 }
-
-/** The scopes of a stored key: its own, or every scope for a key stored before keys had them. */
-export function scopesOf(record: { readonly scopes?: readonly Scope[] }): readonly Scope[] {
-  return record.scopes ?? SCOPES;
-}

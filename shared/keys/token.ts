@@ -1,7 +1,6 @@
 /**
  * Bearer tokens that name their stage and carry a checksum (GitHub's `ghp_` scheme): a scanner, the
- * keys command and the authorizer recognise one without any lookup. `psk_` tokens issued before
- * keep working; they carry no checksum, so only their shape is checked. Format: docs/operations.md.
+ * keys command and the authorizer recognise one without any lookup. Format: docs/operations.md.
  */
 import { createHash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
@@ -28,13 +27,9 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
  */
 export const TOKEN_PATTERN = /\bpet_(?:local|stg|prod)_[0-9A-Za-z]{38}\b/;
 
-/** A token of the format issued before stage prefixes: `psk_` + 32 bytes in base64url. */
-const LEGACY_TOKEN = /^psk_[A-Za-z0-9_-]{43}$/;
-
 /** What the shape of a string says about it as a token (`inspectToken`). */
 export type TokenShape =
   | { readonly kind: 'current'; readonly stage: TokenStage }
-  | { readonly kind: 'legacy' }
   | { readonly kind: 'malformed'; readonly reason: string };
 
 /** `value` in base62, most significant digit first, left-padded with `0` to `length`. */
@@ -59,11 +54,10 @@ export function generateToken(stage: TokenStage = 'local'): string {
 
 /**
  * What a string is as a token, from its characters alone (no network, no table).
- * @returns `current` with its stage when prefix, length and checksum hold; `legacy` for the
- *   earlier `psk_` format; else `malformed` with the reason.
+ * @returns `current` with its stage when prefix, length and checksum hold, else `malformed` with
+ *   the reason.
  */
 export function inspectToken(token: string): TokenShape {
-  if (LEGACY_TOKEN.test(token)) return { kind: 'legacy' };
   const entry = Object.entries(TOKEN_PREFIXES).find(([, prefix]) => token.startsWith(prefix));
   if (!entry) return { kind: 'malformed', reason: 'no Petstore token prefix' };
   const [stage, prefix] = entry as [TokenStage, string];
@@ -81,12 +75,12 @@ export function inspectToken(token: string): TokenShape {
 }
 
 /**
- * Whether the keys table may hold `token` on `stage`: a current token of that stage, or a legacy
- * one. Anything else is refused without a read.
+ * Whether the keys table may hold `token` on `stage`: a current token of that stage. Anything else
+ * is refused without a read.
  */
 export function mayBeKeyOf(token: string, stage: TokenStage): boolean {
   const shape = inspectToken(token);
-  return shape.kind === 'legacy' || (shape.kind === 'current' && shape.stage === stage);
+  return shape.kind === 'current' && shape.stage === stage;
 }
 
 /**

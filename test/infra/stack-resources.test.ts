@@ -48,8 +48,8 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   it('keeps the logical ids of the data and of what clients hold: tables, RestApi, stage, usage plans', () => {
-    // GIVEN the logical ids deployed stacks already have (a changed one replaces the resource: an
-    // empty table, a new base URL, usage plans without their API keys)
+    // GIVEN the logical ids a stage is first deployed with (a changed one would replace the
+    // resource at the next deploy: an empty table, a new base URL, usage plans without their keys)
     const pinned: Record<string, string> = {
       PetsTable56B0D675: 'AWS::DynamoDB::Table',
       KeysTableDD857A22: 'AWS::DynamoDB::Table',
@@ -65,7 +65,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
     // WHEN the stage is synthesized
     const resources = template().toJSON().Resources;
 
-    // THEN each is there under its old id, and the stack keeps its name
+    // THEN each is there under its pinned id, and the stack keeps its name
     for (const [id, type] of Object.entries(pinned)) expect(resources[id]?.Type).toBe(type);
     expect(stack().stackName).toBe(`petstore-${stage}`);
   });

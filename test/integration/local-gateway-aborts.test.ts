@@ -105,7 +105,7 @@ describe('a client that closes its connection before its answer is ready', () =>
       const writesAfterClose = watchWritesAfterClose();
       const socket = connectTo(gateway);
       const step = afterClose(prototype, method, socket);
-      const bearer = validKey ? token : 'psk_unknown';
+      const bearer = validKey ? token : 'bogus';
 
       // WHEN an authenticated GET is sent and its connection closed before the answer
       socket.write(`GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${bearer}\r\n\r\n`);

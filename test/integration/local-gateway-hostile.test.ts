@@ -143,8 +143,8 @@ describe('credentials and bodies', { timeout: 60_000 }, () => {
   const UNAUTHORIZED = gatewayResponse('UNAUTHORIZED').body;
 
   it.each([
-    ['a bogus value first and a valid one second', (valid: string) => ['Bearer psk_bogus', valid]],
-    ['a valid value first and a bogus one second', (valid: string) => [valid, 'Bearer psk_bogus']],
+    ['a bogus value first and a valid one second', (valid: string) => ['Bearer bogus', valid]],
+    ['a valid value first and a bogus one second', (valid: string) => [valid, 'Bearer bogus']],
     ['the valid value twice', (valid: string) => [valid, valid]],
   ])(
     'answers 401 to two Authorization headers, %s, and caches nothing for either',
@@ -158,7 +158,7 @@ describe('credentials and bodies', { timeout: 60_000 }, () => {
 
       expect(answer.status).toBe(401);
       expect(answer.body).toEqual(UNAUTHORIZED);
-      const bogus = await fetch(`${url}/pets`, { headers: { Authorization: 'Bearer psk_bogus' } });
+      const bogus = await fetch(`${url}/pets`, { headers: { Authorization: 'Bearer bogus' } });
       expect(bogus.status).toBe(401);
       expect((await fetch(`${url}/pets`, { headers: { Authorization: valid } })).status).toBe(200);
     },
@@ -223,7 +223,7 @@ describe('memory', { timeout: 240_000 }, () => {
     const padding = 'k'.repeat(8 * 1024);
     await inParallel(count, 16, async (i) => {
       const response = await fetch(`${url}/pets`, {
-        headers: { Authorization: `Bearer psk_${first + i}${padding}` },
+        headers: { Authorization: `Bearer unknown${first + i}${padding}` },
       });
       expect(response.status).toBe(401);
       await response.arrayBuffer();

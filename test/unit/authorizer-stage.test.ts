@@ -1,6 +1,6 @@
 /**
- * The authorizer of a deployed stage (`PETSTORE_STAGE=production`) accepts that stage's tokens and
- * legacy `psk_` ones, and refuses another stage's without a read.
+ * The authorizer of a deployed stage (`PETSTORE_STAGE=production`) accepts that stage's tokens, and
+ * refuses another stage's without a read.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { authorizerHandler } from '../../functions/operations/authorizer.ts';

@@ -97,24 +97,6 @@ describe('authorizer', () => {
     ]);
   });
 
-  it('allows every route to a key stored before keys had scopes', async () => {
-    const { record, token } = await keys.createKey({ plan: 'free' });
-    const { scopes: _scopes, ...unscoped } = record;
-    const store = { ...keys, findByToken: async () => unscoped };
-    const legacy = authorizerHandler({ settings: container.settings, keys: store as never });
-
-    const result = await legacy(
-      authorizerEvent({ Authorization: `Bearer ${token}` }),
-      createLambdaContext('petstore-authorizer'),
-    );
-
-    expect(result.policyDocument.Statement).toEqual([
-      expect.objectContaining({
-        Resource: expect.arrayContaining([expect.stringContaining('POST/pets')]),
-      }),
-    ]);
-  });
-
   it('accepts the scheme and the header name in lower case', async () => {
     const result = await authorize(authorizerEvent({ authorization: `bearer ${pro.token}` }));
     expect(result.principalId).toBe(pro.record.keyId);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { authorizationHeader, bearerToken } from '../../shared/http/bearer.ts';
 
-const TOKEN = 'psk_AbC-123_xyz';
+const TOKEN = 'tok_AbC-123_xyz';
 
 describe('bearerToken', () => {
   it('returns the token of a Bearer header', () => {

@@ -123,7 +123,7 @@ describe('createAuthorizerEvent', () => {
     const event = createAuthorizerEvent({
       ...getPet,
       pathParameters: { petId: '7' },
-      headers: { Authorization: 'Bearer psk_x' },
+      headers: { Authorization: 'Bearer tok_x' },
     });
 
     expect(event).toMatchObject({
@@ -132,7 +132,7 @@ describe('createAuthorizerEvent', () => {
       resource: '/pets/{petId}',
       path: '/pets/7',
       httpMethod: 'GET',
-      headers: { Authorization: 'Bearer psk_x' },
+      headers: { Authorization: 'Bearer tok_x' },
       pathParameters: { petId: '7' },
     });
     expect(event).not.toHaveProperty('body');

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  capLimits,
   limitsFromContext,
   limitsOfPlan,
   MAX_PER_DAY,
@@ -61,17 +60,5 @@ describe('the Enterprise ceiling', () => {
     expect(() => validateLimits({ perMinute: 600_001, perDay: MAX_PER_DAY })).toThrow(
       'per-minute limit must be a whole number from 1 to 600000',
     );
-  });
-
-  it('serves a key stored above the ceiling at the ceiling, and leaves lower figures alone', () => {
-    expect(capLimits({ perMinute: 6_000_000, perDay: 8_640_000_000 })).toEqual({
-      perMinute: MAX_PER_MINUTE,
-      perDay: MAX_PER_DAY,
-    });
-    expect(capLimits({ perMinute: 100, perDay: 1_000 })).toEqual({ perMinute: 100, perDay: 1_000 });
-    expect(limitsOfPlan('enterprise', capLimits({ perMinute: 700_000, perDay: 800_000 }))).toEqual({
-      perMinute: MAX_PER_MINUTE,
-      perDay: 800_000,
-    });
   });
 });

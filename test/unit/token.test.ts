@@ -66,16 +66,11 @@ describe('inspectToken', () => {
     });
   });
 
-  it('knows a token of the earlier psk_ format, which has no checksum', () => {
-    expect(inspectToken(`psk_${'A-_z'.repeat(10)}abc`)).toEqual({ kind: 'legacy' });
-  });
-
   it.each([
     ['a wrong checksum', withTypo(generateToken('production')), 'wrong checksum'],
     ['another prefix', `ghp_${'a'.repeat(36)}`, 'no Petstore token prefix'],
     ['a short random part', generateToken().slice(0, -1), 'not 38 base62 characters'],
     ['a character outside base62', `${generateToken().slice(0, -1)}-`, 'not 38 base62 characters'],
-    ['a psk_ token of the wrong length', 'psk_bogus', 'no Petstore token prefix'],
   ])('calls a token with %s malformed', (_, token, reason) => {
     expect(inspectToken(token)).toEqual({
       kind: 'malformed',
@@ -98,9 +93,8 @@ describe('TOKEN_PATTERN', () => {
 });
 
 describe('mayBeKeyOf', () => {
-  it('lets through a token of the stage and a legacy token, and nothing else', () => {
+  it('lets through a token of the stage, and nothing else', () => {
     expect(mayBeKeyOf(generateToken('staging'), 'staging')).toBe(true);
-    expect(mayBeKeyOf(`psk_${'x'.repeat(43)}`, 'production')).toBe(true);
     expect(mayBeKeyOf(generateToken('staging'), 'production')).toBe(false);
     expect(mayBeKeyOf(generateToken('local'), 'staging')).toBe(false);
     expect(mayBeKeyOf(withTypo(generateToken('local')), 'local')).toBe(false);

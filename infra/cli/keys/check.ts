@@ -21,10 +21,6 @@ export const check: KeysSubcommand = {
         if (shape.kind === 'malformed') {
           throw new Error(`Not a Petstore token: ${shape.reason}.`);
         }
-        stdout(
-          shape.kind === 'current'
-            ? `A well-formed Petstore token of stage ${shape.stage} (prefix and checksum hold).`
-            : 'A Petstore token of the earlier psk_ format: no stage, no checksum; the authorizer still looks it up.',
-        );
+        stdout(`A well-formed Petstore token of stage ${shape.stage} (prefix and checksum hold).`);
       }),
 };

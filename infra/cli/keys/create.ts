@@ -2,7 +2,7 @@
  * `create`: issues a key (docs/api.md, "Authentication": how API keys are issued
  * it fills). On a stage the key also gets its API Gateway API key, in its plan's usage plan.
  */
-import { type Scope, scopesOf } from '../../../shared/keys/scopes.ts';
+import type { Scope } from '../../../shared/keys/scopes.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
 import { UsageError } from '../program.ts';
 import { registerApiKey, usagePlanDestination } from './api-gateway.ts';
@@ -109,7 +109,7 @@ async function createKey(
   stdout(`  plan:    ${describePlan(record)}`);
   stdout(`  owner:   ${record.owner ?? '-'}`);
   stdout(`  expires: ${record.expiresAt ?? 'never'}`);
-  stdout(`  scopes:  ${describeScopes(scopesOf(record))}`);
+  stdout(`  scopes:  ${describeScopes(record.scopes)}`);
   if (destination) {
     const undo = new UndoSteps();
     // The authorizer reads the keys table, so a revoked key is unusable whatever else fails.

@@ -6,7 +6,6 @@
 import { Option } from 'commander';
 import { lastUsedDay } from '../../../shared/dynamodb/usage.ts';
 import { keyRefusal, type ListedKey, limitsOfKey } from '../../../shared/keys/key-records.ts';
-import { scopesOf } from '../../../shared/keys/scopes.ts';
 import { ENTERPRISE_PLAN, planName } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
 import {
@@ -107,7 +106,7 @@ async function listKeys(
       planName(record.plan),
       formatCount(perMinute),
       formatCount(perDay),
-      describeScopes(scopesOf(record)),
+      describeScopes(record.scopes),
       ban ? `banned until ${isoTime(ban.bannedUntil)}` : 'not banned',
       status(record, now),
       record.expiresAt ?? 'never',

@@ -4,7 +4,7 @@
  * `insufficient_scope`.
  */
 import { type Command, Option } from 'commander';
-import { isScope, keyScopes, SCOPES, type Scope, scopesOf } from '../../../shared/keys/scopes.ts';
+import { isScope, keyScopes, SCOPES, type Scope } from '../../../shared/keys/scopes.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { UsageError } from '../program.ts';
 import {
@@ -82,7 +82,7 @@ async function changeScopes(
   const changed = await onKeysTable(target, (keys) => keys.setScopes(keyId, scopes));
   if (!changed) throw unknownKey(keyId, target);
   stdout(`Key ${keyId} on ${target.description}`);
-  stdout(`  scopes: ${describeScopes(scopesOf(changed.previous))} -> ${describeScopes(scopes)}`);
+  stdout(`  scopes: ${describeScopes(changed.previous.scopes)} -> ${describeScopes(scopes)}`);
   stdout(
     `Requests see the change when the authorizer's cached result expires, within ${AUTHORIZER_CACHE_TTL_SECONDS} s.`,
   );

@@ -16,13 +16,6 @@ describe('keys command check', () => {
     ]);
   });
 
-  it('recognises a token of the earlier psk_ format', async () => {
-    const { code, stdout } = await keysCommand(['check', `psk_${'a'.repeat(43)}`]);
-
-    expect(code).toBe(0);
-    expect(stdout[0]).toMatch(/earlier psk_ format/);
-  });
-
   it('says why a string is no Petstore token, with exit status 1, without any table', async () => {
     const token = generateToken('staging');
     const typo = `${token.slice(0, 12)}${token[12] === 'x' ? 'y' : 'x'}${token.slice(13)}`;
