@@ -1,7 +1,4 @@
-/**
- * The service's CloudWatch metrics (Powertools, EMF), dimensions `service` and `stage`: each stage's
- * alarms watch only its own. `POWERTOOLS_METRICS_DISABLED=true` turns them off.
- */
+/** The service's CloudWatch metrics (Powertools, EMF), dimensions `service` and `stage`. */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SERVICE_NAME } from './logger.ts';
 import { readSetting } from './settings.ts';

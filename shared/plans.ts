@@ -1,7 +1,4 @@
-/**
- * The one table of plan numbers (docs/rate-limits.md): the stack's usage plans, the authorizer's
- * context, the local gateway and the keys command read it; nothing else restates them.
- */
+/** The one table of plan numbers (docs/rate-limits.md); nothing else restates them. */
 
 /** A plan with fixed numbers, shared by every key on it (one API Gateway usage plan each). */
 export type StandardPlanId = 'free' | 'pro' | 'business';
@@ -36,10 +33,7 @@ export const ENTERPRISE_PLAN = { id: 'enterprise', name: 'Enterprise' } as const
 /** Every plan id a key may have, Enterprise last. */
 export const ALL_PLAN_IDS: readonly PlanId[] = [...PLAN_IDS, ENTERPRISE_PLAN.id];
 
-/**
- * Largest custom limits: 10,000 requests/s at the minute's mean rate, what a spread key's shards
- * count with each partition at most 0.4 of its write units (docs/rate-limits.md).
- */
+/** Largest custom per-minute limit: 10,000 requests/s (why: docs/rate-limits.md). */
 export const MAX_PER_MINUTE = 600_000;
 
 /** The per-minute maximum sustained for a whole UTC day. */
@@ -111,9 +105,8 @@ export function limitsOfPlan(plan: PlanId, custom?: Partial<RequestLimits>): Req
 export const BACKSTOP_FACTOR = 2;
 
 /**
- * API Gateway usage-plan settings (the edge backstop) for a key's limits.
- * @returns `rateLimit` (requests/s, per-minute / 60), `burstLimit` (requests) and `quotaPerDay`
- *   (requests per UTC day), the last two × {@link BACKSTOP_FACTOR}.
+ * API Gateway usage-plan settings (the edge backstop) for a key's limits: `rateLimit` (requests/s)
+ * and, × {@link BACKSTOP_FACTOR}, `burstLimit` and `quotaPerDay` (requests per UTC day).
  */
 export function usagePlanSettings(limits: RequestLimits): {
   rateLimit: number;

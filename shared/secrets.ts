@@ -1,7 +1,4 @@
-/**
- * The stage's cursor key, read from Secrets Manager through the AWS Parameters and Secrets Lambda
- * Extension (an HTTP call to the extension on localhost: no Secrets Manager client in the bundle).
- */
+/** The stage's cursor key, read through the Parameters and Secrets Lambda Extension. */
 import { withDeadline } from './deadline.ts';
 import { CursorCodec } from './pets/cursor.ts';
 import { readSettings, requiredSetting, type Settings } from './settings.ts';
@@ -45,12 +42,10 @@ async function readSecretString(secretArn: string, settings: Settings): Promise<
 }
 
 /**
- * The cursor codec keyed from `settings`: `CURSOR_KEY` (local stack, tests), or else the secret
- * `CURSOR_KEY_SECRET_ARN` (deployed), cached {@link CURSOR_KEY_CACHE_SECONDS} (docs/api.md).
- *
+ * The cursor codec keyed from `CURSOR_KEY` (local stack, tests) or the secret
+ * `CURSOR_KEY_SECRET_ARN` (deployed), cached {@link CURSOR_KEY_CACHE_SECONDS}.
  * @returns A function giving the codec; it rejects with StoreUnavailableError when Secrets
  *   Manager is down, slow or throttling, with Error when the secret is missing or too short.
- * @param settings @default readSettings()
  * @throws Error at start-up when neither variable is set.
  */
 export function cursorCodecFromSettings(

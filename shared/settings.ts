@@ -1,7 +1,4 @@
-/**
- * Every setting of the functions and the local stack, in one valibot schema keyed by variable name,
- * read once at start-up: a bad value fails there, naming the variable. Empty counts as unset.
- */
+/** Every setting of the functions and the local stack, read and checked once at start-up. */
 import * as v from 'valibot';
 
 const Text = v.pipe(v.string(), v.nonEmpty());
@@ -73,10 +70,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   throw new Error(result.issues.map((issue) => describe(issue, env)).join('\n'));
 }
 
-/**
- * Reads one setting from `env`.
- * @throws Error naming the variable when its value is invalid.
- */
+/** Reads one setting from `env`. @throws Error naming the variable when its value is invalid. */
 export function readSetting<N extends SettingName>(
   name: N,
   env: NodeJS.ProcessEnv = process.env,

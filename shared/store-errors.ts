@@ -1,16 +1,11 @@
-/**
- * The domain error of a store that failed or did not answer in time, and the one place that tells
- * such failures (of the AWS SDK, DynamoDB or the network) from bugs.
- */
+/** StoreUnavailableError, and the one place that tells unavailable stores from bugs. */
 
 /** Message of a {@link StoreUnavailableError} whose caller names no other. */
 export const STORE_UNAVAILABLE_MESSAGE = 'The store is unavailable or did not answer in time.';
 
 /**
- * A store (a DynamoDB table, the cursor key's secret) failed, throttled, or did not answer before
- * the deadline: "not now", not "never". The HTTP layer answers it 503 with `Retry-After`.
- *
- * @param message What failed and, for a write, whether it may still have happened.
+ * A store failed, throttled or did not answer before the deadline: "not now" (HTTP 503).
+ * @param message What failed and, for a write, whether it may have happened.
  *   @default STORE_UNAVAILABLE_MESSAGE
  */
 export class StoreUnavailableError extends Error {
@@ -48,12 +43,7 @@ const NETWORK_ERROR_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
-/**
- * `error` as the domain sees it: a StoreUnavailableError when it is one, or when it is an error of
- * the AWS SDK, DynamoDB or the network that means the store is unavailable (down, unreachable,
- * too slow, throttling, or a table gone; the error becomes its `cause`); otherwise `error` itself
- * (a bug, such as a malformed request).
- */
+/** `error` as the domain sees it: StoreUnavailableError for an unavailable store, else itself. */
 export function storeErrorOf(error: unknown): unknown {
   if (error instanceof StoreUnavailableError || !(error instanceof Error)) return error;
   const { code, $fault } = error as { code?: string; $fault?: string };
@@ -65,10 +55,7 @@ export function storeErrorOf(error: unknown): unknown {
 }
 
 /**
- * Runs a store adapter's call and turns an unavailable store into a {@link StoreUnavailableError}
- * (the SDK's error as its `cause`); any other error passes unchanged.
- *
- * @returns What `call` returns.
+ * Runs a store adapter's call, turning an unavailable store into a StoreUnavailableError.
  * @throws StoreUnavailableError when the store failed or did not answer in time.
  */
 export async function unlessUnavailable<T>(call: () => Promise<T>): Promise<T> {

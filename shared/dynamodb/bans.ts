@@ -40,9 +40,7 @@ export class DynamoDBRateLimitBans {
   }
 
   /**
-   * Lifts the key's ban from every day item it covers, and from their shard items when it has
-   * any, and clears the minute's rejected count. Function instances that saw the ban on a spread
-   * key's shard keep refusing until their minute ends (docs/rate-limits.md).
+   * Lifts the key's ban from every item it covers (docs/rate-limits.md).
    * @returns The ban that was lifted, or `undefined` when the key was not banned.
    */
   async unban(keyId: string, nowMs: number): Promise<BanState | undefined> {

@@ -1,21 +1,11 @@
-/**
- * Pet ids in leased blocks (hi/lo) of adaptive size: item `id` 0 of the pets table holds `value`,
- * the last id leased; an instance takes a block of ids with one atomic `ADD` and hands them out
- * from memory.
- */
+/** Pet ids in leased blocks (hi/lo) on item `id` 0 of the pets table (docs/architecture.md). */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ID_BLOCK_LIFETIME_MS } from '../pets/id-order.ts';
 
 /** Partition key of the pets-table item that holds the pet-id sequence (no pet has id 0). */
 export const PET_ID_SEQUENCE_ID = 0;
 
-/**
- * Most ids an instance leases at once. At a steady rate an instance's blocks either hold this
- * many ids, all used, or last about their lifetime, so at 10,000 creates/s over N instances the
- * sequence item takes at most 10,000 / 100 + N / (ID_BLOCK_LIFETIME_MS / 1000) leases a second,
- * e.g. 300 with 200 instances: well under the item's 1,000 writes/s (docs/architecture.md, "Pet
- * ids").
- */
+/** Most ids an instance leases at once (the sequence item's write load: docs/architecture.md). */
 export const DEFAULT_ID_BLOCK_SIZE = 100;
 
 /** Options of {@link IdBlocks}. */
@@ -37,16 +27,10 @@ interface Block {
 }
 
 /**
- * Issues pet ids: positive safe integers, unique across every instance and never reused (each id
- * belongs to one lease, and ids a block still holds when it is dropped are discarded). Uniqueness
- * rests on the atomic `ADD` alone; the clock only bounds order: a block is used for at most
- * {@link ID_BLOCK_LIFETIME_MS} after its lease, so ids are k-sorted by creation time within it.
- *
- * Block sizes adapt to the instance's rate: the first lease takes 1 id; a block spent while still
- * fresh makes the next lease twice its size (at most `maxBlockSize`); a block that expires makes
- * the next lease as large as the ids it gave out (at least 1). So an instance creating at most
- * one pet per lifetime leases 1 id per create and, alone, issues 1, 2, 3, …; a busy one reaches
- * `maxBlockSize` ids per lease after a few doublings (7 from 1 to 100).
+ * Issues pet ids: positive safe integers, unique across instances (the atomic `ADD` alone) and
+ * never reused; a block is used for at most {@link ID_BLOCK_LIFETIME_MS}, so ids are k-sorted.
+ * A lease takes 1 id at first, twice the last when it was spent while fresh (at most
+ * `maxBlockSize`), else as many as the last gave out.
  */
 export class IdBlocks {
   private readonly maxBlockSize: number;
@@ -94,7 +78,6 @@ export class IdBlocks {
     return this.now() - block.leasedAt < ID_BLOCK_LIFETIME_MS;
   }
 
-  /** Ids the next lease takes: see the class's docstring. */
   private nextSize(): number {
     const block = this.block;
     if (block === undefined) return 1;
@@ -104,11 +87,7 @@ export class IdBlocks {
     return Math.max(used, 1);
   }
 
-  /**
-   * One `ADD :size` on the sequence item (created at 0 on a new table), shared by concurrent
-   * callers and cut short by the first one's deadline; a caller whose own deadline has not passed
-   * then leases again.
-   */
+  /** One `ADD :size`, shared by concurrent callers; one cut short by another's deadline retries. */
   private async lease(signal: AbortSignal | undefined): Promise<void> {
     for (;;) {
       this.leasing ??= {

@@ -1,8 +1,4 @@
-/**
- * The idempotency records on DynamoDB: one item per `<keyId>#<Idempotency-Key>` in the idempotency
- * table, put already completed in the transaction that writes the pet, `expiresAt` as TTL; why and
- * how: docs/idempotency.md.
- */
+/** The idempotency records on DynamoDB, written in the pet's transaction (docs/idempotency.md). */
 import {
   TransactionCanceledException,
   TransactionInProgressException,
@@ -32,10 +28,7 @@ export class DynamoDBIdempotencyStore {
   }
 
   /**
-   * The transaction item that puts `request`'s record with its answer, on condition that the key
-   * has no live record (none, or one past its `expiresAt`: `liveFrom`, evaluated by DynamoDB).
-   * When the condition fails, the cancellation reason carries the record as it stands
-   * ({@link metAtKey}).
+   * The transaction item that puts `request`'s record, on condition that the key has no live one.
    * @param nowMs Now, epoch milliseconds: the record expires 24 h later.
    */
   put(request: IdempotentRequest, response: StoredResponse, nowMs: number): TransactWriteItem {
@@ -56,8 +49,7 @@ export class DynamoDBIdempotencyStore {
   }
 
   /**
-   * What a transaction holding a {@link put} met at the key, from the error it failed with; `free`
-   * when the error says nothing of the key (the caller rethrows it).
+   * What a transaction holding a {@link put} met at the key, from its error (`free`: rethrow it).
    * @param recordAt Position of the put among the transaction's items.
    */
   metAtKey(error: unknown, recordAt: number): MetAtKey {

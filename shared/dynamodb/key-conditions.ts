@@ -1,12 +1,7 @@
 /** The keys table's head items, and the conditions and updates that `DynamoDBKeyStore` builds. */
 import type { ApiKeyRecord } from '../keys/key-records.ts';
 
-/**
- * A key's head item: partition key `keyHash` = the key id (`key_…`, which no SHA-256 in hex can
- * equal), naming the rows of its current token and of its rolled-out one. Every change of the
- * key's rows changes or checks it in the same transaction, so a strongly consistent read of it
- * names exactly the rows the key has: no index, no lag.
- */
+/** A key's head item, under the key id, naming its tokens' rows (docs/architecture.md). */
 export interface KeyHead {
   readonly keyHash: string;
   readonly currentHash: string;
@@ -18,10 +13,7 @@ export function isHead(item: Record<string, unknown>): boolean {
   return 'currentHash' in item;
 }
 
-/**
- * The condition that a key's head still names the rows it named when read, on `tableName`: part
- * of every transaction that changes the key's rows, so that none of them misses a row a roll added.
- */
+/** The condition that a key's head still names the rows it named when read, on `tableName`. */
 export function headAsRead(tableName: string, { keyHash, currentHash, rolledOutHash }: KeyHead) {
   return {
     TableName: tableName,
@@ -59,10 +51,7 @@ export const KEY_ATTRIBUTES = [
   'expiresAt',
 ] as const satisfies readonly (keyof ApiKeyRecord)[];
 
-/**
- * The condition that a key's current row is still current (no roll since it was read) and still
- * holds `unchanged` as read, with its names (`#keyHash`, `#grace`, `#uN`) and values (`:uN`).
- */
+/** The condition that a key's current row is still current and holds `unchanged` as read. */
 export function stillAsRead(current: ApiKeyRecord, unchanged: readonly (keyof ApiKeyRecord)[]) {
   const held = unchanged.map((name, at) => ({ name, value: current[name], at }));
   const values = Object.fromEntries(

@@ -1,8 +1,4 @@
-/**
- * The key stores on DynamoDB (the authorizer's lookup, the keys command's administration): a row
- * per token, by its SHA-256, and a head item per key, by its id, naming the key's rows; a key's
- * rows and head change in one transaction.
- */
+/** The key stores on DynamoDB: a row per token, a head item per key (docs/architecture.md). */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -108,9 +104,7 @@ export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
   }
 
   /**
-   * A key's head and the rows it names, each read strongly consistently; read again when a roll
-   * replaced a row between the head's read and the row's.
-   * @returns `undefined` when no key has this id.
+   * A key's head and the rows it names, read strongly consistently (again when a roll raced).
    * @throws KeyChangedError when rolls keep replacing the rows, `CHANGE_ATTEMPTS` times.
    */
   private async rowsOfKey(keyId: string): Promise<KeyRows | undefined> {
@@ -147,11 +141,9 @@ export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
   }
 
   /**
-   * Makes the same update on every row of a key in one transaction, the head still naming the
-   * rows read and the current row still as read (docs/architecture.md); retried up to
-   * `CHANGE_ATTEMPTS` times.
-   * @param unchanged Attributes of the current row that must not change between read and write.
-   * @returns The key's current row as it was before the update, or `undefined` for no such key.
+   * Makes the same update on every row of a key in one transaction, guarded by the head and the
+   * `unchanged` attributes of the current row; retried up to `CHANGE_ATTEMPTS` times.
+   * @returns The key's current row before the update, or `undefined` for no such key.
    * @throws KeyChangedError when concurrent changes cancel every attempt.
    */
   private async updateEveryRow(
@@ -267,11 +259,7 @@ export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
     return previous && { previous, record: withExpiry(previous, expiresAt) };
   }
 
-  /**
-   * One transaction makes the rows the key's tokens after the roll (`rolledKey`): adds the new
-   * token's row, gives the current one `graceUntil` (or deletes it for a grace of 0), deletes the
-   * row of an older old token, and points the head at the new rows.
-   */
+  /** One transaction makes the rows the key's tokens after the roll (`rolledKey`). */
   async rollKey(
     keyId: string,
     options: { graceSeconds: number; tokenStage?: TokenStage },

@@ -29,31 +29,20 @@ export interface DynamoDBPetStoreTables {
 
 /** Options of {@link DynamoDBPetStore}. */
 export interface DynamoDBPetStoreOptions {
-  /**
-   * The idempotency records that `createPet`'s `recording` writes, in the pet's transaction.
-   * @default - none: a create with `recording` throws
-   */
+  /** Idempotency records `recording` writes. @default - none: a create with `recording` throws */
   readonly records?: DynamoDBIdempotencyStore;
   /** Clock of the id blocks and page caches, epoch milliseconds. @default Date.now */
   readonly now?: () => number;
   /** Most ids this instance leases at once (`IdBlocks`). @default DEFAULT_ID_BLOCK_SIZE (100) */
   readonly maxIdBlockSize?: number;
-  /**
-   * The cache of listPets's pages: the listPets function's, kept across its invocations.
-   * @default - none: every page reads every shard of its statuses
-   */
+  /** listPets's page cache, kept across invocations. @default - none: every page reads DynamoDB */
   readonly pageCache?: PageCache;
 }
 
 /** Item sent with a write, for the transaction or the put. */
 type PetPut = { TableName: string; Item: Record<string, unknown>; ConditionExpression: string };
 
-/**
- * PetStore on DynamoDB: a create is one conditional put with an id from this instance's leased
- * block (a transaction of pet and record with `recording`); a get one consistent read; a list
- * page one Query on `status-index` per shard of each status listed, merged by id, or the page
- * cache; never a Scan (costs: docs/architecture.md).
- */
+/** PetStore on DynamoDB; never a Scan (the calls and their costs: docs/architecture.md). */
 export class DynamoDBPetStore implements PetStore {
   private readonly records: DynamoDBIdempotencyStore | undefined;
   private readonly now: () => number;
@@ -120,11 +109,8 @@ export class DynamoDBPetStore implements PetStore {
   }
 
   /**
-   * Writes the pet and its idempotency record in one transaction. The SDK gives it a
-   * `ClientRequestToken` (an idempotency token) that its retries reuse, so a retry of a transaction
-   * that landed succeeds instead of failing.
-   * @throws IdempotencyKeyUsedError when the key has a live record; IdempotencyInProgressError
-   *   when another write of it is in flight (nothing written either way).
+   * Writes the pet and its idempotency record in one transaction (its SDK retries reuse one
+   * `ClientRequestToken`). @throws as {@link PetStore.createPet}
    */
   private async putRecorded(
     put: PetPut,

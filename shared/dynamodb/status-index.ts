@@ -1,7 +1,4 @@
-/**
- * Reads of `status-index`: a status's page is one Query per shard (`id > afterId`, in parallel)
- * merged by id, through listPets's page cache when the store has one (docs/architecture.md).
- */
+/** Reads of `status-index`: one Query per shard, merged by id (docs/architecture.md). */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type PageCache, pageExpiry } from '../pets/page-cache.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../pets/schemas.ts';
@@ -11,11 +8,7 @@ import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from './tables.ts';
 /** A stored item as a Query returns it: a pet, its `statusShard` and `createdAt`. */
 type Item = Record<string, unknown> & { id: number };
 
-/**
- * The first `count` elements of lists each sorted by ascending `id`, in ascending `id`: a k-way
- * merge that stops at `count`. The first `count` of all are among the first `count` of each list,
- * so each list needs no more than that.
- */
+/** The first `count` elements, ascending by `id`, of lists each sorted by `id` (a k-way merge). */
 export function mergeById<T extends { readonly id: number }>(
   lists: readonly (readonly T[])[],
   count: number,
@@ -50,10 +43,7 @@ export class StatusIndex {
     private readonly options: StatusIndexOptions,
   ) {}
 
-  /**
-   * The `count` smallest ids above `afterId`, of `status` or, without it, of every status (the
-   * three statuses' reads merged). Pets are shared with the cache: never change them.
-   */
+  /** The `count` smallest ids above `afterId`, of `status` or all; shared: never change them. */
   async read(
     status: PetStatus | undefined,
     afterId: number,
@@ -88,10 +78,7 @@ export class StatusIndex {
     return reading;
   }
 
-  /**
-   * The reads under way by key, which concurrent callers share, bounded by the first caller's
-   * deadline (the local gateway runs many invocations in one process; Lambda one at a time).
-   */
+  /** The reads under way by key, shared by concurrent callers (the local gateway runs many). */
   private readonly reading = new Map<string, Promise<readonly Pet[]>>();
 
   /** Every shard's Query of one status, merged, and kept in the cache under `key`. */

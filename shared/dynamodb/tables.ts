@@ -28,10 +28,7 @@ export interface TableDefinition {
   readonly timeToLiveAttribute?: string;
 }
 
-/**
- * GSI of the pets table that serves `GET /pets` as Queries ordered by id: partition key
- * `statusShard` (`<status>#<shard>`, pet-item.ts), one per shard of a status, merged by id.
- */
+/** GSI of the pets table serving `GET /pets`: partition key `statusShard` (pet-item.ts). */
 export const STATUS_INDEX = 'status-index';
 
 /** The pet item's attribute that is `status-index`'s partition key: `<status>#<shard>`. */
@@ -52,10 +49,7 @@ export const PETS_TABLE: TableDefinition = {
   ],
 };
 
-/**
- * API keys by `keyHash`: a token's row under its SHA-256 (hex), never the token; a key's head
- * under its id (`shared/dynamodb/key-conditions.ts`), which is how a key is found by id.
- */
+/** API keys by `keyHash`: a token's row under its SHA-256 (hex), a key's head under its id. */
 export const KEYS_TABLE: TableDefinition = {
   constructId: 'KeysTable',
   envVar: 'KEYS_TABLE_NAME',
@@ -64,10 +58,7 @@ export const KEYS_TABLE: TableDefinition = {
   globalSecondaryIndexes: [],
 };
 
-/**
- * Counters by `name`: the rate limiter's items, one per key and UTC day (rate-limit/counter-item.ts),
- * expiring on `expiresAt`.
- */
+/** Counters by `name`: the rate limiter's items (rate-limit/counter-item.ts), TTL `expiresAt`. */
 export const COUNTERS_TABLE: TableDefinition = {
   constructId: 'CountersTable',
   envVar: 'COUNTERS_TABLE_NAME',

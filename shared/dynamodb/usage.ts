@@ -1,7 +1,4 @@
-/**
- * Each key's usage per UTC day (admitted, refused), read from the limiter's day items for the keys
- * command; nothing is written for it.
- */
+/** Each key's usage per UTC day, read from the limiter's day items for the keys command. */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterName } from '../rate-limit/counter-item.ts';
 import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
@@ -33,10 +30,8 @@ export class DynamoDBKeyUsage {
   ) {}
 
   /**
-   * Each key's usage on the `days` UTC days up to the one holding `nowMs` (BatchGetItem): its day
-   * item's, plus its shard items' admitted requests for the keys in `spreadKeyIds`.
+   * Each key's usage on the `days` UTC days up to the one holding `nowMs` (epoch ms).
    * @param days Number of days, 1 to `RETENTION_DAYS`: older items are gone.
-   * @param nowMs Epoch milliseconds.
    * @param spreadKeyIds Keys that may have counted on shards (Enterprise keys). @default none
    * @returns Per key id, one entry per day, newest first; a day without an item counts 0 and 0.
    */

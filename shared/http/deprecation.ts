@@ -1,7 +1,4 @@
-/**
- * The headers of a deprecated operation, on every answer. Which operation is deprecated, since
- * when, until when and for what: its row of the route table (infra/routes.ts, `deprecation`).
- */
+/** The headers of a deprecated operation (its row of infra/routes.ts, `deprecation`). */
 import { stagePath } from '../paths.ts';
 
 /** An operation's deprecation: when it was deprecated, when it goes, and what replaces it. */

@@ -1,7 +1,4 @@
-/**
- * The one mapping from the domain's errors (and middy's JSON body parser's) to the API's Error
- * answers: code, status and `Retry-After` are decided here, messages by whoever threw.
- */
+/** The one mapping from domain errors to the API's Error answers (code, status, `Retry-After`). */
 import {
   IdempotencyInProgressError,
   IdempotencyKeyReusedError,
@@ -33,11 +30,8 @@ const RETRY_CODE_OF: readonly (readonly [
 ];
 
 /**
- * The Error answer of a thrown error.
- *
- * @returns The ApiError itself; for a domain error its answer (a StoreUnavailableError: 503
- *   `service_unavailable` with `Retry-After`, logged as a warning); 400 `invalid_json` for middy's
- *   JSON body parser's error; `undefined` for anything else (a bug: the caller answers 500).
+ * The Error answer of a thrown error: the ApiError itself, a domain error's answer, or 400
+ * `invalid_json`; `undefined` for anything else (a bug: the caller answers 500).
  */
 export function apiErrorOf(thrown: unknown): ApiError | undefined {
   if (thrown instanceof ApiError) return thrown;
@@ -62,10 +56,7 @@ export function apiErrorOf(thrown: unknown): ApiError | undefined {
   return bodyParserError(error);
 }
 
-/**
- * The contract's answer to an error of middy's JSON body parser (malformed JSON), which middy
- * reports as 415: 400 `invalid_json`.
- */
+/** middy's JSON body parser's 415 for malformed JSON, as the contract's 400 `invalid_json`. */
 function bodyParserError(error: Error): ApiError | undefined {
   const cause = (error as { cause?: { package?: string } }).cause;
   if (cause?.package !== '@middy/http-json-body-parser') return undefined;

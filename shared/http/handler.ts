@@ -43,40 +43,25 @@ export type HttpHandler = (
 
 /** Options of {@link httpHandler}. */
 export interface HttpHandlerOptions<T = undefined> {
-  /**
-   * The request body's middlewares, e.g. `jsonBody()` of `json-body.ts`.
-   * @default - none: the body is left as API Gateway passed it
-   */
+  /** The request body's middlewares, e.g. `jsonBody()`. @default - none: the body as passed */
   readonly body?: readonly HttpMiddleware[];
-  /**
-   * The query parameters the operation takes; any other, or one given twice: 400.
-   * @default - none: every query parameter is refused
-   */
+  /** The query parameters the operation takes; any other, or one twice: 400. @default - none */
   readonly queryParameters?: readonly string[];
   /** Headers added to every response of the operation, errors included. @default - none */
   readonly headers?: Readonly<Record<string, string>>;
-  /**
-   * The operation's container: its settings (`RATE_LIMIT_DEADLINE_MS`), its per-key rate limiter
-   * and the limiter's clock (epoch milliseconds; @default Date.now).
-   */
+  /** The operation's container: settings, per-key rate limiter and its clock (`now`, epoch ms). */
   readonly container: Pick<Container, 'settings' | 'rateLimiter' | 'now'>;
   /**
-   * The operation's first store call, sent beside the rate limiter's rather than after it, so
-   * that both cost one round trip (docs/architecture.md): called with the event and the
-   * invocation's deadline; the operation receives its promise as `started`, and what it throws
-   * when it awaits it. A refused request is answered once it has settled, without it. For a key
-   * that this instance expects to be refused, it starts only once the limiter has let the request
-   * through. It must not write what a refused request may not leave behind.
+   * The operation's first store call, sent beside the rate limiter's so both cost one round trip
+   * (docs/architecture.md); the operation awaits it as `started`. It must not write what a
+   * refused request may not leave behind.
    * @default - none: `started` resolves to `undefined`
    */
   readonly beside?: (event: APIGatewayProxyEvent, deadline: Deadline) => Promise<T>;
 }
 
 /**
- * Wraps an operation in the service's middy chain: logger context, 5xx count, header normalizer,
- * fixed headers, rate limiter (with the work of `options.beside` beside its call), error handler,
- * strict query, then the body's middlewares (the order and why: docs/architecture.md).
- *
+ * Wraps an operation in the service's middy chain (the order and why: docs/architecture.md).
  * @returns The Lambda handler for API Gateway REST proxy events.
  */
 export function httpHandler<T = undefined>(
@@ -115,11 +100,7 @@ export function httpHandler<T = undefined>(
   };
 }
 
-/**
- * Starts `beside` for one invocation, under the invocation's deadline, and keeps its promise in
- * that invocation's store of `invocations`, for the operation.
- * @returns A promise that settles, never rejecting, once the work has settled.
- */
+/** Starts `beside` under the invocation's deadline and keeps its promise for the operation. */
 function startWith<T>(
   beside: NonNullable<HttpHandlerOptions<T>['beside']>,
   invocations: AsyncLocalStorage<{ started?: Promise<T> }>,

@@ -1,7 +1,4 @@
-/**
- * The `Idempotency-Key` request header of createPet (draft-ietf-httpapi-idempotency-key-header-07)
- * and the fingerprint of the request it names.
- */
+/** The `Idempotency-Key` header (draft-ietf-httpapi-idempotency-key-header-07), the fingerprint. */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { InvalidIdempotencyKeyError } from '../idempotency/errors.ts';
@@ -22,12 +19,8 @@ const VISIBLE_ASCII = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}
 const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
 
 /**
- * The request's Idempotency-Key, if it sent one, quoted (a Structured Field string) or not.
- *
- * @param event A proxy event after the header normalizer (lower-case names).
- * @returns The key's characters, unquoted and unescaped, or `undefined` when the header is absent.
- * @throws InvalidIdempotencyKeyError (HTTP 400 `invalid_idempotency_key`) when the header is sent twice, or is not 1 to 255
- *   visible ASCII characters (quoted or not).
+ * The request's Idempotency-Key, quoted (a Structured Field string) or not; `undefined`: none.
+ * @throws InvalidIdempotencyKeyError (HTTP 400) when sent twice or not 1 to 255 visible ASCII.
  */
 export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefined {
   const name = IDEMPOTENCY_KEY_HEADER.toLowerCase();
@@ -51,10 +44,7 @@ export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefine
   return key;
 }
 
-/**
- * SHA-256 (hex) of a parsed JSON body with object keys sorted at every depth, so that two bodies
- * that differ only in key order or white space have the same fingerprint.
- */
+/** SHA-256 (hex) of a parsed JSON body with keys sorted at every depth (docs/idempotency.md). */
 export function requestFingerprint(body: unknown): string {
   return createHash('sha256')
     .update(JSON.stringify(sortedKeys(body)))

@@ -1,8 +1,4 @@
-/**
- * Idempotent execution of a create: the first request with a key runs, its record written in the
- * create's own atomic write; a repeat gets the stored answer, or is told to come back while the
- * first is in flight; the same key with another body is refused (docs/idempotency.md).
- */
+/** Idempotent execution of a create (docs/idempotency.md). */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { IdempotencyKeyReusedError, IdempotencyKeyUsedError } from '../idempotency/errors.ts';
 import { repeatAnswer } from '../idempotency/outcome.ts';
@@ -16,13 +12,10 @@ import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './idempotenc
 export type IdempotentOperation = () => Promise<StoredResponse>;
 
 /**
- * Runs `operation` for `request`, which it performs at most once per key.
- *
- * @returns The operation's response or, when the key has a record of the same body, the stored
- *   one with `Idempotent-Replayed: true`.
+ * Runs `operation` for `request` at most once per key; a repeat of the same body gets the stored
+ * answer with `Idempotent-Replayed: true`.
  * @throws IdempotencyKeyReusedError when the key has a record of another body; the operation's
- *   own errors (IdempotencyInProgressError while another write of the key is in flight,
- *   StoreUnavailableError) unchanged.
+ *   own errors unchanged.
  */
 export async function runIdempotent(
   request: IdempotentRequest,

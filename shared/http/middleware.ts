@@ -10,11 +10,7 @@ import { jsonResponse } from './responses.ts';
 /** A middy middleware of an API Gateway REST proxy function. */
 export type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
-/**
- * Turns every error into an Error body (docs/api.md, "Errors"): an {@link ApiError}, or a domain
- * error through {@link apiErrorOf}, answers with its code, status and headers; anything else is
- * logged with the request id and answered 500 `internal_error` with no detail.
- */
+/** Turns every error into an Error body (docs/api.md, "Error codes"); a bug: 500, no detail. */
 export function errorHandler(): HttpMiddleware {
   return {
     onError: function errorHandlerOnError(request) {
@@ -31,9 +27,8 @@ export function errorHandler(): HttpMiddleware {
 }
 
 /**
- * Counts each answer with a 5xx status as {@link SERVER_ERROR_RESPONSES} of the function version
- * that gave it (`context.functionName`, `context.functionVersion`): the metric whose alarm rolls a
- * canary back. Register it first, so that its `after` and `onError` see the final answer.
+ * Counts each 5xx answer as {@link SERVER_ERROR_RESPONSES} of the function version that gave it
+ * (the canary's rollback metric). Register it first, so it sees the final answer.
  */
 export function countServerErrors(): HttpMiddleware {
   const countServerErrorsAfter: NonNullable<HttpMiddleware['after']> = (request) => {
@@ -46,10 +41,7 @@ export function countServerErrors(): HttpMiddleware {
 }
 
 /**
- * Refuses with 400 `invalid_parameter` a query parameter the operation does not take, or one given
- * more than once (`queryStringParameters` holds only its last value).
- *
- * @param allowed The operation's query parameter names; empty for an operation that takes none.
+ * Refuses with 400 `invalid_parameter` a query parameter not in `allowed`, or one given twice.
  */
 export function strictQuery(allowed: readonly string[]): HttpMiddleware {
   return {

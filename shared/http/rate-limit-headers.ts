@@ -1,8 +1,4 @@
-/**
- * The rate-limit fields of every authenticated response: `X-RateLimit-*` for the binding window,
- * the IETF draft's `RateLimit-Policy` and `RateLimit` for both, and `Retry-After` on a refusal
- * (docs/rate-limits.md).
- */
+/** The rate-limit headers of every authenticated response (docs/rate-limits.md). */
 import type { RequestLimits } from '../plans.ts';
 import type { RateLimitDecision, WindowUsage } from '../rate-limit/decision.ts';
 import { secondsUntil, WINDOW_SECONDS, type WindowName, windowAt } from '../rate-limit/windows.ts';
@@ -26,10 +22,8 @@ export function rateLimitPolicy(limits: RequestLimits): string {
 }
 
 /**
- * Every rate-limit header of a response, from the limiter's decision.
- *
- * @param nowMs The time the decision was taken, epoch milliseconds (for `t` and `Retry-After`).
- * @returns Header name → value; `Retry-After` only when the request was refused.
+ * Every rate-limit header of a response; `Retry-After` only when the request was refused.
+ * @param nowMs The time the decision was taken, epoch milliseconds.
  */
 export function rateLimitHeaders(
   decision: RateLimitDecision,
@@ -50,11 +44,7 @@ export function rateLimitHeaders(
   };
 }
 
-/**
- * The headers of a request admitted without counting, because the counters table failed (fail
- * open): what is known without a count, namely the policy and the minute window's limit and reset.
- * `X-RateLimit-Remaining` and `RateLimit` are left out rather than guessed.
- */
+/** The headers of a request admitted uncounted (fail open): none that would need a count. */
 export function uncountedHeaders(limits: RequestLimits, nowMs: number): Record<string, string> {
   return {
     [RATE_LIMIT_HEADERS.limit]: String(limits.perMinute),

@@ -23,10 +23,7 @@ export interface RateLimitOptions {
   /** Milliseconds before the request is admitted uncounted. @default RATE_LIMITER_DEADLINE_MS */
   readonly deadlineMs?: number;
   /**
-   * Starts the operation's work that runs beside the limiter's call (`httpHandler`'s `beside`):
-   * called as the limiter's call is sent or, for a key that this instance expects to be refused,
-   * only once the limiter has let the request through.
-   * @returns A promise that settles, never rejecting, when the work has settled.
+   * Starts the operation's work beside the limiter's call (`httpHandler`'s `beside`).
    * @default - no such work
    */
   readonly start?: (request: HttpRequest) => Promise<void>;
@@ -36,12 +33,8 @@ export interface RateLimitOptions {
 const REMEMBERED_KEYS = 10_000;
 
 /**
- * Counts each request against its key's windows before any other work (register it before the
- * error handler) and puts the rate-limit headers on every answer. A limiter that fails or is
- * slower than `deadlineMs`, or than the invocation's deadline, admits the request uncounted
- * (docs/rate-limits.md). The work of `start` runs beside the limiter's call; a refused request
- * is answered once that work has settled, and its outcome is discarded.
- *
+ * Counts each request against its key's windows before any other work and puts the rate-limit
+ * headers on every answer; a failing or slow limiter admits uncounted (docs/rate-limits.md).
  * @throws RateLimitedError over a limit, KeyBannedError while banned; the operation does not run.
  */
 export function rateLimit(options: RateLimitOptions): HttpMiddleware {
@@ -102,11 +95,7 @@ export function rateLimit(options: RateLimitOptions): HttpMiddleware {
   };
 }
 
-/**
- * The keys that this function instance saw refused, or admitted with a window used up, and until
- * when their next requests will be refused (by the limiter's last decision for them here; another
- * instance's requests or a change of limits can make it wrong, which costs only a round trip).
- */
+/** The keys this instance saw refused or used up, and until when their requests will be refused. */
 class ExpectedRefusals {
   /** keyId → epoch seconds until which the key's requests will be refused; oldest first. */
   private readonly until = new Map<string, number>();

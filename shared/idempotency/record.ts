@@ -1,7 +1,4 @@
-/**
- * The idempotency record of a create: written already completed, in the same atomic write as the
- * pet, on condition that its key is unused; what a repeat finds instead (docs/idempotency.md).
- */
+/** The idempotency record of a create, written with the pet (docs/idempotency.md). */
 
 /** How long a record is kept, in seconds: 24 hours (a retry after that creates anew). */
 export const IDEMPOTENCY_RECORD_TTL_SECONDS = 86_400;
@@ -23,11 +20,7 @@ export interface IdempotentRequest {
   readonly fingerprint: string;
 }
 
-/**
- * The record an effect writes with itself: both land or neither, and neither lands when a live
- * record of `id` exists (IdempotencyKeyUsedError) or another write of it is in flight
- * (IdempotencyInProgressError).
- */
+/** The record an effect writes with itself, atomically; refused as `PetStore.createPet` says. */
 export interface RecordedRequest<TResult> extends IdempotentRequest {
   /** The answer to keep, from the effect's result. */
   readonly response: (result: TResult) => StoredResponse;

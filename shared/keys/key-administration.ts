@@ -23,51 +23,33 @@ export interface RolledKey extends IssuedKey {
 }
 
 /**
- * API keys as an operator administers them. Every change applies to every token of the key at
- * once (its current token and, during a roll's grace, its old one), so that no token of a key
- * lags behind it. Each returns `undefined` when no key has the id.
+ * API keys as an operator administers them: a change applies to every token of the key at once;
+ * `undefined` answers an id that no key has.
  */
 export interface KeyAdministration {
-  /**
-   * Issues a key; only its token's hash is kept.
-   * @throws RangeError for limits unfit for the plan, or an empty `scopes`.
-   */
+  /** Issues a key; only its token's hash is kept. @throws RangeError (see `newKey`). */
   createKey(input: NewKeyInput): Promise<IssuedKey>;
   /** The key with this public id, as its current token holds it, read strongly consistently. */
   findById(keyId: string): Promise<ApiKeyRecord | undefined>;
   /** Every key, oldest first, with until when the old token of a rolled key works. */
   listKeys(): Promise<ListedKey[]>;
   /**
-   * Moves a key to `plan`.
-   * @param limits An Enterprise key's own limits (required for Enterprise, refused otherwise).
-   * @throws RangeError when `limits` do not fit the plan; KeyChangedError when concurrent changes
-   *   keep cancelling it.
+   * Moves a key to `plan`, with an Enterprise key's own `limits`.
+   * @throws RangeError when `limits` do not fit the plan; KeyChangedError (see `rollKey`).
    */
   setPlan(keyId: string, plan: PlanId, limits?: RequestLimits): Promise<KeyChange | undefined>;
-  /**
-   * Revokes a key; revoking twice keeps the first revocation time (`withRevocation`).
-   * @returns The revoked key.
-   * @throws KeyChangedError when concurrent changes keep cancelling it.
-   */
+  /** Revokes a key, keeping the first revocation time. @throws KeyChangedError */
   revokeKey(keyId: string): Promise<ApiKeyRecord | undefined>;
-  /**
-   * Sets what a key may call (`keyScopes`: `pets:write` comes with `pets:read`).
-   * @throws RangeError for no scope; KeyChangedError when concurrent changes keep cancelling it.
-   */
+  /** Sets what a key may call (`keyScopes`). @throws RangeError for no scope; KeyChangedError */
   setScopes(keyId: string, scopes: readonly Scope[]): Promise<KeyChange | undefined>;
-  /**
-   * Sets when a key expires, or removes its expiry (`undefined`).
-   * @throws KeyChangedError when concurrent changes keep cancelling it.
-   */
+  /** Sets when a key expires, or removes its expiry (`undefined`). @throws KeyChangedError */
   setExpiry(keyId: string, expiresAt: string | undefined): Promise<KeyChange | undefined>;
   /**
-   * Issues a new token for the same key (same id, plan, limits, scopes, owner, expiry and usage
-   * identifier); the current token keeps working for `graceSeconds` (0: not at all), and an old
-   * token of an earlier roll ends now: a key has at most two tokens.
-   *
+   * Issues a new token for the same key; the current one works for `graceSeconds` more, and an
+   * older one ends now (a key has at most two tokens).
    * @param options.tokenStage The stage whose prefix the new token carries. @default 'local'
-   * @throws KeyRevokedError for a revoked key; KeyChangedError when a concurrent change cancels
-   *   the roll (nothing is changed then).
+   * @throws KeyRevokedError for a revoked key; KeyChangedError when concurrent changes keep
+   *   cancelling the change (nothing is changed then).
    */
   rollKey(
     keyId: string,

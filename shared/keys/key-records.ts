@@ -11,10 +11,7 @@ import { KeyRevokedError } from './errors.ts';
 import { keyScopes, SCOPES, type Scope } from './scopes.ts';
 import { generateToken, hashToken, type TokenStage } from './token.ts';
 
-/**
- * A key as one of its tokens holds it (the keys table's item of that token): every attribute but
- * `keyHash` and `graceUntil` is the key's, the same on each of its tokens.
- */
+/** A key as one of its tokens holds it: all but `keyHash` and `graceUntil` are the key's own. */
 export interface ApiKeyRecord {
   /** SHA-256 of the bearer token, lower-case hex (partition key). */
   keyHash: string;
@@ -50,11 +47,7 @@ export interface ListedKey extends ApiKeyRecord {
 /** Why the authorizer refuses a stored key at a given time. */
 export type KeyRefusal = 'revoked' | 'expired' | 'rolled';
 
-/**
- * Whether a key, as one of its tokens holds it, still admits requests with that token at `nowMs`
- * (epoch milliseconds).
- * @returns The reason to refuse it, or `undefined` when it is valid.
- */
+/** Why the key refuses this token at `nowMs` (epoch ms), or `undefined` when it is valid. */
 export function keyRefusal(
   record: Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt' | 'graceUntil'>,
   nowMs: number,
@@ -107,8 +100,7 @@ export interface NewKeyInput {
 }
 
 /**
- * A new key and its bearer token: a fresh id, token and usage identifier.
- *
+ * A new key and its bearer token (fresh id, token and usage identifier).
  * @throws RangeError when `limits` do not fit the plan (see `customLimits`), or for no scope.
  */
 export function newKey(input: NewKeyInput): { record: ApiKeyRecord; token: string } {
@@ -160,10 +152,7 @@ export function isCurrentToken(record: Pick<ApiKeyRecord, 'graceUntil'>): boolea
   return record.graceUntil === undefined;
 }
 
-/**
- * The keys that `tokens` hold, oldest first: each as its current token holds it, with the end of
- * its old token's grace.
- */
+/** The keys that `tokens` hold, oldest first, each with the end of its old token's grace. */
 export function listedKeys(tokens: readonly ApiKeyRecord[]): ListedKey[] {
   const graces = new Map(
     tokens.flatMap(({ keyId, graceUntil }) => (graceUntil ? [[keyId, graceUntil] as const] : [])),
@@ -184,10 +173,8 @@ export interface KeyTokens {
 }
 
 /**
- * A key rolled from its current token's `current`: a new token, and the key's tokens after the
- * roll: the new one current, and `current` as the old token until `graceUntil` (none for a grace
- * of 0). Any other token of the key ends with the roll: a key has at most two.
- *
+ * A key rolled from its current token's `current` (`KeyAdministration.rollKey`): the new token,
+ * and the key's tokens after the roll, `current` as the old one until `graceUntil`.
  * @throws KeyRevokedError for a revoked key.
  */
 export function rolledKey(

@@ -1,7 +1,4 @@
-/**
- * Bearer tokens that name their stage and carry a checksum (GitHub's `ghp_` scheme): a scanner, the
- * keys command and the authorizer recognise one without any lookup. Format: docs/operations.md.
- */
+/** Bearer tokens with a stage prefix and a checksum (format: docs/operations.md). */
 import { createHash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
@@ -21,10 +18,7 @@ const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/**
- * Every current token, for secret scanners (gitleaks, GitHub custom patterns): the README quotes
- * its source.
- */
+/** Every current token, for secret scanners (gitleaks, GitHub custom patterns). */
 export const TOKEN_PATTERN = /\bpet_(?:local|stg|prod)_[0-9A-Za-z]{38}\b/;
 
 /** What the shape of a string says about it as a token (`inspectToken`). */
@@ -52,11 +46,7 @@ export function generateToken(stage: TokenStage = 'local'): string {
   return `${TOKEN_PREFIXES[stage]}${random}${checksum(random)}`;
 }
 
-/**
- * What a string is as a token, from its characters alone (no network, no table).
- * @returns `current` with its stage when prefix, length and checksum hold, else `malformed` with
- *   the reason.
- */
+/** What a string is as a token, from its characters alone: `current` or `malformed` (why). */
 export function inspectToken(token: string): TokenShape {
   const entry = Object.entries(TOKEN_PREFIXES).find(([, prefix]) => token.startsWith(prefix));
   if (!entry) return { kind: 'malformed', reason: 'no Petstore token prefix' };
@@ -74,19 +64,13 @@ export function inspectToken(token: string): TokenShape {
   return { kind: 'current', stage };
 }
 
-/**
- * Whether the keys table may hold `token` on `stage`: a current token of that stage. Anything else
- * is refused without a read.
- */
+/** Whether the keys table may hold `token` on `stage`; anything else is refused without a read. */
 export function mayBeKeyOf(token: string, stage: TokenStage): boolean {
   const shape = inspectToken(token);
   return shape.kind === 'current' && shape.stage === stage;
 }
 
-/**
- * The token stage of a `PETSTORE_STAGE` value: a deployed stage's name, else `local`.
- * @param stage `PETSTORE_STAGE` (`local` by default; `staging` or `production` when deployed).
- */
+/** The token stage of a `PETSTORE_STAGE` value: a deployed stage's name, else `local`. */
 export function tokenStageOf(stage: string): TokenStage {
   return stage === 'staging' || stage === 'production' ? stage : 'local';
 }

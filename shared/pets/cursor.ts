@@ -1,7 +1,4 @@
-/**
- * The `cursor` of `GET /pets`: base64url of `1.<status>.<last id>` and its HMAC-SHA-256 under the
- * stage's cursor key, so only the service can issue one (docs/api.md). Pure: the key is given.
- */
+/** The signed `cursor` of `GET /pets` (docs/api.md). Pure: the key is given. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidCursorError } from './errors.ts';
 import type { PetStatus } from './schemas.ts';
@@ -27,10 +24,7 @@ export interface CursorPosition {
 export class CursorCodec {
   private readonly key: Buffer;
 
-  /**
-   * @param key The stage's cursor key, at least {@link CURSOR_KEY_MIN_LENGTH} characters.
-   * @throws Error when the key is shorter.
-   */
+  /** @throws Error when `key` is shorter than {@link CURSOR_KEY_MIN_LENGTH}. */
   constructor(key: string) {
     if (key.length < CURSOR_KEY_MIN_LENGTH) {
       throw new Error(`The cursor key must be at least ${CURSOR_KEY_MIN_LENGTH} characters long`);
@@ -45,13 +39,9 @@ export class CursorCodec {
   }
 
   /**
-   * The last id of the page before, from a cursor this codec issued for `status`.
-   *
-   * @param cursor The `cursor` query parameter as received.
-   * @param status The request's `status` filter; it must be the one the cursor was issued for.
-   * @returns The id the next page starts after.
-   * @throws InvalidCursorError (HTTP 400 `invalid_parameter`) when it is not base64url, is truncated,
-   *   altered or signed under another key, or was issued for another status filter.
+   * The id the next page starts after, from a cursor this codec issued for `status`.
+   * @throws InvalidCursorError (HTTP 400 `invalid_parameter`) when it is malformed, altered,
+   *   signed under another key, or issued for another status filter.
    */
   decode(cursor: string, status: PetStatus | undefined): number {
     const bytes = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url') : undefined;

@@ -33,27 +33,18 @@ export interface CreatePetOptions {
 /** Persistence of pets, as the operations need it. */
 export interface PetStore {
   /**
-   * Stores a new pet under a fresh id: a positive safe integer, unique under concurrent
-   * creates and never reused.
-   *
-   * @throws IdempotencyKeyUsedError when `recording`'s key has a live record, with the record;
-   *   IdempotencyInProgressError when another write of that key is in flight (nothing is written
-   *   either way); StoreUnavailableError when the store failed or did not answer in time (the
-   *   pet may exist).
+   * Stores a new pet under a fresh id (a positive safe integer, unique, never reused).
+   * @throws IdempotencyKeyUsedError (with the live record) or IdempotencyInProgressError for
+   *   `recording`'s key, nothing written; StoreUnavailableError (the pet may exist).
    */
   createPet(newPet: NewPet, options?: CreatePetOptions): Promise<Pet>;
   /**
-   * Readies this instance's next {@link createPet} so that it needs no round trip for its id (a
-   * fresh block of ids when the instance has none). Safe to run beside the rate limiter's call: a
-   * refused request wastes at most ids, never writes a pet.
-   * @throws StoreUnavailableError
+   * Readies the next {@link createPet} so it needs no round trip for its id. Safe beside the rate
+   * limiter's call: a refused request wastes at most ids. @throws StoreUnavailableError
    */
   prepareCreate(options?: { signal?: AbortSignal }): Promise<void>;
   /** The pet with this id, or `undefined`. @throws StoreUnavailableError */
   getPet(id: number, options?: { signal?: AbortSignal }): Promise<Pet | undefined>;
-  /**
-   * The first `limit` pets in ascending id after `afterId`, of one status or all; more to follow?
-   * @throws StoreUnavailableError
-   */
+  /** The first `limit` pets after `afterId`, and if more follow. @throws StoreUnavailableError */
   listPets(options: ListPetsOptions): Promise<PetPage>;
 }

@@ -1,7 +1,4 @@
-/**
- * Valibot schemas of the resources and the operations' parameters (docs/openapi.yaml), with the
- * decisions on the spec's gaps (docs/api.md).
- */
+/** Valibot schemas of the resources and parameters (docs/openapi.yaml; the gaps: docs/api.md). */
 import * as v from 'valibot';
 
 /** The spec's PetStatus values. */
@@ -30,10 +27,7 @@ const PositiveSafeIntegerSchema = v.pipe(
 /** A UTF-16 surrogate that is not half of a pair: JSON can carry it, UTF-8 storage cannot. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/**
- * `name`: 1 to 100 code points, at least one of them not white space, and well-formed Unicode
- * (a lone surrogate such as `"\ud800"` would not be stored as sent).
- */
+/** `name`: 1 to 100 code points, not all white space, well-formed Unicode. */
 const PetNameSchema = v.pipe(
   v.string('must be a string'),
   v.regex(/\S/u, 'must contain at least one non-space character'),

@@ -1,7 +1,4 @@
-/**
- * The rate limiter's decision, apart from its storage: where a key stands and the verdict on a
- * request, with both windows and the binding one. Pure: no I/O, no clock.
- */
+/** The rate limiter's decision, apart from its storage. Pure: no I/O, no clock. */
 import type { RequestLimits } from '../plans.ts';
 import { type WindowBounds, windowAt } from './windows.ts';
 
@@ -39,10 +36,7 @@ export interface KeyCounts {
 /** The counts of a key with no item for the day yet. */
 export const NO_COUNTS: KeyCounts = { dayCount: 0, minuteCount: 0, rejected: 0 };
 
-/**
- * Where a key stands for a request: `banned` (refuse, count nothing), `over limit` (refuse, count
- * the rejection), `new minute` (count in a fresh minute), `open` (count in the stored minute).
- */
+/** Where a key stands for a request (`standingOf`); `over limit` counts the rejection. */
 export type Standing = 'banned' | 'over limit' | 'new minute' | 'open';
 
 /** Whether `counts` hold `minute` or a later one (a request whose clock lags counts in that). */
@@ -90,10 +84,7 @@ export interface RateLimitDecision {
   readonly admitted: boolean;
   readonly minute: WindowUsage;
   readonly day: WindowUsage;
-  /**
-   * The window the client should go by: for an admitted request the minute, unless the day has
-   * fewer requests left; for a refused one the exhausted window that resets last.
-   */
+  /** The window the client should go by (`X-RateLimit-*`; docs/rate-limits.md). */
   readonly binding: WindowUsage;
   /** Epoch seconds at which the key's ban ends, when the request was refused because of a ban. */
   readonly bannedUntil?: number;
@@ -111,9 +102,7 @@ export function admittedDecision(
 }
 
 /**
- * The verdict on a refused request. While banned, the minute window shows no request left until
- * the ban ends.
- *
+ * The verdict on a refused request; while banned, the minute shows none left until the ban ends.
  * @param counts The key's counts that refused the request (an earlier minute's count as zero).
  * @param bannedUntil End of the ban in force, epoch seconds, when the key is banned.
  */

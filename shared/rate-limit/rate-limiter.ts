@@ -6,13 +6,10 @@ import type { RateLimitDecision } from './decision.ts';
 /** Counts requests per key in fixed UTC windows (the minute and the day) and bans keys. */
 export interface RateLimiter {
   /**
-   * Counts one request against the key's current minute and day windows. A refused request
-   * counts towards the ban; the one past the policy's threshold starts it.
-   *
+   * Counts one request against the key's current minute and day windows; a refusal counts
+   * towards the ban.
    * @param keyId Id of the API key (not the token).
-   * @param limits The key's requests per minute and per day.
    * @param nowMs Current time in epoch milliseconds; injected for tests.
-   * @param signal Cuts the limiter's store calls short when it aborts.
    * @returns The decision, with both windows and the binding one.
    * @throws StoreUnavailableError when the counters cannot be reached or the signal aborts.
    */
@@ -24,10 +21,7 @@ export interface RateLimiter {
   ): Promise<RateLimitDecision>;
 }
 
-/**
- * When a key is banned: after more than `threshold` rejected (429) requests in one UTC minute, for
- * `durationSeconds` (docs/rate-limits.md).
- */
+/** When a key is banned: past `threshold` 429s in one UTC minute, for `durationSeconds`. */
 export interface BanPolicy {
   /** Rejected requests a key may send in one minute window without being banned. */
   readonly threshold: number;

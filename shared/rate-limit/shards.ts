@@ -1,8 +1,4 @@
-/**
- * The spread layout of a hot key's counts: a key whose per-minute limit passes a threshold counts
- * on `shards` items per UTC day, each with a quota of its limits, the quotas adding up to the
- * limits (docs/rate-limits.md, "Keys past one partition"). Pure: no I/O, no clock.
- */
+/** The spread layout of a hot key's counts (docs/rate-limits.md, "Keys past one partition"). */
 import type { RequestLimits } from '../plans.ts';
 import { counterName } from './counter-item.ts';
 import { countsInMinute, type KeyCounts, NO_COUNTS, type RequestInstant } from './decision.ts';
@@ -16,10 +12,7 @@ export interface SpreadPolicy {
   readonly shards: number;
 }
 
-/**
- * 24,000 a minute (400 writes/s at the limit's mean rate) is the most one item counts with half
- * its partition's 1,000 WCU/s to spare; 25 shards keep a 600,000-a-minute key at 400 WCU/s each.
- */
+/** Above 24,000 a minute, on 25 shards (the numbers: docs/rate-limits.md). */
 export const DEFAULT_SPREAD_POLICY: SpreadPolicy = { abovePerMinute: 24_000, shards: 25 };
 
 /** Whether a key with `limits` counts on shards under `policy`. */
@@ -37,10 +30,7 @@ export function shardNames(keyId: string, day: WindowBounds, shards: number): st
   return Array.from({ length: shards }, (_, shard) => shardName(keyId, day, shard));
 }
 
-/**
- * Shard `shard`'s quota of `limits`: an equal share, the first `limit mod shards` shards one more,
- * so the quotas add up to the limits exactly (and each shard's day is at least its minute).
- */
+/** Shard `shard`'s quota of `limits`; the quotas add up to the limits exactly. */
 export function shardLimits(limits: RequestLimits, shard: number, shards: number): RequestLimits {
   const share = (total: number) => Math.floor(total / shards) + (shard < total % shards ? 1 : 0);
   return { perMinute: share(limits.perMinute), perDay: share(limits.perDay) };
@@ -58,11 +48,7 @@ export interface KeyMinute {
   rejectionCounted: boolean;
 }
 
-/**
- * The instance's memory of spread keys, kept for the minute window of the requests' own clock
- * (`nowMs`, never the wall clock): it starts empty with each minute, so its size is bounded by
- * the keys one instance serves in a minute times their shards.
- */
+/** The instance's memory of spread keys, for the requests' current minute (never wall clock). */
 export class ShardMemory {
   private minute = Number.NEGATIVE_INFINITY;
   private readonly keys = new Map<string, KeyMinute>();
@@ -93,10 +79,8 @@ export function openShard(known: KeyMinute, shards: number): number | undefined 
 }
 
 /**
- * The key's estimated counts from what this instance knows of its shards this minute: the shard
- * it last wrote (`lastSeen`, exact) stands for every shard still open (the shards fill evenly, as
- * each request picks one at random), each refused one counts as it stood when it refused. The
- * bound of the estimate: docs/rate-limits.md.
+ * The key's estimated counts from what this instance knows of its shards this minute (the
+ * estimate and its bound: docs/rate-limits.md).
  */
 export function estimatedCounts(
   limits: RequestLimits,
