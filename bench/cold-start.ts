@@ -19,7 +19,7 @@ import { percentiles } from './stats.ts';
 const NODE = process.env.BENCH_NODE ?? process.execPath;
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 21);
 
-/** Most a function may weigh against the floor (issue 17), bundle size and cold import. */
+/** Most a function may weigh against the floor, bundle size and cold import. */
 const TARGETS = { size: 1.4, coldImport: 1.2 } as const;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (heat meter): each scenario of issue 25 at its target rate in simulated time on
+ * `npm run bench` (heat meter): each scenario at its 10× target rate in simulated time on
  * DynamoDB Local, every call's units charged to (table or GSI, partition key value) per simulated
  * second; prints the hottest partitions' share of a partition's limit and exits 1 where one passes
  * 0.8 (what it measures: docs/measurements.md, "Partition heat").

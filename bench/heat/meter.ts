@@ -15,7 +15,7 @@ export const PARTITION_LIMITS: Readonly<Record<CapacityKind, number>> = {
   read: 3_000,
 };
 
-/** Largest share of its limit a partition may reach: keys may share a physical partition (issue 25). */
+/** Largest share of its limit a partition may reach: keys may share a physical partition. */
 export const SHARE_THRESHOLD = 0.8;
 
 /** One partition's load in its busiest measured second. */

@@ -1,5 +1,5 @@
 /**
- * The heat meter's scenarios (issue 25): the load each sends through the operations' handlers,
+ * The heat meter's scenarios (the 10× targets of docs/operations.md): the load each sends through the operations' handlers,
  * and the pets each seeds before its metered window.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -173,7 +173,7 @@ function listing(count: number, statusOf: (n: number) => PetStatus, first: strin
   };
 }
 
-/** The scenarios of issue 25, in the order the bench runs them. */
+/** The scenarios, in the order the bench runs them. */
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'creates',

@@ -1,5 +1,5 @@
 /**
- * The house stays as measured (issue 28): no source file over 350 lines, a README of at most 150,
+ * The house stays as measured: no source file over 350 lines, a README of at most 150,
  * comments at most a quarter of shared/'s non-blank lines, and docs/architecture.md's "Layout"
  * naming every file of shared/ in its folder's entry, and nothing there that is gone.
  */
