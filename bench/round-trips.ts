@@ -96,7 +96,7 @@ await withLocalStack(async (endpoint, javaPid) => {
     );
     console.log(`CPUs: ${pinning}`);
     console.log(
-      'operation                      p50     p99  round trips  calls |  floor p50  floor p99 | remote op/floor | p50/floor  target',
+      'operation                      p50     p99  round trips  calls |  floor p50  floor p99 | remote op/floor |  CPU op/floor   | p50/floor  target',
     );
     // Every row warm before the first is measured: the chain's code the rows share (middy, the
     // limiter, the SDK) is compiled by then, not during the first row.
@@ -113,14 +113,19 @@ await withLocalStack(async (endpoint, javaPid) => {
       // Per request, its slowest call at the proxy, from its arrival to its answer: the remote
       // side's share (the delay, then DynamoDB Local), which the rest of the time is not.
       const remote: [number[], number[]] = [[], []];
+      // Per request, this process's CPU time (gateway, function, load generator; the remote side
+      // is another process): what the function would pay for on AWS, and the floor.
+      const cpu: [number[], number[]] = [[], []];
       const trips: number[] = [];
       const calls: number[] = [];
       for (let i = 0; i < SAMPLES; i += 1) {
         const path = c.path();
         for (const index of i % 2 === 0 ? [0, 1] : [1, 0]) {
-          const start = performance.now();
+          const [start, cpuStart] = [performance.now(), process.cpuUsage()];
           await send(index === 0 ? gateway.url : floor.url, c, path);
           times[index]?.push(performance.now() - start);
+          const used = process.cpuUsage(cpuStart);
+          cpu[index]?.push((used.user + used.system) / 1000);
           // After the answer: the proxy recorded each call before passing its answer on.
           const own = await proxy.takeCalls();
           remote[index]?.push(Math.max(...own.map((call) => call.end - call.start)));
@@ -134,8 +139,9 @@ await withLocalStack(async (endpoint, javaPid) => {
       const ratio = mine.p50 / floors.p50;
       const roundTrips = `${median(trips)} (max ${Math.max(...trips)})`;
       const [remoteMine, remoteFloor] = remote.map((list) => fmt(median(list)));
+      const [cpuMine, cpuFloor] = cpu.map((list) => fmt(median(list)));
       console.log(
-        `${c.name.padEnd(28)} ${fmt(mine.p50)} ${fmt(mine.p99)}  ${roundTrips.padStart(11)} ${(calls.reduce((a, b) => a + b, 0) / calls.length).toFixed(2).padStart(6)} |    ${fmt(floors.p50)}    ${fmt(floors.p99)} | ${remoteMine} ${remoteFloor} |     ${ratio.toFixed(2)}x  ${ratio <= c.target ? '≤' : '>'} ${c.target}x`,
+        `${c.name.padEnd(28)} ${fmt(mine.p50)} ${fmt(mine.p99)}  ${roundTrips.padStart(11)} ${(calls.reduce((a, b) => a + b, 0) / calls.length).toFixed(2).padStart(6)} |    ${fmt(floors.p50)}    ${fmt(floors.p99)} | ${remoteMine} ${remoteFloor} | ${cpuMine} ${cpuFloor} |     ${ratio.toFixed(2)}x  ${ratio <= c.target ? '≤' : '>'} ${c.target}x`,
       );
     }
   } finally {
