@@ -3,6 +3,8 @@
  * call for a set time before passing it on (a network round trip, as on AWS), and records when each
  * call started and ended, so that a bench can count a request's sequential round trips.
  */
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { Agent, createServer, request as forward } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -68,6 +70,61 @@ export async function startDelayingProxy(target: string, delayMs: number): Promi
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       agent.destroy();
+    },
+  };
+}
+
+/** A running {@link startDelayingProxyProcess}. */
+export interface DelayingProxyProcess {
+  /** The endpoint to give the clients instead of DynamoDB Local's, e.g. `http://127.0.0.1:41234`. */
+  readonly endpoint: string;
+  /** Process id of the proxy's process. */
+  readonly pid: number;
+  /**
+   * The calls answered since the last take, in the order their answers ended (times on the
+   * proxy process's clock: compare them with each other only).
+   */
+  takeCalls(): Promise<ProxiedCall[]>;
+  /** Ends the proxy's process and waits for its exit. */
+  close(): Promise<void>;
+}
+
+/**
+ * {@link startDelayingProxy} in a child process of its own (`bench/delaying-proxy-main.ts`, with
+ * this process's loader flags), so that a CPU can be set apart for it: the network's delay on AWS
+ * takes none of the function's CPU.
+ *
+ * @param target DynamoDB Local's endpoint, e.g. `http://127.0.0.1:8000`.
+ * @throws Error when the process exits before it listens.
+ */
+export async function startDelayingProxyProcess(
+  target: string,
+  delayMs: number,
+): Promise<DelayingProxyProcess> {
+  const child = fork(new URL('./delaying-proxy-main.ts', import.meta.url), [
+    target,
+    String(delayMs),
+  ]);
+  const exited = once(child, 'exit');
+  const [ready] = (await Promise.race([
+    once(child, 'message'),
+    exited.then(() => {
+      throw new Error(`The delaying proxy's process exited at start (code ${child.exitCode})`);
+    }),
+  ])) as [{ endpoint: string }];
+  return {
+    endpoint: ready.endpoint,
+    pid: child.pid as number,
+    takeCalls: async () => {
+      // One take at a time: the bench asks after each request, and waits.
+      const answer = once(child, 'message');
+      child.send('take');
+      const [{ calls }] = (await answer) as [{ calls: ProxiedCall[] }];
+      return calls;
+    },
+    close: async () => {
+      if (child.connected) child.disconnect();
+      await exited;
     },
   };
 }

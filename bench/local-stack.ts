@@ -17,9 +17,12 @@ import { MAX_PER_DAY, MAX_PER_MINUTE } from '../shared/plans.ts';
  * Starts DynamoDB Local, creates the tables, sets the functions' environment (table names,
  * endpoint, a cursor key, silent logs), runs `bench` and stops DynamoDB Local, even on failure.
  *
- * @param bench Receives DynamoDB Local's endpoint, e.g. `http://127.0.0.1:41234`.
+ * @param bench Receives DynamoDB Local's endpoint, e.g. `http://127.0.0.1:41234`, and the process
+ *   id of its `java` (to pin it to a CPU).
  */
-export async function withLocalStack(bench: (endpoint: string) => Promise<void>): Promise<void> {
+export async function withLocalStack(
+  bench: (endpoint: string, javaPid: number) => Promise<void>,
+): Promise<void> {
   // The bench's own DynamoDB Local credentials, read from the environment by every client.
   Object.assign(process.env, credentialsEnv(generateCredentials()));
   const dynamo = await startDynamoDBLocal({ port: await freePort() });
@@ -31,7 +34,7 @@ export async function withLocalStack(bench: (endpoint: string) => Promise<void>)
       CURSOR_KEY: newSecretValue(),
     });
     client.destroy();
-    await bench(dynamo.endpoint);
+    await bench(dynamo.endpoint, dynamo.pid);
   } finally {
     await dynamo.stop();
   }
