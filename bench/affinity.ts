@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
  *
  * @returns An empty list when `taskset` is missing or fails.
  */
-export function allowedCpus(pid: number): number[] {
+function allowedCpus(pid: number): number[] {
   const result = spawnSync('taskset', ['-c', '-p', String(pid)], { encoding: 'utf8' });
   const list = result.status === 0 ? /list:\s*([\d,-]+)/.exec(result.stdout)?.[1] : undefined;
   if (!list) return [];

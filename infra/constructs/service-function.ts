@@ -97,7 +97,7 @@ export interface ServiceFunctionProps {
 
 /**
  * The AWS Parameters and Secrets Lambda Extension (a layer) through which a function reads its
- * secrets over HTTP on localhost (shared/pets/cursor.ts), bundling no Secrets Manager client.
+ * secrets over HTTP on localhost (shared/secrets.ts), bundling no Secrets Manager client.
  * Secrets Manager gets `SECRET_READ_BOUNDS.secretsManagerTimeoutMs` per read; the extension logs
  * warnings only.
  */
