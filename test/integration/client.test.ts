@@ -14,7 +14,7 @@ import { createContainer } from '../../shared/dynamodb/container.ts';
 import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { issueToken } from '../support/api-client.ts';
-import { tomorrowAt } from '../support/clock.ts';
+import { earlyInUtcMinute, tomorrowAt } from '../support/clock.ts';
 
 let gateway: LocalGateway;
 let token: string;
@@ -49,6 +49,8 @@ describe('results', () => {
   it('carry the parsed rate-limit state, the request id, and whether the create was replayed', async () => {
     const pet = { name: `Replayed ${randomUUID()}`, categoryId: 3 };
     const idempotencyKey = randomUUID();
+    await earlyInUtcMinute(55); // both creates in one minute window, so `remaining` drops by one
+    const sentAt = Date.now();
 
     const created = await petstore.createPet(pet, { idempotencyKey });
     const again = await petstore.createPet(pet, { idempotencyKey });
@@ -61,7 +63,7 @@ describe('results', () => {
     const { rateLimit } = again;
     expect(rateLimit.limit).toBe(1000);
     expect(rateLimit.remaining).toBe((created.rateLimit.remaining ?? 0) - 1);
-    expect(rateLimit.reset?.getTime()).toBeGreaterThan(Date.now());
+    expect(rateLimit.reset?.getTime()).toBeGreaterThan(sentAt);
     expect(rateLimit.policies).toEqual([
       { name: 'minute', quota: 1000, windowSeconds: 60, quotaUnit: undefined },
       { name: 'day', quota: 100_000, windowSeconds: 86_400, quotaUnit: undefined },

@@ -12,6 +12,7 @@ import { createContainer } from '../../shared/dynamodb/container.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { generateToken } from '../../shared/keys/token.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
+import { earlyInUtcMinute } from '../support/clock.ts';
 
 const keys = createContainer().keys;
 const keysTable = requiredSetting(readSettings(), KEYS_TABLE.envVar);
@@ -63,6 +64,7 @@ describe('a rolled key', () => {
 
   it('continues its rate-limit counters: the new token sees what the old one used', async () => {
     const { record, token: oldToken } = await keys.createKey({ plan: 'free' });
+    await earlyInUtcMinute(55); // both calls in one minute window, so `remaining` drops by one
     const first = await listPets(oldToken);
     const rolled = await keys.rollKey(record.keyId, { graceSeconds: 60 });
     const second = await listPets(rolled?.token ?? '');

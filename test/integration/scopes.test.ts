@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
+import { earlyInUtcMinute } from '../support/clock.ts';
 import { expectConformingResponse, readBody } from '../support/openapi-conformance.ts';
 
 const keys = createContainer().keys;
@@ -42,6 +43,7 @@ describe('a read-only key (pets:read)', () => {
     const reader = await keys.createKey({ plan: 'free', scopes: ['pets:read'] });
     const created = await call(writer.token, 'POST', '/pets', REX);
     const petId = (created.body as { id: number }).id;
+    await earlyInUtcMinute(55); // the reader's calls in one minute window, so `remaining` drops by one
 
     const listed = await call(reader.token, 'GET', '/pets?limit=100');
     const fetched = await call(reader.token, 'GET', `/pets/${petId}`);
