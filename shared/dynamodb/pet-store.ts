@@ -12,7 +12,7 @@ import type { IdempotentRequest, StoredResponse } from '../idempotency/record.ts
 import type { PageCache } from '../pets/page-cache.ts';
 import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from '../pets/pet-store.ts';
 import type { NewPet, Pet } from '../pets/schemas.ts';
-import { pageOf, petWithId } from '../pets/store-rules.ts';
+import { pageOf, petWithId, recordsOf } from '../pets/store-rules.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
@@ -90,9 +90,6 @@ export class DynamoDBPetStore implements PetStore {
 
   private async writePet(newPet: NewPet, options: CreatePetOptions): Promise<Pet> {
     const { signal, recording } = options;
-    if (recording && !this.records) {
-      throw new Error('This pet store was built without idempotency records');
-    }
     const pet = petWithId(newPet, await this.ids.next(signal));
     const nowMs = this.now();
     const put: PetPut = {
@@ -101,7 +98,8 @@ export class DynamoDBPetStore implements PetStore {
       ConditionExpression: 'attribute_not_exists(id)',
     };
     if (recording) {
-      await this.putRecorded(put, recording.response(pet), { recording, nowMs, signal });
+      const records = recordsOf(this.records);
+      await this.putRecorded(put, recording.response(pet), { records, recording, nowMs, signal });
     } else {
       await this.putPet(put, signal);
     }
@@ -115,9 +113,14 @@ export class DynamoDBPetStore implements PetStore {
   private async putRecorded(
     put: PetPut,
     response: StoredResponse,
-    options: { recording: IdempotentRequest; nowMs: number; signal: AbortSignal | undefined },
+    options: {
+      records: DynamoDBIdempotencyStore;
+      recording: IdempotentRequest;
+      nowMs: number;
+      signal: AbortSignal | undefined;
+    },
   ): Promise<void> {
-    const records = this.records as DynamoDBIdempotencyStore;
+    const { records } = options;
     try {
       await this.client.send(
         new TransactWriteCommand({

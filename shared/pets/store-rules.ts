@@ -1,6 +1,6 @@
 /**
- * The rules every PetStore applies, apart from storage: the pet a create stores, and the page a
- * list answers. Pure; the DynamoDB store and its in-memory twin both call them.
+ * The rules every PetStore applies, apart from storage: the pet a create stores, the records a
+ * recorded create needs, and the page a list answers. Pure; the DynamoDB store and its in-memory twin both call them.
  */
 import type { PetPage } from './pet-store.ts';
 import type { NewPet, Pet } from './schemas.ts';
@@ -8,6 +8,16 @@ import type { NewPet, Pet } from './schemas.ts';
 /** The pet a create stores: `newPet`'s fields under the fresh `id`, nothing else of the body. */
 export function petWithId(newPet: NewPet, id: number): Pet {
   return { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
+}
+
+/**
+ * The idempotency records a create with `recording` writes to.
+ * @throws Error when the store was built without them (a wiring fault, never a client's).
+ */
+export function recordsOf<Records>(records: Records | undefined): Records {
+  if (records === undefined)
+    throw new Error('This pet store was built without idempotency records');
+  return records;
 }
 
 /**

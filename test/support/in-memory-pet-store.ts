@@ -6,7 +6,7 @@ import type {
   PetStore,
 } from '../../shared/pets/pet-store.ts';
 import type { NewPet, Pet } from '../../shared/pets/schemas.ts';
-import { pageOf, petWithId } from '../../shared/pets/store-rules.ts';
+import { pageOf, petWithId, recordsOf } from '../../shared/pets/store-rules.ts';
 import type { InMemoryIdempotencyStore } from './in-memory-idempotency-store.ts';
 
 /** Pets in a Map; ids from 1, never reused (a failed create uses one up, as on DynamoDB). */
@@ -25,12 +25,9 @@ export class InMemoryPetStore implements PetStore {
 
   async createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
     const { recording } = options;
-    if (recording && !this.records) {
-      throw new Error('This pet store was built without idempotency records');
-    }
     this.lastId += 1;
     const pet = petWithId(newPet, this.lastId);
-    if (recording) this.records?.put(recording, recording.response(pet), this.now());
+    if (recording) recordsOf(this.records).put(recording, recording.response(pet), this.now());
     this.pets.set(pet.id, pet);
     return { ...pet };
   }
