@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { BUNDLING } from '../infra/constructs/service-function.ts';
 import { REPOSITORY_ROOT } from '../infra/repository.ts';
-import { AUTHORIZER, ROUTES } from '../infra/routes.ts';
+import { AUTHORIZER, functionSecrets, ROUTES } from '../infra/routes.ts';
 import { TABLES } from '../shared/dynamodb/tables.ts';
 import { percentiles } from './stats.ts';
 
@@ -23,13 +23,18 @@ const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 21);
 const TARGETS = { size: 1.4, coldImport: 1.2 } as const;
 
 /**
- * What a function's module scope needs to load (table names, the cursor key's secret; no AWS call
- * is made on import).
+ * What a function's module scope needs to load (table names, the ARNs of the secrets the route
+ * rows name; no AWS call is made on import).
  */
 const ENVIRONMENT = {
   ...process.env,
   ...Object.fromEntries(TABLES.map((table) => [table.envVar, table.localName])),
-  CURSOR_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cursor-key',
+  ...Object.fromEntries(
+    functionSecrets().map((secret) => [
+      secret.arnSetting,
+      `arn:aws:secretsmanager:us-east-1:000000000000:secret:${secret.localFile}`,
+    ]),
+  ),
   AWS_REGION: 'us-east-1',
   POWERTOOLS_METRICS_DISABLED: 'true',
   NODE_OPTIONS: '',
