@@ -1,6 +1,6 @@
-/** Lambda entry of the authorizer: `operations/authorizer.ts` on the DynamoDB key store. */
+/** Lambda entry of the authorizer: `operations/authorizer.ts` on the DynamoDB key lookup. */
 import { createDynamoDBBase } from '../shared/dynamodb/base.ts';
-import { DynamoDBKeyStore } from '../shared/dynamodb/key-store.ts';
+import { DynamoDBKeyLookup } from '../shared/dynamodb/key-lookup.ts';
 import { authorizerHandler } from './operations/authorizer.ts';
 
 const base = createDynamoDBBase();
@@ -8,5 +8,5 @@ const base = createDynamoDBBase();
 /** Lambda handler of the authorizer. */
 export const handler = authorizerHandler({
   settings: base.settings,
-  keys: DynamoDBKeyStore.from(base),
+  keys: DynamoDBKeyLookup.from(base),
 });

@@ -1,11 +1,6 @@
-/** The key stores on DynamoDB: a row per token, a head item per key (docs/architecture.md). */
+/** The key store on DynamoDB: a row per token, a head item per key (docs/architecture.md). */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  ScanCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { KeyChangedError } from '../keys/errors.ts';
 import type {
   IssuedKey,
@@ -13,7 +8,6 @@ import type {
   KeyChange,
   RolledKey,
 } from '../keys/key-administration.ts';
-import type { KeyLookup } from '../keys/key-lookup.ts';
 import {
   type ApiKeyRecord,
   customLimits,
@@ -29,11 +23,8 @@ import {
   withScopes,
 } from '../keys/key-records.ts';
 import { keyScopes, type Scope } from '../keys/scopes.ts';
-import { hashToken, type TokenStage } from '../keys/token.ts';
+import type { TokenStage } from '../keys/token.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';
-import { requiredSetting } from '../settings.ts';
-import { unlessUnavailable } from '../store-errors.ts';
-import type { DynamoDBBase } from './base.ts';
 import {
   CHANGE_ATTEMPTS,
   headAsRead,
@@ -44,6 +35,7 @@ import {
   stillAsRead,
   valuesIfAny,
 } from './key-conditions.ts';
+import { DynamoDBKeyLookup } from './key-lookup.ts';
 
 /** A key as read through its head: the head, and the rows of the tokens it names. */
 interface KeyRows {
@@ -52,17 +44,7 @@ interface KeyRows {
 }
 
 /** Keys table access: the authorizer's lookup and the keys command's administration. */
-export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
-
-  /** The store on `base`'s client and table `KEYS_TABLE_NAME`. @throws Error when unset. */
-  static from({ client, settings }: DynamoDBBase): DynamoDBKeyStore {
-    return new DynamoDBKeyStore(client, requiredSetting(settings, 'KEYS_TABLE_NAME'));
-  }
-
+export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministration {
   /** One transaction puts the token's row and the key's head. */
   async createKey(input: NewKeyInput): Promise<IssuedKey> {
     const { record, token } = newKey(input);
@@ -79,28 +61,6 @@ export class DynamoDBKeyStore implements KeyLookup, KeyAdministration {
       }),
     );
     return { record, token };
-  }
-
-  /** The token's row, by its SHA-256. */
-  async findByToken(
-    token: string,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<ApiKeyRecord | undefined> {
-    return unlessUnavailable(() => this.rowOf(hashToken(token), options.signal));
-  }
-
-  /** The item with this partition key, read strongly consistently, or `undefined`. */
-  private async itemOf<T>(keyHash: string, signal?: AbortSignal): Promise<T | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { keyHash }, ConsistentRead: true }),
-      { abortSignal: signal },
-    );
-    return Item as T | undefined;
-  }
-
-  /** The row of a token hash, read strongly consistently, or `undefined`. */
-  private rowOf(keyHash: string, signal?: AbortSignal): Promise<ApiKeyRecord | undefined> {
-    return this.itemOf<ApiKeyRecord>(keyHash, signal);
   }
 
   /**
