@@ -203,6 +203,19 @@ describe('the bundles', () => {
     }
   });
 
+  it("hold the keys table's lookup only in the authorizer, and its administration nowhere", () => {
+    for (const id of FUNCTION_IDS) {
+      const keyAdapters = bundledSources(id).filter((source) =>
+        /shared\/dynamodb\/key-/.test(source),
+      );
+      expect(keyAdapters, id).toEqual(
+        id === 'AuthorizerFunction'
+          ? [expect.stringMatching(/shared\/dynamodb\/key-lookup\.ts$/)]
+          : [],
+      );
+    }
+  });
+
   it('hold no X-Ray SDK and no Secrets Manager client: active tracing and the extension do without', () => {
     for (const id of FUNCTION_IDS) {
       const heavy = bundledSources(id).filter((source) =>
