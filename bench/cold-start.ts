@@ -50,7 +50,7 @@ async function bundle(entry: string, outdir: string): Promise<string> {
     outfile,
     bundle: true,
     platform: 'node',
-    target: 'node22',
+    target: BUNDLING.target,
     format: 'esm',
     mainFields: BUNDLING.mainFields,
     minify: BUNDLING.minify,

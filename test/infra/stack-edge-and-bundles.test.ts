@@ -1,9 +1,9 @@
 /**
  * The edge of both stages' stacks and the functions' bundles, synthesized with cdk.json's flags:
  * the REGIONAL endpoint with X-Ray, the web ACL (its rules in production), the JSON access log
- * line, and the bundled `index.mjs` of each function (ESM, source map, the AWS SDK inside but for
- * the credential providers Lambda never reaches, no X-Ray SDK), run as Lambda loads it against
- * DynamoDB Local, down to the 5xx count a canary is judged by.
+ * line, and the bundled `index.mjs` of each function (built for the runtime's Node.js, ESM, source
+ * map, the AWS SDK inside but for the credential providers Lambda never reaches, no X-Ray SDK), run
+ * as Lambda loads it against DynamoDB Local, down to the 5xx count a canary is judged by.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,10 @@ import { Match } from 'aws-cdk-lib/assertions';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult, Handler } from 'aws-lambda';
 import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
-import { UNREACHED_CREDENTIAL_PROVIDERS } from '../../infra/constructs/service-function.ts';
+import {
+  BUNDLING,
+  UNREACHED_CREDENTIAL_PROVIDERS,
+} from '../../infra/constructs/service-function.ts';
 import {
   createAuthorizerEvent,
   createLambdaContext,
@@ -163,6 +166,15 @@ describe('the bundles', () => {
     const module = (await import(url)) as { handler: Handler<Event, Result> };
     return module.handler;
   }
+
+  it("are built for the functions' runtime: esbuild's target is its Node.js", () => {
+    for (const id of FUNCTION_IDS) {
+      const { Properties } =
+        templates.staging.toJSON().Resources[logicalId(petstore.stacks.staging, id)];
+
+      expect(Properties.Runtime).toBe(`nodejs${BUNDLING.target?.replace(/^node/, '')}.x`);
+    }
+  });
 
   it('are ESM with the createRequire banner and a source map, and carry the AWS SDK', () => {
     for (const id of FUNCTION_IDS) {

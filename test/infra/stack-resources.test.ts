@@ -137,12 +137,12 @@ describe.each(STAGES)('the %s stage', (stage) => {
       expect(FUNCTION_TIMEOUT_SECONDS).toBe(10);
     });
 
-    it('runs one Node.js 22 arm64 ESM function per route plus the authorizer', () => {
+    it('runs one Node.js 24 arm64 ESM function per route plus the authorizer', () => {
       template().resourceCountIs('AWS::Lambda::Function', FUNCTION_IDS.length);
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
         expect(Properties).toMatchObject({
-          Runtime: 'nodejs22.x',
+          Runtime: 'nodejs24.x',
           Architectures: ['arm64'],
           Handler: 'index.handler',
         });
