@@ -16,7 +16,8 @@ function runs(command: string): boolean {
 
 /**
  * What `npm test` needs and this machine lacks, found on `PATH` as the tests run them: Java 17
- * (DynamoDB Local), `chromium` (the API reference page) and `cfn-lint` (the synthesized templates).
+ * (DynamoDB Local), `chromium` (the API reference page), `cfn-lint` (the synthesized templates)
+ * and `shellcheck` (the GitHub workflows' `run:` scripts).
  *
  * @returns One line per missing program, naming it and how to install it; empty when none is.
  */
@@ -36,6 +37,11 @@ export function missingTestPrerequisites(): string[] {
   if (!runs('cfn-lint')) {
     missing.push(
       'npm test: the synthesized templates are checked by cfn-lint: install it, e.g. pip install cfn-lint==1.51.0',
+    );
+  }
+  if (!runs('shellcheck')) {
+    missing.push(
+      "npm test: the workflows' run: scripts are checked by shellcheck: install it, e.g. apt-get install -y shellcheck",
     );
   }
   return missing;

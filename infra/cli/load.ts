@@ -3,9 +3,11 @@
  * load scenarios of `load/petstore.yml` (createPet, listPets of one status following the cursor,
  * getPet) with Artillery on this machine, telemetry off. For rates one machine cannot send, the
  * same file runs on AWS with `artillery run-fargate` (docs/operations.md, "Load against a stage").
+ * Artillery is load/'s own npm project (load/package.json and its lockfile), installed on first use.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
@@ -19,8 +21,11 @@ import {
   runProgram,
 } from './program.ts';
 
+/** The load scenarios' npm project: Artillery and its cloud SDKs, kept out of the API's install. */
+export const LOAD_PROJECT = resolve(REPOSITORY_ROOT, 'load');
+
 /** The scenarios' file. */
-export const SCENARIOS = resolve(REPOSITORY_ROOT, 'load/petstore.yml');
+export const SCENARIOS = join(LOAD_PROJECT, 'petstore.yml');
 
 /** How the load command reports errors: `load: <message>`, a usage error followed by the help. */
 const LOAD_STYLE: CommandStyle = { errorPrefix: 'load: ' };
@@ -45,6 +50,7 @@ export interface LoadOptions {
  * @returns Artillery's exit status (0 when it ran; failed requests show in its report, not here).
  */
 export async function runLoad(options: LoadOptions): Promise<number> {
+  installLoadProject();
   const phases = [{ duration: options.duration, arrivalRate: options.rate }];
   const child = spawn(
     process.execPath,
@@ -73,12 +79,25 @@ export async function runLoad(options: LoadOptions): Promise<number> {
   return (code as number | null) ?? 1;
 }
 
-/** Artillery's command-line entry, from its package.json's `bin`. */
+/**
+ * Installs {@link LOAD_PROJECT}'s dependencies from its lockfile (`npm ci --prefix load`) when
+ * Artillery is not there yet; npm's output goes to stderr.
+ *
+ * @throws Error when npm fails (no registry, a lockfile out of step with load/package.json).
+ */
+export function installLoadProject(): void {
+  if (existsSync(join(LOAD_PROJECT, 'node_modules/artillery/package.json'))) return;
+  const { status } = spawnSync('npm', ['ci', '--prefix', LOAD_PROJECT, '--no-audit', '--no-fund'], {
+    stdio: ['ignore', process.stderr, process.stderr],
+  });
+  if (status !== 0) throw new Error(`npm ci --prefix load exited with status ${status ?? 'none'}`);
+}
+
+/** Artillery's command-line entry, from the package.json `bin` of load/'s Artillery. */
 function artilleryBin(): string {
-  const manifest = createRequire(import.meta.url).resolve('artillery/package.json');
-  const { bin } = createRequire(import.meta.url)('artillery/package.json') as {
-    bin: Record<string, string>;
-  };
+  const load = createRequire(join(LOAD_PROJECT, 'package.json'));
+  const manifest = load.resolve('artillery/package.json');
+  const { bin } = load('artillery/package.json') as { bin: Record<string, string> };
   return join(dirname(manifest), bin.artillery ?? 'bin/run');
 }
 

@@ -1,9 +1,11 @@
 /**
- * `npm run smoke -- (--stage staging|production | --url URL) --key KEY`: checks that a deployed
- * stage (its stack's `ApiBaseUrl`) or the local stack answers as docs/openapi.yaml says, one line
+ * `npm run smoke -- (--stage staging|production [--outputs-file FILE] | --url URL) --key KEY`:
+ * checks that a deployed stage (its stack's `ApiBaseUrl`, from CloudFormation or from the file
+ * `cdk deploy --outputs-file` wrote) or the local stack answers as docs/openapi.yaml says, one line
  * per check. Each run creates one pet, `smoke <ISO time>`: the API has no delete.
  */
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { Option } from 'commander';
 import {
@@ -32,7 +34,7 @@ import { requireOutput, stackOutputs } from './stack-outputs.ts';
 const SMOKE_STYLE: CommandStyle = { errorPrefix: 'smoke: ', briefUsage: true };
 
 /** The command's arguments, as its usage line and help show them. */
-const ARGUMENTS = `(--stage ${STAGES.join('|')} | --url URL) --key KEY`;
+const ARGUMENTS = `(--stage ${STAGES.join('|')} [--outputs-file FILE] | --url URL) --key KEY`;
 
 /** The usage line printed on bad arguments. */
 export const USAGE = `usage: npm run smoke -- ${ARGUMENTS}`;
@@ -167,7 +169,10 @@ export function formatCheck({ name, ok, detail }: SmokeCheck): string {
   return `${ok ? 'ok  ' : 'FAIL'} ${name}: ${detail}`;
 }
 
-/** What the smoke command needs from outside: CloudFormation, for a stage's base URL, and the output. */
+/**
+ * What the smoke command needs from outside: CloudFormation, for a stage's base URL when no
+ * outputs file is given, and the output.
+ */
 export interface SmokeDependencies extends CommandOutput {
   readonly cloudFormation: CloudFormationClient;
 }
@@ -176,7 +181,8 @@ export interface SmokeDependencies extends CommandOutput {
  * Runs the smoke command: every check of {@link runSmoke}, one line each on stdout.
  *
  * @returns 0 when every check passed, 1 when one failed (or the stack's output could not be
- *   read), 2 for a usage error: no key, or not exactly one of `--stage` and `--url`.
+ *   read), 2 for a usage error: no key, not exactly one of `--stage` and `--url`, or
+ *   `--outputs-file` without `--stage`.
  */
 export function runSmokeCommand(
   args: readonly string[],
@@ -191,17 +197,18 @@ export function runSmokeCommand(
         "A deployed stage, its base URL from the stack's outputs.",
       ).choices(STAGES),
     )
+    .option(
+      '--outputs-file <file>',
+      "With --stage: read ApiBaseUrl from this file, written by cdk deploy's --outputs-file, not from CloudFormation.",
+    )
     .option('--url <url>', 'The base URL, ending in /v1, e.g. http://127.0.0.1:3000/v1.')
     .addOption(new Option('--key <key>', 'The bearer API key.').env('PETSTORE_API_KEY'))
-    .action(async (options: { stage?: StageName; url?: string; key?: string }) => {
-      const { stage, url, key } = options;
-      if (!key || (stage === undefined) === (url === undefined)) {
-        throw new UsageError('Give --key and one of --stage, --url.');
+    .action(async (options: SmokeOptions) => {
+      const { stage, url, key, outputsFile } = options;
+      if (!key || (stage === undefined) === (url === undefined) || (outputsFile && !stage)) {
+        throw new UsageError('Give --key and one of --stage, --url; --outputs-file with --stage.');
       }
-      const checks = await runSmoke(
-        url ?? (await stageBaseUrl(dependencies.cloudFormation, stage as StageName)),
-        key,
-      );
+      const checks = await runSmoke(url ?? (await stageBaseUrl(dependencies, options)), key);
       for (const check of checks) dependencies.stdout(formatCheck(check));
       const failed = checks.filter((check) => !check.ok).length;
       if (failed > 0) throw new Error(`${failed} of ${checks.length} checks failed.`);
@@ -209,10 +216,36 @@ export function runSmokeCommand(
   return runProgram(program, args, dependencies, SMOKE_STYLE);
 }
 
-/** A deployed stage's base URL: its stack's output `ApiBaseUrl`. */
-async function stageBaseUrl(cloudFormation: CloudFormationClient, stage: StageName) {
-  const stack = stackName(stage);
-  return requireOutput(await stackOutputs(cloudFormation, stack), STACK_OUTPUTS.apiBaseUrl, stack);
+/** The smoke command's options, as commander parses them. */
+interface SmokeOptions {
+  readonly stage?: StageName;
+  readonly outputsFile?: string;
+  readonly url?: string;
+  readonly key?: string;
+}
+
+/**
+ * A deployed stage's base URL: its stack's output `ApiBaseUrl`, from the outputs file when one is
+ * given (`{"petstore-staging": {"ApiBaseUrl": …}}`, as `cdk deploy --outputs-file` writes it: no
+ * AWS call), otherwise from CloudFormation DescribeStacks.
+ *
+ * @throws Error when the file cannot be read or parsed, or the stack or its output is missing.
+ */
+async function stageBaseUrl(
+  { cloudFormation }: SmokeDependencies,
+  { stage, outputsFile }: SmokeOptions,
+): Promise<string> {
+  const stack = stackName(stage as StageName);
+  if (outputsFile === undefined) {
+    return requireOutput(
+      await stackOutputs(cloudFormation, stack),
+      STACK_OUTPUTS.apiBaseUrl,
+      stack,
+    );
+  }
+  const outputs = JSON.parse(await readFile(outputsFile, 'utf8')) as Record<string, unknown>;
+  const ofStack = (outputs[stack] ?? {}) as Record<string, string>;
+  return requireOutput(new Map(Object.entries(ofStack)), STACK_OUTPUTS.apiBaseUrl, stack);
 }
 
 await runMain(import.meta.url, SMOKE_STYLE, (args, output) =>

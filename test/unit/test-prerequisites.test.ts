@@ -15,12 +15,15 @@ const CHROMIUM =
   'npm test: the API reference page is rendered in Chromium: install it, e.g. apt-get install -y chromium';
 const CFN_LINT =
   'npm test: the synthesized templates are checked by cfn-lint: install it, e.g. pip install cfn-lint==1.51.0';
+const SHELLCHECK =
+  "npm test: the workflows' run: scripts are checked by shellcheck: install it, e.g. apt-get install -y shellcheck";
 
 /** Shell scripts standing in for the programs, as `java -version` and `--version` answer. */
 const PROGRAMS = {
   java: `echo 'openjdk version "17.0.15" 2025-04-15' >&2`,
   chromium: 'echo Chromium 156.0.8078.79',
   'cfn-lint': 'echo cfn-lint 1.51.0',
+  shellcheck: 'echo ShellCheck - shell script analysis tool',
 };
 type Program = keyof typeof PROGRAMS;
 
@@ -59,7 +62,7 @@ afterEach(async () => {
 });
 
 describe('the prerequisites of npm test', () => {
-  it('are all there when java 17, chromium and cfn-lint run', async () => {
+  it('are all there when java 17, chromium, cfn-lint and shellcheck run', async () => {
     process.env.PATH = await pathWith();
 
     expect(missingTestPrerequisites()).toEqual([]);
@@ -69,6 +72,7 @@ describe('the prerequisites of npm test', () => {
     ['java', JAVA],
     ['chromium', CHROMIUM],
     ['cfn-lint', CFN_LINT],
+    ['shellcheck', SHELLCHECK],
   ] as const)('name a missing %s in one line, with how to install it', async (program, line) => {
     process.env.PATH = await pathWith(without(program));
 
@@ -96,7 +100,7 @@ describe('the prerequisites of npm test', () => {
     expect([run.status, run.stdout, run.stderr]).toEqual([
       1,
       '',
-      `${JAVA}\n${CHROMIUM}\n${CFN_LINT}\n`,
+      `${JAVA}\n${CHROMIUM}\n${CFN_LINT}\n${SHELLCHECK}\n`,
     ]);
   });
 
