@@ -193,6 +193,11 @@ async function restore(
     try {
       return await scanTable(target.client, tableName);
     } catch (error) {
+      if ((error as Error).name === 'ResourceNotFoundException' && tableName === goodTable) {
+        throw new Error(
+          `No table ${tableName} on ${target.description} to take the good copy from.`,
+        );
+      }
       throw target.explain(error, tableName);
     }
   };
