@@ -203,6 +203,25 @@ describe('restore on the local stack', () => {
     );
   });
 
+  it('never overwrites a pet put back by someone else after the comparison', async () => {
+    const bo = (pets as Pet[])[3] as Pet;
+    const stored = await storedPet(bo.id);
+    await deleteItem(liveTables.pets, { id: bo.id });
+    const putBackMeanwhile = { ...stored, name: 'Bo (put back by hand)' };
+    const racing = racingClient(
+      () => putItem(liveTables.pets, putBackMeanwhile),
+      (input) => 'Item' in input,
+    );
+
+    const raced = await restoreCommand(
+      ['--table', 'pets', '--from-table', goodPets, '--apply'],
+      racing,
+    );
+
+    expect(raced.code).toBe(1);
+    expect(await storedPet(bo.id)).toEqual(putBackMeanwhile);
+  });
+
   it('raises the id sequence when the whole table was lost, so ids stay unique', async () => {
     const { Item: good } = await documentClient.send(
       new GetCommand({ TableName: goodPets, Key: { id: PET_ID_SEQUENCE_ID } }),
