@@ -19,6 +19,7 @@ import {
   documentClient,
   endpoint,
   liveTables,
+  pointInTime,
   putItem,
   restoreCommand,
 } from '../../support/restore-command.ts';
@@ -178,6 +179,8 @@ describe('restore on the local stack', () => {
     expect(keysRun.stdout.at(-1)).toBe(
       '0 missing, 2 differing: 0 written, 2 left as is, 0 changed since the comparison, 0 failed.',
     );
+    // A good copy given by name is the operator's: never deleted (nor anything else asked of AWS).
+    expect(pointInTime.calls()).toEqual([]);
   });
 
   it('never overwrites a pet changed after the comparison; a run again completes', async () => {

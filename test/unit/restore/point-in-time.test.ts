@@ -57,6 +57,12 @@ describe('point-in-time restore of a stage table', () => {
     const restoring = restoreToPointInTime(client, 'petstore-staging-pets', at, (line) =>
       notes.push(line),
     );
+    let returned = false;
+    void restoring.then(() => {
+      returned = true;
+    });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(returned).toBe(false);
     await vi.advanceTimersByTimeAsync(120_000);
     const tableName = await restoring;
 
