@@ -36,6 +36,7 @@ const keys = new DynamoDBKeyStore(createDocumentClient(), liveTables.keys);
 const restorePoint = new Date(Date.now() - 3_600_000);
 const to = restorePoint.toISOString();
 const restored = restoredTableName(liveTables.keys, restorePoint);
+const restoreKeysOfStaging = ['--table', 'keys', '--to', to, '--stage', 'staging'];
 let lost: ApiKeyRecord;
 let revoked: ApiKeyRecord;
 
@@ -75,15 +76,7 @@ beforeEach(() => {
 
 describe('restore on a deployed stage', () => {
   it('restores the keys table to --to, compares, and with --keep leaves the restored table', async () => {
-    const { code, stdout, stderr } = await restoreCommand([
-      '--table',
-      'keys',
-      '--to',
-      to,
-      '--stage',
-      'staging',
-      '--keep',
-    ]);
+    const { code, stdout, stderr } = await restoreCommand([...restoreKeysOfStaging, '--keep']);
 
     expect(code).toBe(0);
     expect(pointInTime.commandCalls(RestoreTableToPointInTimeCommand)[0]?.args[0].input).toEqual({
@@ -104,15 +97,7 @@ describe('restore on a deployed stage', () => {
     apiGateway.on(CreateApiKeyCommand).resolves({ id: 'api-key-1' });
     apiGateway.on(CreateUsagePlanKeyCommand).resolves({});
 
-    const { code, stdout } = await restoreCommand([
-      '--table',
-      'keys',
-      '--to',
-      to,
-      '--stage',
-      'staging',
-      '--apply',
-    ]);
+    const { code, stdout } = await restoreCommand([...restoreKeysOfStaging, '--apply']);
 
     expect(code).toBe(0);
     expect(stdout).toContain(
