@@ -220,6 +220,8 @@ async function restore(
   if (restored && !options.keep && !(options.apply && incomplete(report))) {
     await deleteRestoredTable(dependencies.dynamodb, goodTable);
     dependencies.stderr(`Deleted ${goodTable} (--keep keeps it).`);
+  } else if (restored) {
+    dependencies.stderr(`Kept ${goodTable}: a run again with the same --to uses it.`);
   }
   return report;
 }

@@ -84,7 +84,10 @@ describe('restore on a deployed stage', () => {
       TargetTableName: restored,
       RestoreDateTime: restorePoint,
     });
-    expect(stderr).toEqual([`Restoring ${liveTables.keys} to ${to} into ${restored}…`]);
+    expect(stderr).toEqual([
+      `Restoring ${liveTables.keys} to ${to} into ${restored}…`,
+      `Kept ${restored}: a run again with the same --to uses it.`,
+    ]);
     expect(stdout.at(-1)).toBe(
       'Dry run, nothing written: 2 missing, 0 differing: 2 to write, 0 left as is (--apply writes).',
     );
