@@ -102,6 +102,9 @@ function keptAsLive(live: ApiKeyRecord, good: ApiKeyRecord): string[] {
     (live.plan !== good.plan || live.perMinute !== good.perMinute || live.perDay !== good.perDay) &&
       `plan ${planName(live.plan)} in the live table, ${planName(good.plan)} in the good copy: the live plan stays, as the gateway's usage plan has it (\`npm run keys -- set-plan\` moves it)`,
     live.owner !== good.owner && `owner differs: the live owner stays`,
+    ...(['usageIdentifier', 'createdAt'] as const)
+      .filter((name) => live[name] !== good[name])
+      .map((name) => `${name} differs: the live one stays`),
   ].filter((phrase): phrase is string => typeof phrase === 'string');
 }
 

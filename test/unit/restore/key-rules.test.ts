@@ -88,7 +88,14 @@ describe('restore rules of the keys table', () => {
 
   it('keeps the live plan, limits and owner, which match the gateway', () => {
     const good = proKey();
-    const live = { ...good, plan: 'enterprise', perMinute: 900, perDay: 9_000, owner: 'New owner' };
+    const live = {
+      ...good,
+      plan: 'enterprise',
+      perMinute: 900,
+      perDay: 9_000,
+      owner: 'New owner',
+      usageIdentifier: 'another-api-key-value',
+    };
 
     const [finding] = planKeys(stored(good), stored(live as ApiKeyRecord)).findings;
 
@@ -96,6 +103,7 @@ describe('restore rules of the keys table', () => {
     expect(finding?.kept).toEqual([
       "plan Enterprise in the live table, Pro in the good copy: the live plan stays, as the gateway's usage plan has it (`npm run keys -- set-plan` moves it)",
       'owner differs: the live owner stays',
+      'usageIdentifier differs: the live one stays',
     ]);
   });
 
