@@ -12,6 +12,7 @@ import {
   COUNTERS_TABLE,
   KEYS_TABLE,
   type KeyAttribute,
+  PETS_TABLE,
   TABLES,
   type TableDefinition,
 } from '../shared/dynamodb/tables.ts';
@@ -209,6 +210,9 @@ export class PetstoreStack extends Stack {
     }
     new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, { value: this.api.restApi.url });
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.api.restApi.restApiId });
+    new CfnOutput(this, STACK_OUTPUTS.petsTableName, {
+      value: this.table(PETS_TABLE).tableName,
+    });
     new CfnOutput(this, STACK_OUTPUTS.keysTableName, {
       value: this.table(KEYS_TABLE).tableName,
     });

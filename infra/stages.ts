@@ -68,6 +68,8 @@ export const STACK_OUTPUTS = {
   apiBaseUrl: 'ApiBaseUrl',
   /** Id of the RestApi. */
   restApiId: 'RestApiId',
+  /** Physical name of the pets table (read by the restore command). */
+  petsTableName: 'PetsTableName',
   /** Physical name of the keys table. */
   keysTableName: 'KeysTableName',
   /** Physical name of the counters table (rate-limit windows and bans). */

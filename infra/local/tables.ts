@@ -30,7 +30,11 @@ export async function createTables(
   return Object.fromEntries(TABLES.map((table) => [table.envVar, nameOf(table)]));
 }
 
-async function createTable(
+/**
+ * Creates one table of `table`'s definition named `TableName` (its keys, GSIs and TTL attribute),
+ * unless it exists.
+ */
+export async function createTable(
   client: DynamoDBDocumentClient,
   table: TableDefinition,
   TableName: string,

@@ -20,7 +20,7 @@ import {
   resourcePaths,
 } from '../../infra/routes.ts';
 import { STACK_OUTPUTS, STAGES, stackName, usagePlanOutputName } from '../../infra/stages.ts';
-import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
+import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../../shared/plans.ts';
 import { logicalId, stageOf, synthesizeStages } from '../support/petstore-app.ts';
@@ -240,12 +240,13 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('outputs', () => {
-    it('outputs the base URL, the RestApi id, the keys and counters tables and each usage plan id', () => {
+    it('outputs the base URL, the RestApi id, the pets, keys and counters tables and each usage plan id', () => {
       const outputs = template().findOutputs('*');
       expect(Object.keys(outputs).sort()).toEqual(
         [
           STACK_OUTPUTS.apiBaseUrl,
           STACK_OUTPUTS.restApiId,
+          STACK_OUTPUTS.petsTableName,
           STACK_OUTPUTS.keysTableName,
           STACK_OUTPUTS.countersTableName,
           STACK_OUTPUTS.dashboardUrl,
@@ -254,6 +255,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
         ].sort(),
       );
       expect(outputs[STACK_OUTPUTS.restApiId]?.Value).toEqual({ Ref: logicalId(stack(), 'Api') });
+      expect(outputs[STACK_OUTPUTS.petsTableName]?.Value).toEqual({
+        Ref: logicalId(stack(), PETS_TABLE.constructId),
+      });
       expect(outputs[STACK_OUTPUTS.keysTableName]?.Value).toEqual({
         Ref: logicalId(stack(), KEYS_TABLE.constructId),
       });

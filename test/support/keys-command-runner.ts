@@ -75,10 +75,14 @@ export const apiGatewayCalls = () =>
 
 /**
  * Before each test of the calling `describe`: a deployed stage whose stack outputs name `local`'s
- * tables, `restApiId` and a usage plan per standard plan (`usagePlanId`), and no API Gateway
- * behaviour until the test sets one.
+ * tables (its pets table too when given), `restApiId` and a usage plan per standard plan
+ * (`usagePlanId`), and no API Gateway behaviour until the test sets one.
  */
-export function useDeployedStageOf(local: KeysTables['local']): void {
+export function useDeployedStageOf(
+  local: Pick<KeysTables['local'], 'keysTableName' | 'countersTableName'> & {
+    readonly petsTableName?: string;
+  },
+): void {
   beforeEach(() => {
     cloudFormation.reset();
     apiGateway.reset();
@@ -89,6 +93,9 @@ export function useDeployedStageOf(local: KeysTables['local']): void {
           StackStatus: 'UPDATE_COMPLETE',
           CreationTime: new Date(),
           Outputs: [
+            ...(local.petsTableName === undefined
+              ? []
+              : [{ OutputKey: STACK_OUTPUTS.petsTableName, OutputValue: local.petsTableName }]),
             { OutputKey: STACK_OUTPUTS.keysTableName, OutputValue: local.keysTableName },
             { OutputKey: STACK_OUTPUTS.countersTableName, OutputValue: local.countersTableName },
             { OutputKey: STACK_OUTPUTS.restApiId, OutputValue: restApiId },

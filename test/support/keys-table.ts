@@ -8,6 +8,7 @@ import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
+import { racingClient } from './racing-client.ts';
 
 /** A client of the run's DynamoDB Local; the test file destroys it after its tests. */
 export const client = createDocumentClient();
@@ -33,20 +34,10 @@ export function setNow(iso: string) {
  * first: a concurrent change landing between the store's read and its write, every time.
  */
 export function interleaved(change: () => Promise<unknown>): DynamoDBKeyStore {
-  const racing = createDocumentClient();
-  let pending: (() => Promise<unknown>) | undefined = change;
-  racing.middlewareStack.add(
-    (next) => async (args) => {
-      const run = pending;
-      if (run && 'TransactItems' in (args.input as object)) {
-        pending = undefined;
-        await run();
-      }
-      return next(args);
-    },
-    { step: 'initialize' },
+  return new DynamoDBKeyStore(
+    racingClient(change, (input) => 'TransactItems' in input),
+    tableName,
   );
-  return new DynamoDBKeyStore(racing, tableName);
 }
 
 /** Every row of a key as DynamoDB holds them, ordered by hash. */

@@ -97,15 +97,7 @@ async function openLocalStack({
   openRateLimitBans,
   openKeyUsage,
 }: TargetDependencies): Promise<Target> {
-  if (!local.hasCredentials) {
-    throw new Error(
-      `No DynamoDB Local credentials in ${local.credentialsFile}: start the local stack once with \`npm start\`, which creates them.`,
-    );
-  }
-  await local.prepare?.();
-  const where = local.prepare
-    ? `DynamoDB at ${local.endpoint} (DYNAMODB_ENDPOINT)`
-    : `DynamoDB Local at ${local.endpoint}`;
+  const { where, explain } = await openLocalDynamoDB(local);
   return {
     description: `the local stack (table ${local.keysTableName} on ${where})`,
     keysTableName: local.keysTableName,
@@ -116,6 +108,39 @@ async function openLocalStack({
       bans: openRateLimitBans(local.countersTableName, local.endpoint),
       usage: openKeyUsage(local.countersTableName, local.endpoint),
     }),
+    explain,
+  };
+}
+
+/** The local stack's DynamoDB as a command reaches it: its URL, credentials, and readying. */
+export type LocalDynamoDB = Pick<
+  TargetDependencies['local'],
+  'endpoint' | 'credentialsFile' | 'hasCredentials' | 'prepare'
+>;
+
+/**
+ * Readies the local stack's DynamoDB for a command (the keys and restore commands).
+ *
+ * @returns How messages name it (`DynamoDB Local at …`), and how a failure on one of its tables
+ *   reads: not answering, or no such table, each with what to do.
+ * @throws Error when the local stack has no credentials file yet (it was never started), or a
+ *   `DYNAMODB_ENDPOINT` of the user's does not answer.
+ */
+export async function openLocalDynamoDB(local: LocalDynamoDB): Promise<{
+  readonly where: string;
+  readonly explain: Target['explain'];
+}> {
+  if (!local.hasCredentials) {
+    throw new Error(
+      `No DynamoDB Local credentials in ${local.credentialsFile}: start the local stack once with \`npm start\`, which creates them.`,
+    );
+  }
+  await local.prepare?.();
+  const where = local.prepare
+    ? `DynamoDB at ${local.endpoint} (DYNAMODB_ENDPOINT)`
+    : `DynamoDB Local at ${local.endpoint}`;
+  return {
+    where,
     explain: (error, tableName) => {
       if ((error as { code?: unknown } | undefined)?.code === 'ECONNREFUSED') {
         return new Error(

@@ -1,0 +1,28 @@
+/**
+ * `npm run restore -- --table pets|keys (--to TIME | --from-table NAME) [--apply] …`: the argv entry
+ * of the restore command (restore/program.ts, `--help`): the local stack's DynamoDB Local on
+ * `DYNAMODB_PORT` (or the DynamoDB of `DYNAMODB_ENDPOINT`) with `.petstore/dynamodb.env`, or a stage.
+ */
+// The SDK's Node version notice is nothing a user of the command can act on.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KEYS_TABLE, PETS_TABLE } from '../../shared/dynamodb/tables.ts';
+import { commandTables } from './local-dynamodb.ts';
+import { runMain } from './program.ts';
+import { RESTORE_STYLE, runRestoreCommand } from './restore/program.ts';
+
+await runMain(import.meta.url, RESTORE_STYLE, (args, output) => {
+  const { local, nameOf, client } = commandTables();
+  return runRestoreCommand(args, {
+    local: { ...local, petsTableName: nameOf(PETS_TABLE), keysTableName: nameOf(KEYS_TABLE) },
+    // An empty endpoint means AWS.
+    openClient: (endpoint = '') => client(endpoint),
+    dynamodb: new DynamoDBClient({}),
+    cloudFormation: new CloudFormationClient({}),
+    apiGateway: new APIGatewayClient({}),
+    ...output,
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * Where the restore command works: the local stack (DynamoDB Local, or `DYNAMODB_ENDPOINT`) or a
+ * deployed stage (`--stage`, its tables found through the stack outputs), as the keys command.
+ */
+import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { KEYS_TABLE, PETS_TABLE } from '../../../shared/dynamodb/tables.ts';
+import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
+import { STACK_OUTPUTS, type StageName, stackName } from '../../stages.ts';
+import { apiKeyIdsNamed, registerApiKey, usagePlanDestination } from '../keys/api-gateway.ts';
+import { type Deployment, type LocalDynamoDB, openLocalDynamoDB } from '../keys/target.ts';
+import { UndoSteps } from '../keys/undo.ts';
+import type { CommandOutput } from '../program.ts';
+import { requireOutput, stackOutputs } from '../stack-outputs.ts';
+
+/** The tables a restore puts items back into. */
+export const RESTORABLE_TABLES = { pets: PETS_TABLE, keys: KEYS_TABLE } as const;
+
+/** `pets` or `keys`, as `--table` names them. */
+export type RestorableTable = keyof typeof RESTORABLE_TABLES;
+
+/**
+ * What the command needs from the outside world, injected so that tests run it in-process: the
+ * local stack's DynamoDB and tables, clients of a stage's DynamoDB, CloudFormation and API
+ * Gateway, the clock, and the output.
+ */
+export interface RestoreCommandDependencies extends CommandOutput {
+  readonly local: LocalDynamoDB & {
+    readonly petsTableName: string;
+    readonly keysTableName: string;
+  };
+  /**
+   * A document client of DynamoDB Local when `endpoint` is given, otherwise of the deployed
+   * stage's DynamoDB on AWS (default credential chain).
+   */
+  readonly openClient: (endpoint?: string) => DynamoDBDocumentClient;
+  /** The stage's DynamoDB on AWS, for point-in-time recovery (`--to`). */
+  readonly dynamodb: DynamoDBClient;
+  /** Reads a deployed stage's stack outputs (DescribeStacks). */
+  readonly cloudFormation: CloudFormationClient;
+  /** Re-creates a restored key's API key and usage plan binding on a stage. */
+  readonly apiGateway: APIGatewayClient;
+  /** Epoch milliseconds. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** The live table of a restore, where it is, and how a failure on a table reads. */
+export interface RestoreTarget {
+  /** For messages, e.g. `the local stack (DynamoDB Local at …)`, `stage staging`. */
+  readonly description: string;
+  readonly liveTable: string;
+  readonly client: DynamoDBDocumentClient;
+  /** Turns a failure on a table into an error that tells the operator what to do. */
+  readonly explain: (error: unknown, tableName: string) => Error;
+  /** The stage's stack; absent on the local stack. */
+  readonly deployed?: Deployment;
+}
+
+/**
+ * Opens the live table `table` on the local stack (`stage` undefined) or a deployed stage.
+ *
+ * @throws Error when the local stack was never started, or the stage's stack cannot be read or
+ *   lacks the table's output.
+ */
+export async function openRestoreTarget(
+  stage: StageName | undefined,
+  table: RestorableTable,
+  dependencies: RestoreCommandDependencies,
+): Promise<RestoreTarget> {
+  const { local, openClient, cloudFormation } = dependencies;
+  if (stage === undefined) {
+    const { where, explain } = await openLocalDynamoDB(local);
+    return {
+      description: `the local stack (${where})`,
+      liveTable: table === 'pets' ? local.petsTableName : local.keysTableName,
+      client: openClient(local.endpoint),
+      explain,
+    };
+  }
+  const stack = stackName(stage);
+  const outputs = await stackOutputs(cloudFormation, stack);
+  const output = table === 'pets' ? STACK_OUTPUTS.petsTableName : STACK_OUTPUTS.keysTableName;
+  return {
+    description: `stage ${stage} (stack ${stack})`,
+    liveTable: requireOutput(outputs, output, stack),
+    client: openClient(),
+    explain: (error) => error as Error,
+    deployed: { stack, outputs },
+  };
+}
+
+/**
+ * Re-creates the API key of a key put back on a stage, in its plan's usage plan, when API Gateway
+ * has none named after the key (`registerApiKey`; a half-made one is deleted again). A revoked
+ * key needs none.
+ *
+ * @returns A phrase for the report, or `undefined` when nothing was needed.
+ * @throws Error when API Gateway refuses, after the undo.
+ */
+export async function ensureApiKey(
+  apiGateway: APIGatewayClient,
+  record: ApiKeyRecord,
+  deployed: Deployment,
+): Promise<string | undefined> {
+  if (record.revokedAt) return undefined;
+  if ((await apiKeyIdsNamed(apiGateway, record.keyId)).length > 0) return undefined;
+  const undo = new UndoSteps();
+  const { apiKeyId, usagePlanId } = await undo.run(
+    () => registerApiKey(apiGateway, record, usagePlanDestination(record.plan, deployed), undo),
+    (failure, undone) =>
+      new Error(
+        `API Gateway refused the API key of ${record.keyId} (${failure.message}); undone: ${undone.join(', ') || 'nothing'}.`,
+        { cause: failure },
+      ),
+  );
+  return `API Gateway API key ${apiKeyId} re-created in usage plan ${usagePlanId}`;
+}
