@@ -10,7 +10,6 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/routes.ts';
-import { CURSOR_KEY_SECRET } from '../../infra/secrets.ts';
 import { STAGE_SETTINGS, STAGES, type StageName, stackName } from '../../infra/stages.ts';
 import {
   COUNTERS_TABLE,
@@ -20,6 +19,7 @@ import {
   TABLES,
 } from '../../shared/dynamodb/tables.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
+import { CURSOR_KEY_SECRET } from '../../shared/secret-definitions.ts';
 import { SECRET_READ_BOUNDS } from '../../shared/secrets.ts';
 import {
   banEnvironment,
