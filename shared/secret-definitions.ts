@@ -3,7 +3,7 @@
  * operations.ts), grants it to that function alone and hands it its ARN; the local stack, which
  * has no Secrets Manager, hands it the value itself. Read by secrets.ts.
  */
-import { CURSOR_KEY_MIN_LENGTH } from './pets/cursor.ts';
+import { CURSOR_KEY_MIN_LENGTH } from './pets/cursor-key.ts';
 import type { SettingName } from './settings.ts';
 
 /** A secret of the service, one per stage. */
