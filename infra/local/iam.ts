@@ -112,8 +112,7 @@ async function startEndpoint(
   const deniedCall = denialOf(definition, settings);
   const role = `petstore-local-${definition.constructId}Role`;
   const caller = `arn:aws:sts::${LOCAL_ACCOUNT_ID}:assumed-role/${role}/${localFunctionName(definition)}`;
-  const server = createServer({ keepAliveTimeout: 65_000 }, async (incoming, answer) => {
-    const body = Buffer.concat(await incoming.toArray());
+  const judge = (incoming: IncomingMessage, answer: ServerResponse, body: Buffer) => {
     const operation = String(incoming.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
     const denied = deniedCall(operation, parsed(body));
     if (!denied) return forward(incoming, body, answer, target);
@@ -123,6 +122,13 @@ async function startEndpoint(
         __type: 'com.amazon.coral.service#AccessDeniedException',
         Message: `User: ${caller} is not authorized to perform: ${denied.action} on resource: ${denied.resource} because no identity-based policy allows the ${denied.action} action`,
       }),
+    );
+  };
+  const server = createServer({ keepAliveTimeout: 65_000 }, (incoming, answer) => {
+    incoming.toArray().then(
+      (chunks) => judge(incoming, answer, Buffer.concat(chunks)),
+      // The caller went away mid-request: nothing to judge or answer.
+      () => incoming.socket.destroy(),
     );
   });
   server.on('connection', (socket) => socket.unref());
@@ -150,7 +156,7 @@ function forward(incoming: IncomingMessage, body: Buffer, answer: ServerResponse
     { method: incoming.method, headers: incoming.headers, agent: upstream },
     (response) => {
       answer.writeHead(response.statusCode ?? 500, response.headers);
-      response.pipe(answer);
+      response.on('error', () => answer.destroy()).pipe(answer);
     },
   );
   outgoing.on('error', () => incoming.socket.destroy());
