@@ -9,11 +9,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { BUNDLING } from '../infra/constructs/service-function.ts';
-import { REPOSITORY_ROOT } from '../infra/repository.ts';
-import { AUTHORIZER, functionSecrets, ROUTES } from '../infra/routes.ts';
+import { functionSecrets } from '../infra/routes.ts';
 import { TABLES } from '../shared/dynamodb/tables.ts';
+import { bundleFunction, FUNCTIONS } from './bundles.ts';
 import { percentiles } from './stats.ts';
 
 const NODE = process.env.BENCH_NODE ?? process.execPath;
@@ -41,27 +39,6 @@ const ENVIRONMENT = {
 };
 
 const KiB = 1024;
-
-/** Builds `entry` as the stack does; returns the path of its `index.mjs`. */
-async function bundle(entry: string, outdir: string): Promise<string> {
-  const outfile = join(outdir, 'index.mjs');
-  await build({
-    entryPoints: [join(REPOSITORY_ROOT, entry)],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: BUNDLING.target,
-    format: 'esm',
-    mainFields: BUNDLING.mainFields,
-    minify: BUNDLING.minify,
-    sourcemap: BUNDLING.sourceMap,
-    sourcesContent: BUNDLING.sourcesContent ?? true,
-    external: BUNDLING.externalModules,
-    banner: { js: BUNDLING.banner ?? '' },
-    logLevel: 'error',
-  });
-  return outfile;
-}
 
 /** Milliseconds elapsed and of CPU time while a fresh process imports `file` with `flags`. */
 function importTime(file: string, flags: readonly string[]): { elapsed: number; cpu: number } {
@@ -104,22 +81,18 @@ function summary({ id, file, plain, cpu, withMaps }: Bundle) {
 /** The 1-minute load average, one decimal. */
 const load = () => (loadavg()[0] ?? 0).toFixed(1);
 
-const functions = [
-  ...ROUTES.map((route) => ({ id: route.constructId, entry: route.entry })),
-  { id: AUTHORIZER.constructId, entry: AUTHORIZER.entry },
-];
 const outdir = mkdtempSync(join(tmpdir(), 'petstore-cold-'));
 try {
   const built = async (id: string, entry: string): Promise<Bundle> => ({
     id,
-    file: await bundle(entry, join(outdir, id)),
+    file: (await bundleFunction(entry, join(outdir, id))).file,
     plain: [],
     cpu: [],
     withMaps: [],
   });
   const floorBundle = await built('floor', 'bench/floor.ts');
   const bundles = [floorBundle];
-  for (const { id, entry } of functions) bundles.push(await built(id, entry));
+  for (const { id, entry } of FUNCTIONS) bundles.push(await built(id, entry));
   const loadBefore = load();
   for (let round = 0; round < ROUNDS; round += 1) {
     const start = round % bundles.length;

@@ -11,10 +11,13 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { startGateway } from '../infra/local/gateway.ts';
+import { grantedEndpoint } from '../infra/local/iam.ts';
 import type { OperationHandlers } from '../infra/local/invocation.ts';
+import { ROUTES } from '../infra/routes.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
 import { DynamoDBPetStore } from '../shared/dynamodb/pet-store.ts';
 import { IDEMPOTENCY_TABLE, PETS_TABLE } from '../shared/dynamodb/tables.ts';
+import type { OperationId } from '../shared/operations.ts';
 import { CursorCodec } from '../shared/pets/cursor.ts';
 import type { PetStatus } from '../shared/pets/schemas.ts';
 import { cursorCodecFromSettings } from '../shared/secrets.ts';
@@ -45,12 +48,20 @@ await withLocalStack(async (endpoint, javaPid) => {
   const listed = await seedAvailablePets(endpoint);
   // Read by the functions' clients, built at their first request.
   process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
-  const client = createDocumentClient({ endpoint: proxy.endpoint });
+  // Each floor calls through its operation's role endpoint (infra/local/iam.ts), as the operation.
+  const clients = Object.fromEntries(
+    await Promise.all(
+      ROUTES.map(async (route) => [
+        route.operationId,
+        createDocumentClient({ endpoint: await grantedEndpoint(route) }),
+      ]),
+    ),
+  ) as FloorClients;
   const { token } = await unlimitedKey();
   // An hour: no authorizer call during the run, as with a warm cache.
   const warm = { port: 0, authorizerCacheTtlSeconds: 3_600 };
   const gateway = await startGateway(warm);
-  const floor = await startGateway({ ...warm, operations: floorHandlers(client) });
+  const floor = await startGateway({ ...warm, operations: floorHandlers(clients) });
   try {
     const body = JSON.stringify({ name: 'Rex', categoryId: 1, status: 'available' });
     const send = async (url: string, c: Case, path: string) => {
@@ -148,7 +159,7 @@ await withLocalStack(async (endpoint, javaPid) => {
   } finally {
     await gateway.close();
     await floor.close();
-    client.destroy();
+    for (const client of Object.values(clients)) client.destroy();
     await proxy.close();
   }
 });
@@ -179,18 +190,21 @@ async function seedAvailablePets(endpoint: string): Promise<number[]> {
   return ids.sort((a, b) => a - b);
 }
 
+/** A client per operation, each on its role's DynamoDB endpoint. */
+type FloorClients = Readonly<Record<OperationId, ReturnType<typeof createDocumentClient>>>;
+
 /**
  * The floors: each answers its operation's request with only that operation's one store call on
- * `client`: getPet a strongly consistent GetItem, listPets the store's uncached page (every shard's
- * Query of the status, in parallel: one round trip, through the production `DynamoDBPetStore`
- * without page cache and without limiter), createPet a conditional PutItem of the pet, with
- * `Idempotency-Key` a transaction of the pet and its record. Floor pets get ids from 2^50 up, far
- * above the service's, and status `pending`.
+ * its client of `clients`: getPet a strongly consistent GetItem, listPets the store's uncached
+ * page (every shard's Query of the status, in parallel: one round trip, through the production
+ * `DynamoDBPetStore` without page cache and without limiter), createPet a conditional PutItem of
+ * the pet, with `Idempotency-Key` a transaction of the pet and its record. Floor pets get ids from
+ * 2^50 up, far above the service's, and status `pending`.
  */
-function floorHandlers(client: ReturnType<typeof createDocumentClient>): OperationHandlers {
+function floorHandlers(clients: FloorClients): OperationHandlers {
   const pets = process.env[PETS_TABLE.envVar];
   const records = process.env[IDEMPOTENCY_TABLE.envVar];
-  const store = new DynamoDBPetStore(client, { pets: String(pets) });
+  const store = new DynamoDBPetStore(clients.listPets, { pets: String(pets) });
   const cursors = cursorCodecFromSettings();
   let nextId = 2 ** 50;
   type Event = {
@@ -206,7 +220,7 @@ function floorHandlers(client: ReturnType<typeof createDocumentClient>): Operati
   return {
     getPet: async (event) => {
       const id = Number((event as Event).pathParameters?.petId);
-      const { Item } = await client.send(
+      const { Item } = await clients.getPet.send(
         new GetCommand({ TableName: pets, Key: { id }, ConsistentRead: true }),
       );
       return ok(200, Item);
@@ -225,10 +239,10 @@ function floorHandlers(client: ReturnType<typeof createDocumentClient>): Operati
       const put = { TableName: pets, Item: pet, ConditionExpression: 'attribute_not_exists(id)' };
       const key = (event as Event).headers['idempotency-key'];
       if (key === undefined) {
-        await client.send(new PutCommand(put));
+        await clients.createPet.send(new PutCommand(put));
       } else {
         const record = { id: `floor#${key}`, status: 'COMPLETED', response: JSON.stringify(pet) };
-        await client.send(
+        await clients.createPet.send(
           new TransactWriteCommand({
             TransactItems: [
               { Put: put },

@@ -1,17 +1,15 @@
 /** Lambda entry of listPets (`GET /pets`): `operations/list-pets.ts` on the DynamoDB adapters. */
-import { createDynamoDBBase } from '../shared/dynamodb/base.ts';
+import { dynamoDBContainer } from '../shared/dynamodb/base.ts';
 import { DynamoDBPetStore } from '../shared/dynamodb/pet-store.ts';
 import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
 import { PageCache } from '../shared/pets/page-cache.ts';
 import { listPetsHandler } from './operations/list-pets.ts';
 
-const base = createDynamoDBBase();
-// Module scope: the instance keeps its pages across invocations (docs/architecture.md).
-const pageCache = new PageCache();
-
 /** Lambda handler of listPets: API Gateway REST proxy event in, proxy result out. */
-export const handler = listPetsHandler({
-  settings: base.settings,
-  pets: DynamoDBPetStore.from(base, { pageCache }),
-  rateLimiter: DynamoDBRateLimiter.from(base),
-});
+export const handler = listPetsHandler(
+  dynamoDBContainer({
+    // Module scope: the instance keeps its pages across invocations (docs/architecture.md).
+    pets: (base) => DynamoDBPetStore.from(base, { pageCache: new PageCache() }),
+    rateLimiter: (base) => DynamoDBRateLimiter.from(base),
+  }),
+);

@@ -19,12 +19,12 @@ import {
 import { SERVICE_NAME } from '../shared/logger.ts';
 import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
+import type { SecretDefinition } from '../shared/secret-definitions.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { AUTHORIZER, functionSecrets, ROUTES } from './routes.ts';
-import type { SecretDefinition } from './secrets.ts';
 import {
   isStageName,
   STACK_OUTPUTS,

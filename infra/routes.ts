@@ -1,8 +1,9 @@
 /**
- * The route table, the map of the service: one row per operation of docs/openapi.yaml, holding
- * what differs per operation (method, path, scope, handler file, DynamoDB calls, secrets,
- * deprecation). The stack builds one function and one method per row, the local gateway routes by
- * the same rows, the functions read their rows' data. Where each behaviour lives:
+ * The route table, the map of the service: one row per operation, its runtime part (method, path,
+ * scope, deprecation, secrets) from shared/operations.ts, beside what only the deployment knows
+ * (handler file, construct id, DynamoDB calls). The stack builds one function and one method per
+ * row, the local gateway routes by the same rows, the functions read their operation's row in
+ * shared/operations.ts. Where each behaviour lives:
  *
  * - an operation's handler: its row's `entry` (functions/*.ts) → functions/operations/*.ts
  * - the handler chain (middy, in order): shared/http/handler.ts, shared/http/middleware.ts
@@ -10,14 +11,14 @@
  *   shared/dynamodb/rate-limiter.ts; the plans' numbers: shared/plans.ts
  * - idempotency (createPet): shared/http/idempotent.ts, shared/http/idempotency-key.ts
  * - the authorizer and scopes: `AUTHORIZER.entry` → functions/operations/authorizer.ts,
- *   shared/keys/scopes.ts (a row's `scope`), shared/keys/token.ts
+ *   shared/keys/scopes.ts (an operation's `scope`), shared/keys/token.ts
  * - errors: shared/http/errors.ts (catalogue), shared/http/error-mapping.ts; the gateway's own:
  *   infra/gateway-responses.ts
  * - tables and grants: shared/dynamodb/tables.ts; a row's `tableAccess` →
  *   infra/constructs/service-function.ts, enforced locally by infra/local/iam.ts
- * - secrets: a row's `secrets` → infra/secrets.ts; read by shared/secrets.ts
+ * - secrets: an operation's `secrets` → shared/secret-definitions.ts; read by shared/secrets.ts
  * - settings (every environment variable): shared/settings.ts
- * - deprecation: a row's `deprecation` → shared/http/deprecation.ts
+ * - deprecation: an operation's `deprecation` → shared/http/deprecation.ts
  * - paging and the cursor: shared/pets/cursor.ts, shared/http/page-link.ts,
  *   shared/dynamodb/pet-store.ts, shared/pets/page-cache.ts
  * - the stage and paths (`v1`, `/pets`): shared/paths.ts
@@ -37,13 +38,13 @@ import {
   STATUS_INDEX,
   type TableDefinition,
 } from '../shared/dynamodb/tables.ts';
-import type { Deprecation } from '../shared/http/deprecation.ts';
-import type { Scope } from '../shared/keys/scopes.ts';
-import { PET_PATH, PETS_PATH } from '../shared/paths.ts';
-import { CURSOR_KEY_SECRET, type SecretDefinition } from './secrets.ts';
-
-/** HTTP methods the API serves. */
-export type HttpMethod = 'GET' | 'POST';
+import {
+  type HttpMethod,
+  OPERATIONS,
+  type Operation,
+  type OperationId,
+} from '../shared/operations.ts';
+import type { SecretDefinition } from '../shared/secret-definitions.ts';
 
 /**
  * DynamoDB actions a function may call on one table, optionally also on one of its GSIs. The stack
@@ -64,11 +65,7 @@ export interface FunctionDefinition {
   readonly constructId: string;
   /** Exactly the DynamoDB calls the function makes. */
   readonly tableAccess: readonly TableAccess[];
-  /**
-   * The secrets it reads (through the AWS Parameters and Secrets Lambda Extension, deployed):
-   * exactly these are granted to it, their ARNs and the extension given to it.
-   * @default - none
-   */
+  /** The secrets it reads (an operation's `secrets`). @default - none */
   readonly secrets?: readonly SecretDefinition[];
 }
 
@@ -81,48 +78,25 @@ const RATE_LIMITER_ACCESS: TableAccess = {
   actions: ['dynamodb:UpdateItem'],
 };
 
-/** One operation of the API. */
-export interface RouteDefinition extends FunctionDefinition {
-  /** The spec's operation name, also the OpenAPI operationId. */
-  readonly operationId: 'listPets' | 'createPet' | 'getPet';
-  readonly method: HttpMethod;
-  /** API Gateway resource path relative to the stage (shared/paths.ts), `{name}` a path parameter. */
-  readonly path: string;
-  /** The scope a key needs to call it: the authorizer's policy allows it only to such keys. */
-  readonly scope: Scope;
-  /**
-   * The operation's deprecation: its function answers with its Deprecation, Sunset and Link headers
-   * (`deprecationHeaders`), docs/openapi.yaml marks it `deprecated`.
-   * @default - not deprecated
-   */
-  readonly deprecation?: Deprecation;
-}
+/** One operation of the API: its runtime part and the function that serves it. */
+export interface RouteDefinition extends FunctionDefinition, Operation {}
 
 /**
- * Every operation of the API, in the spec's order. Each row's `tableAccess` is its store's calls and
- * the rate limiter's. createPet leases blocks of ids from the sequence item of the pets table
- * (UpdateItem) and puts the pet (PutItem), with an Idempotency-Key in one transaction with its
- * idempotency record (PutItem on each table).
+ * The function of each operation. Each `tableAccess` is its store's calls and the rate limiter's.
+ * createPet leases blocks of ids from the sequence item of the pets table (UpdateItem) and puts the
+ * pet (PutItem), with an Idempotency-Key in one transaction with its idempotency record (PutItem on
+ * each table).
  */
-export const ROUTES: readonly RouteDefinition[] = [
-  {
-    operationId: 'listPets',
-    method: 'GET',
-    path: PETS_PATH,
-    scope: 'pets:read',
+const OPERATION_FUNCTIONS: Readonly<Record<OperationId, FunctionDefinition>> = {
+  listPets: {
     entry: 'functions/list-pets.ts',
     constructId: 'ListPetsFunction',
     tableAccess: [
       { table: PETS_TABLE, actions: ['dynamodb:Query'], index: STATUS_INDEX },
       RATE_LIMITER_ACCESS,
     ],
-    secrets: [CURSOR_KEY_SECRET],
   },
-  {
-    operationId: 'createPet',
-    method: 'POST',
-    path: PETS_PATH,
-    scope: 'pets:write',
+  createPet: {
     entry: 'functions/create-pet.ts',
     constructId: 'CreatePetFunction',
     tableAccess: [
@@ -131,29 +105,25 @@ export const ROUTES: readonly RouteDefinition[] = [
       { table: IDEMPOTENCY_TABLE, actions: ['dynamodb:PutItem'] },
     ],
   },
-  {
-    operationId: 'getPet',
-    method: 'GET',
-    path: PET_PATH,
-    scope: 'pets:read',
+  getPet: {
     entry: 'functions/get-pet.ts',
     constructId: 'GetPetFunction',
     tableAccess: [{ table: PETS_TABLE, actions: ['dynamodb:GetItem'] }, RATE_LIMITER_ACCESS],
-    // The spec's date of removal; listPets with its `status` filter replaces it.
-    deprecation: {
-      deprecatedAt: new Date('2026-11-21T00:00:00Z'),
-      sunset: new Date('2030-12-05T00:00:00Z'),
-      successor: PETS_PATH,
-    },
   },
-];
+};
+
+/** Every operation of the API with its function, in the spec's order (shared/operations.ts). */
+export const ROUTES: readonly RouteDefinition[] = OPERATIONS.map((operation) => ({
+  ...OPERATION_FUNCTIONS[operation.operationId],
+  ...operation,
+}));
 
 /**
  * The route of an operation.
  *
  * @throws Error when no route has the operation id.
  */
-export function routeOf(operationId: RouteDefinition['operationId']): RouteDefinition {
+export function routeOf(operationId: OperationId): RouteDefinition {
   const route = ROUTES.find((row) => row.operationId === operationId);
   if (!route) throw new Error(`No route has the operation ${operationId}`);
   return route;

@@ -12,7 +12,6 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { ROUTES } from '../../infra/routes.ts';
 import { invocationBudgetMs, withDeadline } from '../../shared/deadline.ts';
 import { authorizationValues, bearerToken } from '../../shared/http/bearer.ts';
 import type { KeyLookup } from '../../shared/keys/key-lookup.ts';
@@ -20,6 +19,7 @@ import { keyRefusal, limitsOfKey } from '../../shared/keys/key-records.ts';
 import type { Scope } from '../../shared/keys/scopes.ts';
 import { mayBeKeyOf, type TokenStage, tokenStageOf } from '../../shared/keys/token.ts';
 import { logger } from '../../shared/logger.ts';
+import { OPERATIONS } from '../../shared/operations.ts';
 import type { Settings } from '../../shared/settings.ts';
 
 /**
@@ -37,7 +37,7 @@ export const KEY_LOOKUP_DEADLINE_MS = 3_000;
  */
 export function allowedMethodArns(methodArn: string, scopes: readonly Scope[]): string[] {
   const [arnPrefix = '', stage = '*'] = methodArn.split('/');
-  return ROUTES.filter((route) => scopes.includes(route.scope)).map(
+  return OPERATIONS.filter((route) => scopes.includes(route.scope)).map(
     (route) => `${arnPrefix}/${stage}/${route.method}${route.path.replace(/\{\w+\}/g, '*')}`,
   );
 }

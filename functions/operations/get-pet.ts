@@ -3,12 +3,12 @@
  * `invalid_parameter` when `petId` is not a positive integer; 404 `pet_not_found`. Every answer
  * carries the Deprecation, Sunset and Link headers of its row's `deprecation`.
  */
-import { type RouteDefinition, routeOf } from '../../infra/routes.ts';
 import type { Container } from '../../shared/container.ts';
 import { deprecationHeaders } from '../../shared/http/deprecation.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
+import { type Operation, operationOf } from '../../shared/operations.ts';
 import { PetNotFoundError } from '../../shared/pets/errors.ts';
 import { type Pet, PetIdSchema } from '../../shared/pets/schemas.ts';
 
@@ -16,12 +16,12 @@ import { type Pet, PetIdSchema } from '../../shared/pets/schemas.ts';
  * The Lambda handler of getPet on `container`'s pet store and rate limiter: the pet is read beside
  * the limiter's call (`beside`), one round trip for both.
  *
- * @param route Its row of the route table, whose `deprecation` sets the headers.
- *   @default routeOf('getPet')
+ * @param route Its operation's row, whose `deprecation` sets the headers.
+ *   @default operationOf('getPet')
  */
 export function getPetHandler(
   container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>,
-  route: Pick<RouteDefinition, 'deprecation'> = routeOf('getPet'),
+  route: Pick<Operation, 'deprecation'> = operationOf('getPet'),
 ) {
   const { pets } = container;
   return httpHandler<Pet | undefined>(

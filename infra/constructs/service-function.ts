@@ -21,10 +21,10 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { TableDefinition } from '../../shared/dynamodb/tables.ts';
+import type { SecretDefinition } from '../../shared/secret-definitions.ts';
 import { SECRET_READ_BOUNDS } from '../../shared/secrets.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
 import { FUNCTION_TIMEOUT_SECONDS, type FunctionDefinition } from '../routes.ts';
-import type { SecretDefinition } from '../secrets.ts';
 import { alarmOnSum } from './alarms.ts';
 
 /** Entries in the route table are relative to the repository root, whatever the cwd. */

@@ -1,13 +1,14 @@
 /**
- * IAM on the local stack: each function's DynamoDB client allows exactly what the function's role
- * is granted on AWS (its `tableAccess` in infra/routes.ts, from which ServiceFunction grants) and
- * refuses anything else with DynamoDB's AccessDeniedException. DynamoDB Local enforces no IAM.
+ * IAM on the local stack, enforced from outside the functions as AWS enforces it: each function's
+ * role gets its own DynamoDB endpoint on loopback (the `DYNAMODB_ENDPOINT` of its environment),
+ * which passes to DynamoDB Local exactly the calls the role is granted on AWS (its `tableAccess` in
+ * infra/routes.ts, from which ServiceFunction grants) and answers anything else with DynamoDB's
+ * AccessDeniedException. DynamoDB Local enforces no IAM.
  */
+import { once } from 'node:events';
+import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { basename } from 'node:path';
-import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { clientPolicy } from '../../shared/dynamodb/clients.ts';
-import type { Settings } from '../../shared/settings.ts';
+import { readSettings, requiredSetting, type Settings } from '../../shared/settings.ts';
 import type { FunctionDefinition } from '../routes.ts';
 import { LOCAL_ACCOUNT_ID } from './events.ts';
 
@@ -31,7 +32,7 @@ const TRANSACTION_ITEM_ACTIONS: Readonly<Record<string, string>> = {
   Get: 'dynamodb:GetItem',
 };
 
-/** The parts of a request's input that name tables and indexes. */
+/** The parts of a request's JSON body that name tables and indexes. */
 interface RequestInput {
   TableName?: string;
   IndexName?: string;
@@ -40,61 +41,23 @@ interface RequestInput {
 }
 
 /**
- * Makes `client` refuse every DynamoDB call that `definition`'s role would not be allowed, as IAM
- * does: an action on a table ARN (or, for a Query or Scan with `IndexName`, on the index ARN);
- * each item of a transaction needs its own action (PutItem, UpdateItem, DeleteItem,
- * ConditionCheckItem, GetItem) on its table; a batch needs BatchWriteItem/BatchGetItem on each
- * table. Tables are matched by their name in `settings` (or their local name).
- * ARNs carry `settings.AWS_REGION` (default `us-east-1`) and the local account id.
+ * The permissions IAM checks for one call: the action on a table ARN (for a Query or Scan with
+ * `IndexName`, on the index ARN); each item of a transaction its own action on its table; a batch
+ * its action on each table.
  *
- * @throws (from the client's calls) DynamoDBServiceException named `AccessDeniedException`, HTTP
- *   status 400, with IAM's message, for the first permission the role lacks; the call is not sent.
+ * @param operation The call's name, from `X-Amz-Target` (e.g. `Query`).
  */
-export function enforceGrants(
-  client: DynamoDBDocumentClient,
-  definition: FunctionDefinition,
-  settings: Settings,
-): void {
-  const region = settings.AWS_REGION ?? 'us-east-1';
-  const tableArn = (name: string) => `arn:aws:dynamodb:${region}:${LOCAL_ACCOUNT_ID}:table/${name}`;
-  const granted = new Set(
-    definition.tableAccess.flatMap(({ table, actions, index }) => {
-      const arn = tableArn(settings[table.envVar] ?? table.localName);
-      const resources = index ? [arn, `${arn}/index/${index}`] : [arn];
-      return actions.flatMap((action) => resources.map((resource) => `${action} ${resource}`));
-    }),
-  );
-  const role = `petstore-local-${definition.constructId}Role`;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const needed = permissions(context.commandName ?? '', args.input as RequestInput, tableArn);
-      const denied = needed.find(({ action, resource }) => !granted.has(`${action} ${resource}`));
-      if (denied) {
-        throw new DynamoDBServiceException({
-          name: 'AccessDeniedException',
-          $fault: 'client',
-          $metadata: { httpStatusCode: 400, attempts: 1, totalRetryDelay: 0 },
-          message: `User: arn:aws:sts::${LOCAL_ACCOUNT_ID}:assumed-role/${role}/${localFunctionName(definition)} is not authorized to perform: ${denied.action} on resource: ${denied.resource} because no identity-based policy allows the ${denied.action} action`,
-        });
-      }
-      return next(args);
-    },
-    { step: 'initialize', priority: 'high', name: 'localIamEnforcement' },
-  );
-}
-
-/** The permissions IAM checks for one call of `commandName` (e.g. `QueryCommand`). */
 function permissions(
-  commandName: string,
+  operation: string,
   input: RequestInput,
   tableArn: (name: string) => string,
 ): Permission[] {
-  const action = `dynamodb:${commandName.replace(/Command$/, '')}`;
+  const action = `dynamodb:${operation}`;
   if (input.TransactItems) {
     return input.TransactItems.flatMap((item) =>
-      Object.entries(item).map(([kind, operation]) => ({
+      Object.entries(item).map(([kind, call]) => ({
         action: TRANSACTION_ITEM_ACTIONS[kind] ?? action,
-        resource: tableArn(operation?.TableName ?? ''),
+        resource: tableArn(call?.TableName ?? ''),
       })),
     );
   }
@@ -107,13 +70,157 @@ function permissions(
 }
 
 /**
- * Runs `run` so that every DynamoDB client built meanwhile, in its async context, enforces
- * `definition`'s grants with {@link enforceGrants}: the import of a function's module (the
- * functions build their clients at module scope) and each of its invocations (for a client built
- * lazily). The first import of a module in a process decides: import a function only through this.
+ * The first permission of a call that `definition`'s role lacks, else undefined. Tables are matched
+ * by their name in `settings` (or their local name); ARNs carry `settings.AWS_REGION` (default
+ * `us-east-1`) and the local account id.
+ */
+function denialOf(
+  definition: FunctionDefinition,
+  settings: Settings,
+): (operation: string, input: RequestInput) => Permission | undefined {
+  const region = settings.AWS_REGION ?? 'us-east-1';
+  const tableArn = (name: string) => `arn:aws:dynamodb:${region}:${LOCAL_ACCOUNT_ID}:table/${name}`;
+  const granted = new Set(
+    definition.tableAccess.flatMap(({ table, actions, index }) => {
+      const arn = tableArn(settings[table.envVar] ?? table.localName);
+      const resources = index ? [arn, `${arn}/index/${index}`] : [arn];
+      return actions.flatMap((action) => resources.map((resource) => `${action} ${resource}`));
+    }),
+  );
+  return (operation, input) =>
+    permissions(operation, input, tableArn).find(
+      ({ action, resource }) => !granted.has(`${action} ${resource}`),
+    );
+}
+
+/** Connections to DynamoDB Local, kept open between calls as the functions' own clients keep theirs. */
+const upstream = new Agent({ keepAlive: true });
+
+/**
+ * Starts `definition`'s endpoint in front of `target`: a call its role may make is passed on
+ * byte for byte and DynamoDB's answer passed back; any other call is answered as DynamoDB answers
+ * it on AWS, HTTP 400 `AccessDeniedException` with IAM's message, and not passed on. When
+ * `target` cannot be reached, the caller's connection is closed, as `target`'s would be.
+ *
+ * @returns The endpoint's URL on 127.0.0.1. It does not keep the process alive.
+ */
+async function startEndpoint(
+  definition: FunctionDefinition,
+  target: string,
+  settings: Settings,
+): Promise<string> {
+  const deniedCall = denialOf(definition, settings);
+  const role = `petstore-local-${definition.constructId}Role`;
+  const caller = `arn:aws:sts::${LOCAL_ACCOUNT_ID}:assumed-role/${role}/${localFunctionName(definition)}`;
+  const judge = (incoming: IncomingMessage, answer: ServerResponse, body: Buffer) => {
+    const operation = String(incoming.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+    const denied = deniedCall(operation, parsed(body));
+    if (!denied) return forward(incoming, body, answer, target);
+    answer.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0' });
+    answer.end(
+      JSON.stringify({
+        __type: 'com.amazon.coral.service#AccessDeniedException',
+        Message: `User: ${caller} is not authorized to perform: ${denied.action} on resource: ${denied.resource} because no identity-based policy allows the ${denied.action} action`,
+      }),
+    );
+  };
+  const server = createServer({ keepAliveTimeout: 65_000 }, (incoming, answer) => {
+    incoming.toArray().then(
+      (chunks) => judge(incoming, answer, Buffer.concat(chunks)),
+      // The caller went away mid-request: nothing to judge or answer.
+      () => incoming.socket.destroy(),
+    );
+  });
+  server.on('connection', (socket) => socket.unref());
+  server.listen(0, '127.0.0.1').unref();
+  await once(server, 'listening');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('No TCP address');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** A request body's JSON object, or `{}` (which names no table) when it is none. */
+function parsed(body: Buffer): RequestInput {
+  try {
+    const input: unknown = JSON.parse(body.toString('utf8'));
+    return typeof input === 'object' && input !== null ? input : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Passes a granted call on to `target` and its answer back; a failure on either side ends both. */
+function forward(incoming: IncomingMessage, body: Buffer, answer: ServerResponse, target: string) {
+  const outgoing = request(
+    new URL(incoming.url ?? '/', target),
+    { method: incoming.method, headers: incoming.headers, agent: upstream },
+    (response) => {
+      answer.writeHead(response.statusCode ?? 500, response.headers);
+      response.on('error', () => answer.destroy()).pipe(answer);
+    },
+  );
+  outgoing.on('error', () => incoming.socket.destroy());
+  answer.on('close', () => {
+    if (!answer.writableFinished) outgoing.destroy();
+  });
+  outgoing.end(body);
+}
+
+const endpoints = new Map<string, Promise<string>>();
+
+/**
+ * The DynamoDB endpoint of `definition`'s role in front of the settings' `DYNAMODB_ENDPOINT`: what
+ * the local stack hands a function as its own `DYNAMODB_ENDPOINT`. One per role, grants, table
+ * names and target, started at the first call.
+ *
+ * @throws Error when the settings name no `DYNAMODB_ENDPOINT`.
+ */
+export function grantedEndpoint(
+  definition: FunctionDefinition,
+  settings: Settings = readSettings(),
+): Promise<string> {
+  const target = requiredSetting(settings, 'DYNAMODB_ENDPOINT');
+  const id = JSON.stringify([
+    definition.constructId,
+    definition.tableAccess.map(({ table, actions, index }) => [
+      settings[table.envVar] ?? table.localName,
+      actions,
+      index,
+    ]),
+    settings.AWS_REGION,
+    target,
+  ]);
+  let endpoint = endpoints.get(id);
+  if (!endpoint) {
+    endpoint = startEndpoint(definition, target, settings);
+    endpoints.set(id, endpoint);
+  }
+  return endpoint;
+}
+
+/** The end of the last {@link withGrants}' run: runs take turns, each with its own environment. */
+let turn: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `run` in `definition`'s environment, as Lambda starts a function in its own: the process's
+ * `DYNAMODB_ENDPOINT` is the role's {@link grantedEndpoint} until `run` settles, so every DynamoDB
+ * client built meanwhile (a function's module builds its clients at import) calls through it.
+ * Runs take turns. The first import of a module in a process decides: import a function only
+ * through this.
  *
  * @returns What `run` returns, e.g. the module.
  */
 export function withGrants<T>(definition: FunctionDefinition, run: () => Promise<T>): Promise<T> {
-  return clientPolicy.run((client, settings) => enforceGrants(client, definition, settings), run);
+  const result = turn.then(async () => {
+    const endpoint = await grantedEndpoint(definition);
+    const outside = process.env.DYNAMODB_ENDPOINT;
+    process.env.DYNAMODB_ENDPOINT = endpoint;
+    try {
+      return await run();
+    } finally {
+      process.env.DYNAMODB_ENDPOINT = outside;
+    }
+  });
+  turn = result.catch(() => undefined);
+  return result;
 }

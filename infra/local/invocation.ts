@@ -1,6 +1,6 @@
 /**
- * Invocation of the functions by the local gateway: each handler imported at its first call, its
- * clients held to its IAM grants (iam.ts), each call in its own Lambda `InvokeStore` context
+ * Invocation of the functions by the local gateway: each handler imported at its first call in its
+ * own environment, whose DynamoDB endpoint holds it to its IAM grants (iam.ts), each call in its own Lambda `InvokeStore` context
  * (docs/local-stack.md), its result checked as API Gateway checks it (lambda-results.ts).
  */
 
@@ -151,7 +151,7 @@ export class LambdaInvoker {
     const context = createLambdaContext(localFunctionName(fn), request.requestId);
     return this.store.run(
       { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId },
-      () => withGrants(fn, () => handler(event, context)),
+      () => handler(event, context),
     );
   }
 }
@@ -159,8 +159,8 @@ export class LambdaInvoker {
 const handlers = new Map<string, Promise<LambdaHandler>>();
 
 /**
- * The `handler` export of a function, imported once, its DynamoDB clients limited to the
- * function's grants as its IAM role is (iam.ts).
+ * The `handler` export of a function, imported once in its environment (iam.ts), whose DynamoDB
+ * endpoint allows the function's calls as its IAM role does.
  */
 function loadHandler(fn: FunctionDefinition): Promise<LambdaHandler> {
   let handler = handlers.get(fn.entry);

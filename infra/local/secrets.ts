@@ -1,13 +1,13 @@
 /**
- * The local stack's secrets (infra/secrets.ts): deployed, each stage has its own in Secrets
+ * The local stack's secrets (shared/secret-definitions.ts): deployed, each stage has its own in Secrets
  * Manager; locally `npm start` generates each on first start and keeps it beside the data, so that
  * what it signs (cursors) stays valid across restarts, as the data does.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SecretDefinition } from '../../shared/secret-definitions.ts';
 import { functionSecrets } from '../routes.ts';
-import type { SecretDefinition } from '../secrets.ts';
 import { LocalStackError } from './errors.ts';
 
 /** A new random value: 256 bits as base64url (43 characters). */

@@ -1,5 +1,4 @@
 /** The DynamoDB document client and the bounds of its calls; one per container (`container.ts`). */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readSettings, requiredSetting, type Settings } from '../settings.ts';
@@ -13,11 +12,6 @@ export const DYNAMODB_CALL_BOUNDS = {
   /** Attempts per call, the first included (the SDK's standard retries, with backoff). */
   maxAttempts: 3,
 } as const;
-
-/** Applied by the local stack to each client a function builds (infra/local/iam.ts); unset on AWS. */
-export const clientPolicy = new AsyncLocalStorage<
-  (client: DynamoDBDocumentClient, settings: Settings) => void
->();
 
 /** Credentials and region of DynamoDB Local (one database per access key id and region). */
 export interface LocalCredentials {
@@ -38,7 +32,7 @@ export interface DocumentClientOptions {
 
 /**
  * A document client with {@link DYNAMODB_CALL_BOUNDS}: of DynamoDB Local when there is an
- * endpoint, else of AWS with the default credential chain; {@link clientPolicy} applied.
+ * endpoint, else of AWS with the default credential chain.
  * @throws Error naming the variable when a local client has no credentials or a setting is invalid.
  */
 export function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocumentClient {
@@ -62,10 +56,7 @@ export function createDocumentClient(options: DocumentClientOptions = {}): Dynam
       },
     }),
   };
-  const client = new DynamoDBClient(config);
-  const documentClient = DynamoDBDocumentClient.from(client, {
+  return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
     marshallOptions: { removeUndefinedValues: true },
   });
-  clientPolicy.getStore()?.(documentClient, settings);
-  return documentClient;
 }

@@ -1,6 +1,6 @@
 /** Every DynamoDB adapter on one client: the composition root of the local stack, tests, benches. */
 import type { Container } from '../container.ts';
-import { createDynamoDBBase, type DynamoDBBase } from './base.ts';
+import { type DynamoDBBase, dynamoDBContainer } from './base.ts';
 import { DynamoDBIdempotencyStore } from './idempotency-store.ts';
 import { DynamoDBKeyStore } from './key-store.ts';
 import { DynamoDBPetStore } from './pet-store.ts';
@@ -9,43 +9,25 @@ import { DynamoDBRateLimiter } from './rate-limiter.ts';
 /** The container of a deployed or local function: its adapters share `client`. */
 export interface DynamoDBContainer extends Container, DynamoDBBase {}
 
-/** `build`, called once, on first use. */
-function once<T>(build: () => T): () => T {
-  let built: { value: T } | undefined;
-  return () => {
-    built ??= { value: build() };
-    return built.value;
-  };
-}
-
 /**
  * Every DynamoDB adapter on the settings of `env` and one document client, each built on first use
  * (the pet store writes idempotency records when `IDEMPOTENCY_TABLE_NAME` is set). A Lambda
- * entry builds only its own adapters instead (`functions/*.ts`).
+ * entry names only its own adapters instead (`functions/*.ts`, with `dynamoDBContainer`).
  * @throws Error naming the variable when a setting is invalid; at an adapter's first use, when its
  *   table's name is missing.
  */
 export function createContainer(env: NodeJS.ProcessEnv = process.env): DynamoDBContainer {
-  const base = createDynamoDBBase(env);
-  const pets = once(() =>
-    DynamoDBPetStore.from(base, {
-      records: base.settings.IDEMPOTENCY_TABLE_NAME
-        ? DynamoDBIdempotencyStore.from(base)
-        : undefined,
-    }),
+  return dynamoDBContainer(
+    {
+      pets: (base) =>
+        DynamoDBPetStore.from(base, {
+          records: base.settings.IDEMPOTENCY_TABLE_NAME
+            ? DynamoDBIdempotencyStore.from(base)
+            : undefined,
+        }),
+      rateLimiter: (base) => DynamoDBRateLimiter.from(base),
+      keys: (base) => DynamoDBKeyStore.from(base),
+    },
+    env,
   );
-  const rateLimiter = once(() => DynamoDBRateLimiter.from(base));
-  const keys = once(() => DynamoDBKeyStore.from(base));
-  return {
-    ...base,
-    get pets() {
-      return pets();
-    },
-    get rateLimiter() {
-      return rateLimiter();
-    },
-    get keys() {
-      return keys();
-    },
-  };
 }

@@ -1,4 +1,4 @@
-/** The headers of a deprecated operation (its row of infra/routes.ts, `deprecation`). */
+/** The headers of a deprecated operation (its row of shared/operations.ts, `deprecation`). */
 import { stagePath } from '../paths.ts';
 
 /** An operation's deprecation: when it was deprecated, when it goes, and what replaces it. */

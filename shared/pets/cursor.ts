@@ -1,10 +1,8 @@
 /** The signed `cursor` of `GET /pets` (docs/api.md). Pure: the key is given. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { CURSOR_KEY_MIN_LENGTH } from './cursor-key.ts';
 import { InvalidCursorError } from './errors.ts';
 import type { PetStatus } from './schemas.ts';
-
-/** Shortest accepted cursor key, in characters (its UTF-8 bytes are the HMAC key). */
-export const CURSOR_KEY_MIN_LENGTH = 32;
 
 /** Longest cursor accepted, in characters; an issued one has at most 80. */
 const CURSOR_MAX_LENGTH = 128;

@@ -79,7 +79,7 @@ describe('createPet with Idempotency-Key', () => {
   });
 
   it('creates one pet and answers 201 when the transaction landed but its answer was lost (the SDK retries it)', async () => {
-    const lossy = clientLosingFirstAnswer('TransactWriteItemsCommand', routeOf('createPet'));
+    const lossy = await clientLosingFirstAnswer('TransactWriteItemsCommand', routeOf('createPet'));
     try {
       const pets = new DynamoDBPetStore(
         lossy,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { enforceGrants } from '../../infra/local/iam.ts';
+import { grantedEndpoint } from '../../infra/local/iam.ts';
 import { type FunctionDefinition, routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import {
@@ -21,10 +21,9 @@ afterAll(() => {
   for (const client of clients) client.destroy();
 });
 
-/** A client of this file's DynamoDB Local tables that enforces `definition`'s grants. */
-function clientOf(definition: FunctionDefinition) {
-  const client = createDocumentClient();
-  enforceGrants(client, definition, settings);
+/** A client of this file's DynamoDB Local tables through the endpoint of `definition`'s role. */
+async function clientOf(definition: FunctionDefinition) {
+  const client = createDocumentClient({ endpoint: await grantedEndpoint(definition, settings) });
   clients.push(client);
   return client;
 }
@@ -37,10 +36,10 @@ async function failure(call: Promise<unknown>) {
   );
 }
 
-const getPetFunction = clientOf(routeOf('getPet'));
+const getPetFunction = await clientOf(routeOf('getPet'));
 const petsArn = `arn:aws:dynamodb:us-east-1:000000000000:table/${tableName(PETS_TABLE)}`;
 
-describe('enforceGrants (IAM on the local stack)', () => {
+describe('grantedEndpoint (IAM on the local stack)', () => {
   it('lets a granted action on a granted table through to DynamoDB Local', async () => {
     const result = await getPetFunction.send(
       new GetCommand({ TableName: tableName(PETS_TABLE), Key: { id: 1 } }),
@@ -60,7 +59,7 @@ describe('enforceGrants (IAM on the local stack)', () => {
     expect(error?.message).toBe(
       `User: arn:aws:sts::000000000000:assumed-role/petstore-local-GetPetFunctionRole/petstore-get-pet is not authorized to perform: dynamodb:PutItem on resource: ${petsArn} because no identity-based policy allows the dynamodb:PutItem action`,
     );
-    const stored = await clientOf(routeOf('getPet')).send(
+    const stored = await (await clientOf(routeOf('getPet'))).send(
       new GetCommand({ TableName: tableName(PETS_TABLE), Key: { id } }),
     );
     expect(stored.Item).toBeUndefined();
@@ -78,7 +77,7 @@ describe('enforceGrants (IAM on the local stack)', () => {
   });
 
   it('refuses a Query on an index that is not granted, and allows it where it is', async () => {
-    const tableOnly = clientOf({
+    const tableOnly = await clientOf({
       ...routeOf('listPets'),
       tableAccess: [{ table: PETS_TABLE, actions: ['dynamodb:Query'] }],
     });
@@ -98,11 +97,11 @@ describe('enforceGrants (IAM on the local stack)', () => {
     expect(error?.message).toContain(
       `dynamodb:Query on resource: ${petsArn}/index/${STATUS_INDEX} `,
     );
-    expect(await failure(clientOf(routeOf('listPets')).send(query()))).toBeUndefined();
+    expect(await failure((await clientOf(routeOf('listPets'))).send(query()))).toBeUndefined();
   });
 
   it('checks each item of a transaction against its own action and table, as IAM does', async () => {
-    const createPet = clientOf(routeOf('createPet'));
+    const createPet = await clientOf(routeOf('createPet'));
     const id = Number.parseInt(randomBytes(4).toString('hex'), 16);
     const idempotencyId = `iam-${id}`;
     const put = {

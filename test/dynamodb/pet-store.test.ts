@@ -261,7 +261,7 @@ describe('DynamoDBPetStore pages (tables of their own)', () => {
 
 describe('writes whose answer was lost and retried by the SDK', () => {
   it("creates the pet once and succeeds when the retried put finds its own item (with createPet's grants)", async () => {
-    const lossy = clientLosingFirstAnswer('PutItemCommand', routeOf('createPet'));
+    const lossy = await clientLosingFirstAnswer('PutItemCommand', routeOf('createPet'));
     try {
       const pet = await new DynamoDBPetStore(lossy, tables).createPet({
         name: `Lost answer ${Date.now()}`,

@@ -2,20 +2,18 @@
  * A DynamoDB client for tests of lost answers: the write lands, its answer does not arrive in
  * time, and the SDK retries it.
  */
-import { enforceGrants } from '../../infra/local/iam.ts';
+import { grantedEndpoint } from '../../infra/local/iam.ts';
 import type { FunctionDefinition } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { readSettings } from '../../shared/settings.ts';
 
 /**
  * A client whose first `commandName` call (e.g. `PutItemCommand`) lands but whose answer is lost (a timeout the SDK
  * retries), as happens when DynamoDB answers after the attempt's deadline.
  *
- * @param role A function whose IAM grants the client enforces (see infra/local/iam.ts).
+ * @param role A function whose IAM grants hold the client (its endpoint: infra/local/iam.ts).
  */
-export function clientLosingFirstAnswer(commandName: string, role: FunctionDefinition) {
-  const lossy = createDocumentClient();
-  enforceGrants(lossy, role, readSettings());
+export async function clientLosingFirstAnswer(commandName: string, role: FunctionDefinition) {
+  const lossy = createDocumentClient({ endpoint: await grantedEndpoint(role) });
   let lost = false;
   lossy.middlewareStack.add(
     (next, context) => async (args) => {

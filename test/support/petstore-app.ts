@@ -16,10 +16,10 @@ import { afterAll, beforeAll } from 'vitest';
 import cdkJson from '../../cdk.json' with { type: 'json' };
 import { createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
 import { AUTHORIZER, ROUTES } from '../../infra/routes.ts';
-import type { SecretDefinition } from '../../infra/secrets.ts';
 import { STAGES, type StageName } from '../../infra/stages.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
+import type { SecretDefinition } from '../../shared/secret-definitions.ts';
 
 /** Construct ids of the operation functions, one per route. */
 export const OPERATION_IDS = ROUTES.map((route) => route.constructId);

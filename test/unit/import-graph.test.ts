@@ -2,7 +2,8 @@
  * The import graph of shared/, read by dependency-cruiser: the folders show the hexagon
  * (docs/architecture.md, "Layout"). Rules and ports (shared/<feature>/ and the root files) reach
  * neither the AWS SDK nor aws-lambda, however indirectly; nothing in http/ reaches an adapter;
- * only dynamodb/ imports the AWS SDK; and no folder imports another that imports it back.
+ * only dynamodb/ imports the AWS SDK; no folder imports another that imports it back; and the
+ * runtime (functions/ and shared/) imports nothing of infra/, the deployment folder.
  */
 import { cruise, type IModule } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,15 +12,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const FEATURES = ['shared/pets/', 'shared/idempotency/', 'shared/keys/', 'shared/rate-limit/'];
 
 let modules: IModule[];
+/** Every module of functions/ and shared/, the runtime. */
+let runtime: IModule[];
 /** Each file of shared/ to the files of shared/ it imports. */
 let edges: Map<string, Set<string>>;
 beforeAll(async () => {
-  const result = await cruise(['shared'], {
+  const result = await cruise(['shared', 'functions'], {
     tsPreCompilationDeps: true,
     doNotFollow: { path: 'node_modules' },
   });
   if (typeof result.output === 'string') throw new Error('expected the cruise result as data');
-  modules = result.output.modules.filter((module) => module.source.startsWith('shared/'));
+  runtime = result.output.modules.filter((module) => /^(functions|shared)\//.test(module.source));
+  modules = runtime.filter((module) => module.source.startsWith('shared/'));
   edges = new Map(
     modules.map((module) => [
       module.source,
@@ -117,5 +121,16 @@ describe('the import graph of shared/', () => {
 
     expect(importers).toContain('shared/dynamodb/clients.ts');
     expect(importers.filter((path) => !path.startsWith('shared/dynamodb/'))).toEqual([]);
+  });
+
+  it('keeps the runtime (functions/ and shared/) from importing infra/', () => {
+    const intoInfra = runtime.flatMap((module) =>
+      module.dependencies
+        .filter((dependency) => dependency.resolved.startsWith('infra/'))
+        .map((dependency) => `${module.source} imports ${dependency.resolved}`),
+    );
+
+    expect(runtime.map((module) => module.source)).toContain('functions/operations/get-pet.ts');
+    expect(intoInfra).toEqual([]);
   });
 });

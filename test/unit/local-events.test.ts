@@ -1,11 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createAuthorizerEvent,
   createLambdaContext,
   createProxyEvent,
   methodArn,
 } from '../../infra/local/events.ts';
+import { INTEGRATION_TIMEOUT_MS } from '../../infra/local/invocation.ts';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/routes.ts';
+import { invocationBudgetMs } from '../../shared/deadline.ts';
+import { DYNAMODB_CALL_BOUNDS } from '../../shared/dynamodb/clients.ts';
 
 const getPet = { method: 'GET', resource: '/pets/{petId}', path: '/pets/7' };
 
@@ -163,6 +166,18 @@ describe('createLambdaContext', () => {
       FUNCTION_TIMEOUT_SECONDS * 1000 - 1_000,
     );
     expect(context.getRemainingTimeInMillis()).toBeLessThanOrEqual(FUNCTION_TIMEOUT_SECONDS * 1000);
+  });
+
+  it("counts down from a timeout that ends within API Gateway's integration timeout, with room for a store call's attempt and the answer's margin", () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const timeoutMs = createLambdaContext('f').getRemainingTimeInMillis();
+    vi.useRealTimers();
+
+    // The function answers (its 503 at worst) before API Gateway gives up with 504.
+    expect(timeoutMs).toBeLessThan(INTEGRATION_TIMEOUT_MS);
+    expect(invocationBudgetMs({ getRemainingTimeInMillis: () => timeoutMs })).toBeGreaterThan(
+      DYNAMODB_CALL_BOUNDS.requestTimeoutMs,
+    );
   });
 
   it('gives each invocation a fresh request id by default', () => {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalStackError } from '../../infra/local/errors.ts';
 import { localSecretValue, provideSecrets } from '../../infra/local/secrets.ts';
 import { ROUTES } from '../../infra/routes.ts';
-import { CURSOR_KEY_SECRET } from '../../infra/secrets.ts';
+import { CURSOR_KEY_SECRET } from '../../shared/secret-definitions.ts';
 
 let directory: string;
 

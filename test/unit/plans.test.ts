@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   limitsFromContext,
   limitsOfPlan,
-  MAX_PER_DAY,
-  MAX_PER_MINUTE,
+  type StandardPlanId,
   usagePlanSettings,
   validateLimits,
 } from '../../shared/plans.ts';
+import { InMemoryRateLimiter } from '../support/in-memory-rate-limiter.ts';
 
 describe('limitsFromContext', () => {
   it('reads the limits as the authorizer returns them and as API Gateway passes them on', () => {
@@ -31,8 +31,28 @@ describe('limitsFromContext', () => {
 });
 
 describe('limitsOfPlan and usagePlanSettings', () => {
-  it('gives a standard plan its numbers and an Enterprise key its own', () => {
-    expect(limitsOfPlan('pro')).toEqual({ perMinute: 300, perDay: 10_000 });
+  it.each([
+    ['free', 60],
+    ['pro', 300],
+    ['business', 1_000],
+  ] as [StandardPlanId, number][])(
+    "has the limiter admit a %s key %i times in a UTC minute and refuse the next (the spec's figures)",
+    async (plan, perMinute) => {
+      const limiter = new InMemoryRateLimiter();
+      const minute = Date.UTC(2026, 0, 1, 12, 0);
+      const verdicts = [];
+      for (let request = 0; request <= perMinute; request += 1) {
+        verdicts.push(
+          (await limiter.consume('key', limitsOfPlan(plan), minute + request)).admitted,
+        );
+      }
+
+      expect(verdicts.filter(Boolean)).toHaveLength(perMinute);
+      expect(verdicts.at(-1)).toBe(false);
+    },
+  );
+
+  it('gives an Enterprise key its own limits, and none without them', () => {
     expect(limitsOfPlan('enterprise', { perMinute: 7, perDay: 70 })).toEqual({
       perMinute: 7,
       perDay: 70,
@@ -50,15 +70,15 @@ describe('limitsOfPlan and usagePlanSettings', () => {
 });
 
 describe('the Enterprise ceiling', () => {
-  it('is what a spread key counts: 600,000 per minute (10,000 requests per second)', () => {
-    expect(MAX_PER_MINUTE).toBe(600_000);
-    expect(MAX_PER_DAY).toBe(600_000 * 1_440);
-    expect(validateLimits({ perMinute: 600_000, perDay: MAX_PER_DAY })).toEqual({
-      perMinute: 600_000,
-      perDay: MAX_PER_DAY,
-    });
-    expect(() => validateLimits({ perMinute: 600_001, perDay: MAX_PER_DAY })).toThrow(
+  it('is what a spread key counts: 600,000 per minute (10,000 requests per second), all day', () => {
+    const ceiling = { perMinute: 600_000, perDay: 600_000 * 1_440 };
+
+    expect(validateLimits(ceiling)).toEqual(ceiling);
+    expect(() => validateLimits({ ...ceiling, perMinute: 600_001 })).toThrow(
       'per-minute limit must be a whole number from 1 to 600000',
+    );
+    expect(() => validateLimits({ ...ceiling, perDay: ceiling.perDay + 1 })).toThrow(
+      `per-day limit must be a whole number from the per-minute limit (600000) to ${ceiling.perDay}`,
     );
   });
 });

@@ -1,10 +1,10 @@
 /**
- * The service's secrets. The stack creates each one that a function's definition names (its
- * `secrets` in infra/routes.ts), grants it to those functions alone and hands them its ARN; the
- * local stack, which has no Secrets Manager, hands them the value itself.
+ * The service's secrets. The stack creates each one that an operation names (its `secrets` in
+ * operations.ts), grants it to that function alone and hands it its ARN; the local stack, which
+ * has no Secrets Manager, hands it the value itself. Read by secrets.ts.
  */
-import { CURSOR_KEY_MIN_LENGTH } from '../shared/pets/cursor.ts';
-import type { SettingName } from '../shared/settings.ts';
+import { CURSOR_KEY_MIN_LENGTH } from './pets/cursor-key.ts';
+import type { SettingName } from './settings.ts';
 
 /** A secret of the service, one per stage. */
 export interface SecretDefinition {
