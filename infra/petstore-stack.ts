@@ -18,6 +18,7 @@ import {
 import { SERVICE_NAME } from '../shared/logger.ts';
 import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
+import type { ApiDomainOptions } from './constructs/api-domain.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
@@ -80,6 +81,13 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
    * @default DEFAULT_IP_RATE_LIMIT (20,000)
    */
   readonly ipRateLimit?: number;
+
+  /**
+   * A custom domain whose base path `v1` serves the stage; `ApiBaseUrl` then names it.
+   *
+   * @default - the `execute-api` address alone
+   */
+  readonly domain?: ApiDomainOptions;
 
   /**
    * How CodeDeploy shifts the operations' traffic to a new version.
@@ -169,6 +177,7 @@ export class PetstoreStack extends Stack {
       authorizerFunction: authorizer.function,
       removalPolicy,
       webAcl: (props.webAcl ?? settings.webAcl) ? { ipRateLimit: props.ipRateLimit } : undefined,
+      domain: props.domain,
     });
     const operationEnvironment = {
       ...environment,
@@ -207,7 +216,7 @@ export class PetstoreStack extends Stack {
     for (const [planId, usagePlan] of this.api.usagePlans) {
       new CfnOutput(this, usagePlanOutputName(planId), { value: usagePlan.usagePlanId });
     }
-    new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, { value: this.api.restApi.url });
+    new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, { value: this.api.url });
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.api.restApi.restApiId });
     new CfnOutput(this, STACK_OUTPUTS.keysTableName, {
       value: this.table(KEYS_TABLE).tableName,
