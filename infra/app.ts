@@ -4,11 +4,19 @@
  * cdk-nag's AWS Solutions checks fail an unacknowledged finding.
  */
 import { pathToFileURL } from 'node:url';
-import { App, type AppProps, type Environment, Stage, Validations } from 'aws-cdk-lib';
+import {
+  App,
+  type AppProps,
+  BOOTSTRAP_QUALIFIER_CONTEXT,
+  type Environment,
+  Stage,
+  Validations,
+} from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SERVICE_NAME } from '../shared/logger.ts';
 import { AccountStack } from './constructs/account-stack.ts';
 import {
+  bootstrapQualifier,
   domainOptions,
   type GitHubSettings,
   githubSettings,
@@ -48,13 +56,18 @@ export interface PetstoreApp {
  *
  * A stage's account and region come from `petstore:<stage>:account` and `:region`, else from
  * `CDK_DEFAULT_ACCOUNT` and `CDK_DEFAULT_REGION`, which the CDK CLI sets from the caller's
- * credentials; without them the stacks are environment-agnostic (`stageEnvironment`).
+ * credentials; without them the stacks are environment-agnostic (`stageEnvironment`). A
+ * `petstore:bootstrapQualifier` becomes the CDK's own (`@aws-cdk/core:bootstrapQualifier`).
  *
  * @param props App props; tests pass `context` (the feature flags of `cdk.json`) and `outdir`.
  * @throws Error when a context value is refused (`stageOptions`, `githubSettings`).
  */
 export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
   const app = new App(props);
+  if (app.node.tryGetContext(APP_CONTEXT.bootstrapQualifier) !== undefined) {
+    // Every stack then deploys through the bootstrap roles and bucket the GitHub roles reach.
+    app.node.setContext(BOOTSTRAP_QUALIFIER_CONTEXT, bootstrapQualifier(app));
+  }
   const environments = Object.fromEntries(
     STAGES.map((stage) => [stage, stageEnvironment(app, stage)]),
   ) as Record<StageName, Environment>;

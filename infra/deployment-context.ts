@@ -74,6 +74,22 @@ export function stageEnvironment(scope: Construct, stage: StageName): Environmen
 }
 
 /**
+ * The CDK bootstrap qualifier, `petstore:bootstrapQualifier`, or the CDK's default `hnb659fds`.
+ *
+ * @throws Error when it is not what `cdk bootstrap --qualifier` accepts.
+ */
+export function bootstrapQualifier(scope: Construct): string {
+  return (
+    matching(
+      scope,
+      APP_CONTEXT.bootstrapQualifier,
+      QUALIFIER,
+      '1 to 10 letters, digits, _ or - (cdk bootstrap --qualifier)',
+    ) ?? DEFAULT_BOOTSTRAP_QUALIFIER
+  );
+}
+
+/**
  * The GitHub settings (`petstore:github`, `petstore:githubOidcProviderArn`,
  * `petstore:bootstrapQualifier`), or undefined when no repository is given. The provider key holds
  * one ARN, or several separated by commas when stages' accounts each have one already.
@@ -88,13 +104,6 @@ export function githubSettings(scope: Construct): GitHubSettings | undefined {
     REPOSITORY,
     'OWNER/REPO, e.g. octo-org/petstore',
   );
-  const qualifier =
-    matching(
-      scope,
-      APP_CONTEXT.bootstrapQualifier,
-      QUALIFIER,
-      '1 to 10 letters, digits, _ or - (cdk bootstrap --qualifier)',
-    ) ?? DEFAULT_BOOTSTRAP_QUALIFIER;
   const arns = read(scope, APP_CONTEXT.githubOidcProviderArn)
     ?.split(',')
     .map((arn) => arn.trim());
@@ -116,7 +125,7 @@ export function githubSettings(scope: Construct): GitHubSettings | undefined {
     if (arns) throw new Error(`${APP_CONTEXT.githubOidcProviderArn} needs ${APP_CONTEXT.github}`);
     return undefined;
   }
-  return { repository, oidcProviderArns: arns ?? [], qualifier };
+  return { repository, oidcProviderArns: arns ?? [], qualifier: bootstrapQualifier(scope) };
 }
 
 /**

@@ -204,7 +204,7 @@ describe('GitHub role options', () => {
     Template.fromStack(app.accountStacks.staging).resourceCountIs('AWS::IAM::OIDCProvider', 1);
   });
 
-  it('names the bootstrap roles with the qualifier of the context', () => {
+  it("names the bootstrap roles with the context's qualifier, which the stacks deploy through too", () => {
     const app = deploymentApp({
       ...GITHUB_CONTEXT,
       ...environmentContext(),
@@ -219,6 +219,8 @@ describe('GitHub role options', () => {
     expect(role.Policies[0].PolicyDocument.Statement[0].Resource).toBe(
       `arn:aws:iam::${account}:role/cdk-pets2-lookup-role-${account}-${region}`,
     );
+    const stage = app.app.synth().getStackArtifact(app.stacks.staging.artifactId);
+    expect(stage.assumeRoleArn).toContain(':role/cdk-pets2-deploy-role-');
   });
 
   it('adds no provider, role or output without a repository', () => {
