@@ -103,7 +103,7 @@ describe('a stage with a custom domain', () => {
     ).toBe(true);
   });
 
-  it('keeps the execute-api endpoint when the context says so, and makes no record without a zone', () => {
+  it('keeps the execute-api endpoint when the context says so, in another deployment, and makes no record without a zone', () => {
     const { production } = templatesOf({
       ...DOMAIN_CONTEXT,
       [contextKey('production', 'executeApiEndpoint')]: 'true',
@@ -114,6 +114,10 @@ describe('a stage with a custom domain', () => {
     );
     production.resourceCountIs('AWS::ApiGateway::DomainName', 1);
     production.resourceCountIs('AWS::Route53::RecordSet', 0);
+    // the endpoint setting takes effect at a new deployment of the stage: CDK's deployment id
+    // hashes the RestApi's properties, so each variant has its own
+    const deployment = (template: Template) => only(template, 'AWS::ApiGateway::Deployment').id;
+    expect(deployment(production)).not.toBe(deployment(templates.production));
   });
 
   it('leaves the stage without a domain as it was: no domain, mapping or record, the execute-api URL', () => {
