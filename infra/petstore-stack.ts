@@ -118,7 +118,7 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
  * Outputs: the names of `STACK_OUTPUTS` and one `usagePlanOutputName(plan)` per plan.
  *
  * Access logs need the API Gateway account's CloudWatch role, which this stack never creates (two
- * stages in one account would fight over it): deploy `ApiGatewayAccountStack` once per account
+ * stages in one account would fight over it): deploy the `AccountStack` once per account
  * and region first.
  *
  * @throws Error when `stage` is not one of `STAGES`, or when `banPolicy` holds a number that is not

@@ -94,7 +94,7 @@ export interface PetstoreApiProps {
  * and usage plans, are the ones it had at the stack's scope: a new RestApi would change the base
  * URL, and new usage plans would lose the API keys the keys command put in them.
  *
- * No CloudWatch role: access logs need `ApiGatewayAccountStack`, deployed once per account.
+ * No CloudWatch role: access logs need the `AccountStack`, deployed once per account and region.
  */
 export class PetstoreApi extends Construct {
   /** The RestApi. */
