@@ -3,6 +3,7 @@
  * every ignored check says why): what CloudFormation itself would refuse, checked here.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 
@@ -10,16 +11,21 @@ import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 const CFN_LINT_CONFIG = join(REPOSITORY_ROOT, '.cfnlintrc.yaml');
 
 /**
- * Runs cfn-lint on `files` (template paths).
+ * Runs cfn-lint on every template (`*.template.json`) under `directory`, a cloud assembly.
  *
- * @returns Its JSON findings (empty when clean), its exit status and stderr.
+ * @returns The templates' paths, cfn-lint's JSON findings (empty when clean), its exit status
+ *   and stderr.
  * @throws Error saying how to install cfn-lint when it cannot run.
  */
-export function cfnLint(files: readonly string[]): {
+export function cfnLintTemplates(directory: string): {
+  files: string[];
   findings: unknown;
   status: number | null;
   stderr: string;
 } {
+  const files = readdirSync(directory, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.template.json'))
+    .map((file) => join(directory, file));
   const result = spawnSync(
     'cfn-lint',
     ['--config-file', CFN_LINT_CONFIG, '--format', 'json', '--', ...files],
@@ -31,6 +37,7 @@ export function cfnLint(files: readonly string[]): {
     );
   }
   return {
+    files,
     findings: JSON.parse(result.stdout || 'null'),
     status: result.status,
     stderr: result.stderr,
