@@ -2,11 +2,12 @@
  * Where the stages deploy (issue 33, "Accounts and regions per stage"): each stage's account and
  * region from the context, one account stack per account and region the stages use (the GitHub
  * roles in the first of each account), nothing an account or region holds once made twice, each
- * setting refused with a message that says what is allowed, and cfn-lint on the templates of two
- * accounts with the roles and a custom domain.
+ * setting refused with a message that says what is allowed, and cdk-nag and cfn-lint on an app of
+ * two accounts with the roles and a custom domain.
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it, vi } from 'vitest';
 import { ACCOUNT_STACK_NAME, type PetstoreApp } from '../../infra/app.ts';
 import { githubSettings, stageEnvironment } from '../../infra/deployment-context.ts';
@@ -205,11 +206,11 @@ describe('deployment settings refused', () => {
   });
 });
 
-describe('cfn-lint', () => {
-  it('finds nothing in two accounts with the GitHub roles and a custom domain in production', () => {
-    // GIVEN each stage in its own account, the repository, and production's domain with its zone
+describe('the app in two accounts with the GitHub roles and a custom domain', () => {
+  /** Each stage in its own account, the repository, and production's domain with its zone. */
+  function fullApp() {
     const { account, region } = ENVIRONMENTS.production;
-    const app = deploymentApp({
+    return deploymentApp({
       ...GITHUB_CONTEXT,
       ...environmentContext(),
       [contextKey('production', 'domainName')]: 'api.example.com',
@@ -218,6 +219,15 @@ describe('cfn-lint', () => {
       [contextKey('production', 'hostedZoneId')]: 'Z0123456789ABCDEFGHIJ',
       [contextKey('production', 'hostedZoneName')]: 'example.com',
     });
+  }
+
+  it('has no unacknowledged cdk-nag (AWS Solutions) finding', () => {
+    expect(new AwsSolutionsChecks().validateScope(fullApp().app).violations).toEqual([]);
+  });
+
+  it('passes cfn-lint in every template', () => {
+    // GIVEN each stage in its own account, the repository, and production's domain with its zone
+    const app = fullApp();
 
     // WHEN the whole app is synthesized and cfn-lint reads every template
     const result = cfnLintTemplates(app.app.synth().directory);
