@@ -1,20 +1,44 @@
 /**
- * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one `PetstoreStack`, and the
- * account-wide `ApiGatewayAccountStack`; cdk-nag's AWS Solutions checks fail an unacknowledged finding.
+ * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one `PetstoreStack` in the
+ * stage's account and region, and an `AccountStack` per account and region the stages use;
+ * cdk-nag's AWS Solutions checks fail an unacknowledged finding.
  */
 import { pathToFileURL } from 'node:url';
-import { App, type AppProps, type Environment, Stage, Validations } from 'aws-cdk-lib';
+import {
+  App,
+  type AppProps,
+  BOOTSTRAP_QUALIFIER_CONTEXT,
+  type Environment,
+  Stage,
+  Validations,
+} from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SERVICE_NAME } from '../shared/logger.ts';
-import { ApiGatewayAccountStack } from './constructs/api-gateway-account-stack.ts';
+import { AccountStack } from './constructs/account-stack.ts';
+import {
+  bootstrapQualifier,
+  domainOptions,
+  type GitHubSettings,
+  githubSettings,
+  stageEnvironment,
+} from './deployment-context.ts';
 import { PetstoreStack, type PetstoreStackProps } from './petstore-stack.ts';
-import { contextKey, STAGES, type StageName } from './stages.ts';
+import { APP_CONTEXT, contextKey, STAGES, type StageName, type StageOption } from './stages.ts';
 
 /**
- * Name of the stack holding the API Gateway account's CloudWatch role, deployed once per account
- * and region (`npx cdk deploy petstore-account`) before the first stage.
+ * Name of the stack holding the API Gateway account's CloudWatch role (and the GitHub roles),
+ * deployed once per account and region (`npx cdk deploy petstore-account`) before the first
+ * stage, when both stages share one account and region; otherwise see {@link accountStackName}.
  */
 export const ACCOUNT_STACK_NAME = `${SERVICE_NAME}-account`;
+
+/**
+ * Name (and construct id) of the account stack of the account and region `stage` is the first
+ * to use, when the stages do not all share one: e.g. `petstore-account-production`.
+ */
+export function accountStackName(stage: StageName): string {
+  return `${ACCOUNT_STACK_NAME}-${stage}`;
+}
 
 /** Construct id of the stack inside each stage: the CLI selects it as `<stage>/Petstore`. */
 export const PETSTORE_STACK_ID = 'Petstore';
@@ -22,55 +46,122 @@ export const PETSTORE_STACK_ID = 'Petstore';
 /** The app and its stacks, for the CLI (which synthesizes it) and the tests. */
 export interface PetstoreApp {
   readonly app: App;
-  readonly accountStack: ApiGatewayAccountStack;
+  /** The account stack of each stage's account and region (one object when they share both). */
+  readonly accountStacks: Readonly<Record<StageName, AccountStack>>;
   readonly stacks: Readonly<Record<StageName, PetstoreStack>>;
 }
 
 /**
  * Builds the app. Bundles the functions (local esbuild, a few seconds) but does not synthesize.
  *
- * Account and region come from `CDK_DEFAULT_ACCOUNT` and `CDK_DEFAULT_REGION`, which the CDK CLI
- * sets from the caller's credentials; without them the stacks are environment-agnostic.
+ * A stage's account and region come from `petstore:<stage>:account` and `:region`, else from
+ * `CDK_DEFAULT_ACCOUNT` and `CDK_DEFAULT_REGION`, which the CDK CLI sets from the caller's
+ * credentials; without them the stacks are environment-agnostic (`stageEnvironment`). A
+ * `petstore:bootstrapQualifier` becomes the CDK's own (`@aws-cdk/core:bootstrapQualifier`).
  *
  * @param props App props; tests pass `context` (the feature flags of `cdk.json`) and `outdir`.
+ * @throws Error when a context value is refused (`stageOptions`, `githubSettings`).
  */
 export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
   const app = new App(props);
-  const env: Environment = {
-    account: process.env.CDK_DEFAULT_ACCOUNT,
-    region: process.env.CDK_DEFAULT_REGION,
-  };
-  const accountStack = new ApiGatewayAccountStack(app, ACCOUNT_STACK_NAME, {
-    stackName: ACCOUNT_STACK_NAME,
-    env,
-  });
+  if (app.node.tryGetContext(APP_CONTEXT.bootstrapQualifier) !== undefined) {
+    // Every stack then deploys through the bootstrap roles and bucket the GitHub roles reach.
+    app.node.setContext(BOOTSTRAP_QUALIFIER_CONTEXT, bootstrapQualifier(app));
+  }
+  const environments = Object.fromEntries(
+    STAGES.map((stage) => [stage, stageEnvironment(app, stage)]),
+  ) as Record<StageName, Environment>;
+  const accountStacks = createAccountStacks(app, environments, githubSettings(app));
   const stacks = Object.fromEntries(
     STAGES.map((stage) => [
       stage,
-      new PetstoreStack(new Stage(app, stage, { env }), PETSTORE_STACK_ID, {
+      new PetstoreStack(new Stage(app, stage, { env: environments[stage] }), PETSTORE_STACK_ID, {
         stage,
-        ...stageOptions(app, stage),
+        ...stageOptions(app, stage, environments[stage]),
       }),
     ]),
   ) as Record<StageName, PetstoreStack>;
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, accountStack, stacks };
+  return { app, accountStacks, stacks };
+}
+
+/**
+ * One `AccountStack` per account and region the stages deploy into, so that nothing an account
+ * or region holds once is created twice: named `ACCOUNT_STACK_NAME` when the stages share both,
+ * else `accountStackName(<first stage there>)`. Given `github`, the first account stack of each
+ * account holds the GitHub roles of the stages deploying into that account, with the provider ARN
+ * that names the account (an environment-agnostic account takes the one naming no stage's).
+ *
+ * @returns Each stage's account stack.
+ * @throws Error when provider ARNs name accounts no stage deploys into.
+ */
+function createAccountStacks(
+  app: App,
+  environments: Record<StageName, Environment>,
+  github: GitHubSettings | undefined,
+): Record<StageName, AccountStack> {
+  const where = ({ account, region }: Environment) => `${account}/${region}`;
+  const firstStage = (like: (environment: Environment) => boolean) =>
+    STAGES.find((stage) => like(environments[stage])) as StageName;
+  const accounts = new Set(STAGES.map((stage) => environments[stage].account));
+  const accountOf = (arn: string) => arn.split(':')[4];
+  const elsewhere = github?.oidcProviderArns.filter((arn) => !accounts.has(accountOf(arn))) ?? [];
+  if (elsewhere.length > (accounts.has(undefined) ? 1 : 0)) {
+    throw new Error(
+      `${APP_CONTEXT.githubOidcProviderArn} names an account no stage deploys into: ${elsewhere.join(', ')}`,
+    );
+  }
+  const single = new Set(STAGES.map((stage) => where(environments[stage]))).size === 1;
+  const stacks = new Map<StageName, AccountStack>();
+  for (const stage of STAGES) {
+    const env = environments[stage];
+    const first = firstStage((other) => where(other) === where(env));
+    if (first !== stage) {
+      stacks.set(stage, stacks.get(first) as AccountStack);
+      continue;
+    }
+    const name = single ? ACCOUNT_STACK_NAME : accountStackName(stage);
+    const holdsRoles = github && firstStage((other) => other.account === env.account) === stage;
+    stacks.set(
+      stage,
+      new AccountStack(app, name, {
+        stackName: name,
+        env,
+        github: holdsRoles
+          ? {
+              repository: github.repository,
+              qualifier: github.qualifier,
+              oidcProviderArn:
+                env.account === undefined
+                  ? elsewhere[0]
+                  : github.oidcProviderArns.find((arn) => accountOf(arn) === env.account),
+              stages: STAGES.filter((other) => environments[other].account === env.account).map(
+                (other) => ({ stage: other, region: environments[other].region }),
+              ),
+            }
+          : undefined,
+      }),
+    );
+  }
+  return Object.fromEntries(stacks) as Record<StageName, AccountStack>;
 }
 
 /**
  * The options an operator set for `stage` in the CDK context (`-c key=value` or `cdk.json`):
- * `petstore:<stage>:alarmEmail`, `petstore:<stage>:webAcl` (`true` or `false`) and
- * `petstore:<stage>:ipRateLimit` (requests per IP per 5 minutes). Unset ones keep the stage's
- * defaults (`STAGE_SETTINGS`).
+ * `petstore:<stage>:alarmEmail`, `petstore:<stage>:webAcl` (`true` or `false`),
+ * `petstore:<stage>:ipRateLimit` (requests per IP per 5 minutes) and the custom domain
+ * (`domainOptions`). Unset ones keep the stage's defaults (`STAGE_SETTINGS`).
  *
- * @throws Error when webAcl is neither true nor false, or ipRateLimit is not a number.
+ * @param environment The stage's account and region, which its certificate must share.
+ * @throws Error when webAcl is neither true nor false, ipRateLimit is not a number, or a domain
+ *   setting is refused.
  */
 export function stageOptions(
   app: App,
   stage: StageName,
-): Pick<PetstoreStackProps, 'alarmEmail' | 'webAcl' | 'ipRateLimit'> {
-  const read = (option: Parameters<typeof contextKey>[1]): unknown =>
-    app.node.tryGetContext(contextKey(stage, option));
+  environment: Environment,
+): Pick<PetstoreStackProps, 'alarmEmail' | 'webAcl' | 'ipRateLimit' | 'domain'> {
+  const read = (option: StageOption): unknown => app.node.tryGetContext(contextKey(stage, option));
   const webAcl = read('webAcl');
   const ipRateLimit = read('ipRateLimit');
   if (webAcl !== undefined && !['true', 'false', true, false].includes(webAcl as string)) {
@@ -84,6 +175,7 @@ export function stageOptions(
     alarmEmail: alarmEmail === undefined ? undefined : String(alarmEmail),
     webAcl: webAcl === undefined ? undefined : String(webAcl) === 'true',
     ipRateLimit: ipRateLimit === undefined ? undefined : Number(ipRateLimit),
+    domain: domainOptions(app, stage, environment),
   };
 }
 

@@ -20,6 +20,7 @@ import { SERVICE_NAME } from '../shared/logger.ts';
 import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
 import type { SecretDefinition } from '../shared/secret-definitions.ts';
+import type { ApiDomainOptions } from './constructs/api-domain.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
@@ -83,6 +84,13 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
   readonly ipRateLimit?: number;
 
   /**
+   * A custom domain whose base path `v1` serves the stage; `ApiBaseUrl` then names it.
+   *
+   * @default - the `execute-api` address alone
+   */
+  readonly domain?: ApiDomainOptions;
+
+  /**
    * How CodeDeploy shifts the operations' traffic to a new version.
    *
    * @default STAGE_SETTINGS[stage].deployment (10% for 5 minutes in production, 50% for 3 minutes
@@ -111,7 +119,7 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
  * Outputs: the names of `STACK_OUTPUTS` and one `usagePlanOutputName(plan)` per plan.
  *
  * Access logs need the API Gateway account's CloudWatch role, which this stack never creates (two
- * stages in one account would fight over it): deploy `ApiGatewayAccountStack` once per account
+ * stages in one account would fight over it): deploy the `AccountStack` once per account
  * and region first.
  *
  * @throws Error when `stage` is not one of `STAGES`, or when `banPolicy` holds a number that is not
@@ -170,6 +178,7 @@ export class PetstoreStack extends Stack {
       authorizerFunction: authorizer.function,
       removalPolicy,
       webAcl: (props.webAcl ?? settings.webAcl) ? { ipRateLimit: props.ipRateLimit } : undefined,
+      domain: props.domain,
     });
     const operationEnvironment = {
       ...environment,
@@ -208,7 +217,7 @@ export class PetstoreStack extends Stack {
     for (const [planId, usagePlan] of this.api.usagePlans) {
       new CfnOutput(this, usagePlanOutputName(planId), { value: usagePlan.usagePlanId });
     }
-    new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, { value: this.api.restApi.url });
+    new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, { value: this.api.url });
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.api.restApi.restApiId });
     new CfnOutput(this, STACK_OUTPUTS.petsTableName, {
       value: this.table(PETS_TABLE).tableName,

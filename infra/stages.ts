@@ -44,15 +44,56 @@ export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
 };
 
 /**
+ * The options a stage takes from the CDK context: alarm e-mail, web ACL, IP rate limit; the AWS
+ * account and region it deploys into; its custom domain (docs/operations.md, "Custom domain").
+ */
+export type StageOption =
+  | 'alarmEmail'
+  | 'webAcl'
+  | 'ipRateLimit'
+  | 'account'
+  | 'region'
+  | 'domainName'
+  | 'certificateArn'
+  | 'hostedZoneId'
+  | 'hostedZoneName'
+  | 'executeApiEndpoint';
+
+/**
  * CDK context keys through which an operator sets a stage's options at deploy time, e.g.
  * `npm run deploy -- production -c petstore:production:alarmEmail=ops@example.com`.
  */
-export function contextKey(
-  stage: StageName,
-  option: 'alarmEmail' | 'webAcl' | 'ipRateLimit',
-): string {
+export function contextKey(stage: StageName, option: StageOption): string {
   return `${SERVICE_NAME}:${stage}:${option}`;
 }
+
+/**
+ * CDK context keys of the whole app: the GitHub repository (`OWNER/REPO`) whose workflows may
+ * deploy, an existing GitHub OIDC provider's ARN, and the CDK bootstrap qualifier.
+ */
+export const APP_CONTEXT = {
+  github: `${SERVICE_NAME}:github`,
+  githubOidcProviderArn: `${SERVICE_NAME}:githubOidcProviderArn`,
+  bootstrapQualifier: `${SERVICE_NAME}:bootstrapQualifier`,
+} as const;
+
+/** Physical name of the IAM role a GitHub workflow job in `stage`'s environment assumes. */
+export function githubRoleName(stage: StageName): string {
+  return `${SERVICE_NAME}-github-${stage}`;
+}
+
+/** Physical name of the IAM role a pull request's workflow job assumes (CDK lookups only). */
+export const GITHUB_PULL_REQUEST_ROLE_NAME = `${SERVICE_NAME}-github-pull-request`;
+
+/**
+ * Names of the account stack's outputs: the ARN of each stage's deploy role (only in the account
+ * stack of the account that stage deploys into) and of the pull-request role.
+ */
+export const ACCOUNT_STACK_OUTPUTS = {
+  deployRoleArn: (stage: StageName) =>
+    `${stage.charAt(0).toUpperCase()}${stage.slice(1)}DeployRoleArn`,
+  pullRequestRoleArn: 'PullRequestRoleArn',
+} as const;
 
 /** CloudFormation stack name of a stage, e.g. `petstore-staging`. */
 export function stackName(stage: StageName): string {
@@ -64,7 +105,7 @@ export const LIVE_ALIAS = 'live';
 
 /** Names of the stack outputs that ops tools read. */
 export const STACK_OUTPUTS = {
-  /** Base URL of the API, ending in `/v1/`. */
+  /** Base URL of the API, ending in `/v1/`: the custom domain's when the stage has one. */
   apiBaseUrl: 'ApiBaseUrl',
   /** Id of the RestApi. */
   restApiId: 'RestApiId',

@@ -46,6 +46,7 @@ import {
 } from '../routes.ts';
 import { accessLogFormat } from './access-log.ts';
 import { ALARM_PERIOD, alarmOnSum } from './alarms.ts';
+import { ApiDomain, type ApiDomainOptions } from './api-domain.ts';
 import { ApiWebAcl } from './api-web-acl.ts';
 import { LOG_RETENTION } from './service-function.ts';
 
@@ -65,6 +66,14 @@ export interface PetstoreApiProps {
   readonly webAcl?: { readonly ipRateLimit?: number };
 
   /**
+   * A custom domain (see {@link ApiDomain}); unless it keeps it, the `execute-api` endpoint is
+   * disabled, so that the stage has one address.
+   *
+   * @default - the `execute-api` address alone
+   */
+  readonly domain?: ApiDomainOptions;
+
+  /**
    * The API latency (p99, whole requests) that trips the latency alarm when three 5-minute periods
    * in a row reach it.
    *
@@ -78,14 +87,14 @@ export interface PetstoreApiProps {
  * authorizer (result cached {@link AUTHORIZER_CACHE_TTL_SECONDS} s), one Error-shaped gateway
  * response per row of `GATEWAY_RESPONSES`, an ANY mock answering 405 on every resource path, one
  * usage plan per standard plan (`usagePlanSettings`); X-Ray tracing on the stage; a REGIONAL
- * endpoint, optionally behind a web ACL; alarms on 5XX answers, on authorizer failures (counted
+ * endpoint, optionally behind a web ACL and a custom domain; alarms on 5XX answers, on authorizer failures (counted
  * from the access log) and on p99 latency. Operations are added with {@link addOperation}.
  *
  * The RestApi is this construct's default child, so that its logical id, and those of its stage
  * and usage plans, are the ones it had at the stack's scope: a new RestApi would change the base
  * URL, and new usage plans would lose the API keys the keys command put in them.
  *
- * No CloudWatch role: access logs need `ApiGatewayAccountStack`, deployed once per account.
+ * No CloudWatch role: access logs need the `AccountStack`, deployed once per account and region.
  */
 export class PetstoreApi extends Construct {
   /** The RestApi. */
@@ -107,6 +116,12 @@ export class PetstoreApi extends Construct {
   /** The web ACL on the stage, when `webAcl` was given. */
   readonly webAcl?: ApiWebAcl;
 
+  /** The custom domain, when `domain` was given. */
+  readonly domain?: ApiDomain;
+
+  /** The base URL clients call, ending in `/v1/`: the custom domain's, or the `execute-api` one. */
+  readonly url: string;
+
   private readonly authorizer: RequestAuthorizer;
 
   private readonly accessLogs: LogGroup;
@@ -118,7 +133,14 @@ export class PetstoreApi extends Construct {
       retention: LOG_RETENTION,
       removalPolicy: props.removalPolicy,
     });
-    this.restApi = createRestApi(this, stackName, this.accessLogs, props.webAcl !== undefined);
+    this.restApi = createRestApi(this, stackName, this.accessLogs, {
+      webAcl: props.webAcl !== undefined,
+      executeApiEndpoint: props.domain === undefined || props.domain.executeApiEndpoint === true,
+    });
+    if (props.domain) {
+      this.domain = new ApiDomain(this, 'Domain', { ...props.domain, restApi: this.restApi });
+    }
+    this.url = this.domain?.url ?? this.restApi.url;
     this.authorizer = new RequestAuthorizer(this, 'Authorizer', {
       handler: props.authorizerFunction,
       identitySources: [IdentitySource.header('Authorization')],
@@ -253,16 +275,22 @@ export class PetstoreApi extends Construct {
 /**
  * The RestApi (REGIONAL endpoint) with its `v1` stage, X-Ray tracing and JSON access logs, as the
  * `Default` child of `scope`.
+ *
+ * @param options.webAcl Whether a web ACL guards the stage (otherwise cdk-nag's APIG3 is
+ *   acknowledged).
+ * @param options.executeApiEndpoint Whether clients may call the `execute-api` address.
  */
 function createRestApi(
   scope: Construct,
   name: string,
   accessLogs: LogGroup,
-  webAcl: boolean,
+  { webAcl, executeApiEndpoint }: { webAcl: boolean; executeApiEndpoint: boolean },
 ): RestApi {
   const api = new RestApi(scope, 'Default', {
     restApiName: name,
     description: 'Petstore API (docs/openapi.yaml)',
+    // Left out, not false, when kept: the template of a stage without a domain stays as it was.
+    disableExecuteApiEndpoint: !executeApiEndpoint || undefined,
     cloudWatchRole: false,
     apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     endpointTypes: [EndpointType.REGIONAL],

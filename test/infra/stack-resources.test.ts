@@ -329,9 +329,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
 
 describe('the account stack', () => {
   it('holds the one AWS::ApiGateway::Account with a CloudWatch role API Gateway assumes', () => {
-    const template = Template.fromStack(petstore.accountStack);
+    const template = Template.fromStack(petstore.accountStacks.staging);
 
-    expect(petstore.accountStack.stackName).toBe(ACCOUNT_STACK_NAME);
+    expect(petstore.accountStacks.staging.stackName).toBe(ACCOUNT_STACK_NAME);
     template.resourceCountIs('AWS::ApiGateway::Account', 1);
     template.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: {

@@ -57,7 +57,7 @@ export const templates = {} as Record<StageName, Template>;
  * ({@link templates}).
  *
  * @param options.wholeApp Also synthesize the whole app (both stages and the account stack) in
- *   the hook, which the first `Annotations.fromStack` or `Template.fromStack(petstore.accountStack)`
+ *   the hook, which the first `Annotations.fromStack` or `Template.fromStack(petstore.accountStacks.staging)`
  *   would otherwise do inside its test (its first time costs seconds).
  * @default options.wholeApp - false
  */

@@ -1,0 +1,223 @@
+/**
+ * Where and how the stages deploy, read from the CDK context (`-c key=value` or cdk.json's
+ * `context`) and checked: each stage's account, region and custom domain, and the GitHub
+ * repository whose workflows deploy. Every refusal names the key and what it allows.
+ */
+import type { Environment } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { ApiDomainOptions } from './constructs/api-domain.ts';
+import { APP_CONTEXT, contextKey, type StageName, type StageOption } from './stages.ts';
+
+/** The GitHub repository whose workflows deploy, and how its roles reach the bootstrap roles. */
+export interface GitHubSettings {
+  /** `OWNER/REPO`. */
+  readonly repository: string;
+  /** ARNs of existing GitHub OIDC providers, at most one per account. */
+  readonly oidcProviderArns: readonly string[];
+  /** The CDK bootstrap qualifier. */
+  readonly qualifier: string;
+}
+
+/** The CDK's default bootstrap qualifier (`cdk bootstrap` without `--qualifier`). */
+export const DEFAULT_BOOTSTRAP_QUALIFIER = 'hnb659fds';
+
+const ACCOUNT = /^\d{12}$/;
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+const REPOSITORY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+const QUALIFIER = /^[A-Za-z0-9_-]{1,10}$/;
+const OIDC_PROVIDER_ARN =
+  /^arn:aws[a-z-]*:iam::(\d{12}):oidc-provider\/token\.actions\.githubusercontent\.com$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
+const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):(\d{12}):certificate\/[0-9a-f-]+$/;
+const HOSTED_ZONE_ID = /^Z[A-Z0-9]{1,31}$/;
+
+/** A context value as a string (cdk.json may hold numbers or booleans), or undefined when unset. */
+function read(scope: Construct, key: string): string | undefined {
+  const value = scope.node.tryGetContext(key);
+  return value === undefined ? undefined : String(value);
+}
+
+/**
+ * The value of `key` when it is unset or matches `pattern`.
+ *
+ * @throws Error `<key> must be <allowed>; got '<value>'`.
+ */
+function matching(scope: Construct, key: string, pattern: RegExp, allowed: string) {
+  const value = read(scope, key);
+  if (value !== undefined && !pattern.test(value)) {
+    throw new Error(`${key} must be ${allowed}; got '${value}'`);
+  }
+  return value;
+}
+
+/**
+ * The AWS account and region `stage` deploys into: `petstore:<stage>:account` and
+ * `petstore:<stage>:region`, each unset one from `CDK_DEFAULT_ACCOUNT` / `CDK_DEFAULT_REGION`
+ * (the CDK CLI's credentials); without either the stage is environment-agnostic there.
+ *
+ * @throws Error when the account is not 12 digits or the region not a region name.
+ */
+export function stageEnvironment(scope: Construct, stage: StageName): Environment {
+  return {
+    account:
+      matching(scope, contextKey(stage, 'account'), ACCOUNT, 'a 12-digit AWS account id') ??
+      process.env.CDK_DEFAULT_ACCOUNT,
+    region:
+      matching(
+        scope,
+        contextKey(stage, 'region'),
+        REGION,
+        'an AWS region name such as eu-west-1',
+      ) ?? process.env.CDK_DEFAULT_REGION,
+  };
+}
+
+/**
+ * The CDK bootstrap qualifier, `petstore:bootstrapQualifier`, or the CDK's default `hnb659fds`.
+ *
+ * @throws Error when it is not what `cdk bootstrap --qualifier` accepts.
+ */
+export function bootstrapQualifier(scope: Construct): string {
+  return (
+    matching(
+      scope,
+      APP_CONTEXT.bootstrapQualifier,
+      QUALIFIER,
+      '1 to 10 letters, digits, _ or - (cdk bootstrap --qualifier)',
+    ) ?? DEFAULT_BOOTSTRAP_QUALIFIER
+  );
+}
+
+/**
+ * The GitHub settings (`petstore:github`, `petstore:githubOidcProviderArn`,
+ * `petstore:bootstrapQualifier`), or undefined when no repository is given. The provider key holds
+ * one ARN, or several separated by commas when stages' accounts each have one already.
+ *
+ * @throws Error when the repository is not `OWNER/REPO`, a provider ARN is not GitHub's provider
+ *   in IAM or two name one account, or the qualifier is not what `cdk bootstrap` accepts.
+ */
+export function githubSettings(scope: Construct): GitHubSettings | undefined {
+  const repository = matching(
+    scope,
+    APP_CONTEXT.github,
+    REPOSITORY,
+    'OWNER/REPO, e.g. octo-org/petstore',
+  );
+  const arns = read(scope, APP_CONTEXT.githubOidcProviderArn)
+    ?.split(',')
+    .map((arn) => arn.trim());
+  const accounts = (arns ?? []).map((arn) => {
+    const account = OIDC_PROVIDER_ARN.exec(arn)?.[1];
+    if (account === undefined) {
+      throw new Error(
+        `${APP_CONTEXT.githubOidcProviderArn} must be ARNs of IAM OIDC providers of token.actions.githubusercontent.com, e.g. arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com, separated by commas; got '${arn}'`,
+      );
+    }
+    return account;
+  });
+  if (new Set(accounts).size < accounts.length) {
+    throw new Error(
+      `${APP_CONTEXT.githubOidcProviderArn} names one account twice; an account has one provider`,
+    );
+  }
+  if (repository === undefined) {
+    if (arns) throw new Error(`${APP_CONTEXT.githubOidcProviderArn} needs ${APP_CONTEXT.github}`);
+    return undefined;
+  }
+  return { repository, oidcProviderArns: arns ?? [], qualifier: bootstrapQualifier(scope) };
+}
+
+/**
+ * The value of `stage`'s `first` and `second` options, both set or both unset.
+ *
+ * @throws Error naming the two keys when only one is set.
+ */
+function pair(scope: Construct, stage: StageName, [first, second]: [StageOption, StageOption]) {
+  const values = [read(scope, contextKey(stage, first)), read(scope, contextKey(stage, second))];
+  if ((values[0] === undefined) !== (values[1] === undefined)) {
+    throw new Error(
+      `${contextKey(stage, first)} and ${contextKey(stage, second)} go together: set both or neither`,
+    );
+  }
+  return values;
+}
+
+/**
+ * `stage`'s custom domain: `petstore:<stage>:domainName` with `:certificateArn`, optionally
+ * `:hostedZoneId` with `:hostedZoneName` (the alias record) and `:executeApiEndpoint`.
+ *
+ * @param environment The stage's account and region: a certificate must be in both.
+ * @returns Undefined when no domain is set.
+ * @throws Error when one of a pair is missing, a value has the wrong shape, the certificate is in
+ *   another account or region, the domain is not in the zone, or `executeApiEndpoint` is not
+ *   true or false or is set without a domain.
+ */
+export function domainOptions(
+  scope: Construct,
+  stage: StageName,
+  environment: Environment,
+): ApiDomainOptions | undefined {
+  const key = (option: StageOption) => contextKey(stage, option);
+  pair(scope, stage, ['domainName', 'certificateArn']);
+  const [zoneId, zoneName] = pair(scope, stage, ['hostedZoneId', 'hostedZoneName']);
+  const domainName = matching(
+    scope,
+    key('domainName'),
+    HOST_NAME,
+    'a lower-case host name such as api.example.com',
+  );
+  const certificateArn = matching(
+    scope,
+    key('certificateArn'),
+    CERTIFICATE_ARN,
+    'an ACM certificate ARN, arn:aws:acm:<region>:<account>:certificate/<id>',
+  );
+  const executeApiEndpoint = matching(
+    scope,
+    key('executeApiEndpoint'),
+    /^(true|false)$/,
+    'true or false',
+  );
+  if (domainName === undefined || certificateArn === undefined) {
+    for (const option of ['hostedZoneId', 'executeApiEndpoint'] as const) {
+      if (read(scope, key(option)) !== undefined) {
+        throw new Error(`${key(option)} applies only with ${key('domainName')}`);
+      }
+    }
+    return undefined;
+  }
+  const [, region, account] = CERTIFICATE_ARN.exec(certificateArn) ?? [];
+  for (const [what, value, wanted] of [
+    ['region', region, environment.region],
+    ['account', account, environment.account],
+  ]) {
+    if (wanted !== undefined && value !== wanted) {
+      throw new Error(
+        `${key('certificateArn')} is in ${what} ${value}, but a REGIONAL custom domain needs a certificate in the stage's ${what}, ${wanted}`,
+      );
+    }
+  }
+  let hostedZone: ApiDomainOptions['hostedZone'];
+  if (zoneId !== undefined && zoneName !== undefined) {
+    matching(
+      scope,
+      key('hostedZoneId'),
+      HOSTED_ZONE_ID,
+      'a Route 53 hosted zone id such as Z0123456789ABCDEFGHIJ',
+    );
+    const name = zoneName.replace(/\.$/, '');
+    if (domainName !== name && !domainName.endsWith(`.${name}`)) {
+      throw new Error(
+        `${key('domainName')} must be ${key('hostedZoneName')} or a name under it; got '${domainName}' and '${zoneName}'`,
+      );
+    }
+    hostedZone = { hostedZoneId: zoneId, zoneName: name };
+  }
+  return {
+    domainName,
+    certificateArn,
+    hostedZone,
+    executeApiEndpoint: executeApiEndpoint === 'true',
+  };
+}

@@ -1,0 +1,236 @@
+/**
+ * The GitHub deploy roles of the account stacks (issue 33, "Roles, not keys"): each trust policy,
+ * read from the synthesized template, evaluated against sample GitHub OIDC claims; what each role
+ * may do; the provider, created or imported; the outputs the workflows' variables come from.
+ */
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PetstoreApp } from '../../infra/app.ts';
+import { GITHUB_OIDC_AUDIENCE, GITHUB_OIDC_ISSUER } from '../../infra/constructs/github-roles.ts';
+import {
+  ACCOUNT_STACK_OUTPUTS,
+  APP_CONTEXT,
+  GITHUB_PULL_REQUEST_ROLE_NAME,
+  githubRoleName,
+  STAGES,
+  type StageName,
+} from '../../infra/stages.ts';
+import {
+  deploymentApp,
+  ENVIRONMENTS,
+  environmentContext,
+  GITHUB_CONTEXT,
+  REPOSITORY,
+} from '../support/deployment-app.ts';
+import { admits } from '../support/trust-policy.ts';
+
+/** Sample claims of a GitHub Actions token: `sub` as given, the STS audience unless overridden. */
+function claims(sub: string, aud = GITHUB_OIDC_AUDIENCE): Record<string, string> {
+  return { [`${GITHUB_OIDC_ISSUER}:sub`]: sub, [`${GITHUB_OIDC_ISSUER}:aud`]: aud };
+}
+
+/** A role of an account stack's template, by its physical name. */
+function roleNamed(template: Template, roleName: string) {
+  const roles = Object.values(
+    template.findResources('AWS::IAM::Role', { Properties: { RoleName: roleName } }),
+  );
+  expect(roles, roleName).toHaveLength(1);
+  return roles[0]?.Properties;
+}
+
+/** The Ref to the template's one OIDC provider: what each trust policy must federate with. */
+function providerRef(template: Template) {
+  const ids = Object.keys(template.findResources('AWS::IAM::OIDCProvider'));
+  expect(ids).toHaveLength(1);
+  return { Ref: ids[0] };
+}
+
+/** The ARNs of the CDK bootstrap roles `kinds` of an account and region, default qualifier. */
+function bootstrapRoles(kinds: string[], { account, region }: { account: string; region: string }) {
+  return kinds.map(
+    (kind) => `arn:aws:iam::${account}:role/cdk-hnb659fds-${kind}-role-${account}-${region}`,
+  );
+}
+
+let split: PetstoreApp;
+const templates = {} as Record<StageName, Template>;
+
+beforeAll(() => {
+  // GIVEN the repository, and each stage in its own account and region
+  split = deploymentApp({ ...GITHUB_CONTEXT, ...environmentContext() });
+  for (const stage of STAGES) templates[stage] = Template.fromStack(split.accountStacks[stage]);
+});
+
+describe.each(STAGES)("the %s role, in its own account's stack", (stage) => {
+  const other = STAGES.find((each) => each !== stage) as StageName;
+  const trust = () => roleNamed(templates[stage], githubRoleName(stage)).AssumeRolePolicyDocument;
+  const admitted = (sub: string, aud?: string) =>
+    admits(trust(), providerRef(templates[stage]), claims(sub, aud));
+
+  it("admits a job of the repository in the stage's environment, with the STS audience", () => {
+    expect(admitted(`repo:${REPOSITORY}:environment:${stage}`)).toBe(true);
+  });
+
+  it.each([
+    ['another repository', `repo:octo-org/other:environment:${stage}`],
+    ['a fork-like owner', `repo:octo-org-fork/petstore:environment:${stage}`],
+    ["another stage's environment", `repo:${REPOSITORY}:environment:${other}`],
+    ['a branch (no environment)', `repo:${REPOSITORY}:ref:refs/heads/main`],
+    ['a pull request', `repo:${REPOSITORY}:pull_request`],
+  ])('refuses %s', (_, sub) => {
+    expect(admitted(sub)).toBe(false);
+  });
+
+  it('refuses the right subject with another audience', () => {
+    expect(admitted(`repo:${REPOSITORY}:environment:${stage}`, 'https://github.com/octo-org')).toBe(
+      false,
+    );
+  });
+
+  it("may only assume its account's deploy, file-publishing and lookup roles in its region", () => {
+    const role = roleNamed(templates[stage], githubRoleName(stage));
+
+    expect(role.ManagedPolicyArns).toBeUndefined();
+    expect(role.Policies).toEqual([
+      {
+        PolicyName: 'AssumeCdkBootstrapRoles',
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Allow',
+              Action: 'sts:AssumeRole',
+              Resource: bootstrapRoles(
+                ['deploy', 'file-publishing', 'lookup'],
+                ENVIRONMENTS[stage],
+              ),
+            },
+          ],
+        },
+      },
+    ]);
+  });
+
+  it("is output as the stage's deploy role, and only in its own account's stack", () => {
+    expect(Object.keys(templates[stage].findOutputs('*')).sort()).toEqual(
+      [ACCOUNT_STACK_OUTPUTS.deployRoleArn(stage), ACCOUNT_STACK_OUTPUTS.pullRequestRoleArn].sort(),
+    );
+    expect(
+      templates[stage].findResources('AWS::IAM::Role', {
+        Properties: { RoleName: githubRoleName(other) },
+      }),
+    ).toEqual({});
+  });
+});
+
+describe.each(STAGES)("the pull-request role in the %s account's stack", (stage) => {
+  const role = () => roleNamed(templates[stage], GITHUB_PULL_REQUEST_ROLE_NAME);
+  const admitted = (sub: string, aud?: string) =>
+    admits(role().AssumeRolePolicyDocument, providerRef(templates[stage]), claims(sub, aud));
+
+  it("admits only the repository's pull-request jobs, with the STS audience", () => {
+    expect(admitted(`repo:${REPOSITORY}:pull_request`)).toBe(true);
+    expect(admitted('repo:octo-org/other:pull_request')).toBe(false);
+    expect(admitted(`repo:${REPOSITORY}:ref:refs/heads/main`)).toBe(false);
+    for (const each of STAGES)
+      expect(admitted(`repo:${REPOSITORY}:environment:${each}`)).toBe(false);
+    expect(admitted(`repo:${REPOSITORY}:pull_request`, 'sts.amazonaws.com.evil')).toBe(false);
+  });
+
+  it("may only assume the account's lookup role", () => {
+    expect(role().ManagedPolicyArns).toBeUndefined();
+    expect(role().Policies?.[0]?.PolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sts:AssumeRole',
+        Resource: bootstrapRoles(['lookup'], ENVIRONMENTS[stage])[0],
+      },
+    ]);
+    expect(role().Policies).toHaveLength(1);
+  });
+});
+
+describe('every GitHub role', () => {
+  it('matches its subject exactly: StringEquals on sub and aud, no wildcard anywhere', () => {
+    for (const template of Object.values(templates)) {
+      const roles = template.findResources('AWS::IAM::Role', {
+        Properties: {
+          AssumeRolePolicyDocument: { Statement: [{ Action: 'sts:AssumeRoleWithWebIdentity' }] },
+        },
+      });
+      expect(Object.keys(roles)).toHaveLength(2);
+      for (const { Properties } of Object.values(roles)) {
+        const [statement, ...rest] = Properties.AssumeRolePolicyDocument.Statement;
+        expect(rest).toEqual([]);
+        expect(Object.keys(statement.Condition)).toEqual(['StringEquals']);
+        const subject = statement.Condition.StringEquals[`${GITHUB_OIDC_ISSUER}:sub`];
+        expect(subject).toMatch(/^repo:[^*?]+$/);
+      }
+    }
+  });
+
+  it("trusts GitHub's OIDC provider, created for the STS audience in each account", () => {
+    for (const template of Object.values(templates)) {
+      template.resourceCountIs('AWS::IAM::OIDCProvider', 1);
+      template.hasResourceProperties('AWS::IAM::OIDCProvider', {
+        Url: `https://${GITHUB_OIDC_ISSUER}`,
+        ClientIdList: [GITHUB_OIDC_AUDIENCE],
+      });
+    }
+  });
+});
+
+describe('GitHub role options', () => {
+  it("uses an account's existing provider by ARN and creates the other account's", () => {
+    // GIVEN an existing provider in production's account only
+    const existing = `arn:aws:iam::${ENVIRONMENTS.production.account}:oidc-provider/${GITHUB_OIDC_ISSUER}`;
+    const app = deploymentApp({
+      ...GITHUB_CONTEXT,
+      ...environmentContext(),
+      [APP_CONTEXT.githubOidcProviderArn]: existing,
+    });
+
+    // THEN production's roles federate with it and its stack creates none; staging's creates one
+    const production = Template.fromStack(app.accountStacks.production);
+    production.resourceCountIs('AWS::IAM::OIDCProvider', 0);
+    const role = roleNamed(production, githubRoleName('production'));
+    expect(
+      admits(
+        role.AssumeRolePolicyDocument,
+        existing,
+        claims(`repo:${REPOSITORY}:environment:production`),
+      ),
+    ).toBe(true);
+    Template.fromStack(app.accountStacks.staging).resourceCountIs('AWS::IAM::OIDCProvider', 1);
+  });
+
+  it("names the bootstrap roles with the context's qualifier, which the stacks deploy through too", () => {
+    const app = deploymentApp({
+      ...GITHUB_CONTEXT,
+      ...environmentContext(),
+      [APP_CONTEXT.bootstrapQualifier]: 'pets2',
+    });
+
+    const role = roleNamed(
+      Template.fromStack(app.accountStacks.staging),
+      GITHUB_PULL_REQUEST_ROLE_NAME,
+    );
+    const { account, region } = ENVIRONMENTS.staging;
+    expect(role.Policies[0].PolicyDocument.Statement[0].Resource).toBe(
+      `arn:aws:iam::${account}:role/cdk-pets2-lookup-role-${account}-${region}`,
+    );
+    const stage = app.app.synth().getStackArtifact(app.stacks.staging.artifactId);
+    expect(stage.assumeRoleArn).toContain(':role/cdk-pets2-deploy-role-');
+  });
+
+  it('adds no provider, role or output without a repository', () => {
+    const app = deploymentApp(environmentContext());
+
+    for (const stage of STAGES) {
+      const template = Template.fromStack(app.accountStacks[stage]);
+      template.resourceCountIs('AWS::IAM::OIDCProvider', 0);
+      template.resourceCountIs('AWS::IAM::Role', 1);
+      expect(template.findOutputs('*')).toEqual({});
+    }
+  });
+});
