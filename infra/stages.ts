@@ -82,18 +82,38 @@ export function githubRoleName(stage: StageName): string {
   return `${SERVICE_NAME}-github-${stage}`;
 }
 
+/**
+ * The stages whose deploy job (`.github/workflows/deploy.yml`) rolls back after a failed smoke
+ * test, and so get a GitHub rollback role. Staging stays as deployed, to be looked at.
+ */
+export const ROLLBACK_ON_FAILED_SMOKE: readonly StageName[] = ['production'];
+
+/**
+ * Physical name of the IAM role through which a GitHub Actions job of `stage`'s environment rolls
+ * the stage back (`npm run rollback`) after a failed smoke test, e.g. `petstore-github-production-rollback`.
+ */
+export function githubRollbackRoleName(stage: StageName): string {
+  return `${githubRoleName(stage)}-rollback`;
+}
+
 /** Physical name of the IAM role a pull request's workflow job assumes (CDK lookups only). */
 export const GITHUB_PULL_REQUEST_ROLE_NAME = `${SERVICE_NAME}-github-pull-request`;
 
 /**
- * Names of the account stack's outputs: the ARN of each stage's deploy role (only in the account
- * stack of the account that stage deploys into) and of the pull-request role.
+ * Names of the account stack's outputs: the ARN of each stage's deploy role and rollback role
+ * (`ROLLBACK_ON_FAILED_SMOKE`), only in the account stack of the account that stage deploys into,
+ * and of the pull-request role.
  */
 export const ACCOUNT_STACK_OUTPUTS = {
-  deployRoleArn: (stage: StageName) =>
-    `${stage.charAt(0).toUpperCase()}${stage.slice(1)}DeployRoleArn`,
+  deployRoleArn: (stage: StageName) => `${capitalized(stage)}DeployRoleArn`,
+  rollbackRoleArn: (stage: StageName) => `${capitalized(stage)}RollbackRoleArn`,
   pullRequestRoleArn: 'PullRequestRoleArn',
 } as const;
+
+/** `staging` → `Staging`: a stage's name as it begins an output name. */
+function capitalized(stage: StageName): string {
+  return `${stage.charAt(0).toUpperCase()}${stage.slice(1)}`;
+}
 
 /** CloudFormation stack name of a stage, e.g. `petstore-staging`. */
 export function stackName(stage: StageName): string {

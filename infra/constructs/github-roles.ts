@@ -2,7 +2,7 @@
  * The IAM roles through which GitHub Actions jobs of one repository deploy, with OpenID Connect
  * and no long-lived keys (docs/operations.md, "GitHub roles").
  */
-import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Validations } from 'aws-cdk-lib';
 import {
   type IOidcProvider,
   OidcProviderNative,
@@ -11,12 +11,16 @@ import {
   PolicyStatement,
   Role,
 } from 'aws-cdk-lib/aws-iam';
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import { Construct } from 'constructs';
 import {
   ACCOUNT_STACK_OUTPUTS,
   GITHUB_PULL_REQUEST_ROLE_NAME,
   githubRoleName,
+  githubRollbackRoleName,
+  ROLLBACK_ON_FAILED_SMOKE,
   type StageName,
+  stackName,
 } from '../stages.ts';
 
 /** The issuer of GitHub Actions' OIDC tokens: the prefix of their claims' condition keys. */
@@ -58,23 +62,29 @@ export interface GitHubRolesProps {
 }
 
 /**
- * In one AWS account: GitHub's OIDC provider (or the existing one), one role per stage given,
- * `githubRoleName(stage)`, and the pull-request role, `GITHUB_PULL_REQUEST_ROLE_NAME`; their ARNs
- * are stack outputs (`ACCOUNT_STACK_OUTPUTS`).
+ * In one AWS account: GitHub's OIDC provider (or the existing one), a deploy role per stage given,
+ * `githubRoleName(stage)`, a rollback role per stage given that rolls back after a failed smoke
+ * test (`ROLLBACK_ON_FAILED_SMOKE`), `githubRollbackRoleName(stage)`, and the pull-request role,
+ * `GITHUB_PULL_REQUEST_ROLE_NAME`; their ARNs are stack outputs (`ACCOUNT_STACK_OUTPUTS`).
  *
- * A stage's role trusts only tokens whose `sub` is `repo:OWNER/REPO:environment:<stage>` (a job
+ * A stage's roles trust only tokens whose `sub` is `repo:OWNER/REPO:environment:<stage>` (a job
  * of that GitHub environment, which production guards with required reviewers) and whose `aud` is
- * `sts.amazonaws.com`, and may only assume the stage's CDK bootstrap roles (deploy,
+ * `sts.amazonaws.com`. The deploy role may only assume the stage's CDK bootstrap roles (deploy,
  * file-publishing, lookup) in its region: what it may change is what `cdk deploy` may. The
- * pull-request role trusts `repo:OWNER/REPO:pull_request` and may assume only the lookup roles
- * (read-only), for `cdk diff`. Role names are fixed, so there is one construct per account.
+ * rollback role may only make `npm run rollback`'s calls on the stage's own stack, deployment
+ * groups and functions. The pull-request role trusts `repo:OWNER/REPO:pull_request` and may
+ * assume only the lookup roles (read-only), for `cdk diff`. Role names are fixed, so there is one
+ * construct per account.
  */
 export class GitHubRoles extends Construct {
   /** The OIDC provider the roles trust. */
   readonly provider: IOidcProvider;
 
-  /** Each given stage's role. */
+  /** Each given stage's deploy role. */
   readonly stageRoles: ReadonlyMap<StageName, Role>;
+
+  /** The rollback role of each given stage in `ROLLBACK_ON_FAILED_SMOKE`. */
+  readonly rollbackRoles: ReadonlyMap<StageName, Role>;
 
   /** The pull-request role. */
   readonly pullRequestRole: Role;
@@ -98,19 +108,65 @@ export class GitHubRoles extends Construct {
       });
     this.stageRoles = new Map(
       props.stages.map(({ stage, region }) => {
-        const role = this.role(
-          githubRoleName(stage),
-          `${props.repository}:environment:${stage}`,
-          DEPLOY_BOOTSTRAP_ROLES.map((kind) => bootstrapRoleArn(kind, region)),
-        );
+        const role = this.role(githubRoleName(stage), `${props.repository}:environment:${stage}`, {
+          AssumeCdkBootstrapRoles: [
+            assumeRoles(DEPLOY_BOOTSTRAP_ROLES.map((kind) => bootstrapRoleArn(kind, region))),
+          ],
+        });
         new CfnOutput(stack, ACCOUNT_STACK_OUTPUTS.deployRoleArn(stage), { value: role.roleArn });
+        return [stage, role];
+      }),
+    );
+    const rollingBack = props.stages.filter(({ stage }) =>
+      ROLLBACK_ON_FAILED_SMOKE.includes(stage),
+    );
+    this.rollbackRoles = new Map(
+      rollingBack.map(({ stage, region = stack.region }) => {
+        const arn = (service: string, resourceName: string) =>
+          `arn:${stack.partition}:${service}:${region}:${stack.account}:${resourceName}`;
+        const functions = arn('lambda', `function:${stackName(stage)}-*`);
+        const statements = [
+          new PolicyStatement({
+            actions: ['cloudformation:DescribeStacks', 'cloudformation:ListStackResources'],
+            resources: [arn('cloudformation', `stack/${stackName(stage)}/*`)],
+          }),
+          new PolicyStatement({
+            actions: ['codedeploy:ListDeployments', 'codedeploy:StopDeployment'],
+            resources: [arn('codedeploy', 'deploymentgroup:*')],
+          }),
+          new PolicyStatement({
+            actions: ['lambda:GetAlias', 'lambda:ListVersionsByFunction', 'lambda:UpdateAlias'],
+            resources: [functions, `${functions}:*`],
+          }),
+        ];
+        const role = this.role(
+          githubRollbackRoleName(stage),
+          `${props.repository}:environment:${stage}`,
+          { RollBackStage: statements },
+        );
+        for (const resource of statements.flatMap((statement) => statement.resources)) {
+          Validations.of(role).acknowledge({
+            id: `AwsSolutions-IAM5[Resource::${flattenCfnReference(stack.resolve(resource))}]`,
+            reason:
+              "The rollback's calls on the stage's own resources, named by what can be known before they exist: the stack's id ends its ARN, CloudFormation generates the names of its functions (prefixed with the stack's name) and deployment groups, and an alias is a qualifier of its function's ARN.",
+          });
+        }
+        new CfnOutput(stack, ACCOUNT_STACK_OUTPUTS.rollbackRoleArn(stage), {
+          value: role.roleArn,
+        });
         return [stage, role];
       }),
     );
     this.pullRequestRole = this.role(
       GITHUB_PULL_REQUEST_ROLE_NAME,
       `${props.repository}:pull_request`,
-      [...new Set(props.stages.map(({ region }) => bootstrapRoleArn('lookup', region)))],
+      {
+        AssumeCdkBootstrapRoles: [
+          assumeRoles([
+            ...new Set(props.stages.map(({ region }) => bootstrapRoleArn('lookup', region))),
+          ]),
+        ],
+      },
     );
     new CfnOutput(stack, ACCOUNT_STACK_OUTPUTS.pullRequestRoleArn, {
       value: this.pullRequestRole.roleArn,
@@ -119,25 +175,33 @@ export class GitHubRoles extends Construct {
 
   /**
    * A role that tokens with `sub` `repo:<subject>` and the STS audience may assume, allowed only
-   * `sts:AssumeRole` on `bootstrapRoles`.
+   * `policies` (inline policy name → its statements).
    */
-  private role(roleName: string, subject: string, bootstrapRoles: string[]): Role {
+  private role(
+    roleName: string,
+    subject: string,
+    policies: Record<string, PolicyStatement[]>,
+  ): Role {
     return new Role(this, roleName, {
       roleName,
-      description: `GitHub Actions jobs of repo:${subject}; may assume only the CDK bootstrap roles it names`,
+      description: `GitHub Actions jobs of repo:${subject}; may do only what its inline policy names`,
       assumedBy: new OpenIdConnectPrincipal(this.provider, {
         StringEquals: {
           [`${GITHUB_OIDC_ISSUER}:aud`]: GITHUB_OIDC_AUDIENCE,
           [`${GITHUB_OIDC_ISSUER}:sub`]: `repo:${subject}`,
         },
       }),
-      inlinePolicies: {
-        AssumeCdkBootstrapRoles: new PolicyDocument({
-          statements: [
-            new PolicyStatement({ actions: ['sts:AssumeRole'], resources: bootstrapRoles }),
-          ],
-        }),
-      },
+      inlinePolicies: Object.fromEntries(
+        Object.entries(policies).map(([name, statements]) => [
+          name,
+          new PolicyDocument({ statements }),
+        ]),
+      ),
     });
   }
+}
+
+/** A statement allowing `sts:AssumeRole` on `roles` and nothing else. */
+function assumeRoles(roles: string[]): PolicyStatement {
+  return new PolicyStatement({ actions: ['sts:AssumeRole'], resources: roles });
 }

@@ -17,6 +17,8 @@ import {
   contextKey,
   GITHUB_PULL_REQUEST_ROLE_NAME,
   githubRoleName,
+  githubRollbackRoleName,
+  ROLLBACK_ON_FAILED_SMOKE,
   STAGES,
 } from '../../infra/stages.ts';
 import { cfnLintTemplates } from '../support/cfn-lint.ts';
@@ -72,11 +74,16 @@ describe('accounts and regions per stage', () => {
     expect([stack?.account, stack?.region]).toEqual([shared.account, shared.region]);
     const template = Template.fromStack(app.accountStacks.staging);
     expect(roleNames(template)).toEqual(
-      [...STAGES.map(githubRoleName), GITHUB_PULL_REQUEST_ROLE_NAME].sort(),
+      [
+        ...STAGES.map(githubRoleName),
+        ...ROLLBACK_ON_FAILED_SMOKE.map(githubRollbackRoleName),
+        GITHUB_PULL_REQUEST_ROLE_NAME,
+      ].sort(),
     );
     expect(Object.keys(template.findOutputs('*')).sort()).toEqual(
       [
         ...STAGES.map(ACCOUNT_STACK_OUTPUTS.deployRoleArn),
+        ...ROLLBACK_ON_FAILED_SMOKE.map(ACCOUNT_STACK_OUTPUTS.rollbackRoleArn),
         ACCOUNT_STACK_OUTPUTS.pullRequestRoleArn,
       ].sort(),
     );

@@ -5,7 +5,7 @@
  * only where a role is assumed, one deploy per stage at a time, and a bound on every job.
  */
 import { describe, expect, it } from 'vitest';
-import { STAGES, type StageName } from '../../infra/stages.ts';
+import { ROLLBACK_ON_FAILED_SMOKE, STAGES, type StageName } from '../../infra/stages.ts';
 import { expression, type Job, readWorkflow, type Step } from '../support/workflows.ts';
 
 const deploy = readWorkflow('.github/workflows/deploy.yml');
@@ -90,14 +90,28 @@ describe('deploy workflow', () => {
     expect(production.environment).toBe('production');
   });
 
-  it('rolls production back when its smoke test fails, the job failing with the smoke test', () => {
+  it('rolls production back through its rollback role when its smoke test fails, the job failing with the smoke test', () => {
     const { steps } = stageJob('production');
-    const rollback = steps.at(-1);
+    const [smoke, credentials, rollback] = steps.slice(-3);
+    const onFailedSmoke = "failure() && steps.smoke.outcome == 'failure'";
 
-    expect(steps.at(-2)?.id).toBe('smoke');
-    expect(rollback?.if).toBe("failure() && steps.smoke.outcome == 'failure'");
+    expect(smoke?.id).toBe('smoke');
+    expect(action(credentials ?? {})).toBe('aws-actions/configure-aws-credentials');
+    expect(credentials?.if).toBe(onFailedSmoke);
+    expect(credentials?.with?.['role-to-assume']).toBe(
+      expression('vars.AWS_PRODUCTION_ROLLBACK_ROLE_ARN'),
+    );
+    expect(rollback?.if).toBe(onFailedSmoke);
     expect(rollback?.run).toBe('npm run rollback -- --stage production');
     expect(steps.every((step) => !('continue-on-error' in step))).toBe(true);
+  });
+
+  it('rolls back exactly the stages the account stacks give a rollback role', () => {
+    const rollingBack = STAGES.filter((stage) =>
+      stageJob(stage).steps.some((step) => step.run?.startsWith('npm run rollback')),
+    );
+
+    expect(rollingBack).toEqual(ROLLBACK_ON_FAILED_SMOKE);
   });
 
   it('gives an OIDC token only to the jobs that assume a role', () => {

