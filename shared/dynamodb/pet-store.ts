@@ -7,10 +7,9 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { refuseUnlessFree } from '../idempotency/outcome.ts';
-import type { IdempotentRequest, StoredResponse } from '../idempotency/record.ts';
+import type { IdempotentOutcome, IdempotentRequest } from '../idempotency/record.ts';
 import type { PageCache } from '../pets/page-cache.ts';
-import type { CreatePetOptions, ListPetsOptions, PetPage, PetStore } from '../pets/pet-store.ts';
+import type { CallOptions, ListPetsOptions, PetPage, PetStore } from '../pets/pet-store.ts';
 import type { NewPet, Pet } from '../pets/schemas.ts';
 import { pageOf, petWithId, recordsOf } from '../pets/store-rules.ts';
 import { requiredSetting } from '../settings.ts';
@@ -29,7 +28,7 @@ export interface DynamoDBPetStoreTables {
 
 /** Options of {@link DynamoDBPetStore}. */
 export interface DynamoDBPetStoreOptions {
-  /** Idempotency records `recording` writes. @default - none: a create with `recording` throws */
+  /** Idempotency records `createPetOnce` writes. @default - none: `createPetOnce` throws */
   readonly records?: DynamoDBIdempotencyStore;
   /** Clock of the id blocks and page caches, epoch milliseconds. @default Date.now */
   readonly now?: () => number;
@@ -79,17 +78,46 @@ export class DynamoDBPetStore implements PetStore {
     );
   }
 
-  createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
-    return unlessUnavailable(() => this.writePet(newPet, options));
+  createPet(newPet: NewPet, options: CallOptions = {}): Promise<Pet> {
+    return unlessUnavailable(async () => {
+      const { pet, put } = await this.newPetPut(newPet, options.signal);
+      await this.putPet(put, options.signal);
+      return pet;
+    });
+  }
+
+  /** One `TransactWriteItems` of the pet and its record (SDK retries reuse one `ClientRequestToken`). */
+  createPetOnce(
+    newPet: NewPet,
+    request: IdempotentRequest,
+    options: CallOptions = {},
+  ): Promise<IdempotentOutcome<Pet>> {
+    const records = recordsOf(this.records);
+    return unlessUnavailable(async () => {
+      const { pet, put, nowMs } = await this.newPetPut(newPet, options.signal);
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [{ Put: put }, records.put(request, pet, nowMs)],
+          }),
+          { abortSignal: options.signal },
+        );
+      } catch (error) {
+        const outcome = records.outcomeOf(error, 1, request);
+        if (outcome) return outcome;
+        throw error;
+      }
+      return { status: 'created', result: pet };
+    });
   }
 
   /** Leases a block of ids unless this instance holds a fresh one with ids left. */
-  prepareCreate(options: { signal?: AbortSignal } = {}): Promise<void> {
+  prepareCreate(options: CallOptions = {}): Promise<void> {
     return unlessUnavailable(() => this.ids.prepare(options.signal));
   }
 
-  private async writePet(newPet: NewPet, options: CreatePetOptions): Promise<Pet> {
-    const { signal, recording } = options;
+  /** A new pet under the next id, and its conditional put. */
+  private async newPetPut(newPet: NewPet, signal: AbortSignal | undefined) {
     const pet = petWithId(newPet, await this.ids.next(signal));
     const nowMs = this.now();
     const put: PetPut = {
@@ -97,41 +125,7 @@ export class DynamoDBPetStore implements PetStore {
       Item: petItem(pet, nowMs),
       ConditionExpression: 'attribute_not_exists(id)',
     };
-    if (recording) {
-      const records = recordsOf(this.records);
-      await this.putRecorded(put, recording.response(pet), { records, recording, nowMs, signal });
-    } else {
-      await this.putPet(put, signal);
-    }
-    return pet;
-  }
-
-  /**
-   * Writes the pet and its idempotency record in one transaction (its SDK retries reuse one
-   * `ClientRequestToken`). @throws as {@link PetStore.createPet}
-   */
-  private async putRecorded(
-    put: PetPut,
-    response: StoredResponse,
-    options: {
-      records: DynamoDBIdempotencyStore;
-      recording: IdempotentRequest;
-      nowMs: number;
-      signal: AbortSignal | undefined;
-    },
-  ): Promise<void> {
-    const { records } = options;
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [{ Put: put }, records.put(options.recording, response, options.nowMs)],
-        }),
-        { abortSignal: options.signal },
-      );
-    } catch (error) {
-      refuseUnlessFree(records.metAtKey(error, 1), options.nowMs, { cause: error });
-      throw error;
-    }
+    return { pet, put, nowMs };
   }
 
   /** Writes a new pet's item on condition that its id is free (or holds this very write). */
@@ -150,7 +144,7 @@ export class DynamoDBPetStore implements PetStore {
     }
   }
 
-  async getPet(id: number, options: { signal?: AbortSignal } = {}): Promise<Pet | undefined> {
+  async getPet(id: number, options: CallOptions = {}): Promise<Pet | undefined> {
     const { Item } = await unlessUnavailable(() =>
       this.client.send(
         new GetCommand({ TableName: this.tables.pets, Key: { id }, ConsistentRead: true }),

@@ -14,7 +14,7 @@ import { createLambdaContext } from '../../infra/local/events.ts';
 import { logger } from '../../shared/logger.ts';
 import type { PetStore } from '../../shared/pets/pet-store.ts';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter.ts';
-import { StoreUnavailableError } from '../../shared/store-errors.ts';
+import { StoreUnavailableError, unlessUnavailable } from '../../shared/store-errors.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { inMemoryContainer } from '../support/in-memory-container.ts';
 import { InMemoryRateLimiter } from '../support/in-memory-rate-limiter.ts';
@@ -284,7 +284,10 @@ describe('failures beside the rate limiter', () => {
     vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
     const container = containerWith({ consume: (...[, , , signal]) => hang(signal) });
     const pets: PetStore = container.pets;
-    vi.spyOn(pets, 'getPet').mockImplementation((_, options) => hang(options?.signal));
+    // As the adapter's call fails when its signal aborts.
+    vi.spyOn(pets, 'getPet').mockImplementation((_, options) =>
+      unlessUnavailable(() => hang(options?.signal)),
+    );
     // 1.1 s left: after the response margin (1 s), 100 ms for both calls, below the limiter's 1 s.
     const shortContext: Context = { ...context(), getRemainingTimeInMillis: () => 1_100 };
 
