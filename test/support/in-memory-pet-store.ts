@@ -2,7 +2,7 @@
 import type { IdempotentOutcome, IdempotentRequest } from '../../shared/idempotency/record.ts';
 import type { ListPetsOptions, PetPage, PetStore } from '../../shared/pets/pet-store.ts';
 import type { NewPet, Pet } from '../../shared/pets/schemas.ts';
-import { pageOf, petWithId, recordsOf } from '../../shared/pets/store-rules.ts';
+import { pageOf, partOf, petWithId } from '../../shared/pets/store-rules.ts';
 import type { InMemoryIdempotencyStore } from './in-memory-idempotency-store.ts';
 
 /** Pets in a Map; ids from 1, never reused (a failed create uses one up, as on DynamoDB). */
@@ -27,7 +27,7 @@ export class InMemoryPetStore implements PetStore {
   }
 
   async createPetOnce(newPet: NewPet, request: IdempotentRequest): Promise<IdempotentOutcome<Pet>> {
-    const records = recordsOf(this.records);
+    const records = partOf(this.records, 'idempotency records');
     this.lastId += 1;
     const pet = petWithId(newPet, this.lastId);
     const met = records.put(request, pet, this.now());
