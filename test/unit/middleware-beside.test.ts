@@ -1,8 +1,8 @@
 /**
- * httpHandler's work beside the rate limiter's call (`beside`): each operation's first store call
- * starts before the limiter has answered; a refused request keeps today's 429 and discards it; a
- * key this instance expects refused starts none; failures of either side keep their answers, and
- * no promise is left unhandled whichever settles first.
+ * Each operation's first store call beside the rate limiter's call (`admit`): it starts before the
+ * limiter has answered; a refused request keeps today's 429 and discards it, whatever else failed
+ * meanwhile; a key this instance expects refused starts none; failures of either side keep their
+ * answers, and no promise is left unhandled whichever settles first.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
@@ -164,6 +164,24 @@ describe('work beside the rate limiter', () => {
       message: 'Rate limit of 1 requests per minute exceeded; retry after 45 seconds.',
       status: 429,
     });
+  });
+
+  it('answers a refused request with the 429 even when its query was refused while the count was in flight', async () => {
+    const container = containerWith();
+    const reads = vi.spyOn(container.pets, 'listPets');
+    const k = key(1, 1000);
+    await container.rateLimiter.consume(k.keyId, k, NOW);
+    const event = authorizedEvent(
+      { method: 'GET', resource: '/pets', path: '/pets', query: new URLSearchParams('page=2') },
+      k,
+    );
+
+    const response = await listPetsHandler(container)(event, context());
+
+    expect(response.statusCode).toBe(429);
+    expect(JSON.parse(response.body).code).toBe('rate_limited');
+    expect(response.headers).toMatchObject({ 'Retry-After': '45', 'X-RateLimit-Remaining': '0' });
+    expect(reads).not.toHaveBeenCalled();
   });
 
   it('reads nothing for a key this instance knows to be over its minute or banned, and still counts its refusals', async () => {
