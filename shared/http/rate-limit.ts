@@ -59,7 +59,7 @@ const REMEMBERED_KEYS = 10_000;
 export type HttpRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 /** One request as the middleware keeps it: its admission and the verdict. */
-interface Invocation {
+interface Counted {
   readonly admission: Admission;
   readonly verdict: Promise<Verdict>;
 }
@@ -74,7 +74,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   const { limiter, now = Date.now, deadlineMs = RATE_LIMITER_DEADLINE_MS } = options;
   const refusals = new ExpectedRefusals(REMEMBERED_KEYS);
   // Per invocation (its event, as middy hands the operation no request): what `before` started.
-  const admissions = new WeakMap<object, Invocation>();
+  const admissions = new WeakMap<object, Counted>();
 
   /** Counts the request of `key` at `nowMs` and settles on its verdict; never rejects. */
   async function verdictOf(key: AuthorizedKey, nowMs: number, budgetMs: number): Promise<Verdict> {
