@@ -3,13 +3,7 @@
  * binds its key, and what a repeat of the key comes to.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  IN_FLIGHT,
-  isLive,
-  liveFrom,
-  recordExpiry,
-  repeatOutcome,
-} from '../../shared/idempotency/record.ts';
+import { isLive, liveFrom, recordExpiry, repeatOutcome } from '../../shared/idempotency/record.ts';
 
 const nowMs = Date.parse('2030-01-01T00:00:00.500Z');
 const nowSeconds = Date.parse('2030-01-01T00:00:00Z') / 1000;
@@ -33,9 +27,5 @@ describe('the idempotency record rules', () => {
       result: pet,
     });
     expect(repeatOutcome({ id: 'k#1', fingerprint: 'g' }, record)).toEqual({ status: 'reused' });
-  });
-
-  it('tells a create that met another write in flight to retry after 1 second', () => {
-    expect(IN_FLIGHT).toEqual({ status: 'in flight', retryAfterSeconds: 1 });
   });
 });
