@@ -1,7 +1,8 @@
 /** Lambda entry of createPet (`POST /pets`): `operations/create-pet.ts` on the DynamoDB adapters. */
 import { dynamoDBContainer } from '../shared/dynamodb/base.ts';
+import { IdBlocks } from '../shared/dynamodb/id-blocks.ts';
 import { DynamoDBIdempotencyStore } from '../shared/dynamodb/idempotency-store.ts';
-import { DynamoDBPetStore } from '../shared/dynamodb/pet-store.ts';
+import { DynamoDBPetTable } from '../shared/dynamodb/pet-table.ts';
 import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
 import { createPetHandler } from './operations/create-pet.ts';
 
@@ -9,7 +10,11 @@ import { createPetHandler } from './operations/create-pet.ts';
 export const handler = createPetHandler(
   dynamoDBContainer({
     // The pet store writes the idempotency record in the pet's own transaction.
-    pets: (base) => DynamoDBPetStore.from(base, { records: DynamoDBIdempotencyStore.from(base) }),
+    pets: (base) =>
+      DynamoDBPetTable.from(base, {
+        ids: IdBlocks.from(base),
+        records: DynamoDBIdempotencyStore.from(base),
+      }),
     rateLimiter: (base) => DynamoDBRateLimiter.from(base),
   }),
 );

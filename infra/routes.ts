@@ -9,7 +9,8 @@
  * - the handler chain (middy, in order): shared/http/handler.ts, shared/http/middleware.ts
  * - rate limiting: shared/http/rate-limit.ts → shared/rate-limit/decision.ts,
  *   shared/dynamodb/rate-limiter.ts; the plans' numbers: shared/plans.ts
- * - idempotency (createPet): shared/http/idempotent.ts, shared/http/idempotency-key.ts
+ * - idempotency (createPet): shared/idempotency/record.ts, shared/http/idempotency-key.ts,
+ *   shared/dynamodb/idempotency-store.ts
  * - the authorizer and scopes: `AUTHORIZER.entry` → functions/operations/authorizer.ts,
  *   shared/keys/scopes.ts (an operation's `scope`), shared/keys/token.ts
  * - errors: shared/http/errors.ts (catalogue), shared/http/error-mapping.ts; the gateway's own:

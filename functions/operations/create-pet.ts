@@ -4,13 +4,20 @@
  * runs at most once per key and API key (docs/idempotency.md): a repeat replays the first answer.
  */
 import type { Container } from '../../shared/container.ts';
-import { authorizedKey } from '../../shared/http/authorized-key.ts';
-import { type Deadline, httpHandler } from '../../shared/http/handler.ts';
-import { idempotencyKeyOf, requestFingerprint } from '../../shared/http/idempotency-key.ts';
-import { proxyResult, runIdempotent } from '../../shared/http/idempotent.ts';
+import { httpHandler } from '../../shared/http/handler.ts';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  idempotencyKeyOf,
+  requestFingerprint,
+} from '../../shared/http/idempotency-key.ts';
 import { jsonBody } from '../../shared/http/json-body.ts';
+import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
-import type { StoredResponse } from '../../shared/idempotency/record.ts';
+import {
+  IdempotencyInProgressError,
+  IdempotencyKeyReusedError,
+} from '../../shared/idempotency/errors.ts';
 import { logger } from '../../shared/logger.ts';
 import { PET_PATH, stagePath } from '../../shared/paths.ts';
 import type { PetStore } from '../../shared/pets/pet-store.ts';
@@ -25,13 +32,9 @@ const UNCONFIRMED = {
     'The store did not confirm the create. Retry with the same Idempotency-Key: the retry answers with the pet if it was created, or creates it.',
 };
 
-/** The 201 of a created pet. */
-function created(pet: Pet): StoredResponse {
-  return {
-    statusCode: 201,
-    headers: { Location: stagePath(PET_PATH, { petId: pet.id }) },
-    body: JSON.stringify(pet),
-  };
+/** The 201 of a created pet; `headers` added (a replay's `Idempotent-Replayed`). */
+function created(pet: Pet, headers: Record<string, string> = {}) {
+  return jsonResponse(201, pet, { Location: stagePath(PET_PATH, { petId: pet.id }), ...headers });
 }
 
 /** Rethrows a store's failure with `message`, which says whether the pet may exist. */
@@ -44,46 +47,53 @@ function unconfirmed(message: string): (error: unknown) => never {
 }
 
 /**
- * Readies the instance's next create (`PetStore.prepareCreate`) beside the rate limiter's call. It
- * never fails the request: when it cannot, the create makes the call it would have saved.
+ * Readies the instance's next create (`PetStore.prepareCreate`). It never fails the request: when
+ * it cannot, the create makes the call it would have saved.
  */
-function readyNextCreate(pets: PetStore) {
-  return function prepareCreate(_event: unknown, { signal }: Deadline) {
-    return pets.prepareCreate({ signal }).catch((error: unknown) => {
-      logger.warn('Could not ready the next create; it takes its id itself', { error });
-    });
-  };
+function readyNextCreate(pets: PetStore, signal: AbortSignal): Promise<void> {
+  return pets.prepareCreate({ signal }).catch((error: unknown) => {
+    logger.warn('Could not ready the next create; it takes its id itself', { error });
+  });
 }
 
 /**
- * The Lambda handler of createPet on `container`'s pet store and rate limiter. With an
- * Idempotency-Key the pet store writes the request's record in the pet's own atomic write; the
- * next create is readied beside the limiter's call, and the create waits for it.
+ * The Lambda handler of createPet on `container`'s pet store and rate limiter: the next create is
+ * readied together with the limiter's call (`admit`); with an Idempotency-Key the pet store writes
+ * the request's record in the pet's own atomic write, and the answer is built from its outcome.
  */
 export function createPetHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
   const { pets } = container;
   return httpHandler(
-    async function createPet(event, _context, { signal, started }) {
-      await started;
-      const key = idempotencyKeyOf(event);
+    async function createPet(event, _context, { signal, key, admit }) {
+      await admit(() => readyNextCreate(pets, signal));
+      const idempotencyKey = idempotencyKeyOf(event);
       const newPet = parseOrThrow(NewPetSchema, event.body, 'body', 'invalid_body');
-      if (key === undefined) {
+      if (idempotencyKey === undefined) {
         const pet = await pets
           .createPet(newPet, { signal })
           .catch(unconfirmed(UNCONFIRMED.withoutKey));
-        return proxyResult(created(pet));
+        return created(pet);
       }
       const request = {
-        id: `${authorizedKey(event).keyId}#${key}`,
+        id: `${key.keyId}#${idempotencyKey}`,
         fingerprint: requestFingerprint(event.body),
       };
-      return runIdempotent(request, async () => {
-        const pet = await pets
-          .createPet(newPet, { signal, recording: { ...request, response: created } })
-          .catch(unconfirmed(UNCONFIRMED.withKey));
-        return created(pet);
-      });
+      const outcome = await pets
+        .createPetOnce(newPet, request, { signal })
+        .catch(unconfirmed(UNCONFIRMED.withKey));
+      switch (outcome.status) {
+        case 'created':
+          return created(outcome.result);
+        case 'replayed':
+          return created(outcome.result, { [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
+        case 'reused':
+          throw new IdempotencyKeyReusedError(
+            `${IDEMPOTENCY_KEY_HEADER}: was used with a different request body; send a new key for a new request.`,
+          );
+        case 'in flight':
+          throw new IdempotencyInProgressError(outcome.retryAfterSeconds);
+      }
     },
-    { container, body: jsonBody(), beside: readyNextCreate(pets) },
+    { container, body: jsonBody() },
   );
 }

@@ -10,11 +10,11 @@ import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
 import { type Operation, operationOf } from '../../shared/operations.ts';
 import { PetNotFoundError } from '../../shared/pets/errors.ts';
-import { type Pet, PetIdSchema } from '../../shared/pets/schemas.ts';
+import { PetIdSchema } from '../../shared/pets/schemas.ts';
 
 /**
- * The Lambda handler of getPet on `container`'s pet store and rate limiter: the pet is read beside
- * the limiter's call (`beside`), one round trip for both.
+ * The Lambda handler of getPet on `container`'s pet store and rate limiter: the pet is read
+ * together with the limiter's call (`admit`), one round trip for both.
  *
  * @param route Its operation's row, whose `deprecation` sets the headers.
  *   @default operationOf('getPet')
@@ -24,16 +24,9 @@ export function getPetHandler(
   route: Pick<Operation, 'deprecation'> = operationOf('getPet'),
 ) {
   const { pets } = container;
-  return httpHandler<Pet | undefined>(
-    async function getPet(event, _context, { started }) {
-      const pet = await started;
-      if (!pet) throw new PetNotFoundError(String(event.pathParameters?.petId));
-      return jsonResponse(200, pet);
-    },
-    {
-      container,
-      headers: route.deprecation && deprecationHeaders(route.deprecation),
-      beside: async function readPet(event, { signal }) {
+  return httpHandler(
+    async function getPet(event, _context, { signal, admit }) {
+      const pet = await admit(async function readPet() {
         const petId = parseOrThrow(
           PetIdSchema,
           event.pathParameters?.petId,
@@ -42,7 +35,10 @@ export function getPetHandler(
         );
         // Ids are safe integers; a larger number cannot name a pet and would lose digits as a key.
         return Number.isSafeInteger(petId) ? pets.getPet(petId, { signal }) : undefined;
-      },
+      });
+      if (!pet) throw new PetNotFoundError(String(event.pathParameters?.petId));
+      return jsonResponse(200, pet);
     },
+    { container, headers: route.deprecation && deprecationHeaders(route.deprecation) },
   );
 }

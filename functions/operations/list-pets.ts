@@ -3,44 +3,27 @@
  * default, filtered by `status`; `Link: <…>; rel="next"` with a signed cursor when more follow.
  * Anything but `limit` 1–100, a PetStatus and an issued cursor → 400 `invalid_parameter`.
  */
-import type * as v from 'valibot';
 import type { Container } from '../../shared/container.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { nextPageLink } from '../../shared/http/page-link.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
-import type { PetPage } from '../../shared/pets/pet-store.ts';
 import { ListPetsQuerySchema } from '../../shared/pets/schemas.ts';
 import { cursorCodecFromSettings } from '../../shared/secrets.ts';
 
-/** A page read beside the rate limiter's call, with the query it answers. */
-interface PageRead {
-  readonly query: v.InferOutput<typeof ListPetsQuerySchema>;
-  readonly page: PetPage;
-}
-
 /**
  * The Lambda handler of listPets on `container`'s pet store and rate limiter, with the cursor key
- * of its settings (`cursorCodecFromSettings`): the page is read beside the limiter's call
- * (`beside`), one round trip for both.
+ * of its settings (`cursorCodecFromSettings`): the page is read together with the limiter's call
+ * (`admit`), one round trip for both.
  *
  * @throws Error at start-up when a setting it needs is missing.
  */
 export function listPetsHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
   const { pets } = container;
   const cursorCodec = cursorCodecFromSettings(container.settings);
-  return httpHandler<PageRead>(
-    async function listPets(_event, _context, { started }) {
-      const { query, page } = await started;
-      const last = page.pets.at(-1);
-      if (!page.hasMore || !last) return jsonResponse(200, page.pets);
-      const next = (await cursorCodec()).encode({ status: query.status, afterId: last.id });
-      return jsonResponse(200, page.pets, { Link: nextPageLink(query, next) });
-    },
-    {
-      container,
-      queryParameters: Object.keys(ListPetsQuerySchema.entries),
-      beside: async function readPage(event, { signal }) {
+  return httpHandler(
+    async function listPets(event, _context, { signal, admit }) {
+      const { query, page } = await admit(async function readPage() {
         const query = parseOrThrow(
           ListPetsQuerySchema,
           event.queryStringParameters ?? {},
@@ -51,7 +34,12 @@ export function listPetsHandler(container: Pick<Container, 'settings' | 'pets' |
         const afterId =
           cursor === undefined ? undefined : (await cursorCodec()).decode(cursor, status);
         return { query, page: await pets.listPets({ limit, status, afterId, signal }) };
-      },
+      });
+      const last = page.pets.at(-1);
+      if (!page.hasMore || !last) return jsonResponse(200, page.pets);
+      const next = (await cursorCodec()).encode({ status: query.status, afterId: last.id });
+      return jsonResponse(200, page.pets, { Link: nextPageLink(query, next) });
     },
+    { container, queryParameters: Object.keys(ListPetsQuerySchema.entries) },
   );
 }

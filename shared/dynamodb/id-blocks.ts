@@ -1,6 +1,8 @@
 /** Pet ids in leased blocks (hi/lo) on item `id` 0 of the pets table (docs/architecture.md). */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ID_BLOCK_LIFETIME_MS } from '../pets/id-order.ts';
+import type { DynamoDBBase } from './base.ts';
+import { petsTablesOf } from './pet-table.ts';
 
 /** Partition key of the pets-table item that holds the pet-id sequence (no pet has id 0). */
 export const PET_ID_SEQUENCE_ID = 0;
@@ -53,6 +55,11 @@ export class IdBlocks {
       throw new Error(`The id block size must be a whole number >= 1, not ${this.maxBlockSize}`);
     }
     this.now = options.now ?? Date.now;
+  }
+
+  /** The blocks of `base`'s pets table (`PETS_TABLE_NAME`). @throws Error when it is unset. */
+  static from(base: DynamoDBBase, options: IdBlocksOptions = {}): IdBlocks {
+    return new IdBlocks(base.client, petsTablesOf(base).pets, options);
   }
 
   /** Leases a block unless this instance holds a fresh one with ids left. */

@@ -1,7 +1,12 @@
 /** A pet's item in the pets table and its `status-index` shard (docs/architecture.md). */
 import { createHash } from 'node:crypto';
 import type { Pet, PetStatus } from '../pets/schemas.ts';
-import { STATUS_SHARD_ATTRIBUTE } from './tables.ts';
+
+/** GSI of the pets table serving `GET /pets` (its definition: tables.ts). */
+export const STATUS_INDEX = 'status-index';
+
+/** The pet item's attribute that is `status-index`'s partition key: `<status>#<shard>`. */
+export const STATUS_SHARD_ATTRIBUTE = 'statusShard';
 
 /** Shards per status (each one's write load: docs/architecture.md, "The status index"). */
 export const STATUS_SHARDS = 32;

@@ -1,5 +1,9 @@
 /** The DynamoDB tables, read by the CDK stack and by the local stack (DynamoDB Local). */
 import type { TableNameSetting } from '../settings.ts';
+import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from './pet-item.ts';
+
+// The runtime reads these names from pet-item.ts, so that no function bundles the definitions.
+export { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE };
 
 /** A key attribute: its name and DynamoDB scalar type (S string, N number). */
 export interface KeyAttribute {
@@ -27,12 +31,6 @@ export interface TableDefinition {
   /** Attribute holding an expiry time in epoch seconds, enabled as the table's TTL. */
   readonly timeToLiveAttribute?: string;
 }
-
-/** GSI of the pets table serving `GET /pets`: partition key `statusShard` (pet-item.ts). */
-export const STATUS_INDEX = 'status-index';
-
-/** The pet item's attribute that is `status-index`'s partition key: `<status>#<shard>`. */
-export const STATUS_SHARD_ATTRIBUTE = 'statusShard';
 
 /** Pets by `id` (number); item 0 holds the pet-id sequence (`value`, the last id leased; no `statusShard`: unlisted). */
 export const PETS_TABLE: TableDefinition = {

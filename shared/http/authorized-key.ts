@@ -1,21 +1,25 @@
 /** The key of a request, as the authorizer's context hands it to the functions. */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { limitsFromContext, type RequestLimits } from '../plans.ts';
+import type { RequestLimits } from '../plans.ts';
+
+/** A request's API key: its id and the limits the authorizer issued with it (validated there). */
+export interface AuthorizedKey {
+  readonly keyId: string;
+  readonly limits: RequestLimits;
+}
 
 /**
- * The key's identity and limits from the authorizer's context, which API Gateway passes as strings.
+ * The key's identity and limits from the authorizer's context, which API Gateway passes as
+ * strings; read once per request, by the rate limiter, which hands it to the operation.
  *
  * @throws Error when the context lacks them: a deployment fault (every method has the
  *   authorizer), never something a client can cause.
  */
-export function authorizedKey(event: APIGatewayProxyEvent): {
-  keyId: string;
-  limits: RequestLimits;
-} {
+export function authorizedKey(event: APIGatewayProxyEvent): AuthorizedKey {
   const context = event.requestContext.authorizer;
   const keyId = context?.keyId;
-  const limits = limitsFromContext(context);
-  if (typeof keyId !== 'string' || !limits) {
+  const limits = { perMinute: Number(context?.perMinute), perDay: Number(context?.perDay) };
+  if (typeof keyId !== 'string' || !Number.isFinite(limits.perMinute + limits.perDay)) {
     throw new Error('The authorizer context lacks keyId, perMinute or perDay');
   }
   return { keyId, limits };

@@ -7,7 +7,7 @@ import {
 import { logger } from '../logger.ts';
 import { InvalidCursorError, PetNotFoundError } from '../pets/errors.ts';
 import { KeyBannedError, RateLimitedError } from '../rate-limit/errors.ts';
-import { StoreUnavailableError, storeErrorOf } from '../store-errors.ts';
+import { StoreUnavailableError } from '../store-errors.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
 import { serviceUnavailable } from './unavailable.ts';
 
@@ -30,13 +30,12 @@ const RETRY_CODE_OF: readonly (readonly [
 ];
 
 /**
- * The Error answer of a thrown error: the ApiError itself, a domain error's answer, or 400
- * `invalid_json`; `undefined` for anything else (a bug: the caller answers 500).
+ * The Error answer of a thrown error: the ApiError itself or a domain error's answer (a failing
+ * store's, as its adapter classified it: `storeErrorOf`); `undefined` for anything else (a bug:
+ * the caller answers 500).
  */
-export function apiErrorOf(thrown: unknown): ApiError | undefined {
-  if (thrown instanceof ApiError) return thrown;
-  // An operation's own call cut short by its deadline, or a store no adapter wrapped.
-  const error = storeErrorOf(thrown);
+export function apiErrorOf(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) {
     logger.warn('Store unavailable', { error: error.cause ?? error });
     return serviceUnavailable(error.message, error);
@@ -53,12 +52,5 @@ export function apiErrorOf(thrown: unknown): ApiError | undefined {
       return new ApiError(code, error.message, { headers, cause: error });
     }
   }
-  return bodyParserError(error);
-}
-
-/** middy's JSON body parser's 415 for malformed JSON, as the contract's 400 `invalid_json`. */
-function bodyParserError(error: Error): ApiError | undefined {
-  const cause = (error as { cause?: { package?: string } }).cause;
-  if (cause?.package !== '@middy/http-json-body-parser') return undefined;
-  return new ApiError('invalid_json', 'body: is empty or not valid JSON');
+  return undefined;
 }

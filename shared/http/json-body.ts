@@ -1,5 +1,9 @@
-/** The request body of the operations that read one: the service's guards, then middy's parser. */
+/**
+ * The request body of the operations that read one, in one place: the service's guards and strict
+ * UTF-8 decoding, then middy's parser, whose failure is the contract's 400 `invalid_json`.
+ */
 import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ApiError } from './errors.ts';
 import type { HttpMiddleware } from './middleware.ts';
 
@@ -15,55 +19,64 @@ const CHARSET_PARAMETER = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
 /** Strict UTF-8: a malformed byte sequence throws instead of becoming U+FFFD. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** jsonRequestBody checks the media type; middy's stricter check would answer 400 (docs/architecture.md). */
+/** decodeJsonBody checks the media type; middy's stricter check would answer 415 wrongly (docs/architecture.md). */
 const SKIP_MEDIA_TYPE_CHECK = { disableContentTypeCheck: true } as Parameters<
   typeof httpJsonBodyParser
 >[0];
 
-/** The body middlewares of an operation that takes JSON: {@link jsonRequestBody}, then middy's parser. */
+/**
+ * The body middleware of an operation that takes JSON (run after the header normalizer): 415
+ * `unsupported_media_type` unless `application/json` in UTF-8; 400 `invalid_json` for no body,
+ * bytes that are not UTF-8 or text that is not JSON; 413 `payload_too_large` over
+ * {@link MAX_BODY_BYTES}. Then `event.body` is the parsed JSON (middy's parser).
+ */
 export function jsonBody(): HttpMiddleware[] {
-  return [jsonRequestBody(), httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK)];
+  const parser = httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK);
+  return [
+    {
+      before: async function jsonBodyBefore(request) {
+        decodeJsonBody(request.event);
+        try {
+          await parser.before?.(request);
+        } catch (error) {
+          // middy's only failure past the skipped media-type check: malformed JSON (its 415).
+          throw new ApiError('invalid_json', 'body: is empty or not valid JSON', { cause: error });
+        }
+      },
+    },
+  ];
 }
 
-/**
- * Guards a JSON request body and decodes it (run after the header normalizer): 415
- * `unsupported_media_type` unless `application/json` in UTF-8; 400 `invalid_json` for no body or
- * bytes that are not UTF-8; 413 `payload_too_large` over {@link MAX_BODY_BYTES}.
- */
-export function jsonRequestBody(): HttpMiddleware {
-  return {
-    before: function jsonRequestBodyBefore(request) {
-      const { event } = request;
-      const contentType = event.headers?.['content-type'];
-      if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
-        throw new ApiError(
-          'unsupported_media_type',
-          `Content-Type must be application/json, not ${contentType ? `"${contentType}"` : 'missing'}.`,
-        );
-      }
-      const charsetMatch = CHARSET_PARAMETER.exec(contentType);
-      const charset = charsetMatch?.[1] ?? charsetMatch?.[2];
-      if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
-        throw new ApiError(
-          'unsupported_media_type',
-          `Content-Type charset must be utf-8, not "${charset}".`,
-        );
-      }
-      if (!event.body)
-        throw new ApiError('invalid_json', 'body: is required and must be a JSON object');
-      const bytes = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-      if (bytes.length > MAX_BODY_BYTES) {
-        throw new ApiError(
-          'payload_too_large',
-          `body: is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES} bytes.`,
-        );
-      }
-      try {
-        event.body = UTF8.decode(bytes);
-      } catch {
-        throw new ApiError('invalid_json', 'body: is not valid UTF-8');
-      }
-      event.isBase64Encoded = false;
-    },
-  };
+/** Guards the body of `event` and decodes it to text in place (see {@link jsonBody}). */
+function decodeJsonBody(event: APIGatewayProxyEvent): void {
+  const contentType = event.headers?.['content-type'];
+  if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Type must be application/json, not ${contentType ? `"${contentType}"` : 'missing'}.`,
+    );
+  }
+  const charsetMatch = CHARSET_PARAMETER.exec(contentType);
+  const charset = charsetMatch?.[1] ?? charsetMatch?.[2];
+  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Type charset must be utf-8, not "${charset}".`,
+    );
+  }
+  if (!event.body)
+    throw new ApiError('invalid_json', 'body: is required and must be a JSON object');
+  const bytes = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  if (bytes.length > MAX_BODY_BYTES) {
+    throw new ApiError(
+      'payload_too_large',
+      `body: is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES} bytes.`,
+    );
+  }
+  try {
+    event.body = UTF8.decode(bytes);
+  } catch {
+    throw new ApiError('invalid_json', 'body: is not valid UTF-8');
+  }
+  event.isBase64Encoded = false;
 }

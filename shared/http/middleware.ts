@@ -10,18 +10,20 @@ import { jsonResponse } from './responses.ts';
 /** A middy middleware of an API Gateway REST proxy function. */
 export type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
-/** Turns every error into an Error body (docs/api.md, "Error codes"); a bug: 500, no detail. */
+/** The Error answer of `error` (docs/api.md, "Error codes"); a bug: 500, no detail, logged. */
+export function errorResponse(error: unknown): APIGatewayProxyResult {
+  const answer = apiErrorOf(error);
+  if (answer) return jsonResponse(answer.statusCode, answer.toBody(), answer.headers);
+  logger.error('Unexpected error', { error: error ?? undefined });
+  const internal = new ApiError('internal_error', 'An unexpected error occurred.');
+  return jsonResponse(internal.statusCode, internal.toBody());
+}
+
+/** Turns every error into its Error answer ({@link errorResponse}). */
 export function errorHandler(): HttpMiddleware {
   return {
     onError: function errorHandlerOnError(request) {
-      const answer = apiErrorOf(request.error);
-      if (answer) {
-        request.response = jsonResponse(answer.statusCode, answer.toBody(), answer.headers);
-        return;
-      }
-      logger.error('Unexpected error', { error: request.error ?? undefined });
-      const internal = new ApiError('internal_error', 'An unexpected error occurred.');
-      request.response = jsonResponse(internal.statusCode, internal.toBody());
+      request.response = errorResponse(request.error);
     },
   };
 }

@@ -7,13 +7,10 @@ import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
 import type { RateLimitDecision } from '../rate-limit/decision.ts';
 import { refusalOf } from '../rate-limit/errors.ts';
 import { RATE_LIMITER_DEADLINE_MS, type RateLimiter } from '../rate-limit/rate-limiter.ts';
-import { authorizedKey } from './authorized-key.ts';
+import { type AuthorizedKey, authorizedKey } from './authorized-key.ts';
 import { apiErrorOf } from './error-mapping.ts';
-import type { HttpMiddleware } from './middleware.ts';
+import { errorResponse, type HttpMiddleware } from './middleware.ts';
 import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from './rate-limit-headers.ts';
-
-/** One invocation as middy hands it to a middleware. */
-export type HttpRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 /** Options of {@link rateLimit}. */
 export interface RateLimitOptions {
@@ -22,76 +19,140 @@ export interface RateLimitOptions {
   readonly now?: () => number;
   /** Milliseconds before the request is admitted uncounted. @default RATE_LIMITER_DEADLINE_MS */
   readonly deadlineMs?: number;
-  /**
-   * Starts the operation's work beside the limiter's call (`httpHandler`'s `beside`).
-   * @default - no such work
-   */
-  readonly start?: (request: HttpRequest) => Promise<void>;
+}
+
+/**
+ * Awaits the rate limiter's verdict together with `read`, the operation's first store call,
+ * started at once (one round trip for both) unless the key is expected refused, then after the
+ * verdict. It must not write what a refused request may not leave behind.
+ * @returns What `read` gives (`undefined` without one), once the request is admitted.
+ * @throws The refusal (RateLimitedError, KeyBannedError) when refused: `read`'s outcome is
+ *   dropped; else `read`'s own error.
+ */
+export interface Admit {
+  (): Promise<undefined>;
+  <T>(read: () => Promise<T>): Promise<T>;
+}
+
+/** What the rate limiter hands the operation: the request's key and its {@link Admit}. */
+export interface Admission {
+  readonly key: AuthorizedKey;
+  readonly admit: Admit;
+}
+
+/** The rate limiter's verdict on one request: the headers of its answer, and its refusal if any. */
+interface Verdict {
+  readonly headers: Record<string, string>;
+  readonly refusal?: Error;
+}
+
+/** The rate-limit middleware, and the admission it started for each request. */
+export interface RateLimitMiddleware extends HttpMiddleware {
+  /** The admission of `event`'s request, started by the middleware's `before`. */
+  admissionOf(event: APIGatewayProxyEvent): Admission;
 }
 
 /** Keys a function instance remembers as refused, at most (a few hundred kB). */
 const REMEMBERED_KEYS = 10_000;
 
+/** One invocation as middy hands it to a middleware. */
+export type HttpRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
+/** One request as the middleware keeps it: its admission and the verdict. */
+interface Counted {
+  readonly admission: Admission;
+  readonly verdict: Promise<Verdict>;
+}
+
 /**
  * Counts each request against its key's windows before any other work and puts the rate-limit
- * headers on every answer; a failing or slow limiter admits uncounted (docs/rate-limits.md).
- * @throws RateLimitedError over a limit, KeyBannedError while banned; the operation does not run.
+ * headers on every answer; a failing or slow limiter admits uncounted (docs/rate-limits.md). The
+ * count starts in `before`; the operation awaits its verdict with its first store call
+ * ({@link Admit}), and a refusal is the answer whatever else failed.
  */
-export function rateLimit(options: RateLimitOptions): HttpMiddleware {
-  const { limiter, now = Date.now, deadlineMs = RATE_LIMITER_DEADLINE_MS, start } = options;
+export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
+  const { limiter, now = Date.now, deadlineMs = RATE_LIMITER_DEADLINE_MS } = options;
   const refusals = new ExpectedRefusals(REMEMBERED_KEYS);
-  // Per invocation: the headers `before` worked out, for `after` and `onError` to send.
-  const headersOf = new WeakMap<object, Record<string, string>>();
-  const addHeaders: NonNullable<HttpMiddleware['after']> = (request) => {
-    const headers = headersOf.get(request);
-    if (request.response && headers) {
-      request.response.headers = { ...request.response.headers, ...headers };
+  // Per invocation (its event, as middy hands the operation no request): what `before` started.
+  const admissions = new WeakMap<object, Counted>();
+
+  /** Counts the request of `key` at `nowMs` and settles on its verdict; never rejects. */
+  async function verdictOf(key: AuthorizedKey, nowMs: number, budgetMs: number): Promise<Verdict> {
+    const { keyId, limits } = key;
+    let decision: RateLimitDecision;
+    try {
+      decision = await withDeadline(Math.min(deadlineMs, budgetMs), (signal) =>
+        limiter.consume(keyId, limits, nowMs, signal),
+      );
+    } catch (error) {
+      logger.warn('Rate limiter unavailable; request admitted uncounted', { keyId, error });
+      countOne(RATE_LIMIT_METRICS.unavailable);
+      return { headers: uncountedHeaders(limits, nowMs) };
     }
-  };
+    refusals.learn(keyId, decision);
+    const headers = rateLimitHeaders(decision, nowMs);
+    if (decision.admitted) return { headers };
+    const refusal = refusalOf(decision, nowMs);
+    logger.info('Request refused by the rate limiter', {
+      keyId,
+      code: apiErrorOf(refusal)?.code,
+      window: decision.binding.name,
+      retryAfterSeconds: Number(headers[RATE_LIMIT_HEADERS.retryAfter]),
+    });
+    countOne(
+      decision.bannedUntil === undefined ? RATE_LIMIT_METRICS.refused : RATE_LIMIT_METRICS.banned,
+    );
+    return { headers, refusal };
+  }
+
+  /** The {@link Admit} of a request with `verdict`, whose key is expected refused or not. */
+  function admitOn(verdict: Promise<Verdict>, expectsRefusal: boolean): Admit {
+    return async function admit<T>(read?: () => Promise<T>): Promise<T | undefined> {
+      const work = expectsRefusal ? undefined : read?.();
+      // Handled here: a refused request drops the outcome; otherwise it is returned below.
+      const settled = work?.then(
+        () => undefined,
+        () => undefined,
+      );
+      const { refusal } = await verdict;
+      if (refusal) {
+        // Nothing of the invocation outlives its answer.
+        await settled;
+        throw refusal;
+      }
+      return work ?? read?.();
+    } as Admit;
+  }
+
+  /** Puts the verdict's headers on the answer; a refusal is the answer, whatever else failed. */
+  async function withVerdict(request: HttpRequest): Promise<void> {
+    const verdict = await admissions.get(request.event)?.verdict;
+    if (verdict?.refusal && request.error !== verdict.refusal) {
+      // The refusal answers, as had the limiter answered first: over a check that failed while
+      // the count was in flight, or an operation that never awaited `admit`.
+      request.response = errorResponse(verdict.refusal);
+    }
+    if (request.response && verdict) {
+      request.response.headers = { ...request.response.headers, ...verdict.headers };
+    }
+  }
+
   return {
-    before: async function rateLimitBefore(request) {
-      const { keyId, limits } = authorizedKey(request.event);
+    before: function rateLimitBefore(request) {
+      const key = authorizedKey(request.event);
       const nowMs = now();
-      const counting = withDeadline(
-        Math.min(deadlineMs, invocationBudgetMs(request.context)),
-        (signal) => limiter.consume(keyId, limits, nowMs, signal),
-      );
-      // A key refused a moment ago is most likely refused again: its work waits for the verdict.
-      const expectsRefusal = refusals.expects(keyId, nowMs);
-      const work = expectsRefusal ? undefined : start?.(request);
-      let decision: RateLimitDecision;
-      try {
-        decision = await counting;
-      } catch (error) {
-        logger.warn('Rate limiter unavailable; request admitted uncounted', { keyId, error });
-        countOne(RATE_LIMIT_METRICS.unavailable);
-        headersOf.set(request, uncountedHeaders(limits, nowMs));
-        if (expectsRefusal) start?.(request);
-        return;
-      }
-      refusals.learn(keyId, decision);
-      const headers = rateLimitHeaders(decision, nowMs);
-      headersOf.set(request, headers);
-      if (decision.admitted) {
-        if (expectsRefusal) start?.(request);
-        return;
-      }
-      const error = refusalOf(decision, nowMs);
-      logger.info('Request refused by the rate limiter', {
-        keyId,
-        code: apiErrorOf(error)?.code,
-        window: decision.binding.name,
-        retryAfterSeconds: Number(headers[RATE_LIMIT_HEADERS.retryAfter]),
-      });
-      countOne(
-        decision.bannedUntil === undefined ? RATE_LIMIT_METRICS.refused : RATE_LIMIT_METRICS.banned,
-      );
-      // Nothing of the invocation outlives its answer.
-      await work;
-      throw error;
+      const verdict = verdictOf(key, nowMs, invocationBudgetMs(request.context));
+      // A key refused a moment ago is most likely refused again: its read waits for the verdict.
+      const admit = admitOn(verdict, refusals.expects(key.keyId, nowMs));
+      admissions.set(request.event, { admission: { key, admit }, verdict });
     },
-    after: addHeaders,
-    onError: addHeaders,
+    after: withVerdict,
+    onError: withVerdict,
+    admissionOf(event) {
+      const invocation = admissions.get(event);
+      if (!invocation) throw new Error('The rate limiter has not seen this request');
+      return invocation.admission;
+    },
   };
 }
 

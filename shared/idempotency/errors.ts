@@ -1,5 +1,4 @@
 /** Errors of idempotent execution; `shared/http/error-mapping.ts` answers them. */
-import type { FoundRecord } from './record.ts';
 
 /** The `Idempotency-Key` header is malformed or repeated; the message says how. */
 export class InvalidIdempotencyKeyError extends Error {
@@ -14,20 +13,6 @@ export class IdempotencyKeyReusedError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'IdempotencyKeyReusedError';
-  }
-}
-
-/**
- * A live record of the request's key exists, so the effect's write was refused and nothing was
- * written: thrown by the store that performs the effect, answered by `http/idempotent.ts` (replay or 422).
- */
-export class IdempotencyKeyUsedError extends Error {
-  constructor(
-    readonly found: FoundRecord,
-    options?: ErrorOptions,
-  ) {
-    super('The Idempotency-Key has a record already; nothing was written.', options);
-    this.name = 'IdempotencyKeyUsedError';
   }
 }
 

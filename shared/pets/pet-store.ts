@@ -1,5 +1,5 @@
 /** The PetStore port, through which the operations reach persistence. */
-import type { RecordedRequest } from '../idempotency/record.ts';
+import type { IdempotentOutcome, IdempotentRequest } from '../idempotency/record.ts';
 import type { NewPet, Pet, PetStatus } from './schemas.ts';
 
 /** Options of {@link PetStore.listPets}. */
@@ -22,29 +22,37 @@ export interface PetPage {
   hasMore: boolean;
 }
 
-/** Options of {@link PetStore.createPet}. */
-export interface CreatePetOptions {
+/** Options of a store call. */
+export interface CallOptions {
   /** Aborts the store's calls (the invocation's deadline). */
   readonly signal?: AbortSignal;
-  /** The idempotency record to write in the pet's own atomic write. @default - none */
-  readonly recording?: RecordedRequest<Pet>;
 }
 
 /** Persistence of pets, as the operations need it. */
 export interface PetStore {
   /**
    * Stores a new pet under a fresh id (a positive safe integer, unique, never reused).
-   * @throws IdempotencyKeyUsedError (with the live record) or IdempotencyInProgressError for
-   *   `recording`'s key, nothing written; StoreUnavailableError (the pet may exist).
+   * @throws StoreUnavailableError (the pet may exist).
    */
-  createPet(newPet: NewPet, options?: CreatePetOptions): Promise<Pet>;
+  createPet(newPet: NewPet, options?: CallOptions): Promise<Pet>;
+  /**
+   * {@link createPet} with `request`'s idempotency record of the pet, in the pet's own atomic
+   * write, unless its key has a live record or another write of it is in flight: then nothing is
+   * written and the outcome says what the key holds (docs/idempotency.md).
+   * @throws StoreUnavailableError (the pet and its record may exist).
+   */
+  createPetOnce(
+    newPet: NewPet,
+    request: IdempotentRequest,
+    options?: CallOptions,
+  ): Promise<IdempotentOutcome<Pet>>;
   /**
    * Readies the next {@link createPet} so it needs no round trip for its id. Safe beside the rate
    * limiter's call: a refused request wastes at most ids. @throws StoreUnavailableError
    */
-  prepareCreate(options?: { signal?: AbortSignal }): Promise<void>;
+  prepareCreate(options?: CallOptions): Promise<void>;
   /** The pet with this id, or `undefined`. @throws StoreUnavailableError */
-  getPet(id: number, options?: { signal?: AbortSignal }): Promise<Pet | undefined>;
+  getPet(id: number, options?: CallOptions): Promise<Pet | undefined>;
   /** The first `limit` pets after `afterId`, and if more follow. @throws StoreUnavailableError */
   listPets(options: ListPetsOptions): Promise<PetPage>;
 }

@@ -1,6 +1,6 @@
 /**
- * The rules every PetStore applies, apart from storage: the pet a create stores, the records a
- * recorded create needs, and the page a list answers. Pure; the DynamoDB store and its in-memory twin both call them.
+ * The rules every PetStore applies, apart from storage: the pet a create stores, the parts a
+ * call needs, and the page a list answers. Pure; the DynamoDB store and its in-memory twin both call them.
  */
 import type { PetPage } from './pet-store.ts';
 import type { NewPet, Pet } from './schemas.ts';
@@ -11,13 +11,13 @@ export function petWithId(newPet: NewPet, id: number): Pet {
 }
 
 /**
- * The idempotency records a create with `recording` writes to.
- * @throws Error when the store was built without them (a wiring fault, never a client's).
+ * The part of a store a call needs, e.g. the idempotency records of `createPetOnce`.
+ * @param name How the error names the part.
+ * @throws Error when the store was built without it (a wiring fault, never a client's).
  */
-export function recordsOf<Records>(records: Records | undefined): Records {
-  if (records === undefined)
-    throw new Error('This pet store was built without idempotency records');
-  return records;
+export function partOf<Part>(part: Part | undefined, name: string): Part {
+  if (part === undefined) throw new Error(`This pet store was built without ${name}`);
+  return part;
 }
 
 /**

@@ -16,6 +16,7 @@ import { RATE_LIMIT_HEADERS } from '../../shared/http/rate-limit-headers.ts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../shared/http/unavailable.ts';
 import { RATE_LIMITER_DEADLINE_MS } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings } from '../../shared/settings.ts';
+import { unlessUnavailable } from '../../shared/store-errors.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { expectConformingResponse } from '../support/openapi-conformance.ts';
 import {
@@ -181,9 +182,8 @@ describe('docs/openapi.yaml', () => {
         name: 'TimeoutError',
       });
       const handler = httpHandler(
-        async () => {
-          throw timedOut;
-        },
+        // As a store adapter's call fails: its error, classified by unlessUnavailable.
+        () => unlessUnavailable(() => Promise.reject(timedOut)),
         {
           container: {
             settings: readSettings(),

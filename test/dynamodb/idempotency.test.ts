@@ -119,7 +119,7 @@ describe('createPet with Idempotency-Key', () => {
         Item: {
           id: `${TEST_KEY.keyId}#${key}`,
           fingerprint: requestFingerprint(JSON.parse(REX)),
-          response: { statusCode: 201, headers: {}, body: '{}' },
+          result: { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
           expiresAt: Math.floor(Date.now() / 1000) - 1,
         },
       }),
@@ -132,7 +132,7 @@ describe('createPet with Idempotency-Key', () => {
     expect(await petsNamed(name)).toBe(1);
   });
 
-  it('keeps each record 24 hours (TTL on expiresAt), with its stored answer', async () => {
+  it('keeps each record 24 hours (TTL on expiresAt), with the pet it created and the fingerprint', async () => {
     const key = randomUUID();
     const before = Math.floor(Date.now() / 1000);
     const answer = await createPet(REX, { 'Idempotency-Key': key });
@@ -141,13 +141,41 @@ describe('createPet with Idempotency-Key', () => {
       new GetCommand({ TableName: records, Key: { id: `${TEST_KEY.keyId}#${key}` } }),
     );
 
-    expect(Item?.response).toEqual({
-      statusCode: 201,
-      headers: { Location: answer.headers?.Location },
-      body: answer.body,
-    });
+    expect(Item?.result).toEqual(JSON.parse(answer.body));
+    expect(Item?.fingerprint).toBe(requestFingerprint(JSON.parse(REX)));
     expect(Item?.expiresAt - before).toBeGreaterThanOrEqual(IDEMPOTENCY_RECORD_TTL_SECONDS);
     expect(Item?.expiresAt - before).toBeLessThanOrEqual(IDEMPOTENCY_RECORD_TTL_SECONDS + 5);
+  });
+
+  it('replays a live record of 1.0.0 (the answer stored whole) from its body, creating nothing', async () => {
+    const key = randomUUID();
+    const pet = { id: 424242, name: uniqueName(), categoryId: 1, status: 'available' };
+    await client.send(
+      new PutCommand({
+        TableName: records,
+        Item: {
+          id: `${TEST_KEY.keyId}#${key}`,
+          fingerprint: requestFingerprint(JSON.parse(body(pet.name))),
+          response: {
+            statusCode: 201,
+            headers: { Location: `/v1/pets/${pet.id}` },
+            body: JSON.stringify(pet),
+          },
+          expiresAt: Math.floor(Date.now() / 1000) + 60,
+        },
+      }),
+    );
+
+    const replay = await createPet(body(pet.name), { 'Idempotency-Key': key });
+    const other = await createPet(body(pet.name, 2), { 'Idempotency-Key': key });
+
+    expect(replay).toMatchObject({
+      statusCode: 201,
+      headers: { Location: `/v1/pets/${pet.id}`, 'Idempotent-Replayed': 'true' },
+      body: JSON.stringify(pet),
+    });
+    expect(other.statusCode).toBe(422);
+    expect(await petsNamed(pet.name)).toBe(0);
   });
 
   // Last: it deletes this file's idempotency table.

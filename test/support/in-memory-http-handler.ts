@@ -8,16 +8,16 @@ import {
 import { inMemoryContainer } from './in-memory-container.ts';
 
 /** {@link chain}'s options, the container optional. */
-export type InMemoryHttpHandlerOptions<T> = Omit<HttpHandlerOptions<T>, 'container'> &
-  Partial<Pick<HttpHandlerOptions<T>, 'container'>>;
+export type InMemoryHttpHandlerOptions = Omit<HttpHandlerOptions, 'container'> &
+  Partial<Pick<HttpHandlerOptions, 'container'>>;
 
 /**
  * {@link chain} with a fresh {@link inMemoryContainer} (its rate limiter and settings) unless
  * `options` names a container.
  */
-export function httpHandler<T = undefined>(
-  fn: OperationFunction<T>,
-  options: InMemoryHttpHandlerOptions<T> = {},
+export function httpHandler(
+  fn: OperationFunction,
+  options: InMemoryHttpHandlerOptions = {},
 ): HttpHandler {
   return chain(fn, { container: inMemoryContainer(), ...options });
 }

@@ -1,32 +1,33 @@
 /** Idempotency records in memory, with the semantics of the DynamoDB ones; for tests. */
-import { type KeptRecord, refuseUnlessFree } from '../../shared/idempotency/outcome.ts';
 import {
+  type IdempotencyRecord,
+  type IdempotentOutcome,
   type IdempotentRequest,
+  isLive,
   recordExpiry,
-  type StoredResponse,
+  repeatOutcome,
 } from '../../shared/idempotency/record.ts';
+import type { Pet } from '../../shared/pets/schemas.ts';
 
-/** Records in a Map; {@link put} is what an in-memory effect calls with its own write. */
+/** Records in a Map; {@link put} is what an in-memory create calls with its own write. */
 export class InMemoryIdempotencyStore {
-  private readonly records = new Map<string, KeptRecord>();
+  private readonly records = new Map<string, IdempotencyRecord<Pet>>();
 
   /**
-   * Puts `request`'s record with `response` unless the key has a live record (`refuseUnlessFree`).
-   * Synchronous, so an effect that calls it before it stores anything lands with it or not at all.
+   * Puts `request`'s record of `pet` unless the key has a live record (`isLive`). Synchronous, so
+   * a create that calls it before it stores anything lands with it or not at all.
    *
    * @param nowMs Now, epoch milliseconds: the record expires 24 h later.
-   * @throws IdempotencyKeyUsedError with the live record; nothing is changed.
+   * @returns `undefined` once written; else the outcome of the live record (nothing changed).
    */
-  put(request: IdempotentRequest, response: StoredResponse, nowMs: number): void {
+  put(request: IdempotentRequest, pet: Pet, nowMs: number): IdempotentOutcome<Pet> | undefined {
     const kept = this.records.get(request.id);
-    refuseUnlessFree(
-      kept ? { kind: 'record', record: structuredClone(kept) } : { kind: 'free' },
-      nowMs,
-    );
+    if (kept && isLive(kept, nowMs)) return repeatOutcome(request, structuredClone(kept));
     this.records.set(request.id, {
-      fingerprint: request.fingerprint,
-      response: structuredClone(response),
+      ...request,
+      result: structuredClone(pet),
       expiresAt: recordExpiry(nowMs),
     });
+    return undefined;
   }
 }

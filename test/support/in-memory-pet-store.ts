@@ -1,12 +1,8 @@
 /** A PetStore in memory, with the semantics of the DynamoDB one; for tests. */
-import type {
-  CreatePetOptions,
-  ListPetsOptions,
-  PetPage,
-  PetStore,
-} from '../../shared/pets/pet-store.ts';
+import type { IdempotentOutcome, IdempotentRequest } from '../../shared/idempotency/record.ts';
+import type { ListPetsOptions, PetPage, PetStore } from '../../shared/pets/pet-store.ts';
 import type { NewPet, Pet } from '../../shared/pets/schemas.ts';
-import { pageOf, petWithId, recordsOf } from '../../shared/pets/store-rules.ts';
+import { pageOf, partOf, petWithId } from '../../shared/pets/store-rules.ts';
 import type { InMemoryIdempotencyStore } from './in-memory-idempotency-store.ts';
 
 /** Pets in a Map; ids from 1, never reused (a failed create uses one up, as on DynamoDB). */
@@ -15,7 +11,7 @@ export class InMemoryPetStore implements PetStore {
   private lastId = 0;
 
   /**
-   * @param records The idempotency records that `createPet`'s `recording` writes.
+   * @param records The idempotency records that `createPetOnce` writes.
    * @param now Clock of the records' expiry, epoch milliseconds.
    */
   constructor(
@@ -23,13 +19,21 @@ export class InMemoryPetStore implements PetStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async createPet(newPet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
-    const { recording } = options;
+  async createPet(newPet: NewPet): Promise<Pet> {
     this.lastId += 1;
     const pet = petWithId(newPet, this.lastId);
-    if (recording) recordsOf(this.records).put(recording, recording.response(pet), this.now());
     this.pets.set(pet.id, pet);
     return { ...pet };
+  }
+
+  async createPetOnce(newPet: NewPet, request: IdempotentRequest): Promise<IdempotentOutcome<Pet>> {
+    const records = partOf(this.records, 'idempotency records');
+    this.lastId += 1;
+    const pet = petWithId(newPet, this.lastId);
+    const met = records.put(request, pet, this.now());
+    if (met) return met;
+    this.pets.set(pet.id, pet);
+    return { status: 'created', result: { ...pet } };
   }
 
   /** Ids come from memory: nothing to ready. */

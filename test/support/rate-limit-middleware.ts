@@ -32,7 +32,8 @@ export function getEvent(k: ReturnType<typeof key>) {
 export function countingOperation(limiter: RateLimiter) {
   const calls = { count: 0 };
   const handler = httpHandler(
-    async () => {
+    async (_event, _context, { admit }) => {
+      await admit();
       calls.count += 1;
       return jsonResponse(200, { ok: true });
     },

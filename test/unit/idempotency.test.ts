@@ -5,9 +5,10 @@
  * test/dynamodb/idempotency.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createPetHandler } from '../../functions/operations/create-pet.ts';
 import { idempotencyKeyOf, requestFingerprint } from '../../shared/http/idempotency-key.ts';
+import { IN_FLIGHT } from '../../shared/idempotency/record.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 import { idempotentCreates, OTHER_KEY, REX, uniqueName } from '../support/idempotent-creates.ts';
@@ -135,6 +136,23 @@ describe('createPet with Idempotency-Key', () => {
     }
     const retry = await createPet(body, { 'Idempotency-Key': key });
     expect(retry.body).toBe(created[0]?.body);
+  });
+
+  it('answers 409 idempotency_request_in_progress with Retry-After: 1 when the store meets another write of the key', async () => {
+    const inFlight = inMemoryContainer();
+    vi.spyOn(inFlight.pets, 'createPetOnce').mockResolvedValue(IN_FLIGHT);
+    const creates = idempotentCreates(createPetHandler(inFlight), inFlight.pets);
+
+    const answer = await creates.createPet(REX, { 'Idempotency-Key': randomUUID() });
+
+    expect(answer).toEqual({
+      ...errorResponse(
+        409,
+        'idempotency_request_in_progress',
+        'A request with this Idempotency-Key is still being processed; retry after 1 second.',
+      ),
+      headers: { 'Content-Type': 'application/json', 'Retry-After': '1' },
+    });
   });
 
   it('stores no validation error: the same key then runs a valid body', async () => {

@@ -1,8 +1,8 @@
 /**
- * httpHandler's work beside the rate limiter's call (`beside`): each operation's first store call
- * starts before the limiter has answered; a refused request keeps today's 429 and discards it; a
- * key this instance expects refused starts none; failures of either side keep their answers, and
- * no promise is left unhandled whichever settles first.
+ * Each operation's first store call beside the rate limiter's call (`admit`): it starts before the
+ * limiter has answered; a refused request keeps today's 429 and discards it, whatever else failed
+ * meanwhile; a key this instance expects refused starts none; failures of either side keep their
+ * answers, and no promise is left unhandled whichever settles first.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
@@ -14,7 +14,7 @@ import { createLambdaContext } from '../../infra/local/events.ts';
 import { logger } from '../../shared/logger.ts';
 import type { PetStore } from '../../shared/pets/pet-store.ts';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter.ts';
-import { StoreUnavailableError } from '../../shared/store-errors.ts';
+import { StoreUnavailableError, unlessUnavailable } from '../../shared/store-errors.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
 import { inMemoryContainer } from '../support/in-memory-container.ts';
 import { InMemoryRateLimiter } from '../support/in-memory-rate-limiter.ts';
@@ -284,7 +284,10 @@ describe('failures beside the rate limiter', () => {
     vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
     const container = containerWith({ consume: (...[, , , signal]) => hang(signal) });
     const pets: PetStore = container.pets;
-    vi.spyOn(pets, 'getPet').mockImplementation((_, options) => hang(options?.signal));
+    // As the adapter's call fails when its signal aborts.
+    vi.spyOn(pets, 'getPet').mockImplementation((_, options) =>
+      unlessUnavailable(() => hang(options?.signal)),
+    );
     // 1.1 s left: after the response margin (1 s), 100 ms for both calls, below the limiter's 1 s.
     const shortContext: Context = { ...context(), getRemainingTimeInMillis: () => 1_100 };
 

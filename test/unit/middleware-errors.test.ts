@@ -10,6 +10,7 @@ import { ApiError } from '../../shared/http/errors.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
 import { SERVER_ERROR_RESPONSES, versionDimensions } from '../../shared/metrics.ts';
+import { unlessUnavailable } from '../../shared/store-errors.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 import { httpHandler } from '../support/in-memory-http-handler.ts';
@@ -183,9 +184,8 @@ describe('dependency failures', () => {
       }),
     ];
     for (const failure of failures) {
-      const handler = httpHandler(async () => {
-        throw failure;
-      });
+      // As a store adapter fails: its own error, classified by unlessUnavailable.
+      const handler = httpHandler(() => unlessUnavailable(() => Promise.reject(failure)));
       const response = await invoke(
         handler,
         authorizedEvent({ method: 'GET', resource: '/x', path: '/x' }),
@@ -203,9 +203,11 @@ describe('dependency failures', () => {
   });
 
   it('give the operation a deadline that aborts before the function times out', async () => {
-    const handler = httpHandler(
-      (_event, _context, { signal }) =>
-        new Promise((_, reject) => signal.addEventListener('abort', () => reject(abortError()))),
+    const handler = httpHandler((_event, _context, { signal }) =>
+      unlessUnavailable(
+        () =>
+          new Promise((_, reject) => signal.addEventListener('abort', () => reject(abortError()))),
+      ),
     );
     // 1.05 s left: the deadline keeps back RESPONSE_MARGIN_MS (1 s), so it fires at once.
     const shortContext = { ...context, getRemainingTimeInMillis: () => 1_050 };

@@ -1,7 +1,7 @@
 /**
  * What httpHandler does to a request before the operation sees it: header names in lower case,
- * the JSON body checked (media type, UTF-8, size, syntax) and parsed (jsonRequestBody and the
- * JSON body parser), and the query string held to the parameters the operation takes
+ * the JSON body checked (media type, UTF-8, size, syntax) and parsed (jsonBody: the guards, then
+ * middy's JSON body parser), and the query string held to the parameters the operation takes
  * (strictQuery).
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
@@ -64,7 +64,7 @@ describe('httpHandler', () => {
   });
 });
 
-describe('jsonRequestBody and the JSON body parser', () => {
+describe('jsonBody: the guards and the JSON body parser', () => {
   it('passes the parsed body to the operation', async () => {
     const response = await invoke(echo, postEvent('{"name":"Rex","tags":["a"]}'), context);
     expect(response.statusCode).toBe(200);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../shared/pets/schemas.ts';
-import { pageOf, petWithId, recordsOf } from '../../shared/pets/store-rules.ts';
+import { pageOf, partOf, petWithId } from '../../shared/pets/store-rules.ts';
 
 const pets = (...ids: number[]): Pet[] =>
   ids.map((id) => ({ id, name: `Pet ${id}`, categoryId: 1, status: 'available' }));
@@ -17,12 +17,12 @@ describe('petWithId', () => {
   });
 });
 
-describe('recordsOf', () => {
-  it('gives the records a store was built with, and refuses a store built without them', () => {
+describe('partOf', () => {
+  it('gives the part a store was built with, and refuses a store built without it', () => {
     const records = { put: () => undefined };
 
-    expect(recordsOf(records)).toBe(records);
-    expect(() => recordsOf(undefined)).toThrow(
+    expect(partOf(records, 'idempotency records')).toBe(records);
+    expect(() => partOf(undefined, 'idempotency records')).toThrow(
       'This pet store was built without idempotency records',
     );
   });

@@ -97,6 +97,23 @@ describe('rateLimit middleware', () => {
     });
   });
 
+  it('answers 429, not the 400 of a query checked while the count was in flight', async () => {
+    const { handler, calls } = countingOperation();
+    const k = key(1, 1000);
+    await handler(getEvent(k), context);
+    const query = new URLSearchParams('page=2');
+
+    const response = await handler(
+      authorizedEvent({ method: 'GET', resource: '/things', path: '/things', query }, k),
+      context,
+    );
+
+    expect(calls.count).toBe(1);
+    expect(response.statusCode).toBe(429);
+    expect(JSON.parse(response.body).code).toBe('rate_limited');
+    expect(response.headers).toMatchObject({ 'Retry-After': '45', 'X-RateLimit-Remaining': '0' });
+  });
+
   it('answers 429 api_key_temporarily_banned with Retry-After until the ban ends', async () => {
     const counted = vi.spyOn(Metrics.prototype, 'addMetric');
     const { handler, calls } = countingOperation();
