@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 
-// The parser imports its JSON schemas without `with { type: 'json' }`, which Node.js 22 refuses.
+// The parser imports its JSON schemas without `with { type: 'json' }`, which Node.js 24 refuses.
 registerHooks({
   load: (url, context, nextLoad) =>
     nextLoad(
