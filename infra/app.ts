@@ -1,7 +1,8 @@
 /**
  * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one `PetstoreStack` in the
  * stage's account and region, and an `AccountStack` per account and region the stages use;
- * cdk-nag's AWS Solutions checks fail an unacknowledged finding.
+ * cdk-nag's AWS Solutions checks fail an unacknowledged finding, AWS Control Tower's proactive
+ * controls (infra/control-tower.ts) a violation.
  */
 import { pathToFileURL } from 'node:url';
 import {
@@ -15,6 +16,7 @@ import {
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SERVICE_NAME } from '../shared/logger.ts';
 import { AccountStack } from './constructs/account-stack.ts';
+import { addControlTowerChecks } from './control-tower.ts';
 import {
   bootstrapQualifier,
   domainOptions,
@@ -82,6 +84,7 @@ export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
     ]),
   ) as Record<StageName, PetstoreStack>;
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  addControlTowerChecks(app);
   return { app, accountStacks, stacks };
 }
 
