@@ -170,9 +170,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
       expect(role.Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({
         Service: 'apigateway.amazonaws.com',
       });
-      expect(resources).toEqual(
-        OPERATION_IDS.map((id) => ({ Ref: logicalId(stack(), `${id}/Live`) })),
-      );
+      const aliases = OPERATION_IDS.map((id) => ({ Ref: logicalId(stack(), `${id}/Live`) }));
+      expect(resources).toHaveLength(aliases.length);
+      expect(resources).toEqual(expect.arrayContaining(aliases));
     });
   });
 });

@@ -327,7 +327,8 @@ describe.each(STAGES)('the %s stage', (stage) => {
     });
   });
 
-  it('has no error annotation', () => {
+  // Annotations.fromStack synthesizes the whole app again, its policy checks included.
+  it('has no error annotation', { timeout: 120_000 }, () => {
     expect(Annotations.fromStack(stack()).findError('*', Match.anyValue())).toEqual([]);
   });
 });
