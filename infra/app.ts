@@ -14,6 +14,7 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { SERVICE_NAME } from '../shared/logger.ts';
 import { AccountStack } from './constructs/account-stack.ts';
 import { addControlTowerChecks } from './control-tower.ts';
@@ -66,6 +67,9 @@ export interface PetstoreApp {
  */
 export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
   const app = new App(props);
+  // The CDK CLI (2.1148) sets this false, taking the report over, and then exits 0 on a failed
+  // validation: the app prints the report and exits 1 itself, so that `cdk synth` fails.
+  app.node.setContext(FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT, true);
   if (app.node.tryGetContext(APP_CONTEXT.bootstrapQualifier) !== undefined) {
     // Every stack then deploys through the bootstrap roles and bucket the GitHub roles reach.
     app.node.setContext(BOOTSTRAP_QUALIFIER_CONTEXT, bootstrapQualifier(app));
