@@ -13,8 +13,8 @@ import {
   Stage,
   Validations,
 } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT } from 'aws-cdk-lib/cx-api';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { SERVICE_NAME } from '../shared/logger.ts';
 import { AccountStack } from './constructs/account-stack.ts';
 import { addControlTowerChecks } from './control-tower.ts';
