@@ -4,7 +4,14 @@
  */
 import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { type Attribute, AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  type Attribute,
+  AttributeType,
+  BillingMode,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
@@ -25,6 +32,7 @@ import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
+import { StageKey, type StageLogs } from './constructs/stage-key.ts';
 import { AUTHORIZER, functionSecrets, ROUTES } from './routes.ts';
 import {
   isStageName,
@@ -109,7 +117,8 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
 /**
  * One stage of the Petstore API, named `stackName(stage)`.
  *
- * Resources: the tables of `TABLES` (on-demand, point-in-time recovery, their GSIs and TTL), kept
+ * Resources: the stage's KMS key ({@link StageKey}); the tables of `TABLES` (on-demand,
+ * point-in-time recovery, their GSIs and TTL, encrypted with the key), kept
  * at the stack's scope under their construct ids so that their logical ids never change; the
  * authorizer's {@link ServiceFunction}; one {@link OperationFunction} per route (served through
  * its `live` alias, shifted by CodeDeploy, rolled back on its own alarms), each
@@ -129,6 +138,17 @@ export class PetstoreStack extends Stack {
   /** The stage's API. */
   readonly api: PetstoreApi;
 
+  /**
+   * The stage's customer managed KMS key (`alias/petstore-<stage>`, see {@link StageKey}): every
+   * table and log group of the stage is encrypted with it, and so must those that later
+   * constructs add (pass it as a table's `encryptionKey`, or make log groups with
+   * `stageLogGroup(scope, id, this.logs)`).
+   */
+  readonly key: IKey;
+
+  /** How the stage's log groups keep their events: the key, `logRetentionDays`, the removal policy. */
+  readonly logs: StageLogs;
+
   /** The stage's tables, by definition. */
   readonly tables: ReadonlyMap<TableDefinition, Table>;
 
@@ -145,6 +165,12 @@ export class PetstoreStack extends Stack {
     const sourceMaps = props.sourceMaps ?? settings.sourceMaps;
     const production = props.stage === 'production';
     const removalPolicy = production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    this.key = new StageKey(this, 'Key', { stage: props.stage, removalPolicy }).key;
+    this.logs = {
+      encryptionKey: this.key,
+      retentionDays: settings.logRetentionDays,
+      removalPolicy,
+    };
 
     this.tables = new Map(
       TABLES.map((definition) => [
@@ -171,12 +197,12 @@ export class PetstoreStack extends Stack {
       tables: this.tables,
       secrets: this.secrets,
       environment,
-      removalPolicy,
+      logs: this.logs,
       sourceMaps,
     });
     this.api = new PetstoreApi(this, 'Api', {
       authorizerFunction: authorizer.function,
-      removalPolicy,
+      logs: this.logs,
       webAcl: (props.webAcl ?? settings.webAcl) ? { ipRateLimit: props.ipRateLimit } : undefined,
       domain: props.domain,
     });
@@ -197,7 +223,7 @@ export class PetstoreStack extends Stack {
         tables: this.tables,
         secrets: this.secrets,
         environment: operationEnvironment,
-        removalPolicy,
+        logs: this.logs,
         sourceMaps,
         serviceMetric,
         deployment: props.deployment ?? settings.deployment,
@@ -240,6 +266,8 @@ export class PetstoreStack extends Stack {
     const table = new Table(this, definition.constructId, {
       partitionKey: attribute(definition.partitionKey),
       billingMode: BillingMode.PAY_PER_REQUEST,
+      encryption: TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: this.key,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: definition.timeToLiveAttribute,
       deletionProtection: production,
