@@ -1,8 +1,8 @@
 /** Pet ids in leased blocks (hi/lo) on item `id` 0 of the pets table (docs/architecture.md). */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ID_BLOCK_LIFETIME_MS } from '../pets/id-order.ts';
+import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
-import { petsTablesOf } from './pet-table.ts';
 
 /** Partition key of the pets-table item that holds the pet-id sequence (no pet has id 0). */
 export const PET_ID_SEQUENCE_ID = 0;
@@ -59,7 +59,7 @@ export class IdBlocks {
 
   /** The blocks of `base`'s pets table (`PETS_TABLE_NAME`). @throws Error when it is unset. */
   static from(base: DynamoDBBase, options: IdBlocksOptions = {}): IdBlocks {
-    return new IdBlocks(base.client, petsTablesOf(base).pets, options);
+    return new IdBlocks(base.client, requiredSetting(base.settings, 'PETS_TABLE_NAME'), options);
   }
 
   /** Leases a block unless this instance holds a fresh one with ids left. */

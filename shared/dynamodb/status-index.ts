@@ -2,9 +2,9 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type PageCache, pageExpiry } from '../pets/page-cache.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../pets/schemas.ts';
+import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 import { petOf, STATUS_INDEX, STATUS_SHARD_ATTRIBUTE, statusShardsOf } from './pet-item.ts';
-import { petsTablesOf } from './pet-table.ts';
 
 /** A stored item as a Query returns it: a pet, its `statusShard` and `createdAt`. */
 type Item = Record<string, unknown> & { id: number };
@@ -46,7 +46,7 @@ export class StatusIndex {
 
   /** The index of `base`'s pets table (`PETS_TABLE_NAME`). @throws Error when it is unset. */
   static from(base: DynamoDBBase, options: StatusIndexOptions): StatusIndex {
-    return new StatusIndex(base.client, petsTablesOf(base).pets, options);
+    return new StatusIndex(base.client, requiredSetting(base.settings, 'PETS_TABLE_NAME'), options);
   }
 
   /** The `count` smallest ids above `afterId`, of `status` or all; shared: never change them. */
