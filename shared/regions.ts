@@ -1,8 +1,6 @@
 /**
- * The stage's regions and the one-writer rule's naming (docs/architecture.md, "Regions"): an item a
- * region writes for itself carries the region in its key; the home region's keep the keys they
- * had before there were regions, so that a stage of one region stores exactly what it stored then.
- * Pure: no I/O.
+ * The stage's regions and the one-writer rule's keys (docs/architecture.md, "Regions"): the home
+ * region's items keep their keys of a stage of one region, another region's carry its name. Pure.
  */
 import type { Settings } from './settings.ts';
 
@@ -21,10 +19,8 @@ export interface Regions {
 export const ONE_REGION: Regions = { names: ['home'], own: 0 };
 
 /**
- * The regions of `settings`: `PETSTORE_REGIONS` with `AWS_REGION` as the function's own.
- * @throws Error when `PETSTORE_REGIONS` lists several regions and `AWS_REGION` is unset or not
- *   one of them, e.g. `Environment variable AWS_REGION must be one of PETSTORE_REGIONS (us-east-1,
- *   eu-west-1), not "ap-south-1"`.
+ * The regions of `settings`: `PETSTORE_REGIONS`, `AWS_REGION` the function's own.
+ * @throws Error when several are listed and `AWS_REGION` is not one of them.
  */
 export function regionsOf(settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>): Regions {
   const names = settings.PETSTORE_REGIONS ?? [];

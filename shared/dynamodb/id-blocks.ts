@@ -12,10 +12,7 @@ import type { DynamoDBBase } from './base.ts';
 /** Partition key of the pets-table item that holds the pet-id sequence (no pet has id 0). */
 export const PET_ID_SEQUENCE_ID = 0;
 
-/**
- * Partition key of the sequence item of the region in place `at`: 0 for the home region (the item
- * of a stage of one region), `-at` for the others (no pet id is negative).
- */
+/** Partition key of the sequence item of region `at`: 0 for the home region, else `-at`. */
 export function sequenceIdOf(at: number): number {
   return at === 0 ? PET_ID_SEQUENCE_ID : -at;
 }
