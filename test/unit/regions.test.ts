@@ -1,5 +1,7 @@
 /** The stage's regions (`PETSTORE_REGIONS`) and the keys of the items each region writes. */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { ONE_REGION, othersNames, regionalName, regionsOf } from '../../shared/regions.ts';
 import { readSettings } from '../../shared/settings.ts';
 
@@ -36,6 +38,21 @@ describe('regionsOf', () => {
       'Environment variable AWS_REGION must be one of PETSTORE_REGIONS (us-east-1, eu-west-1), not "ap-south-1"',
     );
     expect(() => regionsOf(readSettings(TWO))).toThrow('not ""');
+  });
+});
+
+describe('the keys table in several regions', () => {
+  const storeIn = (region: string) =>
+    DynamoDBKeyStore.from({
+      settings: readSettings({ ...TWO, AWS_REGION: region, KEYS_TABLE_NAME: 'keys' }),
+      client: {} as DynamoDBDocumentClient,
+    });
+
+  it('is administered in the home region only: a key and its head have one writer', () => {
+    expect(storeIn('us-east-1')).toBeInstanceOf(DynamoDBKeyStore);
+    expect(() => storeIn('eu-west-1')).toThrow(
+      'Keys are administered in the home region us-east-1 only, not in eu-west-1',
+    );
   });
 });
 
