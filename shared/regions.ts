@@ -54,3 +54,8 @@ export function othersNames(name: string, regions: Regions): string[] {
     at === regions.own ? [] : [regionalName(name, regions, at)],
   );
 }
+
+/** The keys of the item `name` in every region, the home region's first. */
+export function everyName(name: string, regions: Regions): string[] {
+  return regions.names.map((_, at) => regionalName(name, regions, at));
+}

@@ -78,13 +78,27 @@ export class CounterWrites {
       this.countOwn({ ...request, limits: room }),
       this.readOthers(request),
     ]);
-    const all = sumOf([own.counts, others], at);
-    return {
-      outcome: standingAcross(own.outcome, all, others, limits, at),
-      counts: own.counts,
-      others,
-      all,
-    };
+    const outcome = standingAcross(own.outcome, all(own.counts), others, limits, at);
+    // Counted here on stale counts of the others, refused on fresh ones: take it back (rare).
+    const counts =
+      own.outcome === 'admitted' && outcome !== 'admitted'
+        ? await this.uncount(request)
+        : own.counts;
+    return { outcome, counts, others, all: all(counts) };
+
+    function all(counts: KeyCounts): KeyCounts {
+      return sumOf([counts, others], at);
+    }
+  }
+
+  /** Takes back a request counted on this region's item. @returns The counts after it. */
+  private async uncount({ name, signal }: CountRequest): Promise<KeyCounts> {
+    const attributes = await this.update(name, signal, {
+      UpdateExpression: 'ADD dayCount :minus, minuteCount :minus',
+      ExpressionAttributeValues: { ':minus': -1 },
+      ReturnValues: 'ALL_NEW',
+    });
+    return countsOf(attributes);
   }
 
   /** The other regions' items of `request.name`, summed (eventually consistent GetItems, in parallel). */

@@ -9,8 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/tables.ts';
+import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
 import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
+import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
 import { counterName } from '../../shared/rate-limit/counter-item.ts';
 import { instantAt } from '../../shared/rate-limit/decision.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
@@ -59,9 +61,9 @@ describe('the rate limiter in two regions', () => {
 
     expect(admittedCount(decisions)).toBe(10);
     const day = counterName(keyId, instantAt(T0).day);
-    // The 11th request was counted in the home region on the 4 it knew of the other's, then
-    // refused on the 5 its read found: once, as its next room knew the 5.
-    expect(await dayCountOf(day)).toBe(6);
+    // The 11th request, counted in the home region on the 4 it knew of the other's and refused on
+    // the 5 its read found, was taken back.
+    expect(await dayCountOf(day)).toBe(5);
     expect(await dayCountOf(`${day}@eu-west-1`)).toBe(5);
     expect(decisions.at(-1)?.binding).toMatchObject({ name: 'minute', remaining: 0 });
   });
@@ -120,8 +122,36 @@ describe('the rate limiter in two regions', () => {
     for (const decision of elsewhere) {
       expect(decision).toMatchObject({ admitted: false, bannedUntil: T0 / 1000 + 900 });
     }
-    // Counted once, before its instance knew of the ban; not after.
+    // The first, counted before its instance knew of the ban, was taken back.
     const day = counterName(keyId, instantAt(T0).day);
-    expect(await dayCountOf(`${day}@eu-west-1`)).toBe(1);
+    expect(await dayCountOf(`${day}@eu-west-1`)).toBe(0);
+  });
+
+  it("shows the keys command the usage summed and the ban of any region; unban lifts its own region's", async () => {
+    const keyId = freshKey();
+    const limits = { perMinute: 2, perDay: 1_000 };
+    const policy = { threshold: 1, durationSeconds: 900 };
+    const home = { names: NAMES, own: 0 };
+    await alternate([regionLimiter(0, tableName, policy), regionLimiter(1)], keyId, limits, 6, T0);
+    const at = T0 + SECOND;
+
+    const usage = await new DynamoDBKeyUsage(client, tableName, 25, home).dailyUsage(
+      [keyId],
+      1,
+      at,
+    );
+    const bans = new DynamoDBRateLimitBans(client, tableName, 25, { names: NAMES, own: 1 });
+    const seen = await bans.banState(keyId, at);
+    const lifted = await bans.unban(keyId, at);
+
+    expect(usage.get(keyId)?.[0]).toMatchObject({ admitted: 2, refused: 3 });
+    expect(seen).toEqual({ bannedUntil: T0 / 1000 + 900 });
+    expect(lifted).toEqual(seen);
+    // The home region's ban is the home region's to lift.
+    expect(await bans.banState(keyId, at)).toEqual(seen);
+    expect(await new DynamoDBRateLimitBans(client, tableName, 25, home).unban(keyId, at)).toEqual(
+      seen,
+    );
+    expect(await bans.banState(keyId, at)).toBeUndefined();
   });
 });
