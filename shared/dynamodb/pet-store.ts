@@ -18,7 +18,7 @@ export interface DynamoDBPetStoreOptions {
   readonly maxIdBlockSize?: number;
   /** listPets's page cache, kept across invocations. @default - none: every page reads DynamoDB */
   readonly pageCache?: PageCache;
-  /** The stage's regions and this store's (its id blocks). @default ONE_REGION */
+  /** The stage's regions and this store's (its id blocks, its pages' settling). @default ONE_REGION */
   readonly regions?: Regions;
 }
 
@@ -38,7 +38,11 @@ export class DynamoDBPetStore extends DynamoDBPetTable {
         now,
         regions: options.regions,
       }),
-      pages: new StatusIndex(client, tables.pets, { now, cache: options.pageCache }),
+      pages: new StatusIndex(client, tables.pets, {
+        now,
+        cache: options.pageCache,
+        regions: options.regions,
+      }),
     });
   }
 
