@@ -43,7 +43,10 @@ export const SettingsSchema = v.object({
   IDEMPOTENCY_TABLE_NAME: v.optional(Text),
   /** URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`; unset on AWS. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
-  /** Region and credentials of DynamoDB Local (on AWS: Lambda's region, the default chain). */
+  /**
+   * The function's region (Lambda's; on the local stack its region's) and the credentials of
+   * DynamoDB Local (on AWS: the default chain). DynamoDB Local's clients sign for `LOCAL_REGION`.
+   */
   AWS_REGION: v.optional(Text),
   AWS_ACCESS_KEY_ID: v.optional(Text),
   AWS_SECRET_ACCESS_KEY: v.optional(Text),
@@ -70,6 +73,8 @@ export const SettingsSchema = v.object({
   PORT: v.optional(Port, '3000'),
   DYNAMODB_PORT: v.optional(Port, '8000'),
   PETSTORE_DIR: v.optional(Text),
+  /** Local stack with `--regions`: milliseconds before a write reaches the other regions. */
+  REPLICATION_LAG_MS: v.optional(WholeNumber, '500'),
 });
 
 /** The settings, parsed: numbers as numbers, defaults filled in. */
