@@ -247,7 +247,12 @@ export async function startReplication(options: ReplicationOptions): Promise<Rep
       const stampKey = `${delivery.table}|${delivery.itemKey}`;
       const stamp = region.stamps.get(stampKey);
       if (!newer(delivery.time, delivery.origin, stamp)) {
-        if (stamp && canonical(value) !== canonical(delivery.image)) {
+        // A region's older write under its own newer one is order, not a conflict.
+        if (
+          stamp &&
+          stamp.origin !== delivery.origin &&
+          canonical(value) !== canonical(delivery.image)
+        ) {
           conflicts.push({
             table: delivery.table,
             key: unmarshall(delivery.key),
