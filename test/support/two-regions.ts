@@ -26,6 +26,8 @@ export interface TwoRegions {
   readonly stack: RunningRegions;
   /** The key store of the home region (keys have one writer region). */
   readonly keys: DynamoDBKeyStore;
+  /** The keys table of region 1, read directly (not through its authorizer's cache). */
+  readonly keysElsewhere: DynamoDBKeyLookup;
   /** Base URL of region `at` (0: home), e.g. `http://127.0.0.1:3400/v1`. */
   url(at: number): string;
   /** Issues a key in the home region and waits until it is in region 1's table. @returns Its token. */
@@ -138,6 +140,7 @@ export async function startTwoRegions(
   return {
     stack: running,
     keys,
+    keysElsewhere: lookup,
     url,
     async issueKey(input) {
       const { token } = await keys.createKey(input);
