@@ -5,25 +5,15 @@
  * Each figure is printed; the assertions are on behaviour (docs/architecture.md, "Regions").
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  call,
-  eventually,
-  pageAll,
-  startTwoRegions,
-  type TwoRegions,
-} from '../support/two-regions.ts';
+import { describe, expect, it } from 'vitest';
+import { call, eventually, pageAll, twoRegionsOfThisFile } from '../support/two-regions.ts';
 
-let regions: TwoRegions;
-beforeAll(async () => {
-  regions = await startTwoRegions({ RATE_LIMIT_BAN_THRESHOLD: '3' });
-}, 180_000);
-afterAll(() => regions?.stop(), 60_000);
+const regions = twoRegionsOfThisFile();
 
 const LAG_MS = 500;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const enterprise = (perMinute: number, perDay: number) =>
-  regions.issueKey({ plan: 'enterprise', owner: 'figures', limits: { perMinute, perDay } });
+  regions().issueKey({ plan: 'enterprise', owner: 'figures', limits: { perMinute, perDay } });
 
 /**
  * Sends 10 requests a second for `seconds`, alternating between the regions (5 a second each).
@@ -34,7 +24,7 @@ async function steady(token: string, seconds: number): Promise<number> {
   const started = performance.now();
   for (let n = 0; n < seconds * 10; n++) {
     await sleep(Math.max(0, started + n * 100 - performance.now()));
-    answers.push(call(regions.url(n % 2), token, '/pets?limit=1').then(({ status }) => status));
+    answers.push(call(regions().url(n % 2), token, '/pets?limit=1').then(({ status }) => status));
   }
   return (await Promise.all(answers)).filter((status) => status === 200).length;
 }
@@ -69,7 +59,7 @@ describe('limits across two regions (item 3)', () => {
     const token = await enterprise(100, 100_000);
 
     const answers = await Promise.all(
-      Array.from({ length: 400 }, (_, n) => call(regions.url(n % 2), token, '/pets?limit=1')),
+      Array.from({ length: 400 }, (_, n) => call(regions().url(n % 2), token, '/pets?limit=1')),
     );
 
     const admitted = answers.filter(({ status }) => status === 200).length;
@@ -85,13 +75,13 @@ describe('limits across two regions (item 3)', () => {
     const token = await enterprise(10, 100_000);
     let banned: { status: number; body: unknown } | undefined;
     while (!banned) {
-      const answer = await call(regions.url(0), token, '/pets?limit=1');
+      const answer = await call(regions().url(0), token, '/pets?limit=1');
       if ((answer.body as { code?: string })?.code === 'api_key_temporarily_banned')
         banned = answer;
     }
 
     const { ms } = await eventually(async () => {
-      const { body } = await call(regions.url(1), token, '/pets?limit=1');
+      const { body } = await call(regions().url(1), token, '/pets?limit=1');
       return (body as { code?: string })?.code === 'api_key_temporarily_banned' ? true : undefined;
     });
 
@@ -105,14 +95,14 @@ describe('limits across two regions (item 3)', () => {
 describe('keys, retries and pets across two regions (items 4 to 6)', () => {
   it('refuses in the other region a key revoked in the home region once the revocation replicated', async () => {
     const token = await enterprise(1_000, 100_000);
-    const keyId = (await regions.keysElsewhere.findByToken(token))?.keyId ?? '';
+    const keyId = (await regions().keysElsewhere.findByToken(token))?.keyId ?? '';
 
-    await regions.keys.revokeKey(keyId);
+    await regions().keys.revokeKey(keyId);
     const { ms } = await eventually(async () =>
-      (await regions.keysElsewhere.findByToken(token))?.revokedAt ? true : undefined,
+      (await regions().keysElsewhere.findByToken(token))?.revokedAt ? true : undefined,
     );
     // Never called there before: no cached Allow (a cached one lasts up to 60 s more).
-    const { status } = await call(regions.url(1), token, '/pets?limit=1');
+    const { status } = await call(regions().url(1), token, '/pets?limit=1');
 
     console.log(
       `key revoked in the home region: in the other region's table after ${Math.round(ms)} ms; refused there from then on, or after the authorizer cache's 60 s for a token it had admitted`,
@@ -123,7 +113,7 @@ describe('keys, retries and pets across two regions (items 4 to 6)', () => {
   it('replays in the other region a create answered more than the lag before; within the lag at most one pet per region', async () => {
     const token = await enterprise(10_000, 100_000);
     const create = (at: number, key: string, name: string) =>
-      call(regions.url(at), token, '/pets', {
+      call(regions().url(at), token, '/pets', {
         method: 'POST',
         body: { name, categoryId: 3 },
         headers: { 'Idempotency-Key': key },
@@ -147,7 +137,9 @@ describe('keys, retries and pets across two regions (items 4 to 6)', () => {
         );
       }),
     );
-    await eventually(async () => ((await regions.replication()).pending === 0 ? true : undefined));
+    await eventually(async () =>
+      (await regions().replication()).pending === 0 ? true : undefined,
+    );
     const later = await Promise.all(keys.map((within, n) => create(0, within, `Within ${n}`)));
 
     const doubled = pairs.filter(([a, b]) => a !== b).length;
@@ -160,27 +152,29 @@ describe('keys, retries and pets across two regions (items 4 to 6)', () => {
 
   it('lists a pet of one region in the other within the lag and 1 s; a full paging once settled sees every pet once', async () => {
     const token = await enterprise(10_000, 100_000);
-    const created = await call(regions.url(0), token, '/pets', {
+    const created = await call(regions().url(0), token, '/pets', {
       method: 'POST',
       body: { name: 'Travels', categoryId: 4, status: 'pending' },
     });
     const id = (created.body as { id: number }).id;
 
     const { ms } = await eventually(async () => {
-      const { body } = await call(regions.url(1), token, '/pets?status=pending&limit=100');
+      const { body } = await call(regions().url(1), token, '/pets?status=pending&limit=100');
       return (body as { id: number }[]).some((pet) => pet.id === id) ? true : undefined;
     });
     await Promise.all(
       Array.from({ length: 40 }, (_, n) =>
-        call(regions.url(n % 2), token, '/pets', {
+        call(regions().url(n % 2), token, '/pets', {
           method: 'POST',
           body: { name: `Both ${n}`, categoryId: 4 },
         }),
       ),
     );
-    await eventually(async () => ((await regions.replication()).pending === 0 ? true : undefined));
+    await eventually(async () =>
+      (await regions().replication()).pending === 0 ? true : undefined,
+    );
     const [home = [], other = []] = await Promise.all(
-      [0, 1].map((at) => pageAll(regions.url(at), token)),
+      [0, 1].map((at) => pageAll(regions().url(at), token)),
     );
 
     console.log(

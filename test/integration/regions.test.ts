@@ -5,27 +5,19 @@
  * region only). Figures are printed; assertions are on behaviour, not time.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PER_DAY, MAX_PER_MINUTE } from '../../shared/plans.ts';
-import {
-  call,
-  eventually,
-  pageAll,
-  startTwoRegions,
-  type TwoRegions,
-} from '../support/two-regions.ts';
+import { call, eventually, pageAll, twoRegionsOfThisFile } from '../support/two-regions.ts';
 
-let regions: TwoRegions;
+const regions = twoRegionsOfThisFile();
 let unlimited: string;
 beforeAll(async () => {
-  regions = await startTwoRegions({ RATE_LIMIT_BAN_THRESHOLD: '3' });
-  unlimited = await regions.issueKey({
+  unlimited = await regions().issueKey({
     plan: 'enterprise',
     owner: 'rehearsal',
     limits: { perMinute: MAX_PER_MINUTE, perDay: MAX_PER_DAY },
   });
-}, 180_000);
-afterAll(() => regions?.stop(), 60_000);
+}, 60_000);
 
 /** Runs `count` tasks `concurrency` at a time. */
 async function pool<T>(count: number, concurrency: number, task: (n: number) => Promise<T>) {
@@ -42,7 +34,7 @@ async function pool<T>(count: number, concurrency: number, task: (n: number) => 
 /** Waits until the model has nothing pending (every write replicated). */
 async function settled() {
   return eventually(async () => {
-    const figures = await regions.replication();
+    const figures = await regions().replication();
     return figures.pending === 0 ? figures : undefined;
   });
 }
@@ -52,7 +44,7 @@ describe('two regions, one writer per item', () => {
     const created = await Promise.all(
       [0, 1].map((at) =>
         pool(1_000, 16, async (n) => {
-          const { status, body } = await call(regions.url(at), unlimited, '/pets', {
+          const { status, body } = await call(regions().url(at), unlimited, '/pets', {
             method: 'POST',
             body: { name: `Id ${at}.${n}`, categoryId: 1 },
           });
@@ -77,13 +69,13 @@ describe('two regions, one writer per item', () => {
   }, 300_000);
 
   it('ends a mixed load of both regions with no conflict, and both regions list the same pets', async () => {
-    const ban = await regions.issueKey({
+    const ban = await regions().issueKey({
       plan: 'enterprise',
       owner: 'to ban',
       limits: { perMinute: 10, perDay: 1_000 },
     });
     const load = [0, 1].map(async (at) => {
-      const url = regions.url(at);
+      const url = regions().url(at);
       await pool(60, 8, async (n) => {
         const key = randomUUID();
         const body = { name: `Mixed ${at}.${n}`, categoryId: 2 };
@@ -99,16 +91,16 @@ describe('two regions, one writer per item', () => {
       for (let n = 0; n < 16; n++) await call(url, ban, '/pets?limit=1');
     });
     const administration = (async () => {
-      const { record } = await regions.keys.createKey({ plan: 'free', owner: 'mixed' });
-      await regions.keys.setPlan(record.keyId, 'pro');
-      await regions.keys.rollKey(record.keyId, { graceSeconds: 60 });
-      await regions.keys.revokeKey(record.keyId);
+      const { record } = await regions().keys.createKey({ plan: 'free', owner: 'mixed' });
+      await regions().keys.setPlan(record.keyId, 'pro');
+      await regions().keys.rollKey(record.keyId, { graceSeconds: 60 });
+      await regions().keys.revokeKey(record.keyId);
     })();
     await Promise.all([...load, administration]);
 
     const { value: figures } = await settled();
     const [home = [], other = []] = await Promise.all(
-      [0, 1].map((at) => pageAll(regions.url(at), unlimited)),
+      [0, 1].map((at) => pageAll(regions().url(at), unlimited)),
     );
     console.log(
       `mixed load: conflicts ${figures.conflicts.length}, replicated ${figures.replicated}; listed ${home.length} in the home region, ${other.length} in the other`,
@@ -116,7 +108,7 @@ describe('two regions, one writer per item', () => {
     expect(figures.conflicts).toEqual([]);
     expect(other).toEqual(home);
     expect(new Set(home).size).toBe(home.length);
-    const refused = await call(regions.url(1), ban, '/pets?limit=1');
+    const refused = await call(regions().url(1), ban, '/pets?limit=1');
     expect(refused.body).toMatchObject({ code: 'api_key_temporarily_banned', status: 429 });
   }, 300_000);
 });

@@ -6,6 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { LocalStackError } from '../../infra/local/errors.ts';
 import { freePort } from '../../infra/local/ports.ts';
 import { type RunningRegions, startRegions } from '../../infra/local/regions.ts';
@@ -158,5 +159,21 @@ export async function startTwoRegions(
       await running.stop();
       await rm(directory, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The two-region stack of the calling test file: started before its tests (the ban threshold 3,
+ * so that a ban takes few requests), stopped after them. @returns It, once started.
+ */
+export function twoRegionsOfThisFile(): () => TwoRegions {
+  let regions: TwoRegions | undefined;
+  beforeAll(async () => {
+    regions = await startTwoRegions({ RATE_LIMIT_BAN_THRESHOLD: '3' });
+  }, 180_000);
+  afterAll(() => regions?.stop(), 60_000);
+  return () => {
+    if (!regions) throw new Error('The two-region stack did not start');
+    return regions;
   };
 }
