@@ -20,15 +20,15 @@ export const ONE_REGION: Regions = { names: ['home'], own: 0 };
 
 /**
  * The regions of `settings`: `PETSTORE_REGIONS`, `AWS_REGION` the function's own.
- * @throws Error when several are listed and `AWS_REGION` is not one of them.
+ * @throws Error for a name twice, more than 16, or `AWS_REGION` not among several.
  */
 export function regionsOf(settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>): Regions {
   const names = settings.PETSTORE_REGIONS ?? [];
   if (names.length < 2) return ONE_REGION;
   const own = names.indexOf(settings.AWS_REGION ?? '');
-  if (own < 0) {
+  if (own < 0 || names.length > MAX_REGIONS || new Set(names).size < names.length) {
     throw new Error(
-      `Environment variable AWS_REGION must be one of PETSTORE_REGIONS (${names.join(', ')}), not "${settings.AWS_REGION ?? ''}"`,
+      `PETSTORE_REGIONS (${names}) must name at most ${MAX_REGIONS} regions, each once, AWS_REGION (${settings.AWS_REGION}) among them`,
     );
   }
   return { names, own };

@@ -20,7 +20,7 @@ import {
   type Standing,
   standingOf,
 } from '../rate-limit/decision.ts';
-import { OthersMemory, roomLeft, standingAcross, sumOf } from '../rate-limit/regions.ts';
+import { roomLeft, standingAcross, sumOf } from '../rate-limit/regions.ts';
 import type { WindowBounds } from '../rate-limit/windows.ts';
 import { isMultiRegion, othersNames, type Regions, regionalName } from '../regions.ts';
 
@@ -53,8 +53,8 @@ const EARLIER_MINUTE = '(attribute_not_exists(minuteStart) OR minuteStart < :min
 
 /** The counting, refusal and ban writes of one region on the counters table. */
 export class CounterWrites {
-  /** The other regions' counts as this instance last read them (several regions). */
-  private readonly othersSeen = new OthersMemory();
+  /** The other regions' counts of each item (named by day) as last read; cleared past 10,000. */
+  private readonly othersSeen = new Map<string, KeyCounts>();
 
   /** @param tableName The counters table (`COUNTERS_TABLE`). */
   constructor(
@@ -73,7 +73,7 @@ export class CounterWrites {
       return { ...own, others: NO_COUNTS, all: own.counts };
     }
     const { name, at, limits } = request;
-    const room = roomLeft(limits, this.othersSeen.of(name, at), at);
+    const room = roomLeft(limits, this.othersSeen.get(name) ?? NO_COUNTS, at);
     const [own, others] = await Promise.all([
       this.countOwn({ ...request, limits: room }),
       this.readOthers(request),
@@ -113,7 +113,8 @@ export class CounterWrites {
       }),
     );
     const others = sumOf(items, at);
-    this.othersSeen.keep(name, others, at);
+    if (this.othersSeen.size >= 10_000) this.othersSeen.clear();
+    this.othersSeen.set(name, others);
     return others;
   }
 

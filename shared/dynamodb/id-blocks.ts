@@ -133,58 +133,52 @@ export class IdBlocks {
     }
   }
 
+  /** One lease: with several regions above the clock floor when it can, else `ADD :size`. */
   private async send(signal: AbortSignal | undefined): Promise<void> {
     const leasedAt = this.now();
     const size = this.nextSize();
-    const last = isMultiRegion(this.regions)
-      ? await this.addAbove(idFloor(leasedAt), size, signal)
-      : await this.add(size, signal);
+    const above = isMultiRegion(this.regions)
+      ? await this.aboveFloor(idFloor(leasedAt), size, signal)
+      : undefined;
+    const last =
+      above ?? Number((await this.update(signal, 'ADD #value :size', { ':size': size }))?.value);
     this.block = { next: last - size + 1, last, size, leasedAt };
   }
 
-  /** `ADD :size` on this region's sequence item. @returns The last value leased. */
-  private async add(size: number, signal: AbortSignal | undefined): Promise<number> {
+  /**
+   * The values `floor + 1` to `floor + size` when the sequence is below `floor` (the usual case:
+   * the floor outruns any region's creates). @returns The last, or `undefined` when it is not.
+   */
+  private async aboveFloor(floor: number, size: number, signal: AbortSignal | undefined) {
+    try {
+      await this.update(signal, 'SET #value = :last', { ':last': floor + size, ':floor': floor });
+      return floor + size;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return undefined;
+    }
+  }
+
+  /** One UpdateItem on this region's sequence item, on condition that it is below `:floor` if given. */
+  private async update(
+    signal: AbortSignal | undefined,
+    UpdateExpression: string,
+    ExpressionAttributeValues: Record<string, number>,
+  ): Promise<Record<string, unknown> | undefined> {
     const { Attributes } = await this.client.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { id: sequenceIdOf(this.regions.own) },
-        UpdateExpression: 'ADD #value :size',
+        UpdateExpression,
+        ...(':floor' in ExpressionAttributeValues && {
+          ConditionExpression: 'attribute_not_exists(#value) OR #value < :floor',
+        }),
         ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':size': size },
+        ExpressionAttributeValues,
         ReturnValues: 'UPDATED_NEW',
       }),
       { abortSignal: signal },
     );
-    return Number(Attributes?.value);
-  }
-
-  /**
-   * The values `floor + 1` to `floor + size` when the sequence is below `floor` (one conditional
-   * write, the usual case: the floor outruns any region's creates), else `ADD :size` after it.
-   * @returns The last value leased.
-   */
-  private async addAbove(
-    floor: number,
-    size: number,
-    signal: AbortSignal | undefined,
-  ): Promise<number> {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id: sequenceIdOf(this.regions.own) },
-          UpdateExpression: 'SET #value = :last',
-          ConditionExpression: 'attribute_not_exists(#value) OR #value < :floor',
-          ExpressionAttributeNames: { '#value': 'value' },
-          ExpressionAttributeValues: { ':last': floor + size, ':floor': floor },
-        }),
-        { abortSignal: signal },
-      );
-      return floor + size;
-    } catch (error) {
-      // Another lease of this region took the floor first: lease after it.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return this.add(size, signal);
-    }
+    return Attributes;
   }
 }

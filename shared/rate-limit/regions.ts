@@ -12,21 +12,17 @@ import {
   type RequestInstant,
 } from './decision.ts';
 
-/** Most item names an instance remembers the other regions' counts of, before it starts afresh. */
-export const OTHERS_REMEMBERED = 10_000;
-
 /** The sum of `counts` for a request at `at` (minutes other than its own count 0); the latest ban. */
 export function sumOf(counts: readonly KeyCounts[], at: RequestInstant): KeyCounts {
   return counts.reduce<KeyCounts>(
     (sum, each) => {
       const current = countsInMinute(each, at.minute);
-      const bans = [sum.bannedUntil, each.bannedUntil].filter((end) => end !== undefined);
       return {
         dayCount: sum.dayCount + each.dayCount,
         minuteStart: sum.minuteStart,
         minuteCount: sum.minuteCount + current.minuteCount,
         rejected: sum.rejected + current.rejected,
-        bannedUntil: bans.length > 0 ? Math.max(...bans) : undefined,
+        bannedUntil: Math.max(sum.bannedUntil ?? 0, each.bannedUntil ?? 0) || undefined,
       };
     },
     { ...NO_COUNTS, minuteStart: at.minute.start },
@@ -61,30 +57,4 @@ export function standingAcross(
   if (outcome !== 'admitted') return outcome;
   const over = all.minuteCount > limits.perMinute || all.dayCount > limits.perDay;
   return over ? 'over limit' : 'admitted';
-}
-
-/** The other regions' counts of each item as last read (the next write's room), for one UTC day. */
-export class OthersMemory {
-  private day = Number.NEGATIVE_INFINITY;
-  private readonly seen = new Map<string, KeyCounts>();
-
-  /** The counts last read of item `name` today, or none. */
-  of(name: string, at: RequestInstant): KeyCounts {
-    this.advance(at);
-    return this.seen.get(name) ?? NO_COUNTS;
-  }
-
-  /** Keeps `counts`, read at `at`, as the other regions' counts of item `name`. */
-  keep(name: string, counts: KeyCounts, at: RequestInstant): void {
-    this.advance(at);
-    if (at.day.start < this.day) return;
-    if (this.seen.size >= OTHERS_REMEMBERED) this.seen.clear();
-    this.seen.set(name, counts);
-  }
-
-  private advance(at: RequestInstant): void {
-    if (at.day.start <= this.day) return;
-    this.day = at.day.start;
-    this.seen.clear();
-  }
 }
