@@ -17,6 +17,23 @@ const Port = v.pipe(
   v.maxValue(65_535, 'must be a port number from 0 to 65535'),
 );
 
+/** Most regions a stage may have: the pet ids' residues (regions.ts, `MAX_REGIONS`). */
+const MOST_REGIONS = 16;
+
+/** A region's name as AWS spells it (`us-east-1`), or any lower-case name on the local stack. */
+const REGION_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+const RegionList = v.pipe(
+  v.string(),
+  v.transform((text) => text.split(',').map((name) => name.trim())),
+  v.check(
+    (names) => names.every((name) => REGION_NAME.test(name)),
+    'must be region names separated by commas, e.g. us-east-1,eu-west-1',
+  ),
+  v.check((names) => new Set(names).size === names.length, 'must name each region once'),
+  v.check((names) => names.length <= MOST_REGIONS, `must name at most ${MOST_REGIONS} regions`),
+);
+
 /** Every setting by variable name, defaults as text. Each function gets only its own tables. */
 export const SettingsSchema = v.object({
   /** Tables' names (dynamodb/tables.ts). */
@@ -33,6 +50,11 @@ export const SettingsSchema = v.object({
   AWS_REGION: v.optional(Text),
   AWS_ACCESS_KEY_ID: v.optional(Text),
   AWS_SECRET_ACCESS_KEY: v.optional(Text),
+  /**
+   * The stage's regions, home region first (docs/architecture.md, "Regions"); unset or one region:
+   * one region, as before 2.0. A region keeps its place for good (its items' keys depend on it).
+   */
+  PETSTORE_REGIONS: v.optional(RegionList),
   /** Refused requests a key may send in one UTC minute before a ban (docs/rate-limits.md). */
   RATE_LIMIT_BAN_THRESHOLD: v.optional(WholeNumber, '50'),
   /** Length of a ban, seconds (15 minutes). */
