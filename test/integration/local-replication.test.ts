@@ -2,7 +2,8 @@
  * The model of global tables of the two-region local stack (infra/local/replication.ts) on two
  * DynamoDB Locals of its own, with the stack's tables: a change reaches the other region after
  * the lag and does not come back, last writer wins on an item written in both regions within the
- * lag, with the conflict counted and listed, and identical writes are no conflict.
+ * lag, with the conflict counted and listed, quick writes of one item keep their order, and
+ * identical writes are no conflict.
  */
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -127,6 +128,19 @@ describe('the replication model of global tables', { timeout: 90_000 }, () => {
       replicated: 1,
       conflicts: [{ table: pets, key: { id: 202 }, winner: 'eu-west-1', loser: 'us-east-1' }],
     });
+  });
+
+  it('replicates writes of one item made in one region in quick succession in their order, with no conflict', async () => {
+    const model = await replicate();
+
+    for (const name of ['a', 'b', 'c']) {
+      await region(0).client.send(new PutCommand({ TableName: pets, Item: { id: 404, name } }));
+    }
+    await until(() => model.figures().pending > 0);
+    await until(() => model.figures().pending === 0);
+
+    expect(await petIn(1, 404)).toEqual({ id: 404, name: 'c' });
+    expect(model.figures()).toMatchObject({ replicated: 3, conflicts: [] });
   });
 
   it('counts no conflict when both regions write the same item alike within the lag', async () => {
