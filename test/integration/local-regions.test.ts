@@ -1,10 +1,15 @@
 /**
  * `npm start -- --regions`: the two-region local stack as a user runs it, in a child process
  * (test/support/local-stack.ts): a line per region on consecutive ports, the keys of the home
- * region honoured in both, a pet created in one region listed in the other, the model's figures
- * on both gateways, everything stopped on SIGTERM; and the one-line refusals of a bad `--regions`.
+ * region honoured in both, `npm run keys` on the home region, a pet created in one region listed
+ * in the other, the model's figures on both gateways, everything stopped on SIGTERM; and the
+ * one-line refusals of a bad `--regions`.
  */
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 import {
   dynamoDbLocalPids,
   EXIT_TIMEOUT_MS,
@@ -17,6 +22,28 @@ import {
 } from '../support/local-stack.ts';
 
 afterEach(stopAll);
+
+/** Runs `npm run keys -- <args>` (its entry, with tsx) on a stack. @returns Its stdout. */
+async function keysCommand(
+  stack: { dir: string; DYNAMODB_PORT: number },
+  args: string[],
+): Promise<string> {
+  // Without the run's DynamoDB Local and this file's tables: the stack's own, as a user has them.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => name !== 'DYNAMODB_ENDPOINT' && !name.endsWith('_TABLE_NAME'),
+    ),
+  );
+  const { stdout } = await promisify(execFile)(
+    resolve(REPOSITORY_ROOT, 'node_modules/.bin/tsx'),
+    ['infra/cli/keys.ts', ...args],
+    {
+      cwd: REPOSITORY_ROOT,
+      env: { ...inherited, PETSTORE_DIR: stack.dir, DYNAMODB_PORT: String(stack.DYNAMODB_PORT) },
+    },
+  );
+  return stdout;
+}
 
 /** Waits until `condition` holds, checking every 100 ms, for at most 30 s. */
 async function until(condition: () => Promise<boolean>): Promise<void> {
@@ -47,16 +74,23 @@ describe('npm start -- --regions', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOU
     const [, token] = started.stdout().match(/^ {2}pro +key_\w+ +(pet_local_\S+)$/m) ?? [];
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
 
-    // The keys, issued in the home region, reach the other one by replication (asked before,
-    // the authorizer's refusal would be cached for its TTL).
+    // The keys, issued in the home region (by npm start, then by npm run keys), reach the other
+    // one by replication (asked before, the authorizer's refusal would be cached for its TTL).
+    const [issued] = (await keysCommand(stack, ['create', '--plan', 'free'])).match(
+      /pet_local_\S+/,
+    ) ?? [''];
     await until(async () => {
       const figures = (await (await fetch(new URL('/__local/replication', other))).json()) as {
         replicated: number;
         pending: number;
       };
-      return figures.replicated >= 3 && figures.pending === 0;
+      return figures.replicated >= 4 && figures.pending === 0;
     });
     expect((await fetch(`${other}/pets`, { headers })).status).toBe(200);
+    const byCommand = await fetch(`${other}/pets`, {
+      headers: { Authorization: `Bearer ${issued}` },
+    });
+    expect(byCommand.status).toBe(200);
     const created = await fetch(`${other}/pets`, {
       method: 'POST',
       headers,
