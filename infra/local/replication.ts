@@ -28,6 +28,8 @@
  *   forgets pending writes; a new table, index or TTL setting is not replicated (tables are
  *   created alike in every region by the stack); no replication metrics
  *   (`ReplicationLatency`, `PendingReplicationCount`), no strong mode (MRSC);
+ * - it keeps the write time of every item written since it started, in memory (some 100 bytes
+ *   an item): a stack meant for runs of hours, not months;
  * - a replicated write checks that the target item is the one it read a moment before (every
  *   attribute's value); a write in the target between that read and the replicated write that
  *   only adds attributes is overwritten, and the regions then differ on that item until its next
