@@ -29,6 +29,8 @@ process.on('message', (message: FiguresAnswer) => {
 });
 process.once('disconnect', () => process.exit(0));
 process.once('SIGTERM', () => process.exit(0));
+// Ctrl-C reaches the whole process group: the parent stops this process itself, in its order.
+process.on('SIGINT', () => {});
 
 /** The model's figures, asked of the parent. */
 function replicationFigures(): Promise<unknown> {

@@ -16,9 +16,8 @@
  *
  * Its limits, what real global tables do that it does not:
  * - write time is the moment the model read the change from its region's stream (it polls every
- *   `pollMs`, 50 ms), not DynamoDB's own per-item timestamp: two writes of one item in two regions
- *   closer than that may be ordered otherwise than AWS would (a tie goes to the region named
- *   first in alphabetical order);
+ *   `REPLICATION_POLL_MS`, 50 ms), not DynamoDB's own per-item timestamp: two writes of one item
+ *   in two regions closer than that may be ordered otherwise than AWS would;
  * - it counts and lists conflicts (an item written in two regions within the lag, the loser
  *   dropped): AWS reports none, there is no such metric;
  * - TTL deletions: each DynamoDB Local expires its own items, and the removals its stream shows
@@ -29,6 +28,8 @@
  *   forgets pending writes; a new table, index or TTL setting is not replicated (tables are
  *   created alike in every region by the stack); no replication metrics
  *   (`ReplicationLatency`, `PendingReplicationCount`), no strong mode (MRSC);
+ * - it keeps the write time of every item written since it started, in memory (some 100 bytes
+ *   an item): a stack meant for runs of hours, not months;
  * - a replicated write checks that the target item is the one it read a moment before (every
  *   attribute's value); a write in the target between that read and the replicated write that
  *   only adds attributes is overwritten, and the regions then differ on that item until its next
@@ -178,11 +179,16 @@ interface RegionState {
 export async function startReplication(options: ReplicationOptions): Promise<Replication> {
   const { lagMs } = options;
   const regions = options.regions.map((region) => regionState(region, options.credentials));
-  const tieOrder = options.regions.map((region) => region.name).sort();
-  const rank = (origin: number) => tieOrder.indexOf(regions[origin]?.name ?? '');
-  /** Whether a write (time, origin) is newer than a stamp: last writer wins, ties by region. */
-  const newer = (time: number, origin: number, stamp: Stamp | undefined) =>
-    !stamp || time > stamp.time || (time === stamp.time && rank(origin) < rank(stamp.origin));
+  /**
+   * The write time of a change just read: now, made unique (a thousandth of a millisecond after
+   * the last one at most), so that two changes of one item read at once keep their stream order
+   * and no two writes tie.
+   */
+  let lastTime = 0;
+  const writeTime = () => {
+    lastTime = Math.max(Date.now(), lastTime + 0.001);
+    return lastTime;
+  };
   let replicated = 0;
   const conflicts: ReplicationConflict[] = [];
   let running = true;
@@ -209,7 +215,6 @@ export async function startReplication(options: ReplicationOptions): Promise<Rep
         continue;
       }
       const { Records = [], NextShardIterator } = answer;
-      const seen = Date.now();
       cursor.iterator = NextShardIterator;
       if (!NextShardIterator) {
         cursor.closed = true;
@@ -217,7 +222,7 @@ export async function startReplication(options: ReplicationOptions): Promise<Rep
       }
       for (const record of Records) {
         cursor.lastSequenceNumber = record.dynamodb?.SequenceNumber;
-        const delivery = deliveryOf(record, cursor.table, seen, index, lagMs);
+        const delivery = deliveryOf(record, cursor.table, writeTime(), index, lagMs);
         if (!delivery) continue;
         const echo = echoKey(delivery.table, delivery.itemKey, delivery.image);
         const echoes = region.echoes.get(echo);
@@ -226,7 +231,10 @@ export async function startReplication(options: ReplicationOptions): Promise<Rep
           else region.echoes.set(echo, echoes - 1);
           continue;
         }
-        region.stamps.set(`${delivery.table}|${delivery.itemKey}`, { time: seen, origin: index });
+        region.stamps.set(`${delivery.table}|${delivery.itemKey}`, {
+          time: delivery.time,
+          origin: index,
+        });
         for (const other of regions) if (other !== region) other.queue.push(delivery);
       }
     }
@@ -246,13 +254,9 @@ export async function startReplication(options: ReplicationOptions): Promise<Rep
     for (const [position, delivery] of deliveries.entries()) {
       const stampKey = `${delivery.table}|${delivery.itemKey}`;
       const stamp = region.stamps.get(stampKey);
-      if (!newer(delivery.time, delivery.origin, stamp)) {
-        // A region's older write under its own newer one is order, not a conflict.
-        if (
-          stamp &&
-          stamp.origin !== delivery.origin &&
-          canonical(value) !== canonical(delivery.image)
-        ) {
+      // An equal time is this very write, applied in a round that failed after it.
+      if (stamp && stamp.time >= delivery.time) {
+        if (stamp.time > delivery.time && canonical(value) !== canonical(delivery.image)) {
           conflicts.push({
             table: delivery.table,
             key: unmarshall(delivery.key),
