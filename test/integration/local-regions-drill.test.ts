@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Failover, startFailover } from '../../infra/local/failover.ts';
-import { assertPortFree, freePort } from '../../infra/local/ports.ts';
 import { type RunningRegions, startRegions } from '../../infra/local/regions.ts';
 import { newSecretValue } from '../../infra/local/secrets.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
+import { freePortPair } from '../support/local-stack.ts';
 
 const NAMES = ['us-east-1', 'eu-west-1'];
 const LAG_MS = 500;
@@ -54,17 +54,6 @@ afterEach(async () => {
   await stack?.stop();
   if (directory) await rm(directory, { recursive: true, force: true });
 });
-
-/** A free port whose next port is free too. */
-async function freePortPair(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    try {
-      await assertPortFree(port + 1, '0.0.0.0', 'the next region', 'PORT');
-      return port;
-    } catch {}
-  }
-}
 
 /**
  * Waits until `condition` holds, checking every 100 ms, for at most 60 s.
