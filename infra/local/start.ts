@@ -289,8 +289,13 @@ function printBanner(url: string, first: string[], issued: IssuedKey[], alsoStop
   console.log(lines.join('\n'));
 }
 
-/** Ctrl-C and SIGTERM: stop what runs, then exit 0. */
+/** Whether a signal is being handled: the stack stops once. */
+let stopping = false;
+
+/** Ctrl-C and SIGTERM: stop what runs, then exit 0; a repeated signal changes nothing. */
 function onSignal(): void {
+  if (stopping) return;
+  stopping = true;
   stop().then(
     () => process.exit(0),
     (error: unknown) => {
@@ -317,7 +322,9 @@ await runMain(import.meta.url, START_STYLE, (args, output) => {
       const inMemory = options.inMemory === true || process.env.npm_config_in_memory === 'true';
       if (options.regions === undefined) return start(inMemory);
       const names = parseRegions(options.regions);
-      process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+      // Every signal, not once: tsx sends a second SIGTERM when a busy process has not said
+      // within 30 ms that it got the first, and that one must not kill it mid-stop.
+      process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
       return startRegionsStack(names, inMemory);
     });
   return runProgram(program, args, output, START_STYLE);

@@ -14,6 +14,7 @@ import {
   dynamoDbLocalPids,
   EXIT_TIMEOUT_MS,
   exitCodeWithin,
+  freePortPair,
   freshStack,
   START_TIMEOUT_MS,
   startLocalStack,
@@ -21,7 +22,16 @@ import {
   waitFor,
 } from '../support/local-stack.ts';
 
-afterEach(stopAll);
+/** The second region's DynamoDB Local port of each stack started, which stopAll does not know. */
+const secondPorts: number[] = [];
+
+afterEach(async () => {
+  await stopAll();
+  // A stack killed before it stopped its DynamoDB Locals leaves them running.
+  for (const port of secondPorts.splice(0)) {
+    for (const pid of dynamoDbLocalPids(port)) process.kill(pid, 'SIGKILL');
+  }
+});
 
 /** Runs `npm run keys -- <args>` (its entry, with tsx) on a stack. @returns Its stdout. */
 async function keysCommand(
@@ -56,7 +66,12 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 
 describe('npm start -- --regions', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () => {
   it('runs a gateway and a DynamoDB Local per region, replicates between them and serves the figures on both', async () => {
-    const stack = await freshStack();
+    const stack = {
+      ...(await freshStack()),
+      PORT: await freePortPair(),
+      DYNAMODB_PORT: await freePortPair(),
+    };
+    secondPorts.push(stack.DYNAMODB_PORT + 1);
     const started = startLocalStack({
       ...stack,
       args: ['--regions', 'us-east-1,eu-west-1'],
