@@ -7,8 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { LocalStackError } from '../../infra/local/errors.ts';
-import { freePort } from '../../infra/local/ports.ts';
 import { type RunningRegions, startRegions } from '../../infra/local/regions.ts';
 import type { ReplicationFigures } from '../../infra/local/replication.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
@@ -18,6 +16,7 @@ import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { NewKeyInput } from '../../shared/keys/key-records.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
+import { freePortPair } from './local-stack.ts';
 
 /** The regions of every rehearsal, the home region first. */
 export const REGION_NAMES = ['us-east-1', 'eu-west-1'];
@@ -107,24 +106,20 @@ export async function startTwoRegions(
 ): Promise<TwoRegions> {
   const directory = await mkdtemp(join(tmpdir(), 'petstore-regions-'));
   const credentials = generateCredentials();
-  let stack: RunningRegions | undefined;
-  for (let attempt = 1; !stack; attempt++) {
-    try {
-      stack = await startRegions({
-        names: REGION_NAMES,
-        port: await freePort(),
-        dynamoPort: await freePort(),
-        directory,
-        inMemory: true,
-        credentials,
-        lagMs,
-        env,
-      });
-    } catch (error) {
-      // Two free ports in a row are luck: the next one may be taken.
-      if (!(error instanceof LocalStackError) || attempt === 3) throw error;
-    }
-  }
+  const port = await freePortPair();
+  let dynamoPort = await freePortPair();
+  // The kernel may hand out the pair it just freed again.
+  while (Math.abs(dynamoPort - port) < 2) dynamoPort = await freePortPair();
+  const stack = await startRegions({
+    names: REGION_NAMES,
+    port,
+    dynamoPort,
+    directory,
+    inMemory: true,
+    credentials,
+    lagMs,
+    env,
+  });
   const running = stack;
   const client = createDocumentClient({
     endpoint: running.homeEnv.DYNAMODB_ENDPOINT,
