@@ -71,12 +71,12 @@ export interface FunctionDefinition {
 }
 
 /**
- * The rate limiter's calls on a request path: conditional UpdateItems on the counters table (the
- * GetItem of `DynamoDBRateLimitBans.banState` is the keys command's, which no function runs).
+ * The rate limiter's calls on a request path: conditional UpdateItems on the counters table, and in
+ * a stage of several regions GetItems of the other regions' items beside them.
  */
 const RATE_LIMITER_ACCESS: TableAccess = {
   table: COUNTERS_TABLE,
-  actions: ['dynamodb:UpdateItem'],
+  actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
 };
 
 /** One operation of the API: its runtime part and the function that serves it. */
@@ -86,7 +86,8 @@ export interface RouteDefinition extends FunctionDefinition, Operation {}
  * The function of each operation. Each `tableAccess` is its store's calls and the rate limiter's.
  * createPet leases blocks of ids from the sequence item of the pets table (UpdateItem) and puts the
  * pet (PutItem), with an Idempotency-Key in one transaction with its idempotency record (PutItem on
- * each table).
+ * each table) and, in a stage of several regions, the check of the other regions' records
+ * (ConditionCheckItem).
  */
 const OPERATION_FUNCTIONS: Readonly<Record<OperationId, FunctionDefinition>> = {
   listPets: {
@@ -103,7 +104,7 @@ const OPERATION_FUNCTIONS: Readonly<Record<OperationId, FunctionDefinition>> = {
     tableAccess: [
       { table: PETS_TABLE, actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
       RATE_LIMITER_ACCESS,
-      { table: IDEMPOTENCY_TABLE, actions: ['dynamodb:PutItem'] },
+      { table: IDEMPOTENCY_TABLE, actions: ['dynamodb:ConditionCheckItem', 'dynamodb:PutItem'] },
     ],
   },
   getPet: {

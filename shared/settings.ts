@@ -17,6 +17,13 @@ const Port = v.pipe(
   v.maxValue(65_535, 'must be a port number from 0 to 65535'),
 );
 
+/** Region names (`us-east-1`, any lower-case name locally); each once, at most 16: regions.ts. */
+const RegionList = v.pipe(
+  v.string(),
+  v.regex(/^[a-z0-9-]+( *, *[a-z0-9-]+)*$/, 'must be region names separated by commas'),
+  v.transform((text) => text.split(',').map((name) => name.trim())),
+);
+
 /** Every setting by variable name, defaults as text. Each function gets only its own tables. */
 export const SettingsSchema = v.object({
   /** Tables' names (dynamodb/tables.ts). */
@@ -26,10 +33,18 @@ export const SettingsSchema = v.object({
   IDEMPOTENCY_TABLE_NAME: v.optional(Text),
   /** URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`; unset on AWS. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
-  /** Region and credentials of DynamoDB Local (on AWS: Lambda's region, the default chain). */
+  /**
+   * The function's region (Lambda's; on the local stack its region's) and the credentials of
+   * DynamoDB Local (on AWS: the default chain). DynamoDB Local's clients sign for `LOCAL_REGION`.
+   */
   AWS_REGION: v.optional(Text),
   AWS_ACCESS_KEY_ID: v.optional(Text),
   AWS_SECRET_ACCESS_KEY: v.optional(Text),
+  /**
+   * The stage's regions, home region first (docs/architecture.md, "Regions"); unset or one region:
+   * one region, as before 2.0. A region keeps its place for good (its items' keys depend on it).
+   */
+  PETSTORE_REGIONS: v.optional(RegionList),
   /** Refused requests a key may send in one UTC minute before a ban (docs/rate-limits.md). */
   RATE_LIMIT_BAN_THRESHOLD: v.optional(WholeNumber, '50'),
   /** Length of a ban, seconds (15 minutes). */
@@ -48,6 +63,8 @@ export const SettingsSchema = v.object({
   PORT: v.optional(Port, '3000'),
   DYNAMODB_PORT: v.optional(Port, '8000'),
   PETSTORE_DIR: v.optional(Text),
+  /** Local stack with `--regions`: milliseconds before a write reaches the other regions. */
+  REPLICATION_LAG_MS: v.optional(WholeNumber, '500'),
 });
 
 /** The settings, parsed: numbers as numbers, defaults filled in. */

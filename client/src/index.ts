@@ -22,6 +22,7 @@ export type {
 } from './headers.ts';
 export {
   backoffDelay,
+  CREATE_RETRY_FLOOR_MS,
   DEFAULT_RETRY,
   isRetryable,
   type RetryEvent,

@@ -53,6 +53,13 @@ export const DEFAULT_RETRY: RetryOptions = {
   maxDelayMs: 20_000,
 };
 
+/**
+ * Least milliseconds before a create is sent again: twice the usual replication lag between the
+ * API's regions (about a second), so that a retry reaching another region finds the first
+ * attempt's Idempotency-Key record there and replays it (docs/idempotency.md, "Several regions").
+ */
+export const CREATE_RETRY_FLOOR_MS = 2_000;
+
 /** HTTP statuses that are retried whatever their code: the API or a proxy in front failed. */
 const RETRIED_STATUSES = new Set([502, 503, 504]);
 

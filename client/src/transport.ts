@@ -11,7 +11,7 @@ import {
   rateLimitState,
   retryAfterSeconds,
 } from './headers.ts';
-import { backoffDelay, DEFAULT_RETRY, isRetryable } from './retry.ts';
+import { backoffDelay, CREATE_RETRY_FLOOR_MS, DEFAULT_RETRY, isRetryable } from './retry.ts';
 
 /** One request as every attempt sends it. */
 export interface Outgoing {
@@ -104,7 +104,8 @@ export class Transport {
       const outcome = await this.attempt(request, attempt, timeoutMs, options.signal);
       if (!(outcome instanceof PetstoreError)) return this.result<T>(outcome, attempt);
       const error = outcome;
-      const delayMs = backoffDelay(attempt, error.retryAfter, retry);
+      const floorMs = request.method === 'POST' ? CREATE_RETRY_FLOOR_MS : 0;
+      const delayMs = Math.max(floorMs, backoffDelay(attempt, error.retryAfter, retry));
       if (
         attempt >= retry.maxAttempts ||
         !isRetryable(error, request.idempotent) ||

@@ -21,6 +21,7 @@ import {
   receivedHeaders,
   sendError,
   sendGatewayResponse,
+  sendJson,
   sendProxyResult,
 } from './server.ts';
 import { UsagePlanEmulator, usagePlanKeyOf } from './usage-plans.ts';
@@ -47,7 +48,16 @@ export interface GatewayOptions {
    * @default - each route's entry
    */
   readonly operations?: OperationHandlers;
+  /**
+   * The figures of the two-region stack's replication model (replication.ts), served as JSON at
+   * `GET /__local/replication`, outside the API and its authorizer.
+   * @default - none: that path is no path of the API
+   */
+  readonly replicationFigures?: () => Promise<unknown>;
 }
+
+/** Where a gateway of the two-region stack serves its replication figures. */
+export const REPLICATION_PATH = '/__local/replication';
 
 /** A running local gateway. */
 export interface LocalGateway {
@@ -75,6 +85,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
     usagePlans: new UsagePlanEmulator(now),
     lambda: await LambdaInvoker.create(options.operations),
     integrationTimeoutMs: options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
+    replicationFigures: options.replicationFigures,
     baseUrl: '',
   };
   const server = await listen((request, response) => handleRequest(request, response, api), {
@@ -93,6 +104,7 @@ interface LocalApi {
   readonly lambda: LambdaInvoker;
   /** The integration timeout, in milliseconds. */
   readonly integrationTimeoutMs: number;
+  readonly replicationFigures: (() => Promise<unknown>) | undefined;
   /** The API's base URL, once the server listens: the first server of the reference page. */
   baseUrl: string;
 }
@@ -106,6 +118,9 @@ async function handleRequest(
   const requestId = randomUUID();
   response.setHeader('x-amzn-RequestId', requestId);
   const method = request.method ?? 'GET';
+  if (api.replicationFigures && request.url === REPLICATION_PATH && method === 'GET') {
+    return sendJson(response, await api.replicationFigures());
+  }
   const destination = routeRequest(request.url ?? '', method);
   if ('refusal' in destination) return sendError(response, destination.refusal);
   if ('docs' in destination) {

@@ -181,9 +181,19 @@ export function sendGatewayResponse(response: ServerResponse, type: GatewayRespo
 
 /** Answers with an Error body (JSON, the body's `status`) and its headers; not to a closed connection. */
 export function sendError(response: ServerResponse, { body, headers }: ErrorResponse): void {
+  sendJson(response, body, body.status, headers);
+}
+
+/** Answers with `value` as JSON, status 200 unless told; not to a closed connection. */
+export function sendJson(
+  response: ServerResponse,
+  value: unknown,
+  status = 200,
+  headers: ErrorResponse['headers'] = {},
+): void {
   if (isClosed(response)) return;
-  const payload = JSON.stringify(body);
-  response.writeHead(body.status, {
+  const payload = JSON.stringify(value);
+  response.writeHead(status, {
     ...headers,
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(payload),

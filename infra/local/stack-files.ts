@@ -10,18 +10,15 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseEnv } from 'node:util';
-import type { LocalCredentials } from '../../shared/dynamodb/clients.ts';
+import { LOCAL_REGION, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { readSetting } from '../../shared/settings.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
 
 /** The file of the stack's DynamoDB Local credentials, in the stack's directory. */
 export const CREDENTIALS_FILE = 'dynamodb.env';
 
-/**
- * The region of every local client. DynamoDB Local names its database file after the access key
- * id and the region, so a region that followed the shell's `AWS_REGION` would hide the data.
- */
-export const LOCAL_REGION = 'us-east-1';
+/** The region of every local client (shared/dynamodb/clients.ts says why). */
+export { LOCAL_REGION } from '../../shared/dynamodb/clients.ts';
 
 /** The stack's directory: `PETSTORE_DIR`, else `.petstore` at the repository root. */
 export function stackDirectory(): string {

@@ -1,7 +1,9 @@
 /**
- * `npm start [-- --in-memory]`: the whole API at http://127.0.0.1:3000/v1 with no AWS account:
- * DynamoDB Local (or the DynamoDB that `DYNAMODB_ENDPOINT` names), the tables, one key per plan for a
- * fresh store, the local gateway (docs/local-stack.md).
+ * `npm start [-- --in-memory] [--regions us-east-1,eu-west-1]`: the whole API at
+ * http://127.0.0.1:3000/v1 with no AWS account: DynamoDB Local (or the DynamoDB that
+ * `DYNAMODB_ENDPOINT` names), the tables, one key per plan for a fresh store, the local gateway; with
+ * `--regions`, one of each per region and a model of global tables between them (regions.ts,
+ * docs/local-stack.md).
  */
 import { mkdirSync } from 'node:fs';
 import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
@@ -22,6 +24,7 @@ import { prepareExternalDynamoDB } from './external-dynamodb.ts';
 import { type LocalGateway, startGateway } from './gateway.ts';
 import { MAX_CONCURRENCY_ENV } from './invocation.ts';
 import { assertPortFree } from './ports.ts';
+import { parseRegions, type RunningRegions, startRegions } from './regions.ts';
 import { provideSecrets } from './secrets.ts';
 import {
   credentialsEnv,
@@ -135,6 +138,69 @@ async function start(inMemory: boolean): Promise<void> {
 }
 
 /**
+ * The stack of several regions (regions.ts): one line per region, keys issued in the home region
+ * for a fresh store. A region's DynamoDB Local that exits is restarted on its data; in memory, or
+ * when a gateway exits, the stack stops, as the one-region stack does.
+ *
+ * @throws LocalStackError (or another Error) as {@link start}, and with `DYNAMODB_ENDPOINT` set.
+ */
+async function startRegionsStack(names: readonly string[], inMemory: boolean): Promise<void> {
+  const settings = readSettings();
+  if (settings.DYNAMODB_ENDPOINT !== undefined) {
+    throw new LocalStackError(
+      '--regions runs a DynamoDB Local per region, and DYNAMODB_ENDPOINT names one DynamoDB: drop one of them.',
+    );
+  }
+  assertJava();
+  const directory = stackDirectory();
+  const credentials = useStackCredentials(directory);
+  const secrets: Record<string, string> = {};
+  provideSecrets(inMemory ? undefined : directory, secrets);
+  const stopStack = (message: string) => {
+    console.error(message);
+    stop().then(() => process.exit(1));
+  };
+  let running: RunningRegions | undefined;
+  running = await startRegions({
+    names,
+    port: settings.PORT,
+    dynamoPort: settings.DYNAMODB_PORT,
+    directory,
+    inMemory,
+    credentials,
+    lagMs: settings.REPLICATION_LAG_MS,
+    env: secrets,
+    onDynamoDBExit: (name, how) => {
+      if (inMemory) {
+        return stopStack(
+          `Region ${name}: DynamoDB Local exited (${how}); the in-memory data is gone, so the stack stops.`,
+        );
+      }
+      running?.restartDynamoDB(name).then(
+        () => console.error(`Region ${name}: DynamoDB Local exited (${how}); restarted it.`),
+        (error: unknown) =>
+          stopStack(
+            `Region ${name}: DynamoDB Local exited (${how}) and could not be restarted: ${(error as Error).message}`,
+          ),
+      );
+    },
+    onGatewayExit: (name, how) =>
+      stopStack(`Region ${name}: the gateway exited (${how}), so the stack stops.`),
+  });
+  stop = running.stop;
+  Object.assign(process.env, running.homeEnv);
+  const issued = await issueKeysForEmptyStore();
+  const [home] = running.regions;
+  const lines = [
+    ...running.regions.map((region) => `Region ${region.name}: ${region.url}`),
+    `Home region: ${home?.name} (npm run keys administers keys there)`,
+    `DynamoDB Local data: ${inMemory ? 'in memory' : `${directory}/regions/<region>`}`,
+    `Replication: every table, last writer wins, lag ${settings.REPLICATION_LAG_MS} ms (REPLICATION_LAG_MS); figures at ${new URL('/__local/replication', home?.url)}`,
+  ];
+  printBanner(home?.url ?? '', lines, issued, ' and the DynamoDB Locals');
+}
+
+/**
  * The stack on a DynamoDB brought by the user (`DYNAMODB_ENDPOINT`): no Java, no DynamoDB Local,
  * no pid file; the tables it lacks are created there, with the stack's own credentials.
  *
@@ -183,7 +249,12 @@ async function serve(port: number, storeLine: string, alsoStops: string): Promis
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const issued = await issueKeysForEmptyStore();
   const gateway = await startGateway({ port, host: HOST });
-  printBanner(gateway.url, storeLine, issued, alsoStops);
+  printBanner(
+    gateway.url,
+    [`Petstore API: ${gateway.url}`, `API reference: ${new URL('/docs', gateway.url)}`, storeLine],
+    issued,
+    alsoStops,
+  );
   return gateway;
 }
 
@@ -198,8 +269,12 @@ async function issueKeysForEmptyStore(): Promise<IssuedKey[]> {
   return issued;
 }
 
-function printBanner(url: string, storeLine: string, issued: IssuedKey[], alsoStops: string): void {
-  const lines = [`Petstore API: ${url}`, `API reference: ${new URL('/docs', url)}`, storeLine];
+/**
+ * Prints the banner: `first` (where the API and its data are), the keys issued, how to issue one
+ * and try it on `url`, and what Ctrl-C stops.
+ */
+function printBanner(url: string, first: string[], issued: IssuedKey[], alsoStops: string): void {
+  const lines = [...first];
   if (issued.length > 0) {
     lines.push('Keys issued for this new store (shown once; only their SHA-256 is kept):');
     for (const { record, token } of issued) {
@@ -214,8 +289,13 @@ function printBanner(url: string, storeLine: string, issued: IssuedKey[], alsoSt
   console.log(lines.join('\n'));
 }
 
-/** Ctrl-C and SIGTERM: stop what runs, then exit 0. */
+/** Whether a signal is being handled: the stack stops once. */
+let stopping = false;
+
+/** Ctrl-C and SIGTERM: stop what runs, then exit 0; a repeated signal changes nothing. */
 function onSignal(): void {
+  if (stopping) return;
+  stopping = true;
   stop().then(
     () => process.exit(0),
     (error: unknown) => {
@@ -229,13 +309,23 @@ await runMain(import.meta.url, START_STYLE, (args, output) => {
   const program = newProgram('npm start --', output, START_STYLE)
     .description('Runs the whole API locally: DynamoDB Local, the tables, keys and the gateway.')
     .option('--in-memory', "Keep DynamoDB Local's data in memory (lost when it stops).")
+    .option(
+      '--regions <names>',
+      'Run one gateway and DynamoDB Local per region, replicated as global tables, e.g. us-east-1,eu-west-1 (the first is the home region).',
+    )
     .addHelpText(
       'after',
-      '\nEnvironment: PORT (default 3000), DYNAMODB_PORT (default 8000), PETSTORE_DIR (default .petstore),\nDYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB Local is started).',
+      '\nEnvironment: PORT (default 3000), DYNAMODB_PORT (default 8000), PETSTORE_DIR (default .petstore),\nDYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB Local is started),\nREPLICATION_LAG_MS (default 500: with --regions, the lag before a write reaches the other regions).',
     )
     // npm keeps `npm start --in-memory` for itself and passes it on as npm_config_in_memory.
-    .action((options: { inMemory?: boolean }) =>
-      start(options.inMemory === true || process.env.npm_config_in_memory === 'true'),
-    );
+    .action((options: { inMemory?: boolean; regions?: string }) => {
+      const inMemory = options.inMemory === true || process.env.npm_config_in_memory === 'true';
+      if (options.regions === undefined) return start(inMemory);
+      const names = parseRegions(options.regions);
+      // Every signal, not once: tsx sends a second SIGTERM when a busy process has not said
+      // within 30 ms that it got the first, and that one must not kill it mid-stop.
+      process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+      return startRegionsStack(names, inMemory);
+    });
   return runProgram(program, args, output, START_STYLE);
 });

@@ -13,6 +13,15 @@ export const DYNAMODB_CALL_BOUNDS = {
   maxAttempts: 3,
 } as const;
 
+/**
+ * The region every client of DynamoDB Local signs for, whatever `AWS_REGION` says. DynamoDB Local
+ * keeps one database per access key id and region of the signature: one fixed region keeps a
+ * stack's tables in one database, where the functions, `npm run keys` and the tests all find
+ * them, also on the two-region stack, whose functions each have their own `AWS_REGION` and their
+ * own DynamoDB Local (docs/local-stack.md).
+ */
+export const LOCAL_REGION = 'us-east-1';
+
 /** Credentials and region of DynamoDB Local (one database per access key id and region). */
 export interface LocalCredentials {
   readonly accessKeyId: string;
@@ -48,7 +57,7 @@ export function createDocumentClient(options: DocumentClientOptions = {}): Dynam
     },
     ...(url && {
       endpoint: url,
-      region: local?.region ?? settings.AWS_REGION ?? 'us-east-1',
+      region: local?.region ?? LOCAL_REGION,
       credentials: {
         accessKeyId: local?.accessKeyId ?? requiredSetting(settings, 'AWS_ACCESS_KEY_ID'),
         secretAccessKey:

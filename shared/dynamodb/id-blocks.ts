@@ -1,11 +1,21 @@
-/** Pet ids in leased blocks (hi/lo) on item `id` 0 of the pets table (docs/architecture.md). */
+/**
+ * Pet ids in leased blocks (hi/lo) on a sequence item of the pets table: item `id` 0, and in a stage
+ * of several regions item `-n` for the region in place n (docs/architecture.md, "Regions").
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ID_BLOCK_LIFETIME_MS } from '../pets/id-order.ts';
+import { ID_BLOCK_LIFETIME_MS, idFloor, petIdOf } from '../pets/id-order.ts';
+import { isMultiRegion, ONE_REGION, type Regions, regionsOf } from '../regions.ts';
+import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
-import { petsTablesOf } from './pet-table.ts';
 
 /** Partition key of the pets-table item that holds the pet-id sequence (no pet has id 0). */
 export const PET_ID_SEQUENCE_ID = 0;
+
+/** Partition key of the sequence item of region `at`: 0 for the home region, else `-at`. */
+export function sequenceIdOf(at: number): number {
+  return at === 0 ? PET_ID_SEQUENCE_ID : -at;
+}
 
 /** Most ids an instance leases at once (the sequence item's write load: docs/architecture.md). */
 export const DEFAULT_ID_BLOCK_SIZE = 100;
@@ -14,11 +24,13 @@ export const DEFAULT_ID_BLOCK_SIZE = 100;
 export interface IdBlocksOptions {
   /** Most ids per lease, a whole number >= 1. @default DEFAULT_ID_BLOCK_SIZE */
   readonly maxBlockSize?: number;
-  /** Clock of the leases' lifetime, epoch milliseconds. @default Date.now */
+  /** Clock of the leases' lifetime (and floor: several regions), epoch milliseconds. @default Date.now */
   readonly now?: () => number;
+  /** The stage's regions and this instance's. @default ONE_REGION */
+  readonly regions?: Regions;
 }
 
-/** A leased block: ids `next` to `last` are still this instance's to hand out. */
+/** A leased block: sequence values `next` to `last` are still this instance's to hand out. */
 interface Block {
   next: number;
   readonly last: number;
@@ -32,11 +44,14 @@ interface Block {
  * Issues pet ids: positive safe integers, unique across instances (the atomic `ADD` alone) and
  * never reused; a block is used for at most {@link ID_BLOCK_LIFETIME_MS}, so ids are k-sorted.
  * A lease takes 1 id at first, twice the last when it was spent while fresh (at most
- * `maxBlockSize`), else as many as the last gave out.
+ * `maxBlockSize`), else as many as the last gave out. In a stage of several regions each region
+ * leases on its own sequence item, kept at or above the clock floor (`idFloor`), and its ids are
+ * its own residue modulo 16 (`petIdOf`): disjoint from every other region's by construction.
  */
 export class IdBlocks {
   private readonly maxBlockSize: number;
   private readonly now: () => number;
+  private readonly regions: Regions;
   private block: Block | undefined;
   /** The lease in flight, which concurrent callers share, and the signal it was sent with. */
   private leasing: { readonly signal?: AbortSignal; readonly done: Promise<void> } | undefined;
@@ -55,11 +70,16 @@ export class IdBlocks {
       throw new Error(`The id block size must be a whole number >= 1, not ${this.maxBlockSize}`);
     }
     this.now = options.now ?? Date.now;
+    this.regions = options.regions ?? ONE_REGION;
   }
 
-  /** The blocks of `base`'s pets table (`PETS_TABLE_NAME`). @throws Error when it is unset. */
+  /**
+   * The blocks of `base`'s pets table (`PETS_TABLE_NAME`) in its region (`PETSTORE_REGIONS`).
+   * @throws Error when the table's name is unset or the regions are invalid (`regionsOf`).
+   */
   static from(base: DynamoDBBase, options: IdBlocksOptions = {}): IdBlocks {
-    return new IdBlocks(base.client, petsTablesOf(base).pets, options);
+    const table = requiredSetting(base.settings, 'PETS_TABLE_NAME');
+    return new IdBlocks(base.client, table, { regions: regionsOf(base.settings), ...options });
   }
 
   /** Leases a block unless this instance holds a fresh one with ids left. */
@@ -71,9 +91,9 @@ export class IdBlocks {
   async next(signal?: AbortSignal): Promise<number> {
     while (!this.ready()) await this.lease(signal);
     const block = this.block as Block;
-    const id = block.next;
+    const value = block.next;
     block.next += 1;
-    return id;
+    return petIdOf(value, this.regions);
   }
 
   private ready(): boolean {
@@ -113,21 +133,52 @@ export class IdBlocks {
     }
   }
 
+  /** One lease: with several regions above the clock floor when it can, else `ADD :size`. */
   private async send(signal: AbortSignal | undefined): Promise<void> {
     const leasedAt = this.now();
     const size = this.nextSize();
+    const above = isMultiRegion(this.regions)
+      ? await this.aboveFloor(idFloor(leasedAt), size, signal)
+      : undefined;
+    const last =
+      above ?? Number((await this.update(signal, 'ADD #value :size', { ':size': size }))?.value);
+    this.block = { next: last - size + 1, last, size, leasedAt };
+  }
+
+  /**
+   * The values `floor + 1` to `floor + size` when the sequence is below `floor` (the usual case:
+   * the floor outruns any region's creates). @returns The last, or `undefined` when it is not.
+   */
+  private async aboveFloor(floor: number, size: number, signal: AbortSignal | undefined) {
+    try {
+      await this.update(signal, 'SET #value = :last', { ':last': floor + size, ':floor': floor });
+      return floor + size;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return undefined;
+    }
+  }
+
+  /** One UpdateItem on this region's sequence item, on condition that it is below `:floor` if given. */
+  private async update(
+    signal: AbortSignal | undefined,
+    UpdateExpression: string,
+    ExpressionAttributeValues: Record<string, number>,
+  ): Promise<Record<string, unknown> | undefined> {
     const { Attributes } = await this.client.send(
       new UpdateCommand({
         TableName: this.table,
-        Key: { id: PET_ID_SEQUENCE_ID },
-        UpdateExpression: 'ADD #value :size',
+        Key: { id: sequenceIdOf(this.regions.own) },
+        UpdateExpression,
+        ...(':floor' in ExpressionAttributeValues && {
+          ConditionExpression: 'attribute_not_exists(#value) OR #value < :floor',
+        }),
         ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':size': size },
+        ExpressionAttributeValues,
         ReturnValues: 'UPDATED_NEW',
       }),
       { abortSignal: signal },
     );
-    const last = Number(Attributes?.value);
-    this.block = { next: last - size + 1, last, size, leasedAt };
+    return Attributes;
   }
 }

@@ -1,4 +1,7 @@
-/** The idempotency records on DynamoDB, written in the pet's transaction (docs/idempotency.md). */
+/**
+ * The idempotency records on DynamoDB, written in the pet's transaction (docs/idempotency.md): in
+ * a stage of several regions each region writes its own record of a key and checks the others'.
+ */
 import {
   TransactionCanceledException,
   TransactionInProgressException,
@@ -15,6 +18,7 @@ import {
   repeatOutcome,
 } from '../idempotency/record.ts';
 import type { Pet } from '../pets/schemas.ts';
+import { ONE_REGION, othersNames, type Regions, regionalName, regionsOf } from '../regions.ts';
 import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 import { petOf } from './pet-item.ts';
@@ -24,55 +28,73 @@ export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactI
 
 /** The records' items in their table (`IDEMPOTENCY_TABLE`), for a transaction to write. */
 export class DynamoDBIdempotencyStore {
-  /** @param tableName The idempotency table. */
-  constructor(private readonly tableName: string) {}
+  /**
+   * @param tableName The idempotency table.
+   * @param regions The stage's regions and the writer's. @default ONE_REGION
+   */
+  constructor(
+    private readonly tableName: string,
+    private readonly regions: Regions = ONE_REGION,
+  ) {}
 
-  /** The records in `base`'s table `IDEMPOTENCY_TABLE_NAME`. @throws Error when unset. */
+  /**
+   * The records in `base`'s table `IDEMPOTENCY_TABLE_NAME`, of its region (`PETSTORE_REGIONS`).
+   * @throws Error when the table's name is unset or the regions are invalid (`regionsOf`).
+   */
   static from({ settings }: Pick<DynamoDBBase, 'settings'>): DynamoDBIdempotencyStore {
-    return new DynamoDBIdempotencyStore(requiredSetting(settings, 'IDEMPOTENCY_TABLE_NAME'));
+    return new DynamoDBIdempotencyStore(
+      requiredSetting(settings, 'IDEMPOTENCY_TABLE_NAME'),
+      regionsOf(settings),
+    );
   }
 
   /**
-   * The transaction item that puts `request`'s record of `pet`, on condition that the key has no
-   * live record (the condition states `isLive` for DynamoDB, with the same `liveFrom`).
+   * The transaction items of `request`'s record of `pet`: the put of this region's record (id
+   * `regionalName(request.id)`), then a check of each other region's record of the key, all on
+   * condition that the record is not live (the condition states `isLive` for DynamoDB, with the
+   * same `liveFrom`): a key answered in any region, once replicated, creates nothing here.
    * @param nowMs Now, epoch milliseconds: the record expires 24 h later.
    */
-  put(request: IdempotentRequest, pet: Pet, nowMs: number): TransactWriteItem {
+  items(request: IdempotentRequest, pet: Pet, nowMs: number): TransactWriteItem[] {
     const record: IdempotencyRecord<Pet> = {
       ...request,
+      id: regionalName(request.id, this.regions),
       result: pet,
       expiresAt: recordExpiry(nowMs),
     };
-    return {
-      Put: {
-        TableName: this.tableName,
-        Item: record,
-        ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :liveFrom',
-        ExpressionAttributeValues: { ':liveFrom': liveFrom(nowMs) },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
+    const notLive = {
+      TableName: this.tableName,
+      ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :liveFrom',
+      ExpressionAttributeValues: { ':liveFrom': liveFrom(nowMs) },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
     };
+    return [
+      { Put: { ...notLive, Item: record } },
+      ...othersNames(request.id, this.regions).map((id) => ({
+        ConditionCheck: { ...notLive, Key: { id } },
+      })),
+    ];
   }
 
   /**
-   * The outcome of `request`'s transaction holding a {@link put}, cancelled with `error`; or
-   * `undefined` when the key did not cancel it (rethrow the error).
-   * @param recordAt Position of the put among the transaction's items.
+   * The outcome of `request`'s transaction holding the {@link items}, cancelled with `error`; or
+   * `undefined` when no record of the key cancelled it (rethrow the error).
+   * @param recordsAt Position of the first of the items among the transaction's.
    */
   outcomeOf(
     error: unknown,
-    recordAt: number,
+    recordsAt: number,
     request: IdempotentRequest,
   ): IdempotentOutcome<Pet> | undefined {
     // Our own transaction, retried by the SDK with its token while the first attempt still runs.
     if (error instanceof TransactionInProgressException) return IN_FLIGHT;
     if (!(error instanceof TransactionCanceledException)) return undefined;
     const reasons = error.CancellationReasons ?? [];
-    const reason = reasons[recordAt];
-    // The condition failed: the record it returns is live.
-    if (reason?.Code === 'ConditionalCheckFailed' && reason.Item) {
-      return repeatOutcome(request, recordOf(unmarshall(reason.Item)));
-    }
+    // A condition failed: the record it returns is live (this region's first, then the others').
+    const met = reasons
+      .slice(recordsAt)
+      .find((reason) => reason.Code === 'ConditionalCheckFailed' && reason.Item);
+    if (met?.Item) return repeatOutcome(request, recordOf(unmarshall(met.Item)));
     // Another transaction on the same record (a concurrent duplicate) is still in flight.
     if (reasons.some(({ Code }) => Code === 'TransactionConflict')) return IN_FLIGHT;
     return undefined;

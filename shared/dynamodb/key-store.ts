@@ -1,6 +1,10 @@
 /** The key store on DynamoDB: a row per token, a head item per key (docs/architecture.md). */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  ScanCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { KeyChangedError } from '../keys/errors.ts';
 import type {
   IssuedKey,
@@ -25,6 +29,9 @@ import {
 import { keyScopes, type Scope } from '../keys/scopes.ts';
 import type { TokenStage } from '../keys/token.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';
+import { regionsOf } from '../regions.ts';
+import { requiredSetting } from '../settings.ts';
+import type { DynamoDBBase } from './base.ts';
 import {
   CHANGE_ATTEMPTS,
   headAsRead,
@@ -45,6 +52,26 @@ interface KeyRows {
 
 /** Keys table access: the authorizer's lookup and the keys command's administration. */
 export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministration {
+  /**
+   * The store on `base`'s keys table, in the stage's home region only: keys have one writer region.
+   * @throws Error when `KEYS_TABLE_NAME` is unset, or `AWS_REGION` is not the home region.
+   */
+  static override from<Store>(
+    this: new (
+      client: DynamoDBDocumentClient,
+      tableName: string,
+    ) => Store,
+    base: DynamoDBBase,
+  ): Store {
+    const { names, own } = regionsOf(base.settings);
+    if (own !== 0) {
+      throw new Error(
+        `Keys are administered in the home region ${names[0]} only, not in ${names[own]}`,
+      );
+    }
+    return new this(base.client, requiredSetting(base.settings, 'KEYS_TABLE_NAME'));
+  }
+
   /** One transaction puts the token's row and the key's head. */
   async createKey(input: NewKeyInput): Promise<IssuedKey> {
     const { record, token } = newKey(input);

@@ -1,6 +1,7 @@
 /** The whole PetStore on DynamoDB, every part built: for the local stack, tests and benches. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PageCache } from '../pets/page-cache.ts';
+import { type Regions, regionsOf } from '../regions.ts';
 import type { DynamoDBBase } from './base.ts';
 import { IdBlocks } from './id-blocks.ts';
 import type { DynamoDBIdempotencyStore } from './idempotency-store.ts';
@@ -17,6 +18,8 @@ export interface DynamoDBPetStoreOptions {
   readonly maxIdBlockSize?: number;
   /** listPets's page cache, kept across invocations. @default - none: every page reads DynamoDB */
   readonly pageCache?: PageCache;
+  /** The stage's regions and this store's (its id blocks, its pages' settling). @default ONE_REGION */
+  readonly regions?: Regions;
 }
 
 /** {@link DynamoDBPetTable} with its id blocks and status index; a function's entry takes its own parts. */
@@ -30,16 +33,30 @@ export class DynamoDBPetStore extends DynamoDBPetTable {
     super(client, tables, {
       now,
       records: options.records,
-      ids: new IdBlocks(client, tables.pets, { maxBlockSize: options.maxIdBlockSize, now }),
-      pages: new StatusIndex(client, tables.pets, { now, cache: options.pageCache }),
+      ids: new IdBlocks(client, tables.pets, {
+        maxBlockSize: options.maxIdBlockSize,
+        now,
+        regions: options.regions,
+      }),
+      pages: new StatusIndex(client, tables.pets, {
+        now,
+        cache: options.pageCache,
+        regions: options.regions,
+      }),
     });
   }
 
-  /** The store on `base`'s client and table `PETS_TABLE_NAME`. @throws Error when it is unset. */
+  /**
+   * The store on `base`'s client, table `PETS_TABLE_NAME` and regions (`PETSTORE_REGIONS`).
+   * @throws Error when the table's name is unset or the regions are invalid (`regionsOf`).
+   */
   static override from(
     base: DynamoDBBase,
     options: DynamoDBPetStoreOptions = {},
   ): DynamoDBPetStore {
-    return new DynamoDBPetStore(base.client, petsTablesOf(base), options);
+    return new DynamoDBPetStore(base.client, petsTablesOf(base), {
+      regions: regionsOf(base.settings),
+      ...options,
+    });
   }
 }

@@ -68,7 +68,10 @@ export class DynamoDBPetTable implements PetStore {
     });
   }
 
-  /** One `TransactWriteItems` of the pet and its record (SDK retries reuse one `ClientRequestToken`). */
+  /**
+   * One `TransactWriteItems` of the pet, its record and the check of the other regions' records
+   * (SDK retries reuse one `ClientRequestToken`).
+   */
   createPetOnce(
     newPet: NewPet,
     request: IdempotentRequest,
@@ -80,7 +83,7 @@ export class DynamoDBPetTable implements PetStore {
       try {
         await this.client.send(
           new TransactWriteCommand({
-            TransactItems: [{ Put: put }, records.put(request, pet, nowMs)],
+            TransactItems: [{ Put: put }, ...records.items(request, pet, nowMs)],
           }),
           { abortSignal: options.signal },
         );

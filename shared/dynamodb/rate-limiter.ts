@@ -2,28 +2,19 @@
  * The RateLimiter on DynamoDB: both fixed windows counted with conditional UpdateItems on one item
  * per key and UTC day of the counters table (`rate-limit/counter-item.ts`), or for a key past the spread
  * threshold on shard items with quotas (`rate-limit/shards.ts`), and the ban; the decision itself is
- * `rate-limit/decision.ts`. Cost per request and why it never over-admits: docs/rate-limits.md.
+ * `rate-limit/decision.ts`, the writes `counter-writes.ts` (which, in a stage of several regions,
+ * count on this region's items and read the others'). Cost per request and why it never
+ * over-admits: docs/rate-limits.md.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  UpdateCommand,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RequestLimits } from '../plans.ts';
-import { counterName, countsOf, daysUntil, expiry } from '../rate-limit/counter-item.ts';
+import { counterName, daysUntil } from '../rate-limit/counter-item.ts';
 import {
   admittedDecision,
-  holdsMinute,
   instantAt,
-  type KeyCounts,
   NO_COUNTS,
   type RateLimitDecision,
-  type RequestInstant,
   refusedDecision,
-  type Standing,
-  standingOf,
   startsBan,
 } from '../rate-limit/decision.ts';
 import {
@@ -44,59 +35,46 @@ import {
   shardName,
   shardNames,
 } from '../rate-limit/shards.ts';
-import type { WindowBounds } from '../rate-limit/windows.ts';
+import { ONE_REGION, type Regions, regionsOf } from '../regions.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
-
-/** One request being counted: its key's item, instant, limits and abort signal. */
-interface CountRequest {
-  readonly keyId: string;
-  readonly name: string;
-  readonly at: RequestInstant;
-  readonly limits: RequestLimits;
-  readonly signal?: AbortSignal;
-}
-
-/** A counting write's outcome, and the counts after it (admitted) or as they stood (refused). */
-interface CountWrite {
-  readonly outcome: 'admitted' | Standing;
-  readonly counts: KeyCounts;
-}
-
-/** The day has room for one more request (the day's count is absent on an item only a ban made). */
-const DAY_HAS_ROOM = '(attribute_not_exists(dayCount) OR dayCount < :perDay)';
-/** No ban is in force. */
-const NOT_BANNED = '(attribute_not_exists(bannedUntil) OR bannedUntil <= :now)';
-/** The stored minute is earlier than the request's, or there is none. */
-const EARLIER_MINUTE = '(attribute_not_exists(minuteStart) OR minuteStart < :minute)';
+import { CounterWrites, type CountRequest } from './counter-writes.ts';
 
 /** Counts requests per key in the counters table and bans keys there. */
 export class DynamoDBRateLimiter implements RateLimiter {
   /** This instance's memory of spread keys' shards, per minute of the requests' clock. */
   private readonly memory = new ShardMemory();
+  /** The writes on this region's counter items. */
+  private readonly writes: CounterWrites;
 
   /**
    * @param tableName The counters table (`COUNTERS_TABLE`).
    * @param banPolicy @default DEFAULT_BAN_POLICY
    * @param spreadPolicy @default DEFAULT_SPREAD_POLICY
+   * @param regions The stage's regions and this limiter's. @default ONE_REGION
    */
   constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
+    client: DynamoDBDocumentClient,
+    tableName: string,
     private readonly banPolicy: BanPolicy = DEFAULT_BAN_POLICY,
     private readonly spreadPolicy: SpreadPolicy = DEFAULT_SPREAD_POLICY,
-  ) {}
+    regions: Regions = ONE_REGION,
+  ) {
+    this.writes = new CounterWrites(client, tableName, regions);
+  }
 
   /**
-   * The limiter on `base`'s client, table `COUNTERS_TABLE_NAME` and ban policy.
-   * @throws Error when the table's name is unset.
+   * The limiter on `base`'s client, table `COUNTERS_TABLE_NAME`, ban policy and regions.
+   * @throws Error when the table's name is unset or the regions are invalid (`regionsOf`).
    */
   static from({ client, settings }: DynamoDBBase): DynamoDBRateLimiter {
     return new DynamoDBRateLimiter(
       client,
       requiredSetting(settings, 'COUNTERS_TABLE_NAME'),
       banPolicyOf(settings),
+      DEFAULT_SPREAD_POLICY,
+      regionsOf(settings),
     );
   }
 
@@ -120,16 +98,16 @@ export class DynamoDBRateLimiter implements RateLimiter {
   /** A key on one item: count there, exactly. */
   private async decide(request: CountRequest): Promise<RateLimitDecision> {
     const { at, limits } = request;
-    const write = await this.countOn(request);
-    if (write.outcome === 'admitted') return admittedDecision(write.counts, limits, at);
+    const write = await this.writes.countOn(request);
+    if (write.outcome === 'admitted') return admittedDecision(write.all, limits, at);
     if (write.outcome === 'banned') {
-      return refusedDecision(write.counts, limits, at, write.counts.bannedUntil);
+      return refusedDecision(write.all, limits, at, write.all.bannedUntil);
     }
-    const rejected = await this.countRejection(request, write.counts);
-    const bannedUntil = startsBan(rejected, this.banPolicy.threshold)
+    const rejected = await this.writes.countRejection(request, write.counts);
+    const bannedUntil = startsBan(rejected + write.others.rejected, this.banPolicy.threshold)
       ? await this.ban(request)
       : undefined;
-    return refusedDecision(write.counts, limits, at, bannedUntil);
+    return refusedDecision(write.all, limits, at, bannedUntil);
   }
 
   /**
@@ -147,136 +125,25 @@ export class DynamoDBRateLimiter implements RateLimiter {
     const { shards } = this.spreadPolicy;
     for (let shard = openShard(known, shards); shard !== undefined; ) {
       const name = shardName(keyId, at.day, shard);
-      const write = await this.countOn({
+      const write = await this.writes.countOn({
         ...request,
         name,
         limits: shardLimits(limits, shard, shards),
       });
       if (write.outcome === 'admitted' || write.outcome === 'banned') {
-        known.lastSeen = { shard, counts: write.counts };
+        known.lastSeen = { shard, counts: write.all };
       }
       if (write.outcome === 'admitted') return admittedDecision(estimate(), limits, at);
       if (write.outcome === 'banned') {
-        known.bannedUntil = write.counts.bannedUntil;
+        known.bannedUntil = write.all.bannedUntil;
         return refusedDecision(estimate(), limits, at, known.bannedUntil);
       }
-      known.refused.set(shard, write.counts);
+      known.refused.set(shard, write.all);
       shard = openShard(known, shards);
     }
     const rejected = await this.countSpreadRejection(request, known);
     if (startsBan(rejected, this.banPolicy.threshold)) known.bannedUntil = await this.ban(request);
     return refusedDecision(estimate(), limits, at, known.bannedUntil);
-  }
-
-  /** Counts the request on the item `request.name`, in the stored minute or a new one. */
-  private async countOn(request: CountRequest): Promise<CountWrite> {
-    let write = await this.countInStoredMinute(request);
-    if (write.outcome === 'new minute') {
-      write = await this.countInNewMinute(request);
-      // Another request started this minute first: count in the minute it started.
-      if (write.outcome === 'open') write = await this.countInStoredMinute(request);
-    }
-    return write;
-  }
-
-  /** `ADD` the request to the day and to the stored minute, if that is the request's minute. */
-  private countInStoredMinute(request: CountRequest): Promise<CountWrite> {
-    const { at, limits } = request;
-    return this.count(request, {
-      UpdateExpression: 'ADD dayCount :one, minuteCount :one',
-      ConditionExpression: `minuteStart >= :minute AND minuteCount < :perMinute AND ${DAY_HAS_ROOM} AND ${NOT_BANNED}`,
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':minute': at.minute.start,
-        ':perMinute': limits.perMinute,
-        ':perDay': limits.perDay,
-        ':now': at.nowSeconds,
-      },
-    });
-  }
-
-  /** Starts the request's minute with it (the stored one is earlier); creates the day's item. */
-  private countInNewMinute(request: CountRequest): Promise<CountWrite> {
-    const { at, limits } = request;
-    return this.count(request, {
-      UpdateExpression:
-        'SET minuteStart = :minute, minuteCount = :one, rejected = :zero, expiresAt = if_not_exists(expiresAt, :expiresAt) ADD dayCount :one',
-      ConditionExpression: `${EARLIER_MINUTE} AND ${DAY_HAS_ROOM} AND ${NOT_BANNED}`,
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':zero': 0,
-        ':minute': at.minute.start,
-        ':perDay': limits.perDay,
-        ':now': at.nowSeconds,
-        ':expiresAt': expiry(at.day),
-      },
-    });
-  }
-
-  /** One UpdateItem on the counter item `name`; @returns the attributes `ReturnValues` asks for. */
-  private async update(
-    name: string,
-    signal: AbortSignal | undefined,
-    input: Omit<UpdateCommandInput, 'TableName' | 'Key'>,
-  ): Promise<Record<string, unknown> | undefined> {
-    const { Attributes } = await this.client.send(
-      new UpdateCommand({ TableName: this.tableName, Key: { name }, ...input }),
-      { abortSignal: signal },
-    );
-    return Attributes;
-  }
-
-  /** Sends one counting write; a refused condition is an outcome, not an error. */
-  private async count(
-    request: CountRequest,
-    expression: Pick<
-      UpdateCommandInput,
-      'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'
-    >,
-  ): Promise<CountWrite> {
-    try {
-      const attributes = await this.update(request.name, request.signal, {
-        ...expression,
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      });
-      return { outcome: 'admitted', counts: countsOf(attributes) };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const counts = countsOf(error.Item && unmarshall(error.Item));
-      return { outcome: standingOf(counts, request.limits, request.at), counts };
-    }
-  }
-
-  /**
-   * Adds a refused request to the minute's `rejected` and the day's `dayRejected` (starting the
-   * request's minute first when the stored one is earlier).
-   * @returns The minute's rejected count with this request; 0 when another request started the
-   *   minute meanwhile (the refusal goes uncounted: that can only delay a ban).
-   */
-  private async countRejection(request: CountRequest, counts: KeyCounts): Promise<number> {
-    const { at } = request;
-    const expression = holdsMinute(counts, at.minute)
-      ? {
-          UpdateExpression: 'ADD rejected :one, dayRejected :one',
-          ExpressionAttributeValues: { ':one': 1 },
-        }
-      : {
-          UpdateExpression:
-            'SET minuteStart = :minute, minuteCount = :zero, rejected = :one ADD dayRejected :one',
-          ConditionExpression: EARLIER_MINUTE,
-          ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':minute': at.minute.start },
-        };
-    try {
-      const attributes = await this.update(request.name, request.signal, {
-        ...expression,
-        ReturnValues: 'UPDATED_NEW',
-      });
-      return Number(attributes?.rejected);
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return 0;
-    }
   }
 
   /**
@@ -286,8 +153,11 @@ export class DynamoDBRateLimiter implements RateLimiter {
    */
   private async countSpreadRejection(request: CountRequest, known: KeyMinute): Promise<number> {
     const started = { ...NO_COUNTS, minuteStart: request.at.minute.start };
-    let rejected = await this.countRejection(request, known.rejectionCounted ? started : NO_COUNTS);
-    if (rejected === 0) rejected = await this.countRejection(request, started);
+    let rejected = await this.writes.countRejection(
+      request,
+      known.rejectionCounted ? started : NO_COUNTS,
+    );
+    if (rejected === 0) rejected = await this.writes.countRejection(request, started);
     known.rejectionCounted = true;
     return rejected;
   }
@@ -304,41 +174,17 @@ export class DynamoDBRateLimiter implements RateLimiter {
     const spread = isSpread(limits, this.spreadPolicy);
     const ends = await Promise.all(
       daysUntil(at.nowSeconds * 1000, until).map(async (day) => {
-        const end = await this.banItem(request, counterName(keyId, day), day, until);
+        const end = await this.writes.banItem(request, counterName(keyId, day), day, until);
         if (spread && end === until) {
           await Promise.all(
-            shardNames(keyId, day, shards).map((name) => this.banItem(request, name, day, until)),
+            shardNames(keyId, day, shards).map((name) =>
+              this.writes.banItem(request, name, day, until),
+            ),
           );
         }
         return end;
       }),
     );
     return ends[0] ?? until;
-  }
-
-  /** Writes the ban on one item unless one is in force there. @returns The ban in force. */
-  private async banItem(
-    { at, signal }: CountRequest,
-    name: string,
-    day: WindowBounds,
-    until: number,
-  ): Promise<number> {
-    try {
-      await this.update(name, signal, {
-        UpdateExpression:
-          'SET bannedUntil = :until, expiresAt = if_not_exists(expiresAt, :expiresAt)',
-        ConditionExpression: NOT_BANNED,
-        ExpressionAttributeValues: {
-          ':until': until,
-          ':now': at.nowSeconds,
-          ':expiresAt': expiry(day),
-        },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      });
-      return until;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
-      return Number(unmarshall(error.Item).bannedUntil);
-    }
   }
 }

@@ -1,10 +1,11 @@
 /** Reads of `status-index`: one Query per shard, merged by id (docs/architecture.md). */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { type PageCache, pageExpiry } from '../pets/page-cache.ts';
+import { type PageCache, pageExpiry, settledAfterMs } from '../pets/page-cache.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../pets/schemas.ts';
+import { ONE_REGION, type Regions, regionsOf } from '../regions.ts';
+import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 import { petOf, STATUS_INDEX, STATUS_SHARD_ATTRIBUTE, statusShardsOf } from './pet-item.ts';
-import { petsTablesOf } from './pet-table.ts';
 
 /** A stored item as a Query returns it: a pet, its `statusShard` and `createdAt`. */
 type Item = Record<string, unknown> & { id: number };
@@ -34,6 +35,8 @@ export interface StatusIndexOptions {
   readonly now: () => number;
   /** @default - none: every page reads every shard */
   readonly cache?: PageCache;
+  /** The stage's regions, which set when a page is settled (`settledAfterMs`). @default ONE_REGION */
+  readonly regions?: Regions;
 }
 
 /** The `status-index` GSI of one pets table. */
@@ -44,9 +47,13 @@ export class StatusIndex {
     private readonly options: StatusIndexOptions,
   ) {}
 
-  /** The index of `base`'s pets table (`PETS_TABLE_NAME`). @throws Error when it is unset. */
+  /**
+   * The index of `base`'s pets table (`PETS_TABLE_NAME`), of its regions (`PETSTORE_REGIONS`).
+   * @throws Error when the table's name is unset or the regions are invalid (`regionsOf`).
+   */
   static from(base: DynamoDBBase, options: StatusIndexOptions): StatusIndex {
-    return new StatusIndex(base.client, petsTablesOf(base).pets, options);
+    const table = requiredSetting(base.settings, 'PETS_TABLE_NAME');
+    return new StatusIndex(base.client, table, { regions: regionsOf(base.settings), ...options });
   }
 
   /** The `count` smallest ids above `afterId`, of `status` or all; shared: never change them. */
@@ -95,7 +102,7 @@ export class StatusIndex {
     count: number,
     signal: AbortSignal | undefined,
   ): Promise<readonly Pet[]> {
-    const { cache, now } = this.options;
+    const { cache, now, regions = ONE_REGION } = this.options;
     const fetchedAt = now();
     const shards = await Promise.all(
       statusShardsOf(status).map((shard) => this.query(shard, count, signal, { afterId })),
@@ -103,7 +110,8 @@ export class StatusIndex {
     const items = mergeById(shards, count);
     const pets = items.map(petOf);
     const newest = Date.parse(String(items.at(-1)?.createdAt));
-    cache?.set(key, pets, pageExpiry(fetchedAt, items.length === count, newest));
+    const full = items.length === count;
+    cache?.set(key, pets, pageExpiry(fetchedAt, full, newest, settledAfterMs(regions)));
     return pets;
   }
 

@@ -1,8 +1,9 @@
-/** Each key's usage per UTC day, read from the limiter's day items for the keys command. */
+/** Each key's usage per UTC day, read from the limiter's day items of every region for the keys command. */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterName } from '../rate-limit/counter-item.ts';
 import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
 import { type WindowBounds, windowAt } from '../rate-limit/windows.ts';
+import { everyName, ONE_REGION, type Regions } from '../regions.ts';
 
 /** One key's requests on one UTC day. */
 export interface DayUsage {
@@ -22,12 +23,20 @@ export class DynamoDBKeyUsage {
   /**
    * @param tableName The counters table (`COUNTERS_TABLE`).
    * @param shards Shard items per spread key and day. @default DEFAULT_SPREAD_POLICY.shards
+   * @param regions The stage's regions, whose counts add up. @default ONE_REGION
    */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly shards = DEFAULT_SPREAD_POLICY.shards,
+    private readonly regions: Regions = ONE_REGION,
   ) {}
+
+  /** The items of a key's day in every region: its day item and, if spread, its shards. */
+  private namesOf(keyId: string, day: WindowBounds, spread: boolean): string[] {
+    const names = [counterName(keyId, day), ...(spread ? shardNames(keyId, day, this.shards) : [])];
+    return names.flatMap((name) => everyName(name, this.regions));
+  }
 
   /**
    * Each key's usage on the `days` UTC days up to the one holding `nowMs` (epoch ms).
@@ -45,10 +54,7 @@ export class DynamoDBKeyUsage {
       windowAt('day', nowMs - back * 86_400_000),
     );
     const names = keyIds.flatMap((keyId) =>
-      windows.flatMap((day) => [
-        counterName(keyId, day),
-        ...(spreadKeyIds.has(keyId) ? shardNames(keyId, day, this.shards) : []),
-      ]),
+      windows.flatMap((day) => this.namesOf(keyId, day, spreadKeyIds.has(keyId))),
     );
     const items = new Map<string, Record<string, unknown>>();
     for (let start = 0; start < names.length; start += BATCH_SIZE) {
@@ -70,15 +76,12 @@ export class DynamoDBKeyUsage {
       }
     }
     const usageOf = (keyId: string, day: WindowBounds): DayUsage => {
-      const item = items.get(counterName(keyId, day));
-      const shards = spreadKeyIds.has(keyId) ? shardNames(keyId, day, this.shards) : [];
+      const sum = (names: string[], attribute: string) =>
+        names.reduce((total, name) => total + Number(items.get(name)?.[attribute] ?? 0), 0);
       return {
         day: new Date(day.start * 1000).toISOString().slice(0, 10),
-        admitted: [counterName(keyId, day), ...shards].reduce(
-          (sum, name) => sum + Number(items.get(name)?.dayCount ?? 0),
-          0,
-        ),
-        refused: Number(item?.dayRejected ?? 0),
+        admitted: sum(this.namesOf(keyId, day, spreadKeyIds.has(keyId)), 'dayCount'),
+        refused: sum(everyName(counterName(keyId, day), this.regions), 'dayRejected'),
       };
     };
     return new Map(keyIds.map((keyId) => [keyId, windows.map((day) => usageOf(keyId, day))]));

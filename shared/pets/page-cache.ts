@@ -1,4 +1,5 @@
 /** listPets's page cache, kept per instance (docs/architecture.md, "The status index"). */
+import { isMultiRegion, type Regions } from '../regions.ts';
 import { ID_BLOCK_LIFETIME_MS } from './id-order.ts';
 import type { Pet } from './schemas.ts';
 
@@ -14,6 +15,17 @@ export const INDEX_LAG_ALLOWANCE_MS = 5_000;
 /** How long after its newest pet was created a page is settled, in ms. */
 export const SETTLED_AFTER_MS = ID_BLOCK_LIFETIME_MS + PET_WRITE_BOUND_MS + INDEX_LAG_ALLOWANCE_MS;
 
+/** Allowance for replication between regions (global tables: about a second), ms. */
+export const REPLICATION_LAG_ALLOWANCE_MS = 10_000;
+
+/**
+ * {@link SETTLED_AFTER_MS}, plus with several regions {@link REPLICATION_LAG_ALLOWANCE_MS}: a pet of
+ * another region with a smaller id than one listed arrives by replication (docs/architecture.md).
+ */
+export function settledAfterMs(regions: Regions): number {
+  return SETTLED_AFTER_MS + (isMultiRegion(regions) ? REPLICATION_LAG_ALLOWANCE_MS : 0);
+}
+
 /** How long a settled page is kept, in ms (bounds the cost of an exceeded allowance). */
 export const SETTLED_PAGE_TTL_MS = 10 * 60_000;
 
@@ -25,9 +37,15 @@ export const PAGE_CACHE_MAX_PETS = 20_000;
  * {@link SETTLED_PAGE_TTL_MS}, any other {@link TAIL_PAGE_TTL_MS}.
  * @param full Whether the read returned as many pets as it asked for (a short read is the tail).
  * @param newestCreatedAtMs `createdAt` of the page's newest pet, epoch ms (NaN when unknown: a tail).
+ * @param settledAfter {@link settledAfterMs} of the stage's regions. @default SETTLED_AFTER_MS
  */
-export function pageExpiry(fetchedAtMs: number, full: boolean, newestCreatedAtMs: number): number {
-  const settled = full && fetchedAtMs - newestCreatedAtMs > SETTLED_AFTER_MS;
+export function pageExpiry(
+  fetchedAtMs: number,
+  full: boolean,
+  newestCreatedAtMs: number,
+  settledAfter = SETTLED_AFTER_MS,
+): number {
+  const settled = full && fetchedAtMs - newestCreatedAtMs > settledAfter;
   return fetchedAtMs + (settled ? SETTLED_PAGE_TTL_MS : TAIL_PAGE_TTL_MS);
 }
 

@@ -237,7 +237,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
     it("grants each function exactly the DynamoDB actions its store and rate limiter call, log writes, trace writes, and the read of its row's secrets", () => {
       const pets = arnOf(PETS_TABLE.constructId);
       const counters = {
-        Action: 'dynamodb:UpdateItem',
+        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
         Effect: 'Allow',
         Resource: arnOf(COUNTERS_TABLE.constructId),
       };
@@ -258,7 +258,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           },
           counters,
           {
-            Action: 'dynamodb:PutItem',
+            Action: ['dynamodb:ConditionCheckItem', 'dynamodb:PutItem'],
             Effect: 'Allow',
             Resource: arnOf(IDEMPOTENCY_TABLE.constructId),
           },

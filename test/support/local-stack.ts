@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from '../../infra/local/ports.ts';
+import { assertPortFree, freePort } from '../../infra/local/ports.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 
 const TSX = resolve(REPOSITORY_ROOT, 'node_modules/.bin/tsx');
@@ -52,6 +52,20 @@ export async function freshStack(): Promise<StackOptions> {
   // The kernel may hand out the port it just freed again.
   while (DYNAMODB_PORT === PORT) DYNAMODB_PORT = await freePort();
   return { PORT, DYNAMODB_PORT, dir };
+}
+
+/**
+ * A free port whose next port is free too, for a stack of two regions (the second region listens
+ * on the next port): a kernel's pick alone is often followed by a port a client connection holds.
+ */
+export async function freePortPair(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    try {
+      await assertPortFree(port + 1, '0.0.0.0', 'the next region', 'PORT');
+      return port;
+    } catch {}
+  }
 }
 
 /**

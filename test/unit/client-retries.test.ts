@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   backoffDelay,
+  CREATE_RETRY_FLOOR_MS,
   PetstoreClient,
   type PetstoreClientOptions,
   PetstoreError,
@@ -165,6 +166,17 @@ describe('which failures are retried', () => {
 
     expect(sent.map(({ at }) => at)).toEqual([0, 8_000]);
     expect(created.replayed).toBe(true);
+  });
+
+  it("waits at least CREATE_RETRY_FLOOR_MS before sending a create again: the regions' replication lag", async () => {
+    const { fetch, sent } = scriptedFetch([new TypeError('fetch failed'), answer(201, PET)]);
+
+    await settle(
+      client(fetch, { retry: { baseDelayMs: 1 } }).createPet({ name: 'Rex', categoryId: 1 }),
+    );
+
+    expect(sent.map(({ at }) => at)).toEqual([0, CREATE_RETRY_FLOOR_MS]);
+    expect(CREATE_RETRY_FLOOR_MS).toBe(2_000);
   });
 
   it('gives up after maxAttempts and throws the last error, counting the attempts', async () => {

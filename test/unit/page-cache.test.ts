@@ -10,11 +10,14 @@ import { mergeById } from '../../shared/dynamodb/status-index.ts';
 import {
   PageCache,
   pageExpiry,
+  REPLICATION_LAG_ALLOWANCE_MS,
   SETTLED_AFTER_MS,
   SETTLED_PAGE_TTL_MS,
+  settledAfterMs,
   TAIL_PAGE_TTL_MS,
 } from '../../shared/pets/page-cache.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
+import { ONE_REGION } from '../../shared/regions.ts';
 
 const pet = (id: number): Pet => ({ id, name: `Pet ${id}`, categoryId: 1, status: 'sold' });
 const pets = (...ids: number[]) => ids.map(pet);
@@ -91,6 +94,28 @@ describe('pageExpiry', () => {
     ['a page whose newest pet has no known creation time', true, Number.NaN],
   ])('keeps %s for one second', (_, full, newest) => {
     expect(pageExpiry(fetchedAt, full, newest)).toBe(fetchedAt + TAIL_PAGE_TTL_MS);
+  });
+});
+
+describe('settledAfterMs', () => {
+  const two = { names: ['us-east-1', 'eu-west-1'], own: 1 };
+
+  it("adds the replication allowance with several regions: another region's smaller ids arrive by replication", () => {
+    expect(settledAfterMs(ONE_REGION)).toBe(SETTLED_AFTER_MS);
+    expect(settledAfterMs(two)).toBe(SETTLED_AFTER_MS + REPLICATION_LAG_ALLOWANCE_MS);
+    expect(settledAfterMs(two)).toBe(26_000);
+  });
+
+  it('keeps a full page settled in one region as a tail with two, until the allowance has passed', () => {
+    const fetchedAt = 1_000_000_000;
+    const newest = fetchedAt - SETTLED_AFTER_MS - 1;
+
+    expect(pageExpiry(fetchedAt, true, newest, settledAfterMs(two))).toBe(
+      fetchedAt + TAIL_PAGE_TTL_MS,
+    );
+    expect(
+      pageExpiry(fetchedAt, true, newest - REPLICATION_LAG_ALLOWANCE_MS, settledAfterMs(two)),
+    ).toBe(fetchedAt + SETTLED_PAGE_TTL_MS);
   });
 });
 

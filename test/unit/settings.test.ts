@@ -22,6 +22,7 @@ describe('readSettings', () => {
       PORT: 3000,
       DYNAMODB_PORT: 8000,
       PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: 2773,
+      REPLICATION_LAG_MS: 500,
     });
   });
 

@@ -1,0 +1,61 @@
+/**
+ * The stage's regions and the one-writer rule's keys (docs/architecture.md, "Regions"): the home
+ * region's items keep their keys of a stage of one region, another region's carry its name. Pure.
+ */
+import type { Settings } from './settings.ts';
+
+/** Most regions a stage may have: pet ids are issued in this many residues (id-blocks.ts). */
+export const MAX_REGIONS = 16;
+
+/** The stage's regions as one function sees them. */
+export interface Regions {
+  /** Every region of the stage, the home region first: `PETSTORE_REGIONS`, or this one alone. */
+  readonly names: readonly string[];
+  /** Place of the function's own region (`AWS_REGION`) in `names`: 0 in the home region. */
+  readonly own: number;
+}
+
+/** A stage of one region: every item keeps the key it had before there were regions. */
+export const ONE_REGION: Regions = { names: ['home'], own: 0 };
+
+/**
+ * The regions of `settings`: `PETSTORE_REGIONS`, `AWS_REGION` the function's own.
+ * @throws Error for a name twice, more than 16, or `AWS_REGION` not among several.
+ */
+export function regionsOf(settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>): Regions {
+  const names = settings.PETSTORE_REGIONS ?? [];
+  if (names.length < 2) return ONE_REGION;
+  const own = names.indexOf(settings.AWS_REGION ?? '');
+  if (own < 0 || names.length > MAX_REGIONS || new Set(names).size < names.length) {
+    throw new Error(
+      `PETSTORE_REGIONS (${names}) must name at most ${MAX_REGIONS} regions, each once, AWS_REGION (${settings.AWS_REGION}) among them`,
+    );
+  }
+  return { names, own };
+}
+
+/** Whether `regions` has several regions. */
+export function isMultiRegion(regions: Regions): boolean {
+  return regions.names.length > 1;
+}
+
+/**
+ * The key of the item `name` that region `at` writes: `name` itself in the home region (place 0),
+ * else `<name>@<region>`, e.g. `rate#key_1#2026-11-21@eu-west-1`.
+ * @param at Place of the writing region in `regions.names`. @default regions.own
+ */
+export function regionalName(name: string, regions: Regions, at = regions.own): string {
+  return at === 0 ? name : `${name}@${regions.names[at]}`;
+}
+
+/** The keys of the item `name` that the other regions write, in their order in `names`. */
+export function othersNames(name: string, regions: Regions): string[] {
+  return regions.names.flatMap((_, at) =>
+    at === regions.own ? [] : [regionalName(name, regions, at)],
+  );
+}
+
+/** The keys of the item `name` in every region, the home region's first. */
+export function everyName(name: string, regions: Regions): string[] {
+  return regions.names.map((_, at) => regionalName(name, regions, at));
+}
