@@ -1,0 +1,121 @@
+/**
+ * Audit entries published to the account's default EventBridge bus (docs/operations.md, "Audit
+ * events"): the audit table's DynamoDB stream into an EventBridge Pipe, AWS's managed path, with
+ * no Lambda function of the project's own in between.
+ */
+import { Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
+import { Construct } from 'constructs';
+
+/** The `source` of every audit event on the bus: what a rule matches on. */
+export const AUDIT_EVENT_SOURCE = 'petstore.keys';
+
+/** One attribute of an audit entry's item that its event carries, and its DynamoDB type. */
+export interface AuditDetailField {
+  /** The attribute's name in the item, and the field's name in the detail. */
+  readonly name: string;
+  /** `S` (string), `N` (number) or `M` (map, passed in DynamoDB's JSON). */
+  readonly type: 'S' | 'N' | 'M';
+}
+
+/** Props of {@link AuditEvents}. */
+export interface AuditEventsProps {
+  /** The audit table; its stream must carry new images (`NEW_IMAGE` or `NEW_AND_OLD_IMAGES`). */
+  readonly table: ITable;
+  /**
+   * The attribute holding the entry's event name (`key.plan_changed`, …): each event's
+   * detail-type, so that a rule can match one kind of change.
+   */
+  readonly eventAttribute: string;
+  /**
+   * The attributes an event's detail carries, in order: the entry minus anything secret. List
+   * only attributes every entry holds: what Pipes makes of a path a record lacks is not documented.
+   */
+  readonly detail: readonly AuditDetailField[];
+}
+
+/**
+ * An EventBridge Pipe from the audit table's stream to the default event bus: each new entry
+ * (INSERT; the expiry of an old one, a REMOVE, is filtered out) becomes one event, source
+ * {@link AUDIT_EVENT_SOURCE}, detail-type the entry's event name, detail the entry's listed
+ * attributes. The pipe reads from the oldest record the stream keeps (24 h), so entries written
+ * while it is created are not lost, and retries a failed delivery until the record ages out.
+ *
+ * Its role (assumed by `pipes.amazonaws.com` for this account only) may read the stream (and
+ * decrypt it when the table has a key of its own) and put events on the default bus: nothing else.
+ */
+export class AuditEvents extends Construct {
+  /** The pipe. */
+  readonly pipe: CfnPipe;
+  /** The pipe's role. */
+  readonly role: Role;
+  /** The ARN of the bus the events go to: the account's default bus in the stack's region. */
+  readonly eventBusArn: string;
+
+  constructor(scope: Construct, id: string, props: AuditEventsProps) {
+    super(scope, id);
+    const streamArn = props.table.tableStreamArn;
+    if (!streamArn) {
+      throw new Error(
+        'AuditEvents needs the audit table to have a stream with new images (stream: StreamViewType.NEW_IMAGE)',
+      );
+    }
+    if (props.detail.length === 0) throw new Error('AuditEvents needs at least one detail field');
+    const stack = Stack.of(this);
+    this.eventBusArn = stack.formatArn({
+      service: 'events',
+      resource: 'event-bus',
+      resourceName: 'default',
+    });
+    this.role = new Role(this, 'Role', {
+      description: 'EventBridge Pipes: audit table stream to the default event bus',
+      assumedBy: new ServicePrincipal('pipes.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+      }),
+    });
+    props.table.grantStreamRead(this.role);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['events:PutEvents'],
+        resources: [this.eventBusArn],
+      }),
+    );
+    this.pipe = new CfnPipe(this, 'Pipe', {
+      description: 'Each audit entry of the keys to the default event bus (source petstore.keys)',
+      roleArn: this.role.roleArn,
+      source: streamArn,
+      sourceParameters: {
+        dynamoDbStreamParameters: { startingPosition: 'TRIM_HORIZON', batchSize: 10 },
+        filterCriteria: { filters: [{ pattern: JSON.stringify({ eventName: ['INSERT'] }) }] },
+      },
+      target: this.eventBusArn,
+      targetParameters: {
+        eventBridgeEventBusParameters: {
+          source: AUDIT_EVENT_SOURCE,
+          detailType: `$.dynamodb.NewImage.${props.eventAttribute}.S`,
+        },
+        inputTemplate: auditDetailTemplate(props.detail),
+      },
+    });
+    // The pipe starts reading as soon as it exists: its role's grants must be in place by then.
+    this.pipe.node.addDependency(this.role);
+  }
+}
+
+/**
+ * The pipe's input template: a JSON object of the entry's attributes read from the stream
+ * record's new image; strings and numbers quoted as the Pipes documentation asks of values that
+ * are strings in the record, maps unquoted.
+ *
+ * @example auditDetailTemplate([{ name: 'keyId', type: 'S' }]) === '{"keyId": "<$.dynamodb.NewImage.keyId.S>"}'
+ */
+export function auditDetailTemplate(fields: readonly AuditDetailField[]): string {
+  const members = fields.map(({ name, type }) => {
+    const variable = `<$.dynamodb.NewImage.${name}.${type}>`;
+    return `"${name}": ${type === 'M' ? variable : `"${variable}"`}`;
+  });
+  return `{${members.join(', ')}}`;
+}
