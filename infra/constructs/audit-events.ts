@@ -12,12 +12,13 @@ import { Construct } from 'constructs';
 /** The `source` of every audit event on the bus: what a rule matches on. */
 export const AUDIT_EVENT_SOURCE = 'petstore.keys';
 
-/** One attribute of an audit entry's item that its event carries, and its DynamoDB type. */
-export interface AuditDetailField {
-  /** The attribute's name in the item, and the field's name in the detail. */
-  readonly name: string;
-  /** `S` (string), `N` (number) or `M` (map, passed in DynamoDB's JSON). */
-  readonly type: 'S' | 'N' | 'M';
+/**
+ * The shape of an event's detail, read from the stream record's new image: each field names the
+ * DynamoDB type of the item's attribute of the same name (`S` string, `N` number, `M` a map,
+ * passed on in DynamoDB's JSON), or the fields to take from a map attribute.
+ */
+export interface AuditDetailShape {
+  readonly [field: string]: 'S' | 'N' | 'M' | AuditDetailShape;
 }
 
 /** Props of {@link AuditEvents}. */
@@ -33,7 +34,7 @@ export interface AuditEventsProps {
    * The attributes an event's detail carries, in order: the entry minus anything secret. List
    * only attributes every entry holds: what Pipes makes of a path a record lacks is not documented.
    */
-  readonly detail: readonly AuditDetailField[];
+  readonly detail: AuditDetailShape;
 }
 
 /**
@@ -62,7 +63,9 @@ export class AuditEvents extends Construct {
         'AuditEvents needs the audit table to have a stream with new images (stream: StreamViewType.NEW_IMAGE)',
       );
     }
-    if (props.detail.length === 0) throw new Error('AuditEvents needs at least one detail field');
+    if (Object.keys(props.detail).length === 0) {
+      throw new Error('AuditEvents needs at least one detail field');
+    }
     const stack = Stack.of(this);
     this.eventBusArn = stack.formatArn({
       service: 'events',
@@ -106,15 +109,18 @@ export class AuditEvents extends Construct {
 }
 
 /**
- * The pipe's input template: a JSON object of the entry's attributes read from the stream
- * record's new image; strings and numbers quoted as the Pipes documentation asks of values that
- * are strings in the record, maps unquoted.
+ * The pipe's input template: a JSON object of the shape's fields, each read from the stream
+ * record's new image (`<$.dynamodb.NewImage.keyId.S>`); strings and numbers quoted, as the Pipes
+ * documentation asks of values that are strings in the record, maps unquoted.
  *
- * @example auditDetailTemplate([{ name: 'keyId', type: 'S' }]) === '{"keyId": "<$.dynamodb.NewImage.keyId.S>"}'
+ * @param path Where the shape's attributes are in the record. @default '$.dynamodb.NewImage'
+ * @example auditDetailTemplate({ keyId: 'S' }) === '{"keyId": "<$.dynamodb.NewImage.keyId.S>"}'
  */
-export function auditDetailTemplate(fields: readonly AuditDetailField[]): string {
-  const members = fields.map(({ name, type }) => {
-    const variable = `<$.dynamodb.NewImage.${name}.${type}>`;
+export function auditDetailTemplate(shape: AuditDetailShape, path = '$.dynamodb.NewImage'): string {
+  const members = Object.entries(shape).map(([name, type]) => {
+    const at = `${path}.${name}`;
+    if (typeof type === 'object') return `"${name}": ${auditDetailTemplate(type, `${at}.M`)}`;
+    const variable = `<${at}.${type}>`;
     return `"${name}": ${type === 'M' ? variable : `"${variable}"`}`;
   });
   return `{${members.join(', ')}}`;

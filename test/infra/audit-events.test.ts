@@ -13,11 +13,7 @@ import {
   auditDetailTemplate,
 } from '../../infra/constructs/audit-events.ts';
 
-const DETAIL = [
-  { name: 'entryId', type: 'S' },
-  { name: 'keyId', type: 'S' },
-  { name: 'changes', type: 'M' },
-] as const;
+const DETAIL = { entryId: 'S', keyId: 'S', actor: { arn: 'S' }, changes: 'M' } as const;
 
 /** A stack with an audit table (with a stream of new images, unless told) and its pipe. */
 function auditStack(withStream = true) {
@@ -60,11 +56,11 @@ describe('AuditEvents', () => {
     template.resourceCountIs('AWS::Lambda::Function', 0);
   });
 
-  it('builds a detail of the listed attributes only: strings quoted, maps as they are', () => {
+  it('builds a detail of the listed attributes only: strings quoted, fields of maps, maps as they are', () => {
     const detail = auditDetailTemplate(DETAIL);
 
     expect(detail).toBe(
-      '{"entryId": "<$.dynamodb.NewImage.entryId.S>", "keyId": "<$.dynamodb.NewImage.keyId.S>", "changes": <$.dynamodb.NewImage.changes.M>}',
+      '{"entryId": "<$.dynamodb.NewImage.entryId.S>", "keyId": "<$.dynamodb.NewImage.keyId.S>", "actor": {"arn": "<$.dynamodb.NewImage.actor.M.arn.S>"}, "changes": <$.dynamodb.NewImage.changes.M>}',
     );
   });
 
