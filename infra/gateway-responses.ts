@@ -146,10 +146,14 @@ export function gatewayResponse(type: GatewayResponseType): GatewayResponseDefin
  * integration on the path's ANY method returns it; locally the emulator does.
  *
  * @param path A resource path of the route table, e.g. `/pets`.
+ * @param paths The API's resource paths and their methods. @default - the public API's
  * @returns The Error body and the `Allow` header listing the path's methods.
  */
-export function methodNotAllowed(path: string): { body: ErrorBody; allow: string } {
-  const allow = (resourcePaths().get(path) ?? []).join(', ');
+export function methodNotAllowed(
+  path: string,
+  paths: ReadonlyMap<string, readonly string[]> = resourcePaths(),
+): { body: ErrorBody; allow: string } {
+  const allow = (paths.get(path) ?? []).join(', ');
   return {
     body: {
       code: 'method_not_allowed',

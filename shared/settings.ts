@@ -46,6 +46,8 @@ export const SettingsSchema = v.object({
   AWS_SESSION_TOKEN: v.optional(Text),
   /** Local stack: the gateway's port, DynamoDB Local's, and the directory of its files. */
   PORT: v.optional(Port, '3000'),
+  /** Local stack: the admin API's port (a listener of its own, as a host of its own on AWS). */
+  ADMIN_PORT: v.optional(Port, '3001'),
   DYNAMODB_PORT: v.optional(Port, '8000'),
   PETSTORE_DIR: v.optional(Text),
 });

@@ -57,6 +57,9 @@ export type LambdaHandler = (event: unknown, context: Context) => Promise<unknow
 /** Handlers that answer for operations instead of their routes' entries, by operation id. */
 export type OperationHandlers = Partial<Record<RouteDefinition['operationId'], LambdaHandler>>;
 
+/** A route of the public or the admin API: its operation's name and its function. */
+export type InvokedRoute = FunctionDefinition & { readonly operationId: string };
+
 /** The functions of the stack, invoked in this process. */
 export class LambdaInvoker {
   /**
@@ -97,7 +100,8 @@ export class LambdaInvoker {
   }
 
   /**
-   * Invokes an operation's function with the request's proxy event (a Lambda proxy integration).
+   * Invokes an operation's function (of the public or the admin API) with the request's proxy
+   * event (a Lambda proxy integration).
    *
    * @param timeoutMs The integration timeout, in milliseconds: past it the gateway answers and
    *   the function runs on unwatched.
@@ -105,7 +109,7 @@ export class LambdaInvoker {
    *   `timeoutMs`, INTEGRATION_FAILURE when it threw or its result is malformed.
    */
   async invokeOperation(
-    route: RouteDefinition,
+    route: InvokedRoute,
     request: ProxyRequest,
     timeoutMs: number,
   ): Promise<InvocationOutcome<ProxyResult>> {
@@ -116,7 +120,7 @@ export class LambdaInvoker {
 
   /** The operation's result, or `undefined` when its handler threw or answered malformed output. */
   private async proxyResult(
-    route: RouteDefinition,
+    route: InvokedRoute,
     request: ProxyRequest,
   ): Promise<ProxyResult | undefined> {
     try {
@@ -124,7 +128,7 @@ export class LambdaInvoker {
         route,
         createProxyEvent(request),
         request,
-        this.operations[route.operationId],
+        this.operations[route.operationId as RouteDefinition['operationId']],
       );
       const parsed = v.safeParse(ProxyResultSchema, output);
       if (parsed.success) return parsed.output;

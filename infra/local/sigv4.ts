@@ -26,12 +26,15 @@ const AUTHORIZATION_PATTERN =
 /** `X-Amz-Date`: basic ISO 8601 in UTC, e.g. `20260101T120000Z`. */
 const AMZ_DATE_PATTERN = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
-/** A principal the local stack knows: its access key, secret and the IAM ARN requests run as. */
+/**
+ * A principal the local stack knows: its access key and secret, and who it is (its ARN and unique
+ * id, e.g. `arn:aws:iam::000000000000:user/petstore-local-operator`).
+ */
 export interface SigningPrincipal {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
-  /** e.g. `arn:aws:iam::000000000000:user/petstore-local-operator`. */
-  readonly principalArn: string;
+  readonly userArn: string;
+  readonly userId: string;
 }
 
 /** A request as received, for its signature check. */

@@ -9,7 +9,8 @@ const REGION = 'us-east-1';
 const operator: SigningPrincipal = {
   accessKeyId: 'PSLOPERATOR0000000001',
   secretAccessKey: 'operator-secret-of-forty-characters-long',
-  principalArn: 'arn:aws:iam::000000000000:user/petstore-local-operator',
+  userArn: 'arn:aws:iam::000000000000:user/petstore-local-operator',
+  userId: 'AIDAPETSTORELOCALOPERATOR',
 };
 
 /** The gateway's clock offset from the client's, milliseconds: a test moves it. */
@@ -36,7 +37,7 @@ beforeAll(async () => {
       Date.now() + skewMs,
     );
     const [status, body] =
-      'principal' in check ? [200, { signer: check.principal.principalArn }] : [403, check.refusal];
+      'principal' in check ? [200, { signer: check.principal.userArn }] : [403, check.refusal];
     response.writeHead(status, { 'Content-Type': 'application/json' });
     response.end(JSON.stringify(body));
   });
@@ -53,11 +54,11 @@ describe('checkSignature of the local admin API', () => {
     const answer = await client().send({
       method: 'POST',
       path: ['keys', 'key_01 ä', 'plan'],
-      query: { since: '2026-01-01T00:00:00Z', actor: operator.principalArn },
+      query: { since: '2026-01-01T00:00:00Z', actor: operator.userArn },
       body: { plan: 'pro', actor: 'arn:aws:iam::111111111111:user/someone-else' },
     });
 
-    expect(answer).toMatchObject({ status: 200, body: { signer: operator.principalArn } });
+    expect(answer).toMatchObject({ status: 200, body: { signer: operator.userArn } });
   });
 
   it('refuses an unsigned request with 403 and an Error body', async () => {

@@ -1,0 +1,152 @@
+/**
+ * The local admin API: the second REST API of a stage emulated on a listener of its own (as it has
+ * a host of its own on AWS), every method AWS_IAM-authorized: a request's SigV4 signature is
+ * checked against the local stack's own credentials (sigv4.ts) before its function runs, and the
+ * function gets API Gateway's IAM-authorized event, the signer in `requestContext.identity`
+ * (docs/local-stack.md, "The admin API").
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { methodNotAllowed } from '../gateway-responses.ts';
+import type { ProxyRequest } from './events.ts';
+import { INTEGRATION_TIMEOUT_MS, type InvokedRoute, LambdaInvoker } from './invocation.ts';
+import { matchResource, requestUrl } from './routing.ts';
+import {
+  declaresTooLargeBody,
+  listen,
+  readBody,
+  receivedHeaders,
+  sendError,
+  sendGatewayResponse,
+  sendProxyResult,
+} from './server.ts';
+import { checkSignature, type SigningPrincipal } from './sigv4.ts';
+
+/** A route of the admin API: its operation, method, path (relative to the stage) and function. */
+export type AdminRoute = InvokedRoute & { readonly method: string; readonly path: string };
+
+/** Options of {@link startAdminGateway}. */
+export interface AdminGatewayOptions {
+  /** TCP port; 0 picks a free one. */
+  readonly port: number;
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /** The admin API's stage, the first segment of its paths, e.g. `admin`. */
+  readonly stage: string;
+  /** The admin API's routes. */
+  readonly routes: readonly AdminRoute[];
+  /** Who may sign requests: the local stack's own credentials. */
+  readonly principals: readonly SigningPrincipal[];
+  /** The region requests are signed for. */
+  readonly region: string;
+  /**
+   * The gateway's clock, epoch milliseconds, against which a signature's time is checked.
+   * @default Date.now
+   */
+  readonly now?: () => number;
+  /** How long an operation may take before the client gets 504. @default INTEGRATION_TIMEOUT_MS */
+  readonly integrationTimeoutMs?: number;
+}
+
+/** A running local admin API. */
+export interface LocalAdminGateway {
+  /** Base URL of the admin API, its stage included: `http://127.0.0.1:3001/admin`. */
+  readonly url: string;
+  /** Stops listening and closes open connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the local admin API. Its handlers are imported at their first request, so the table
+ * environment variables (see infra/local/tables.ts) must be set by then.
+ *
+ * @throws PortInUseError when the port is taken.
+ */
+export async function startAdminGateway(options: AdminGatewayOptions): Promise<LocalAdminGateway> {
+  const host = options.host ?? '127.0.0.1';
+  const api: AdminApi = {
+    ...options,
+    now: options.now ?? Date.now,
+    lambda: await LambdaInvoker.create(),
+    integrationTimeoutMs: options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
+    paths: resourcePathsOf(options.routes),
+  };
+  const server = await listen((request, response) => handleAdminRequest(request, response, api), {
+    port: options.port,
+    host,
+    portEnv: 'ADMIN_PORT',
+  });
+  return { url: `http://${host}:${server.port}/${options.stage}`, close: () => server.close() };
+}
+
+/** The emulated admin API: its options and how it runs functions. */
+interface AdminApi extends Required<Omit<AdminGatewayOptions, 'host' | 'port'>> {
+  readonly lambda: LambdaInvoker;
+  /** Each resource path with the methods it serves (405 and `Allow`). */
+  readonly paths: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Each resource path of `routes` with the methods it serves, in the routes' order. */
+function resourcePathsOf(routes: readonly AdminRoute[]): Map<string, string[]> {
+  const paths = new Map<string, string[]>();
+  for (const { path, method } of routes) paths.set(path, [...(paths.get(path) ?? []), method]);
+  return paths;
+}
+
+/**
+ * Answers one request in API Gateway's order for an AWS_IAM method: route (404, 405), payload
+ * limit, the signature (403 with an Error body; the body is read first, as its hash is signed),
+ * then the function with the signer's identity.
+ */
+async function handleAdminRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  api: AdminApi,
+): Promise<void> {
+  const requestId = randomUUID();
+  response.setHeader('x-amzn-RequestId', requestId);
+  const method = request.method ?? 'GET';
+  const received = requestUrl(request.url ?? '');
+  if ('refusal' in received) return sendError(response, received.refusal);
+  const { pathname, searchParams: query } = received.url;
+  const match = matchResource(pathname, api.stage, api.paths.keys());
+  if (!match) return sendGatewayResponse(response, 'MISSING_AUTHENTICATION_TOKEN');
+  const route = api.routes.find((row) => row.path === match.resource && row.method === method);
+  if (!route) {
+    const { body, allow } = methodNotAllowed(match.resource, api.paths);
+    return sendError(response, { body, headers: { Allow: allow } });
+  }
+  if (declaresTooLargeBody(request)) return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
+  const body = await readBody(request);
+  if (body === undefined) return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
+
+  const headers = receivedHeaders(request);
+  const signature = await checkSignature(
+    { method, path: pathname, query, headers, body },
+    api.principals,
+    api.region,
+    api.now(),
+  );
+  if ('refusal' in signature) return sendError(response, { body: signature.refusal, headers: {} });
+  const { accessKeyId, userArn, userId } = signature.principal;
+  const proxyRequest: ProxyRequest = {
+    method,
+    resource: route.path,
+    path: match.path,
+    pathParameters: match.pathParameters,
+    query,
+    headers,
+    body,
+    requestId,
+    sourceIp: request.socket.remoteAddress,
+    stage: api.stage,
+    caller: { accessKey: accessKeyId, userArn, userId },
+  };
+  const integration = await api.lambda.invokeOperation(
+    route,
+    proxyRequest,
+    api.integrationTimeoutMs,
+  );
+  if ('refusal' in integration) return sendGatewayResponse(response, integration.refusal);
+  sendProxyResult(response, integration.result);
+}
