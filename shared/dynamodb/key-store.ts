@@ -1,6 +1,7 @@
 /** The key store on DynamoDB: a row per token, a head item per key (docs/architecture.md). */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type AuditEvent, changedFields } from '../audit/entry.ts';
 import { KeyChangedError } from '../keys/errors.ts';
 import type {
   IssuedKey,
@@ -25,6 +26,7 @@ import {
 import { keyScopes, type Scope } from '../keys/scopes.ts';
 import type { TokenStage } from '../keys/token.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';
+import type { AuditPut, AuditRecorder } from './audit-log.ts';
 import {
   CHANGE_ATTEMPTS,
   headAsRead,
@@ -43,24 +45,59 @@ interface KeyRows {
   readonly tokens: KeyTokens;
 }
 
+/**
+ * How a change is audited (the admin API's functions): its entry goes into the change's own
+ * transaction, so that the entry exists exactly when the change does.
+ */
+export interface KeyChangeAudit {
+  readonly recorder: AuditRecorder;
+  /**
+   * The key as the caller read it before steps of its own (API Gateway's): the change is made only
+   * while the guarded attributes still hold these values.
+   * @default - the key as the store reads it
+   */
+  readonly expected?: ApiKeyRecord;
+}
+
+/** The change `updateEveryRow` makes and, when audited, how its entry is recorded. */
+interface AuditedChange {
+  readonly event: AuditEvent;
+  /** The key after the change, from the current row before it. */
+  readonly after: (previous: ApiKeyRecord) => ApiKeyRecord;
+  readonly audit?: KeyChangeAudit;
+}
+
 /** Keys table access: the authorizer's lookup and the keys command's administration. */
 export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministration {
-  /** One transaction puts the token's row and the key's head. */
-  async createKey(input: NewKeyInput): Promise<IssuedKey> {
-    const { record, token } = newKey(input);
+  /** One transaction puts the token's row and the key's head (and, audited, the entry). */
+  async createKey(input: NewKeyInput, audit?: KeyChangeAudit): Promise<IssuedKey> {
+    const issued = newKey(input);
+    await this.storeKey(issued, audit);
+    return issued;
+  }
+
+  /**
+   * Stores a key made by `newKey` (the admin API registers its API Gateway API key first): one
+   * transaction puts the token's row, the key's head and, audited, its `key.created` entry.
+   * @throws The client's error (TransactionCanceledException when the id or hash exists).
+   */
+  async storeKey({ record }: IssuedKey, audit?: KeyChangeAudit): Promise<void> {
     const head: KeyHead = { keyHash: record.keyId, currentHash: record.keyHash };
+    const entry = audit?.recorder('key.created', record.keyId, changedFields(undefined, record));
     await this.client.send(
       new TransactWriteCommand({
-        TransactItems: [record, head].map((Item) => ({
-          Put: {
-            TableName: this.tableName,
-            Item,
-            ConditionExpression: 'attribute_not_exists(keyHash)',
-          },
-        })),
+        TransactItems: [
+          ...[record, head].map((Item) => ({
+            Put: {
+              TableName: this.tableName,
+              Item,
+              ConditionExpression: 'attribute_not_exists(keyHash)',
+            },
+          })),
+          ...(entry ? [entry] : []),
+        ],
       }),
     );
-    return { record, token };
   }
 
   /**
@@ -109,14 +146,20 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
   private async updateEveryRow(
     keyId: string,
     update: RowUpdate,
-    unchanged: readonly (keyof ApiKeyRecord)[] = [],
+    unchanged: readonly (keyof ApiKeyRecord)[],
+    change: AuditedChange,
   ): Promise<ApiKeyRecord | undefined> {
     for (let attempt = 1; ; attempt++) {
       const key = await this.rowsOfKey(keyId);
       if (!key) return undefined;
       const { head, tokens } = key;
       const { current, old } = tokens;
+      const expected = change.audit?.expected;
+      if (expected && unchanged.some((name) => !sameValue(expected[name], current[name]))) {
+        throw new KeyChangedError(keyId);
+      }
       const guard = stillAsRead(current, unchanged);
+      const entry = auditPutOf(change, current);
       const currentRow = {
         ...update,
         TableName: this.tableName,
@@ -141,6 +184,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
             TransactItems: [
               ...[currentRow, ...(oldRow ? [oldRow] : [])].map((row) => ({ Update: row })),
               { ConditionCheck: headAsRead(this.tableName, head) },
+              ...(entry ? [entry] : []),
             ],
           }),
         );
@@ -157,8 +201,10 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
     keyId: string,
     plan: PlanId,
     limits?: RequestLimits,
+    audit?: KeyChangeAudit,
   ): Promise<KeyChange | undefined> {
     const own = customLimits(plan, limits);
+    const after = (previous: ApiKeyRecord) => withPlan(previous, plan, own);
     const previous = await this.updateEveryRow(
       keyId,
       {
@@ -177,22 +223,35 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
       },
       // The plan and limits replaced are what a caller restores to undo the move.
       ['plan', 'perMinute', 'perDay'],
+      { event: 'key.plan_changed', after, audit },
     );
-    return previous && { previous, record: withPlan(previous, plan, own) };
+    return previous && { previous, record: after(previous) };
   }
 
-  async revokeKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+  async revokeKey(keyId: string, audit?: KeyChangeAudit): Promise<ApiKeyRecord | undefined> {
     const now = new Date().toISOString();
-    const previous = await this.updateEveryRow(keyId, {
-      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-      ExpressionAttributeValues: { ':now': now },
-    });
-    return previous && withRevocation(previous, now);
+    const after = (previous: ApiKeyRecord) => withRevocation(previous, now);
+    const previous = await this.updateEveryRow(
+      keyId,
+      {
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+        ExpressionAttributeValues: { ':now': now },
+      },
+      // So that an entry records the revocation that took effect, not a concurrent one's time.
+      ['revokedAt'],
+      { event: 'key.revoked', after, audit },
+    );
+    return previous && after(previous);
   }
 
   /** One transaction on every row (`updateEveryRow`), so `previous` is exactly what was replaced. */
-  async setScopes(keyId: string, scopes: readonly Scope[]): Promise<KeyChange | undefined> {
+  async setScopes(
+    keyId: string,
+    scopes: readonly Scope[],
+    audit?: KeyChangeAudit,
+  ): Promise<KeyChange | undefined> {
     const stored = keyScopes(scopes);
+    const after = (previous: ApiKeyRecord) => withScopes(previous, scopes);
     const previous = await this.updateEveryRow(
       keyId,
       {
@@ -201,11 +260,17 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
         ExpressionAttributeValues: { ':scopes': stored },
       },
       ['scopes'],
+      { event: 'key.scope_changed', after, audit },
     );
-    return previous && { previous, record: withScopes(previous, scopes) };
+    return previous && { previous, record: after(previous) };
   }
 
-  async setExpiry(keyId: string, expiresAt: string | undefined): Promise<KeyChange | undefined> {
+  async setExpiry(
+    keyId: string,
+    expiresAt: string | undefined,
+    audit?: KeyChangeAudit,
+  ): Promise<KeyChange | undefined> {
+    const after = (previous: ApiKeyRecord) => withExpiry(previous, expiresAt);
     const previous = await this.updateEveryRow(
       keyId,
       expiresAt
@@ -215,14 +280,18 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
           }
         : { UpdateExpression: 'REMOVE expiresAt' },
       ['expiresAt'],
+      { event: 'key.expiry_set', after, audit },
     );
-    return previous && { previous, record: withExpiry(previous, expiresAt) };
+    return previous && { previous, record: after(previous) };
   }
 
-  /** One transaction makes the rows the key's tokens after the roll (`rolledKey`). */
+  /**
+   * One transaction makes the rows the key's tokens after the roll (`rolledKey`) and, audited,
+   * puts its `key.rolled` entry (the change recorded: until when the old token works).
+   */
   async rollKey(
     keyId: string,
-    options: { graceSeconds: number; tokenStage?: TokenStage },
+    options: { graceSeconds: number; tokenStage?: TokenStage; audit?: KeyChangeAudit },
   ): Promise<RolledKey | undefined> {
     const key = await this.rowsOfKey(keyId);
     if (!key) return undefined;
@@ -233,6 +302,12 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
     const { ExpressionAttributeValues: held, ...guard } = stillAsRead(current, KEY_ATTRIBUTES);
     const stillCurrent = { TableName: this.tableName, Key: { keyHash: current.keyHash }, ...guard };
     const headGuard = headAsRead(this.tableName, head);
+    const entry = options.audit?.recorder('key.rolled', keyId, {
+      oldTokenUntil: {
+        ...(before.old?.graceUntil && { before: before.old.graceUntil }),
+        after: graceUntil ?? new Date().toISOString(),
+      },
+    });
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -269,6 +344,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
                 },
               },
             },
+            ...(entry ? [entry] : []),
           ],
         }),
       );
@@ -280,4 +356,18 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
     }
     return { record: after.current, token, graceUntil };
   }
+}
+
+/** Whether two attribute values are equal (scopes are arrays). */
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The audit entry's Put of a change to the key whose current row is `current`, if it changes it. */
+function auditPutOf(change: AuditedChange, current: ApiKeyRecord): AuditPut | undefined {
+  if (!change.audit) return undefined;
+  const changes = changedFields(current, change.after(current));
+  return Object.keys(changes).length > 0
+    ? change.audit.recorder(change.event, current.keyId, changes)
+    : undefined;
 }

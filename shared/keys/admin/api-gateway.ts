@@ -1,0 +1,269 @@
+/**
+ * The API Gateway side of the admin API's key operations on a stage: each key's API key and its
+ * usage plan (the standard plan's, or an Enterprise key's own), every change with its undo
+ * (docs/operations.md, "API keys").
+ */
+import {
+  type APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  DeleteUsagePlanCommand,
+  DeleteUsagePlanKeyCommand,
+  GetApiKeysCommand,
+  type PatchOperation,
+  paginateGetUsagePlans,
+  QuotaPeriodType,
+  UpdateApiKeyCommand,
+  UpdateUsagePlanCommand,
+  type UsagePlan,
+} from '@aws-sdk/client-api-gateway';
+import { API_STAGE_NAME } from '../../paths.ts';
+import {
+  isStandardPlanId,
+  type PlanId,
+  planName,
+  type RequestLimits,
+  type StandardPlanId,
+  usagePlanSettings,
+} from '../../plans.ts';
+import { type ApiKeyRecord, limitsOfKey } from '../key-records.ts';
+import type { UndoSteps } from './undo.ts';
+
+/**
+ * The stage's public API as the key operations change it: its stack's name (which names an
+ * Enterprise key's own usage plan), its RestApi and each standard plan's usage plan.
+ */
+export interface ApiGatewayTargets {
+  readonly stackName: string;
+  readonly restApiId: string;
+  readonly usagePlanIds: Readonly<Record<StandardPlanId, string>>;
+}
+
+/**
+ * Where a key's API key belongs on a stage: the shared usage plan of a standard plan (a stack
+ * output), or for Enterprise a usage plan of the key's own on the stack's RestApi.
+ */
+export type UsagePlanDestination =
+  | { readonly kind: 'shared'; readonly usagePlanId: string }
+  | { readonly kind: 'own'; readonly stack: string; readonly restApiId: string };
+
+/** Where the API key of a key on `plan` belongs on a stage (see `UsagePlanDestination`). */
+export function usagePlanDestination(
+  plan: PlanId,
+  { stackName, restApiId, usagePlanIds }: ApiGatewayTargets,
+): UsagePlanDestination {
+  return isStandardPlanId(plan)
+    ? { kind: 'shared', usagePlanId: usagePlanIds[plan] }
+    : { kind: 'own', stack: stackName, restApiId };
+}
+
+/** A usage plan as GetUsagePlans returns it, with its id. */
+export type ExistingUsagePlan = UsagePlan & { readonly id: string };
+
+/** Name of an Enterprise key's own usage plan, e.g. `petstore-staging-enterprise-key_0123…`. */
+export function ownUsagePlanName(stack: string, keyId: string): string {
+  return `${stack}-enterprise-${keyId}`;
+}
+
+/**
+ * Creates the API key of a stored key (and, for Enterprise, its own usage plan) and adds it to its
+ * usage plan, recording how to undo each step in `undo`.
+ *
+ * @returns The API key's and the usage plan's ids.
+ * @throws The API Gateway client's error, after the steps before it are recorded.
+ */
+export async function registerApiKey(
+  apiGateway: APIGatewayClient,
+  record: ApiKeyRecord,
+  destination: UsagePlanDestination,
+  undo: UndoSteps,
+): Promise<{ apiKeyId: string; usagePlanId: string }> {
+  const { id: apiKeyId } = await apiGateway.send(
+    new CreateApiKeyCommand({
+      name: record.keyId,
+      value: record.usageIdentifier,
+      enabled: true,
+      description: `Petstore ${planName(record.plan)} key${record.owner ? ` of ${record.owner}` : ''}`,
+    }),
+  );
+  if (!apiKeyId) throw new Error('CreateApiKey returned no id');
+  undo.add(`delete API Gateway API key ${apiKeyId}`, () =>
+    apiGateway.send(new DeleteApiKeyCommand({ apiKey: apiKeyId })),
+  );
+  const usagePlanId =
+    destination.kind === 'shared'
+      ? destination.usagePlanId
+      : await createOwnUsagePlan(apiGateway, destination, record, undo);
+  await addToUsagePlan(apiGateway, apiKeyId, usagePlanId);
+  return { apiKeyId, usagePlanId };
+}
+
+/** Ids of the API keys named after a key id (see `registerApiKey`); normally one. */
+export async function apiKeyIdsNamed(
+  apiGateway: APIGatewayClient,
+  keyId: string,
+): Promise<string[]> {
+  // nameQuery matches by prefix, hence the exact comparison.
+  const { items = [] } = await apiGateway.send(new GetApiKeysCommand({ nameQuery: keyId }));
+  return items.flatMap(({ id, name }) => (id && name === keyId ? [id] : []));
+}
+
+/** The usage plans an API key is in (GetUsagePlans with a key filter, every page). */
+export async function usagePlansOf(
+  apiGateway: APIGatewayClient,
+  apiKeyId: string,
+): Promise<ExistingUsagePlan[]> {
+  const usagePlans: ExistingUsagePlan[] = [];
+  for await (const page of paginateGetUsagePlans({ client: apiGateway }, { keyId: apiKeyId })) {
+    for (const usagePlan of page.items ?? []) {
+      if (usagePlan.id) usagePlans.push({ ...usagePlan, id: usagePlan.id });
+    }
+  }
+  return usagePlans;
+}
+
+/** Disables an API key, so that API Gateway refuses it even with a valid usage identifier. */
+export async function disableApiKey(apiGateway: APIGatewayClient, apiKeyId: string): Promise<void> {
+  await apiGateway.send(
+    new UpdateApiKeyCommand({
+      apiKey: apiKeyId,
+      patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }],
+    }),
+  );
+}
+
+/** Deletes a usage plan, which must hold no API key any more. */
+export async function deleteUsagePlan(
+  apiGateway: APIGatewayClient,
+  usagePlanId: string,
+): Promise<void> {
+  await apiGateway.send(new DeleteUsagePlanCommand({ usagePlanId }));
+}
+
+/** What moving a key's API key involves, looked up before anything changes. */
+export interface ApiKeyMove {
+  readonly apiKeyId: string;
+  /** The usage plans the API key is in now (normally one). */
+  readonly from: readonly ExistingUsagePlan[];
+  /** The key's own usage plan, when it is among `from` (an Enterprise key). */
+  readonly ownPlan?: ExistingUsagePlan;
+  readonly destination: UsagePlanDestination;
+}
+
+/**
+ * Moves a key's API key into the usage plan of its new plan: creates the key's own usage plan for
+ * Enterprise, or updates it when the key has one; removes the API key from its other usage plans
+ * first, since API Gateway puts an API key in one usage plan per API stage only; then adds it to
+ * the new one. Each step's undo goes into `undo`. Deleting the own usage plan of a key that
+ * leaves Enterprise is the caller's, once the move has succeeded.
+ *
+ * @param previous The key before the move, whose limits an updated own usage plan is given back.
+ * @param record The key after the move.
+ * @returns Lines for the summary, one per change.
+ * @throws The API Gateway client's error, after the steps before it are recorded.
+ */
+export async function moveApiKey(
+  apiGateway: APIGatewayClient,
+  { apiKeyId, from, ownPlan, destination }: ApiKeyMove,
+  previous: ApiKeyRecord,
+  record: ApiKeyRecord,
+  undo: UndoSteps,
+): Promise<string[]> {
+  const lines: string[] = [];
+  let usagePlanId: string;
+  if (destination.kind === 'shared') {
+    usagePlanId = destination.usagePlanId;
+  } else if (ownPlan) {
+    usagePlanId = ownPlan.id;
+    await updateOwnUsagePlan(apiGateway, usagePlanId, record);
+    undo.add(`restore the limits of usage plan ${usagePlanId}`, () =>
+      updateOwnUsagePlan(apiGateway, ownPlan.id, previous),
+    );
+    lines.push(`usage plan ${usagePlanId}: throttle and quota updated`);
+  } else {
+    usagePlanId = await createOwnUsagePlan(apiGateway, destination, record, undo);
+    lines.push(
+      `created usage plan ${usagePlanId} (${ownUsagePlanName(destination.stack, record.keyId)})`,
+    );
+  }
+  for (const { id: oldPlanId } of from) {
+    if (oldPlanId === usagePlanId) continue;
+    await apiGateway.send(
+      new DeleteUsagePlanKeyCommand({ usagePlanId: oldPlanId, keyId: apiKeyId }),
+    );
+    undo.add(`put API Gateway API key ${apiKeyId} back in usage plan ${oldPlanId}`, () =>
+      addToUsagePlan(apiGateway, apiKeyId, oldPlanId),
+    );
+    lines.push(`removed API Gateway API key ${apiKeyId} from usage plan ${oldPlanId}`);
+  }
+  if (!from.some(({ id }) => id === usagePlanId)) {
+    await addToUsagePlan(apiGateway, apiKeyId, usagePlanId);
+    lines.push(`added API Gateway API key ${apiKeyId} to usage plan ${usagePlanId}`);
+  }
+  return lines;
+}
+
+async function addToUsagePlan(
+  apiGateway: APIGatewayClient,
+  apiKeyId: string,
+  usagePlanId: string,
+): Promise<void> {
+  await apiGateway.send(
+    new CreateUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId, keyType: 'API_KEY' }),
+  );
+}
+
+/** Description, throttle and daily quota of an Enterprise key's own usage plan. */
+function ownUsagePlanSettings(keyId: string, limits: RequestLimits) {
+  const { rateLimit, burstLimit, quotaPerDay } = usagePlanSettings(limits);
+  return {
+    description: `Enterprise key ${keyId}: ${limits.perMinute} requests per minute, ${limits.perDay} per day`,
+    throttle: { rateLimit, burstLimit },
+    quota: { limit: quotaPerDay, period: QuotaPeriodType.DAY },
+  };
+}
+
+/**
+ * Creates an Enterprise key's own usage plan on the stage `API_STAGE_NAME` of the stack's RestApi,
+ * recording its deletion in `undo`.
+ *
+ * @returns The usage plan's id.
+ */
+async function createOwnUsagePlan(
+  apiGateway: APIGatewayClient,
+  { stack, restApiId }: Extract<UsagePlanDestination, { kind: 'own' }>,
+  record: ApiKeyRecord,
+  undo: UndoSteps,
+): Promise<string> {
+  const { id } = await apiGateway.send(
+    new CreateUsagePlanCommand({
+      name: ownUsagePlanName(stack, record.keyId),
+      ...ownUsagePlanSettings(record.keyId, limitsOfKey(record)),
+      apiStages: [{ apiId: restApiId, stage: API_STAGE_NAME }],
+    }),
+  );
+  if (!id) throw new Error('CreateUsagePlan returned no id');
+  undo.add(`delete usage plan ${id}`, () => deleteUsagePlan(apiGateway, id));
+  return id;
+}
+
+/** Gives a key's own usage plan the description, throttle and quota of the record's limits. */
+async function updateOwnUsagePlan(
+  apiGateway: APIGatewayClient,
+  usagePlanId: string,
+  record: ApiKeyRecord,
+): Promise<void> {
+  const { description, throttle, quota } = ownUsagePlanSettings(record.keyId, limitsOfKey(record));
+  const values: [string, string | number][] = [
+    ['/description', description],
+    ['/throttle/rateLimit', throttle.rateLimit],
+    ['/throttle/burstLimit', throttle.burstLimit],
+    ['/quota/limit', quota.limit],
+  ];
+  const patchOperations = values.map(
+    ([path, value]): PatchOperation => ({ op: 'replace', path, value: String(value) }),
+  );
+  await apiGateway.send(new UpdateUsagePlanCommand({ usagePlanId, patchOperations }));
+}

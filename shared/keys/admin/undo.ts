@@ -1,0 +1,45 @@
+/**
+ * Undoing a multi-step key operation that failed half-way (the admin API's API Gateway steps and
+ * its keys-table transaction), so that no key is left half-made or half-moved.
+ */
+
+/** The undo actions of the steps done so far, run newest first when a later step fails. */
+export class UndoSteps {
+  private readonly steps: { readonly action: string; readonly undo: () => Promise<unknown> }[] = [];
+
+  /**
+   * Records how to undo a step that has just succeeded.
+   *
+   * @param action What the undo does, as an imperative, e.g. `delete API Gateway API key x`.
+   */
+  add(action: string, undo: () => Promise<unknown>): void {
+    this.steps.push({ action, undo });
+  }
+
+  /**
+   * Runs `work`; if it throws, undoes every recorded step, newest first, and throws what `explain`
+   * makes of the failure.
+   *
+   * An undo that fails does not stop the others, since each one skipped would leave more behind.
+   *
+   * @param explain Builds the error from the failure and one phrase per undo: its action, or its
+   *   action followed by `FAILED (reason)`.
+   */
+  async run<T>(
+    work: () => Promise<T>,
+    explain: (failure: Error, undone: readonly string[]) => Error,
+  ): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const undone: string[] = [];
+      for (const { action, undo } of [...this.steps].reverse()) {
+        await undo().then(
+          () => undone.push(action),
+          (undoError: Error) => undone.push(`${action} FAILED (${undoError.message})`),
+        );
+      }
+      throw explain(error as Error, undone);
+    }
+  }
+}
