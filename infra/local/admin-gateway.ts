@@ -9,7 +9,12 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { methodNotAllowed } from '../gateway-responses.ts';
 import type { ProxyRequest } from './events.ts';
-import { INTEGRATION_TIMEOUT_MS, type InvokedRoute, LambdaInvoker } from './invocation.ts';
+import {
+  INTEGRATION_TIMEOUT_MS,
+  type InvokedRoute,
+  LambdaInvoker,
+  type OperationHandlers,
+} from './invocation.ts';
 import { matchResource, requestUrl } from './routing.ts';
 import {
   declaresTooLargeBody,
@@ -46,6 +51,12 @@ export interface AdminGatewayOptions {
   readonly now?: () => number;
   /** How long an operation may take before the client gets 504. @default INTEGRATION_TIMEOUT_MS */
   readonly integrationTimeoutMs?: number;
+  /**
+   * Handlers that answer for operations instead of their routes' entries, behind the same
+   * signature check (tests: the operations on a test's own ports).
+   * @default - each route's entry
+   */
+  readonly handlers?: OperationHandlers;
 }
 
 /** A running local admin API. */
@@ -67,7 +78,7 @@ export async function startAdminGateway(options: AdminGatewayOptions): Promise<L
   const api: AdminApi = {
     ...options,
     now: options.now ?? Date.now,
-    lambda: await LambdaInvoker.create(),
+    lambda: await LambdaInvoker.create(options.handlers),
     integrationTimeoutMs: options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
     paths: resourcePathsOf(options.routes),
   };
@@ -80,7 +91,7 @@ export async function startAdminGateway(options: AdminGatewayOptions): Promise<L
 }
 
 /** The emulated admin API: its options and how it runs functions. */
-interface AdminApi extends Required<Omit<AdminGatewayOptions, 'host' | 'port'>> {
+interface AdminApi extends Required<Omit<AdminGatewayOptions, 'host' | 'port' | 'handlers'>> {
   readonly lambda: LambdaInvoker;
   /** Each resource path with the methods it serves (405 and `Allow`). */
   readonly paths: ReadonlyMap<string, readonly string[]>;

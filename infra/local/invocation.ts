@@ -13,7 +13,7 @@ import * as v from 'valibot';
 import { logger } from '../../shared/logger.ts';
 import type { GatewayResponseType } from '../gateway-responses.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
-import { AUTHORIZER, type FunctionDefinition, type RouteDefinition } from '../routes.ts';
+import { AUTHORIZER, type FunctionDefinition } from '../routes.ts';
 import {
   createAuthorizerEvent,
   createLambdaContext,
@@ -54,8 +54,11 @@ export type AuthorizerOutcome = InvocationOutcome<AuthorizerResult>;
 /** A Lambda function's handler, as the gateway calls it. */
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
-/** Handlers that answer for operations instead of their routes' entries, by operation id. */
-export type OperationHandlers = Partial<Record<RouteDefinition['operationId'], LambdaHandler>>;
+/**
+ * Handlers that answer for operations (of the public or the admin API) instead of their routes'
+ * entries, by operation id.
+ */
+export type OperationHandlers = Readonly<Partial<Record<string, LambdaHandler>>>;
 
 /** A route of the public or the admin API: its operation's name and its function. */
 export type InvokedRoute = FunctionDefinition & { readonly operationId: string };
@@ -128,7 +131,7 @@ export class LambdaInvoker {
         route,
         createProxyEvent(request),
         request,
-        this.operations[route.operationId as RouteDefinition['operationId']],
+        this.operations[route.operationId],
       );
       const parsed = v.safeParse(ProxyResultSchema, output);
       if (parsed.success) return parsed.output;
