@@ -127,6 +127,8 @@ export const LIVE_ALIAS = 'live';
 export const STACK_OUTPUTS = {
   /** Base URL of the API, ending in `/v1/`: the custom domain's when the stage has one. */
   apiBaseUrl: 'ApiBaseUrl',
+  /** Base URL of the admin API, its stage included (`https://…/admin`): the keys command's target. */
+  adminApiUrl: 'AdminApiUrl',
   /** Id of the RestApi. */
   restApiId: 'RestApiId',
   /** Physical name of the pets table (read by the restore command). */

@@ -6,7 +6,7 @@
  */
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { ErrorBody } from '../../shared/http/errors.ts';
+import type { AnyErrorCode, ErrorBody } from '../../shared/http/errors.ts';
 
 /** The service name requests to API Gateway are signed for. */
 const EXECUTE_API_SERVICE = 'execute-api';
@@ -49,7 +49,7 @@ export interface AdminResponse<T = unknown> {
 export class AdminApiError extends Error {
   constructor(
     readonly status: number,
-    readonly body: ErrorBody,
+    readonly body: ErrorBody<AnyErrorCode>,
   ) {
     super(body.message);
     this.name = 'AdminApiError';
@@ -134,7 +134,7 @@ export class AdminApiClient {
    */
   async call<T = unknown>(request: AdminRequest): Promise<T> {
     const { status, body } = await this.send<T>(request);
-    if (status >= 400) throw new AdminApiError(status, body as ErrorBody);
+    if (status >= 400) throw new AdminApiError(status, body as ErrorBody<AnyErrorCode>);
     return body;
   }
 }

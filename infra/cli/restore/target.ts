@@ -7,11 +7,16 @@ import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { KEYS_TABLE, PETS_TABLE } from '../../../shared/dynamodb/tables.ts';
+import {
+  apiKeyIdsNamed,
+  registerApiKey,
+  type UsagePlanDestination,
+} from '../../../shared/keys/admin/api-gateway.ts';
+import { UndoSteps } from '../../../shared/keys/admin/undo.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
-import { STACK_OUTPUTS, type StageName, stackName } from '../../stages.ts';
-import { apiKeyIdsNamed, registerApiKey, usagePlanDestination } from '../keys/api-gateway.ts';
-import { type Deployment, type LocalDynamoDB, openLocalDynamoDB } from '../keys/target.ts';
-import { UndoSteps } from '../keys/undo.ts';
+import { isStandardPlanId, type PlanId } from '../../../shared/plans.ts';
+import { STACK_OUTPUTS, type StageName, stackName, usagePlanOutputName } from '../../stages.ts';
+import { type Deployment, type LocalDynamoDB, openLocalDynamoDB } from '../local-dynamodb.ts';
 import type { CommandOutput } from '../program.ts';
 import { requireOutput, stackOutputs } from '../stack-outputs.ts';
 
@@ -108,7 +113,7 @@ export async function ensureApiKey(
   if ((await apiKeyIdsNamed(apiGateway, record.keyId)).length > 0) return undefined;
   const undo = new UndoSteps();
   const { apiKeyId, usagePlanId } = await undo.run(
-    () => registerApiKey(apiGateway, record, usagePlanDestination(record.plan, deployed), undo),
+    () => registerApiKey(apiGateway, record, destinationOf(record.plan, deployed), undo),
     (failure, undone) =>
       new Error(
         `API Gateway refused the API key of ${record.keyId} (${failure.message}); undone: ${undone.join(', ') || 'nothing'}.`,
@@ -116,4 +121,16 @@ export async function ensureApiKey(
       ),
   );
   return `API Gateway API key ${apiKeyId} re-created in usage plan ${usagePlanId}`;
+}
+
+/**
+ * Where the API key of a key on `plan` belongs on a stage, from its stack outputs: its standard
+ * plan's usage plan, or for Enterprise a usage plan of its own on the stack's RestApi.
+ *
+ * @throws Error when the stack lacks the output that `plan` needs.
+ */
+function destinationOf(plan: PlanId, { stack, outputs }: Deployment): UsagePlanDestination {
+  return isStandardPlanId(plan)
+    ? { kind: 'shared', usagePlanId: requireOutput(outputs, usagePlanOutputName(plan), stack) }
+    : { kind: 'own', stack, restApiId: requireOutput(outputs, STACK_OUTPUTS.restApiId, stack) };
 }

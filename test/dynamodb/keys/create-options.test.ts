@@ -20,7 +20,7 @@ import {
   tableName,
   usagePlanId,
   useDeployedStage,
-} from '../../support/in-memory-keys-command.ts';
+} from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('records the owner given with --owner', async () => {
