@@ -8,10 +8,22 @@ export class KeyChangedError extends Error {
   }
 }
 
-/** A revoked key cannot be rolled. */
+/**
+ * A revoked key cannot be changed this way: it is not rolled, and it keeps its plan.
+ *
+ * @param options.revokedAt When it was revoked (ISO 8601), for the message.
+ * @param options.rule What a revoked key keeps. @default 'a revoked key is not rolled'
+ */
 export class KeyRevokedError extends Error {
-  constructor(keyId: string, options?: ErrorOptions) {
-    super(`Key ${keyId} was revoked; a revoked key is not rolled.`, options);
+  constructor(
+    keyId: string,
+    options: ErrorOptions & { readonly revokedAt?: string; readonly rule?: string } = {},
+  ) {
+    const at = options.revokedAt ? ` at ${options.revokedAt}` : '';
+    super(
+      `Key ${keyId} was revoked${at}; ${options.rule ?? 'a revoked key is not rolled'}.`,
+      options,
+    );
     this.name = 'KeyRevokedError';
   }
 }

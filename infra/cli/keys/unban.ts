@@ -3,9 +3,7 @@
  * (docs/rate-limits.md), at once instead of when it runs out, through the admin API (unbanKey,
  * audited as `key.unbanned` when there was a ban).
  */
-import type { BanState } from '../../../shared/dynamodb/bans.ts';
 import { type KeysCommandDependencies, keyIdSubcommand } from './command.ts';
-import { isoTime } from './format.ts';
 import { callAdmin, type Target } from './target.ts';
 
 /** `unban <key-id> [--reason TEXT] [--stage S]`. */
@@ -26,14 +24,17 @@ async function unbanKey(
   { stdout }: KeysCommandDependencies,
   reason: { reason?: string },
 ): Promise<void> {
-  const { lifted } = await callAdmin<{ lifted?: BanState }>(target, {
-    method: 'POST',
-    path: ['keys', keyId, 'unban'],
-    body: reason,
-  });
+  const { lifted, bannedUntil } = await callAdmin<{ lifted: boolean; bannedUntil?: string }>(
+    target,
+    {
+      method: 'POST',
+      path: ['keys', keyId, 'unban'],
+      body: reason,
+    },
+  );
   stdout(
     lifted
-      ? `Lifted the ban on key ${keyId}; it would have run until ${isoTime(lifted.bannedUntil)}.`
+      ? `Lifted the ban on key ${keyId}; it would have run until ${bannedUntil}.`
       : `Key ${keyId} is not banned; nothing to lift.`,
   );
 }

@@ -211,7 +211,10 @@ export class KeyOperations {
     customLimits(plan, limits);
     const current = await this.existing(keyId);
     if (current.revokedAt) {
-      throw new KeyRevokedError(keyId, { cause: 'a revoked key keeps its plan' });
+      throw new KeyRevokedError(keyId, {
+        revokedAt: current.revokedAt,
+        rule: 'a revoked key keeps its plan',
+      });
     }
     const { apiGateway } = this.ports;
     const undo = new UndoSteps();
