@@ -4,11 +4,18 @@
  */
 import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { type Attribute, AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  type Attribute,
+  AttributeType,
+  BillingMode,
+  StreamViewType,
+  Table,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
 import {
+  AUDIT_TABLE,
   COUNTERS_TABLE,
   KEYS_TABLE,
   type KeyAttribute,
@@ -21,6 +28,7 @@ import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
 import type { SecretDefinition } from '../shared/secret-definitions.ts';
 import type { ApiDomainOptions } from './constructs/api-domain.ts';
+import { AuditEvents } from './constructs/audit-events.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
@@ -152,6 +160,7 @@ export class PetstoreStack extends Stack {
         this.createTable(definition, production, removalPolicy),
       ]),
     );
+    new AuditEvents(this, 'AuditEvents', { table: this.table(AUDIT_TABLE) });
     const environment = {
       ...Object.fromEntries(
         [...this.tables].map(([definition, table]) => [definition.envVar, table.tableName]),
@@ -242,6 +251,7 @@ export class PetstoreStack extends Stack {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: definition.timeToLiveAttribute,
+      stream: definition.streamNewImages ? StreamViewType.NEW_IMAGE : undefined,
       deletionProtection: production,
       removalPolicy,
     });

@@ -8,6 +8,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
 import { Construct } from 'constructs';
+import type { AuditEntry } from '../../shared/audit/entry.ts';
 
 /** The `source` of every audit event on the bus: what a rule matches on. */
 export const AUDIT_EVENT_SOURCE = 'petstore.keys';
@@ -21,27 +22,33 @@ export interface AuditDetailShape {
   readonly [field: string]: 'S' | 'N' | 'M' | AuditDetailShape;
 }
 
+/**
+ * What an audit event's detail holds of its entry (shared/audit/entry.ts): every attribute each
+ * entry has, the actor by its ARN. The entry's optional parts (its reason, the actor's address
+ * and user agent) stay in the audit table: what Pipes makes of a path a record lacks is not
+ * documented. Nothing secret: no entry holds a token or its hash.
+ */
+export const AUDIT_EVENT_DETAIL = {
+  entryId: 'S',
+  at: 'S',
+  event: 'S',
+  keyId: 'S',
+  actor: { arn: 'S' },
+  requestId: 'S',
+  changes: 'M',
+} as const satisfies Partial<Record<keyof AuditEntry, AuditDetailShape[string]>>;
+
 /** Props of {@link AuditEvents}. */
 export interface AuditEventsProps {
   /** The audit table; its stream must carry new images (`NEW_IMAGE` or `NEW_AND_OLD_IMAGES`). */
   readonly table: ITable;
-  /**
-   * The attribute holding the entry's event name (`key.plan_changed`, …): each event's
-   * detail-type, so that a rule can match one kind of change.
-   */
-  readonly eventAttribute: string;
-  /**
-   * The attributes an event's detail carries, in order: the entry minus anything secret. List
-   * only attributes every entry holds: what Pipes makes of a path a record lacks is not documented.
-   */
-  readonly detail: AuditDetailShape;
 }
 
 /**
  * An EventBridge Pipe from the audit table's stream to the default event bus: each new entry
  * (INSERT; the expiry of an old one, a REMOVE, is filtered out) becomes one event, source
- * {@link AUDIT_EVENT_SOURCE}, detail-type the entry's event name, detail the entry's listed
- * attributes. The pipe reads from the oldest record the stream keeps (24 h), so entries written
+ * {@link AUDIT_EVENT_SOURCE}, detail-type the entry's event (`key.plan_changed`, …), detail
+ * {@link AUDIT_EVENT_DETAIL}. The pipe reads from the oldest record the stream keeps (24 h), so entries written
  * while it is created are not lost, and retries a failed delivery until the record ages out.
  *
  * Its role (assumed by `pipes.amazonaws.com` for this account only) may read the stream (and
@@ -62,9 +69,6 @@ export class AuditEvents extends Construct {
       throw new Error(
         'AuditEvents needs the audit table to have a stream with new images (stream: StreamViewType.NEW_IMAGE)',
       );
-    }
-    if (Object.keys(props.detail).length === 0) {
-      throw new Error('AuditEvents needs at least one detail field');
     }
     const stack = Stack.of(this);
     this.eventBusArn = stack.formatArn({
@@ -98,9 +102,9 @@ export class AuditEvents extends Construct {
       targetParameters: {
         eventBridgeEventBusParameters: {
           source: AUDIT_EVENT_SOURCE,
-          detailType: `$.dynamodb.NewImage.${props.eventAttribute}.S`,
+          detailType: '$.dynamodb.NewImage.event.S',
         },
-        inputTemplate: auditDetailTemplate(props.detail),
+        inputTemplate: auditDetailTemplate(AUDIT_EVENT_DETAIL),
       },
     });
     // The pipe starts reading as soon as it exists: its role's grants must be in place by then.

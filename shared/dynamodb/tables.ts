@@ -31,6 +31,12 @@ export interface TableDefinition {
   /** Attribute holding an expiry time in epoch seconds, enabled as the table's TTL. */
   readonly timeToLiveAttribute?: string;
   /**
+   * A DynamoDB stream of each changed item's new image (the audit table's, which EventBridge
+   * Pipes reads: infra/constructs/audit-events.ts).
+   * @default - no stream
+   */
+  readonly streamNewImages?: boolean;
+  /**
    * Kept whatever the stage: deletion protection on and the table retained when its stack goes
    * (the audit trail outlives a staging stack too).
    * @default - the stage's: kept in production, deleted with a staging stack
@@ -114,6 +120,7 @@ export const AUDIT_TABLE: TableDefinition = {
   ],
   timeToLiveAttribute: 'expiresAt',
   alwaysRetained: true,
+  streamNewImages: true,
 };
 
 /** Every table of the service. */

@@ -1,17 +1,20 @@
 /**
  * The audit events' pipe (infra/constructs/audit-events.ts) on a stack of its own: its source,
  * filter, target and template, and a role that may do nothing but read the stream and put events
- * on the default bus.
+ * on the default bus; and on each stage's stack, the audit table's.
  */
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
+  AUDIT_EVENT_DETAIL,
   AUDIT_EVENT_SOURCE,
   AuditEvents,
   auditDetailTemplate,
 } from '../../infra/constructs/audit-events.ts';
+import { STAGES } from '../../infra/stages.ts';
+import { logicalId, stageOf, synthesizeStages } from '../support/petstore-app.ts';
 
 const DETAIL = { entryId: 'S', keyId: 'S', actor: { arn: 'S' }, changes: 'M' } as const;
 
@@ -24,7 +27,7 @@ function auditStack(withStream = true) {
     partitionKey: { name: 'entryId', type: AttributeType.STRING },
     stream: withStream ? StreamViewType.NEW_IMAGE : undefined,
   });
-  new AuditEvents(stack, 'AuditEvents', { table, eventAttribute: 'event', detail: DETAIL });
+  new AuditEvents(stack, 'AuditEvents', { table });
   return { stack, template: Template.fromStack(stack) };
 }
 
@@ -49,7 +52,7 @@ describe('AuditEvents', () => {
           Source: AUDIT_EVENT_SOURCE,
           DetailType: '$.dynamodb.NewImage.event.S',
         },
-        InputTemplate: auditDetailTemplate(DETAIL),
+        InputTemplate: auditDetailTemplate(AUDIT_EVENT_DETAIL),
       },
     });
     // AND no function of the project's own is in between
@@ -115,5 +118,25 @@ describe('AuditEvents', () => {
 
   it('refuses an audit table without a stream, saying what it needs', () => {
     expect(() => auditStack(false)).toThrow('stream: StreamViewType.NEW_IMAGE');
+  });
+});
+
+synthesizeStages();
+
+describe.each(STAGES)('the %s stage', (stage) => {
+  const { stack, template } = stageOf(stage);
+
+  it('pipes its audit table’s stream of new images to the default bus, with no function on the stream', () => {
+    const auditTable = logicalId(stack(), 'AuditTable');
+
+    expect(template().toJSON().Resources[auditTable].Properties.StreamSpecification).toEqual({
+      StreamViewType: 'NEW_IMAGE',
+    });
+    template().resourceCountIs('AWS::Pipes::Pipe', 1);
+    template().hasResourceProperties('AWS::Pipes::Pipe', {
+      Source: { 'Fn::GetAtt': [auditTable, 'StreamArn'] },
+      TargetParameters: { EventBridgeEventBusParameters: { Source: AUDIT_EVENT_SOURCE } },
+    });
+    template().resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
   });
 });
