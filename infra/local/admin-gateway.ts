@@ -1,20 +1,18 @@
 /**
  * The local admin API: the second REST API of a stage emulated on a listener of its own (as it has
- * a host of its own on AWS), every method AWS_IAM-authorized: a request's SigV4 signature is
+ * a host of its own on AWS), routed by the admin route table (infra/admin-routes.ts), every method
+ * AWS_IAM-authorized: a request's SigV4 signature is
  * checked against the local stack's own credentials (sigv4.ts) before its function runs, and the
  * function gets API Gateway's IAM-authorized event, the signer in `requestContext.identity`
  * (docs/local-stack.md, "The admin API").
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
+import { ADMIN_ROUTES, adminResourcePaths } from '../admin-routes.ts';
 import { methodNotAllowed } from '../gateway-responses.ts';
 import type { ProxyRequest } from './events.ts';
-import {
-  INTEGRATION_TIMEOUT_MS,
-  type InvokedRoute,
-  LambdaInvoker,
-  type OperationHandlers,
-} from './invocation.ts';
+import { INTEGRATION_TIMEOUT_MS, LambdaInvoker, type OperationHandlers } from './invocation.ts';
 import { matchResource, requestUrl } from './routing.ts';
 import {
   declaresTooLargeBody,
@@ -27,19 +25,12 @@ import {
 } from './server.ts';
 import { checkSignature, type SigningPrincipal } from './sigv4.ts';
 
-/** A route of the admin API: its operation, method, path (relative to the stage) and function. */
-export type AdminRoute = InvokedRoute & { readonly method: string; readonly path: string };
-
 /** Options of {@link startAdminGateway}. */
 export interface AdminGatewayOptions {
   /** TCP port; 0 picks a free one. */
   readonly port: number;
   /** @default '127.0.0.1' */
   readonly host?: string;
-  /** The admin API's stage, the first segment of its paths, e.g. `admin`. */
-  readonly stage: string;
-  /** The admin API's routes. */
-  readonly routes: readonly AdminRoute[];
   /** Who may sign requests: the local stack's own credentials. */
   readonly principals: readonly SigningPrincipal[];
   /** The region requests are signed for. */
@@ -80,29 +71,25 @@ export async function startAdminGateway(options: AdminGatewayOptions): Promise<L
     now: options.now ?? Date.now,
     lambda: await LambdaInvoker.create(options.handlers),
     integrationTimeoutMs: options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
-    paths: resourcePathsOf(options.routes),
   };
   const server = await listen((request, response) => handleAdminRequest(request, response, api), {
     port: options.port,
     host,
     portEnv: 'ADMIN_PORT',
   });
-  return { url: `http://${host}:${server.port}/${options.stage}`, close: () => server.close() };
+  return {
+    url: `http://${host}:${server.port}/${ADMIN_API_STAGE_NAME}`,
+    close: () => server.close(),
+  };
 }
 
 /** The emulated admin API: its options and how it runs functions. */
 interface AdminApi extends Required<Omit<AdminGatewayOptions, 'host' | 'port' | 'handlers'>> {
   readonly lambda: LambdaInvoker;
-  /** Each resource path with the methods it serves (405 and `Allow`). */
-  readonly paths: ReadonlyMap<string, readonly string[]>;
 }
 
-/** Each resource path of `routes` with the methods it serves, in the routes' order. */
-function resourcePathsOf(routes: readonly AdminRoute[]): Map<string, string[]> {
-  const paths = new Map<string, string[]>();
-  for (const { path, method } of routes) paths.set(path, [...(paths.get(path) ?? []), method]);
-  return paths;
-}
+/** Each resource path of the admin route table with the methods it serves (405 and `Allow`). */
+const ADMIN_PATHS = adminResourcePaths();
 
 /**
  * Answers one request in API Gateway's order for an AWS_IAM method: route (404, 405), payload
@@ -120,11 +107,11 @@ async function handleAdminRequest(
   const received = requestUrl(request.url ?? '');
   if ('refusal' in received) return sendError(response, received.refusal);
   const { pathname, searchParams: query } = received.url;
-  const match = matchResource(pathname, api.stage, api.paths.keys());
+  const match = matchResource(pathname, ADMIN_API_STAGE_NAME, ADMIN_PATHS.keys());
   if (!match) return sendGatewayResponse(response, 'MISSING_AUTHENTICATION_TOKEN');
-  const route = api.routes.find((row) => row.path === match.resource && row.method === method);
+  const route = ADMIN_ROUTES.find((row) => row.path === match.resource && row.method === method);
   if (!route) {
-    const { body, allow } = methodNotAllowed(match.resource, api.paths);
+    const { body, allow } = methodNotAllowed(match.resource, ADMIN_PATHS);
     return sendError(response, { body, headers: { Allow: allow } });
   }
   if (declaresTooLargeBody(request)) return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
@@ -150,7 +137,7 @@ async function handleAdminRequest(
     body,
     requestId,
     sourceIp: request.socket.remoteAddress,
-    stage: api.stage,
+    stage: ADMIN_API_STAGE_NAME,
     caller: { accessKey: accessKeyId, userArn, userId },
   };
   const integration = await api.lambda.invokeOperation(

@@ -5,13 +5,11 @@
  * (docs/local-stack.md).
  */
 import { mkdirSync } from 'node:fs';
-import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
 import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
 import type { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
 import { readSettings } from '../../shared/settings.ts';
-import { ADMIN_ROUTES } from '../admin-routes.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/program.ts';
 import { type LocalAdminGateway, startAdminGateway } from './admin-gateway.ts';
 import {
@@ -237,8 +235,6 @@ async function serve(
     admin = await startAdminGateway({
       port: ports.adminPort,
       host: HOST,
-      stage: ADMIN_API_STAGE_NAME,
-      routes: ADMIN_ROUTES,
       principals: [{ ...credentials, ...LOCAL_OPERATOR }],
       region: LOCAL_REGION,
     });

@@ -5,11 +5,9 @@
  * is the signer's principal, whatever the request claims.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ROUTES } from '../../infra/admin-routes.ts';
 import { AdminApiClient } from '../../infra/cli/admin-api-client.ts';
 import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/admin-gateway.ts';
 import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
-import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
 import type { AuditEntry } from '../../shared/audit/entry.ts';
 import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
@@ -27,8 +25,6 @@ let gateway: LocalAdminGateway;
 beforeAll(async () => {
   gateway = await startAdminGateway({
     port: 0,
-    stage: ADMIN_API_STAGE_NAME,
-    routes: ADMIN_ROUTES,
     principals: [{ ...credentials, ...LOCAL_OPERATOR }],
     region: LOCAL_REGION,
     now: () => Date.now() + aheadMs,

@@ -27,7 +27,7 @@ import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/adm
 import type { LambdaHandler } from '../../infra/local/invocation.ts';
 import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
 import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stages.ts';
-import { ADMIN_API_STAGE_NAME, type AdminOperationId } from '../../shared/admin-operations.ts';
+import type { AdminOperationId } from '../../shared/admin-operations.ts';
 import { KeyOperations, type KeyOperationsPorts } from '../../shared/keys/admin/key-operations.ts';
 import type { KeyAdministration } from '../../shared/keys/key-administration.ts';
 import { PLAN_IDS, type RequestLimits } from '../../shared/plans.ts';
@@ -80,8 +80,6 @@ const HANDLERS: Readonly<Record<AdminOperationId, (operations: KeyOperations) =>
 export function startAdminApi(operations: KeyOperations): Promise<LocalAdminGateway> {
   return startAdminGateway({
     port: 0,
-    stage: ADMIN_API_STAGE_NAME,
-    routes: ADMIN_ROUTES,
     principals: [{ ...operatorCredentials(), ...LOCAL_OPERATOR }],
     region: LOCAL_REGION,
     handlers: Object.fromEntries(
