@@ -140,7 +140,6 @@ export const ADMIN_FORBIDDEN_MESSAGE =
 
 /** The public API's responses the admin API answers alike: bodies, limits, backend failures. */
 const SHARED_WITH_ADMIN: ReadonlySet<GatewayResponseType> = new Set([
-  'RESOURCE_NOT_FOUND',
   'BAD_REQUEST_BODY',
   'BAD_REQUEST_PARAMETERS',
   'REQUEST_TOO_LARGE',
