@@ -190,8 +190,7 @@ export function stageOptions(
         : String(adminRoleArns)
             .split(',')
             .map((arn) => arn.trim()),
-    auditRetentionDays:
-      auditRetentionDays === undefined ? undefined : Number(auditRetentionDays),
+    auditRetentionDays: auditRetentionDays === undefined ? undefined : Number(auditRetentionDays),
     alarmEmail: alarmEmail === undefined ? undefined : String(alarmEmail),
     webAcl: webAcl === undefined ? undefined : String(webAcl) === 'true',
     ipRateLimit: ipRateLimit === undefined ? undefined : Number(ipRateLimit),

@@ -286,6 +286,7 @@ export class PetstoreStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.auditTableName, {
       value: this.table(AUDIT_TABLE).tableName,
     });
+    new CfnOutput(this, STACK_OUTPUTS.auditRetentionDays, { value: String(retention) });
   }
 
   private createTable(

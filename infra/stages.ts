@@ -161,6 +161,8 @@ export const STACK_OUTPUTS = {
   adminApiBaseUrl: 'AdminApiBaseUrl',
   /** Physical name of the audit table. */
   auditTableName: 'AuditTableName',
+  /** Days an audit entry is kept (the stage's `auditRetentionDays`). */
+  auditRetentionDays: 'AuditRetentionDays',
 } as const;
 
 /** Name of the stack output holding the id of a plan's usage plan, e.g. `UsagePlanIdFree`. */

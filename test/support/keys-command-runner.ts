@@ -81,6 +81,7 @@ export const apiGatewayCalls = () =>
 export function useDeployedStageOf(
   local: Pick<KeysTables['local'], 'keysTableName' | 'countersTableName'> & {
     readonly petsTableName?: string;
+    readonly auditTableName?: string;
   },
 ): void {
   beforeEach(() => {
@@ -97,6 +98,9 @@ export function useDeployedStageOf(
               ? []
               : [{ OutputKey: STACK_OUTPUTS.petsTableName, OutputValue: local.petsTableName }]),
             { OutputKey: STACK_OUTPUTS.keysTableName, OutputValue: local.keysTableName },
+            ...(local.auditTableName === undefined
+              ? []
+              : [{ OutputKey: STACK_OUTPUTS.auditTableName, OutputValue: local.auditTableName }]),
             { OutputKey: STACK_OUTPUTS.countersTableName, OutputValue: local.countersTableName },
             { OutputKey: STACK_OUTPUTS.restApiId, OutputValue: restApiId },
             ...PLAN_IDS.map((plan) => ({

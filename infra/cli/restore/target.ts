@@ -6,9 +6,11 @@ import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
 import { KEYS_TABLE, PETS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
-import { STACK_OUTPUTS, type StageName, stackName } from '../../stages.ts';
+import { readSetting } from '../../../shared/settings.ts';
+import { STACK_OUTPUTS, STAGE_SETTINGS, type StageName, stackName } from '../../stages.ts';
 import { apiKeyIdsNamed, registerApiKey, usagePlanDestination } from '../keys/api-gateway.ts';
 import { type Deployment, type LocalDynamoDB, openLocalDynamoDB } from '../keys/target.ts';
 import { UndoSteps } from '../keys/undo.ts';
@@ -30,7 +32,13 @@ export interface RestoreCommandDependencies extends CommandOutput {
   readonly local: LocalDynamoDB & {
     readonly petsTableName: string;
     readonly keysTableName: string;
+    readonly auditTableName: string;
   };
+  /**
+   * The IAM principal ARN running the command, the actor of its `key.restored` entries: on a stage
+   * STS GetCallerIdentity's, on the local stack `LOCAL_STACK_ACTOR_ARN`.
+   */
+  readonly callerArn: (stage: StageName | undefined) => Promise<string>;
   /**
    * A document client of DynamoDB Local when `endpoint` is given, otherwise of the deployed
    * stage's DynamoDB on AWS (default credential chain).
@@ -56,6 +64,8 @@ export interface RestoreTarget {
   readonly explain: (error: unknown, tableName: string) => Error;
   /** The stage's stack; absent on the local stack. */
   readonly deployed?: Deployment;
+  /** The audit table, where each key put back gets its `key.restored` entry. */
+  readonly audit: DynamoDBAuditLog;
 }
 
 /**
@@ -72,22 +82,32 @@ export async function openRestoreTarget(
   const { local, openClient, cloudFormation } = dependencies;
   if (stage === undefined) {
     const { where, explain } = await openLocalDynamoDB(local);
+    const client = openClient(local.endpoint);
     return {
       description: `the local stack (${where})`,
       liveTable: table === 'pets' ? local.petsTableName : local.keysTableName,
-      client: openClient(local.endpoint),
+      client,
       explain,
+      audit: new DynamoDBAuditLog(client, local.auditTableName, localRetention()),
     };
   }
   const stack = stackName(stage);
   const outputs = await stackOutputs(cloudFormation, stack);
   const output = table === 'pets' ? STACK_OUTPUTS.petsTableName : STACK_OUTPUTS.keysTableName;
+  const client = openClient();
   return {
     description: `stage ${stage} (stack ${stack})`,
     liveTable: requireOutput(outputs, output, stack),
-    client: openClient(),
+    client,
     explain: (error) => error as Error,
     deployed: { stack, outputs },
+    audit: new DynamoDBAuditLog(
+      client,
+      requireOutput(outputs, STACK_OUTPUTS.auditTableName, stack),
+      Number(
+        outputs.get(STACK_OUTPUTS.auditRetentionDays) ?? STAGE_SETTINGS[stage].auditRetentionDays,
+      ),
+    ),
   };
 }
 
@@ -116,4 +136,9 @@ export async function ensureApiKey(
       ),
   );
   return `API Gateway API key ${apiKeyId} re-created in usage plan ${usagePlanId}`;
+}
+
+/** The local stack's audit retention: `AUDIT_RETENTION_DAYS` as the functions read it. */
+function localRetention(): number {
+  return readSetting('AUDIT_RETENTION_DAYS');
 }
