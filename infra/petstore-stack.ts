@@ -11,6 +11,7 @@ import {
   StreamViewType,
   Table,
 } from 'aws-cdk-lib/aws-dynamodb';
+import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
@@ -27,6 +28,9 @@ import { SERVICE_NAME } from '../shared/logger.ts';
 import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
 import type { SecretDefinition } from '../shared/secret-definitions.ts';
+import { ADMIN_ROUTES } from './admin-routes.ts';
+import { AdminApi } from './constructs/admin-api.ts';
+import { alarmOnSum } from './constructs/alarms.ts';
 import type { ApiDomainOptions } from './constructs/api-domain.ts';
 import { AuditEvents } from './constructs/audit-events.ts';
 import { Monitoring } from './constructs/monitoring.ts';
@@ -112,6 +116,20 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
    * @default STAGE_SETTINGS[stage].sourceMaps
    */
   readonly sourceMaps?: boolean;
+
+  /**
+   * The only IAM roles (ARNs in the stage's account) the admin API admits.
+   *
+   * @default - every principal of the stage's account whose own policy allows invoking it
+   */
+  readonly adminRoleArns?: readonly string[];
+
+  /**
+   * Days an audit entry is kept (the audit table's TTL), a whole number from 1 to 3650.
+   *
+   * @default STAGE_SETTINGS[stage].auditRetentionDays (400)
+   */
+  readonly auditRetentionDays?: number;
 }
 
 /**
@@ -136,6 +154,9 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
 export class PetstoreStack extends Stack {
   /** The stage's API. */
   readonly api: PetstoreApi;
+
+  /** The stage's admin API (keys and their audit trail), IAM-authorized. */
+  readonly adminApi: AdminApi;
 
   /** The stage's tables, by definition. */
   readonly tables: ReadonlyMap<TableDefinition, Table>;
@@ -214,9 +235,39 @@ export class PetstoreStack extends Stack {
       this.api.addOperation(route, operation.alias);
       return operation;
     });
+    this.adminApi = new AdminApi(this, 'AdminApi', {
+      removalPolicy,
+      roleArns: props.adminRoleArns,
+    });
+    const retention = validRetention(props.auditRetentionDays ?? settings.auditRetentionDays);
+    const adminEnvironment = {
+      ...environment,
+      AUDIT_RETENTION_DAYS: String(retention),
+      PETSTORE_STACK_NAME: this.stackName,
+      PUBLIC_REST_API_ID: this.api.restApi.restApiId,
+      ...Object.fromEntries(
+        [...this.api.usagePlans].map(([planId, plan]) => [
+          `USAGE_PLAN_ID_${planId.toUpperCase()}`,
+          plan.usagePlanId,
+        ]),
+      ),
+    };
+    const adminFunctions = ADMIN_ROUTES.map((route) => {
+      const admin = new ServiceFunction(this, route.constructId, {
+        definition: route,
+        tables: this.tables,
+        secrets: this.secrets,
+        environment: adminEnvironment,
+        removalPolicy,
+        sourceMaps,
+      });
+      alarmOnSum(admin, 'Errors', admin.function.metricErrors(), `${route.constructId} errors`);
+      this.adminApi.addOperation(route, admin.function);
+      return admin;
+    });
     const monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api,
-      functions: [...operations, authorizer],
+      functions: [...operations, authorizer, ...adminFunctions],
       tables: this.tables,
       serviceMetric,
       alarmEmail: props.alarmEmail,
@@ -239,6 +290,11 @@ export class PetstoreStack extends Stack {
     });
     new CfnOutput(this, STACK_OUTPUTS.dashboardUrl, { value: monitoring.dashboardUrl });
     new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, { value: monitoring.topic.topicArn });
+    new CfnOutput(this, STACK_OUTPUTS.adminApiBaseUrl, { value: this.adminApi.url });
+    new CfnOutput(this, STACK_OUTPUTS.auditTableName, {
+      value: this.table(AUDIT_TABLE).tableName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.auditRetentionDays, { value: String(retention) });
   }
 
   private createTable(
@@ -246,14 +302,16 @@ export class PetstoreStack extends Stack {
     production: boolean,
     removalPolicy: RemovalPolicy,
   ): Table {
+    const retained = definition.alwaysRetained === true;
     const table = new Table(this, definition.constructId, {
       partitionKey: attribute(definition.partitionKey),
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: definition.timeToLiveAttribute,
       stream: definition.streamNewImages ? StreamViewType.NEW_IMAGE : undefined,
-      deletionProtection: production,
-      removalPolicy,
+      deletionProtection: production || retained,
+      removalPolicy: retained ? RemovalPolicy.RETAIN : removalPolicy,
+      resourcePolicy: definition === AUDIT_TABLE ? appendOnlyPolicy() : undefined,
     });
     for (const index of definition.globalSecondaryIndexes) {
       table.addGlobalSecondaryIndex({
@@ -287,6 +345,45 @@ export class PetstoreStack extends Stack {
     if (!table) throw new Error(`Table ${definition.constructId} is not one of TABLES`);
     return table;
   }
+}
+
+/**
+ * The audit table's resource policy: no principal, of this account or any other, may update or
+ * delete an item (UpdateItem, DeleteItem, BatchWriteItem, PartiQL UPDATE/DELETE), whatever its own
+ * IAM policy allows; an explicit Deny wins over every Allow. Entries are put if absent only
+ * (shared/dynamodb/audit-log.ts), and only by the admin functions (their rows' PutItem); DynamoDB's
+ * TTL deletes expired entries as the service itself, which the policy does not govern.
+ * (`aws:PrincipalArn` cannot exempt anyone: the Deny names every principal.)
+ */
+function appendOnlyPolicy(): PolicyDocument {
+  return new PolicyDocument({
+    statements: [
+      new PolicyStatement({
+        sid: 'AuditEntriesAreAppendOnly',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: [
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:BatchWriteItem',
+          'dynamodb:PartiQLUpdate',
+          'dynamodb:PartiQLDelete',
+        ],
+        resources: ['*'],
+      }),
+    ],
+  });
+}
+
+/**
+ * Checks the `auditRetentionDays` prop.
+ * @throws Error unless it is a whole number from 1 to 3650.
+ */
+function validRetention(days: number): number {
+  if (!Number.isInteger(days) || days < 1 || days > 3_650) {
+    throw new Error(`auditRetentionDays must be a whole number from 1 to 3650; got ${days}`);
+  }
+  return days;
 }
 
 /** A ban policy's figures: whole numbers >= 1. */

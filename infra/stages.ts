@@ -32,20 +32,36 @@ export interface StageSettings {
    * sources, at the price of parsing the bundle's source map at every cold start.
    */
   readonly sourceMaps: boolean;
+  /** Days an audit entry of a key change is kept before DynamoDB's TTL deletes it. */
+  readonly auditRetentionDays: number;
 }
+
+/** Days an audit entry is kept unless the stage says otherwise (`auditRetentionDays`). */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
 
 /**
  * Production shifts 10% of traffic for 5 minutes behind a web ACL; staging, whose traffic is the
  * team's own, shifts half of it for 3 minutes, unfiltered.
  */
 export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
-  staging: { deployment: 'short-canary', webAcl: false, sourceMaps: true },
-  production: { deployment: 'canary', webAcl: true, sourceMaps: false },
+  staging: {
+    deployment: 'short-canary',
+    webAcl: false,
+    sourceMaps: true,
+    auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
+  },
+  production: {
+    deployment: 'canary',
+    webAcl: true,
+    sourceMaps: false,
+    auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
+  },
 };
 
 /**
  * The options a stage takes from the CDK context: alarm e-mail, web ACL, IP rate limit; the AWS
- * account and region it deploys into; its custom domain (docs/operations.md, "Custom domain").
+ * account and region it deploys into; its custom domain (docs/operations.md, "Custom domain");
+ * the roles admitted to its admin API and its audit retention (docs/operations.md, "API keys").
  */
 export type StageOption =
   | 'alarmEmail'
@@ -57,7 +73,9 @@ export type StageOption =
   | 'certificateArn'
   | 'hostedZoneId'
   | 'hostedZoneName'
-  | 'executeApiEndpoint';
+  | 'executeApiEndpoint'
+  | 'adminRoleArns'
+  | 'auditRetentionDays';
 
 /**
  * CDK context keys through which an operator sets a stage's options at deploy time, e.g.
@@ -127,8 +145,6 @@ export const LIVE_ALIAS = 'live';
 export const STACK_OUTPUTS = {
   /** Base URL of the API, ending in `/v1/`: the custom domain's when the stage has one. */
   apiBaseUrl: 'ApiBaseUrl',
-  /** Base URL of the admin API, its stage included (`https://…/admin`): the keys command's target. */
-  adminApiUrl: 'AdminApiUrl',
   /** Id of the RestApi. */
   restApiId: 'RestApiId',
   /** Physical name of the pets table (read by the restore command). */
@@ -141,6 +157,12 @@ export const STACK_OUTPUTS = {
   dashboardUrl: 'DashboardUrl',
   /** ARN of the SNS topic every alarm of the stage notifies. */
   alarmTopicArn: 'AlarmTopicArn',
+  /** Base URL of the admin API, ending in `/admin/` (its own execute-api hostname). */
+  adminApiBaseUrl: 'AdminApiBaseUrl',
+  /** Physical name of the audit table. */
+  auditTableName: 'AuditTableName',
+  /** Days an audit entry is kept (the stage's `auditRetentionDays`). */
+  auditRetentionDays: 'AuditRetentionDays',
 } as const;
 
 /** Name of the stack output holding the id of a plan's usage plan, e.g. `UsagePlanIdFree`. */

@@ -4,7 +4,7 @@
  */
 
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -115,7 +115,8 @@ function secretsReader(): ParamsAndSecretsLayerVersion {
  * A NodejsFunction (Node.js 24, arm64, ESM, 256 MB, `FUNCTION_TIMEOUT_SECONDS`, X-Ray active tracing) with its own log
  * group (one month) and a role that may write there, send traces, make exactly the DynamoDB
  * calls of `definition.tableAccess` and read exactly the secrets of `definition.secrets` (no
- * managed policy, no wildcard on data), and an alarm on its throttles. A function with secrets
+ * managed policy, no wildcard on data), the API Gateway calls of `definition.apiGatewayAccess`
+ * (the admin functions' API keys and usage plans), and an alarm on its throttles. A function with secrets
  * gets each one's ARN in its `arnSetting` and the extension that reads them ({@link secretsReader}).
  * Its `currentVersion`, if used, is retained when a deploy publishes the next one.
  *
@@ -163,6 +164,28 @@ export class ServiceFunction extends Construct {
           resources: index ? [arn, `${arn}/index/${index}`] : [arn],
         }),
       );
+    }
+
+    const { partition, region } = Stack.of(this);
+    for (const { method, paths } of definition.apiGatewayAccess ?? []) {
+      role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: [`apigateway:${method}`],
+          resources: paths.map((path) => `arn:${partition}:apigateway:${region}::${path}`),
+        }),
+      );
+    }
+    const wildcardPaths = new Set(
+      (definition.apiGatewayAccess ?? []).flatMap(({ paths }) =>
+        paths.filter((path) => path.includes('*')),
+      ),
+    );
+    for (const path of wildcardPaths) {
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::${path}]`,
+        reason:
+          'An admin function changes API keys and usage plans whose ids exist only once made (API Gateway has no tag condition for them); each statement names one resource type and one HTTP method.',
+      });
     }
 
     this.function = new NodejsFunction(this, 'Default', {

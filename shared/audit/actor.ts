@@ -7,6 +7,12 @@ import { ApiError } from '../http/errors.ts';
 import type { AuditContext } from './entry.ts';
 
 /**
+ * The actor of changes made on the local stack outside its admin API (the restore command's key
+ * writes): the local stack has no IAM, so one fixed principal stands for its operator.
+ */
+export const LOCAL_STACK_ACTOR_ARN = 'arn:aws:iam::000000000000:user/petstore-local-operator';
+
+/**
  * The audit context of an admin request: the actor from `requestContext.identity` (`userArn`,
  * `sourceIp`, `userAgent`), the request id from `requestContext.requestId`, and `reason`.
  *

@@ -7,6 +7,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { auditContextOf } from '../audit/actor.ts';
 import { ApiGatewayStepError, KeyNotFoundError } from '../keys/admin/key-operations.ts';
 import { KeyChangedError, KeyRevokedError } from '../keys/errors.ts';
 import { logger } from '../logger.ts';
@@ -48,7 +49,8 @@ export function adminErrorOf(error: unknown): unknown {
 
 /**
  * Wraps an admin operation in the chain: Powertools' logger context, 5xx counting, header
- * normalizer, error handler, strict query, and with `body` the JSON body middleware.
+ * normalizer, error handler, strict query, and with `body` the JSON body middleware; an event
+ * without an IAM principal is answered 403 `forbidden` before the operation runs.
  * @returns The Lambda handler for API Gateway REST proxy events (IAM-authorized).
  */
 export function adminHandler(
@@ -58,6 +60,8 @@ export function adminHandler(
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(
     async function adminOperation(event: APIGatewayProxyEvent, context: Context) {
       try {
+        // API Gateway's AWS_IAM authorization sets it; without it no operation runs, reads included.
+        auditContextOf(event);
         return await fn(event, context);
       } catch (error) {
         throw adminErrorOf(error);

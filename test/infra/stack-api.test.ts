@@ -232,7 +232,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('outputs', () => {
-    it('outputs the base URL, the RestApi id, the pets, keys and counters tables and each usage plan id', () => {
+    it('outputs the base URL, the RestApi id, the pets, keys and counters tables, each usage plan id, and the admin API and audit table', () => {
       const outputs = template().findOutputs('*');
       expect(Object.keys(outputs).sort()).toEqual(
         [
@@ -243,6 +243,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
           STACK_OUTPUTS.countersTableName,
           STACK_OUTPUTS.dashboardUrl,
           STACK_OUTPUTS.alarmTopicArn,
+          STACK_OUTPUTS.adminApiBaseUrl,
+          STACK_OUTPUTS.auditTableName,
+          STACK_OUTPUTS.auditRetentionDays,
           ...PLAN_IDS.map(usagePlanOutputName),
         ].sort(),
       );

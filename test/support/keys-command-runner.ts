@@ -175,6 +175,7 @@ export function useDeployedStageOf(
     readonly keysTableName: string;
     readonly countersTableName: string;
     readonly petsTableName?: string;
+    readonly auditTableName?: string;
   },
   adminApiUrl?: () => string,
 ): void {
@@ -190,11 +191,14 @@ export function useDeployedStageOf(
           Outputs: [
             ...(adminApiUrl === undefined
               ? []
-              : [{ OutputKey: STACK_OUTPUTS.adminApiUrl, OutputValue: adminApiUrl() }]),
+              : [{ OutputKey: STACK_OUTPUTS.adminApiBaseUrl, OutputValue: adminApiUrl() }]),
             ...(local.petsTableName === undefined
               ? []
               : [{ OutputKey: STACK_OUTPUTS.petsTableName, OutputValue: local.petsTableName }]),
             { OutputKey: STACK_OUTPUTS.keysTableName, OutputValue: local.keysTableName },
+            ...(local.auditTableName === undefined
+              ? []
+              : [{ OutputKey: STACK_OUTPUTS.auditTableName, OutputValue: local.auditTableName }]),
             { OutputKey: STACK_OUTPUTS.countersTableName, OutputValue: local.countersTableName },
             { OutputKey: STACK_OUTPUTS.restApiId, OutputValue: restApiId },
             ...PLAN_IDS.map((plan) => ({

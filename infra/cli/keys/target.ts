@@ -86,7 +86,7 @@ async function openStage(
 ): Promise<Target> {
   const stack = stackName(stage);
   const outputs = await stackOutputs(cloudFormation, stack);
-  const adminApiUrl = requireOutput(outputs, STACK_OUTPUTS.adminApiUrl, stack);
+  const adminApiUrl = requireOutput(outputs, STACK_OUTPUTS.adminApiBaseUrl, stack);
   return {
     description: `stage ${stage} (admin API of stack ${stack})`,
     tokenStage: stage,

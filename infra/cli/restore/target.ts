@@ -6,6 +6,7 @@ import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
 import { KEYS_TABLE, PETS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import {
   apiKeyIdsNamed,
@@ -15,7 +16,14 @@ import {
 import { UndoSteps } from '../../../shared/keys/admin/undo.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
 import { isStandardPlanId, type PlanId } from '../../../shared/plans.ts';
-import { STACK_OUTPUTS, type StageName, stackName, usagePlanOutputName } from '../../stages.ts';
+import { readSetting } from '../../../shared/settings.ts';
+import {
+  STACK_OUTPUTS,
+  STAGE_SETTINGS,
+  type StageName,
+  stackName,
+  usagePlanOutputName,
+} from '../../stages.ts';
 import { type Deployment, type LocalDynamoDB, openLocalDynamoDB } from '../local-dynamodb.ts';
 import type { CommandOutput } from '../program.ts';
 import { requireOutput, stackOutputs } from '../stack-outputs.ts';
@@ -35,7 +43,13 @@ export interface RestoreCommandDependencies extends CommandOutput {
   readonly local: LocalDynamoDB & {
     readonly petsTableName: string;
     readonly keysTableName: string;
+    readonly auditTableName: string;
   };
+  /**
+   * The IAM principal ARN running the command, the actor of its `key.restored` entries: on a stage
+   * STS GetCallerIdentity's, on the local stack `LOCAL_STACK_ACTOR_ARN`.
+   */
+  readonly callerArn: (stage: StageName | undefined) => Promise<string>;
   /**
    * A document client of DynamoDB Local when `endpoint` is given, otherwise of the deployed
    * stage's DynamoDB on AWS (default credential chain).
@@ -61,6 +75,8 @@ export interface RestoreTarget {
   readonly explain: (error: unknown, tableName: string) => Error;
   /** The stage's stack; absent on the local stack. */
   readonly deployed?: Deployment;
+  /** The audit table, where each key put back gets its `key.restored` entry. */
+  readonly audit: DynamoDBAuditLog;
 }
 
 /**
@@ -77,22 +93,32 @@ export async function openRestoreTarget(
   const { local, openClient, cloudFormation } = dependencies;
   if (stage === undefined) {
     const { where, explain } = await openLocalDynamoDB(local);
+    const client = openClient(local.endpoint);
     return {
       description: `the local stack (${where})`,
       liveTable: table === 'pets' ? local.petsTableName : local.keysTableName,
-      client: openClient(local.endpoint),
+      client,
       explain,
+      audit: new DynamoDBAuditLog(client, local.auditTableName, localRetention()),
     };
   }
   const stack = stackName(stage);
   const outputs = await stackOutputs(cloudFormation, stack);
   const output = table === 'pets' ? STACK_OUTPUTS.petsTableName : STACK_OUTPUTS.keysTableName;
+  const client = openClient();
   return {
     description: `stage ${stage} (stack ${stack})`,
     liveTable: requireOutput(outputs, output, stack),
-    client: openClient(),
+    client,
     explain: (error) => error as Error,
     deployed: { stack, outputs },
+    audit: new DynamoDBAuditLog(
+      client,
+      requireOutput(outputs, STACK_OUTPUTS.auditTableName, stack),
+      Number(
+        outputs.get(STACK_OUTPUTS.auditRetentionDays) ?? STAGE_SETTINGS[stage].auditRetentionDays,
+      ),
+    ),
   };
 }
 
@@ -133,4 +159,9 @@ function destinationOf(plan: PlanId, { stack, outputs }: Deployment): UsagePlanD
   return isStandardPlanId(plan)
     ? { kind: 'shared', usagePlanId: requireOutput(outputs, usagePlanOutputName(plan), stack) }
     : { kind: 'own', stack, restApiId: requireOutput(outputs, STACK_OUTPUTS.restApiId, stack) };
+}
+
+/** The local stack's audit retention: `AUDIT_RETENTION_DAYS` as the functions read it. */
+function localRetention(): number {
+  return readSetting('AUDIT_RETENTION_DAYS');
 }

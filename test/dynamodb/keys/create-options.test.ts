@@ -235,7 +235,7 @@ describe('keys command on a deployed stage', () => {
 
     expect(code).toBe(1);
     expect(stderr).toEqual([
-      `keys: Stack petstore-staging has no output ${STACK_OUTPUTS.adminApiUrl}: deploy the stage again.`,
+      `keys: Stack petstore-staging has no output ${STACK_OUTPUTS.adminApiBaseUrl}: deploy the stage again.`,
     ]);
     expect(await keys.listKeys()).toEqual(before);
     expect(apiGateway.calls()).toEqual([]);
