@@ -278,8 +278,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
       const policies = Object.values(template().findResources('AWS::IAM::Policy'));
 
       // The public functions' policies hold exactly these (no grant on the audit table, none on
-      // API Gateway); the admin functions' are test/infra/admin-api.test.ts's.
-      expect(policies).toHaveLength(FUNCTION_IDS.length + ADMIN_FUNCTION_IDS.length);
+      // API Gateway); the admin functions' are test/infra/admin-api.test.ts's, the audit events
+      // pipe's role's (1) test/infra/audit-events.test.ts's.
+      expect(policies).toHaveLength(FUNCTION_IDS.length + ADMIN_FUNCTION_IDS.length + 1);
       for (const id of FUNCTION_IDS) {
         const role = { Ref: logicalId(stack(), `${id}/Role`) };
         const policy = policies.find(
