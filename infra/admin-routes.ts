@@ -6,9 +6,10 @@
  * the local stack from the same rows. These functions are the only ones that write the keys
  * table's keys, write the audit table, or call API Gateway's key and usage-plan APIs.
  *
- * - the rules of each key operation: shared/keys/admin/ (create, roll, plan, scope, expiry,
- *   revoke, unban), the API Gateway steps and their undo: shared/keys/admin/api-gateway.ts
- * - audit entries: shared/audit/entry.ts; the actor: shared/audit/actor.ts; the table:
+ * - the rules of each key operation: shared/keys/key-operations.ts on the ports of
+ *   shared/keys/admin-ports.ts; the API Gateway steps and their undo:
+ *   shared/apigateway/key-registration.ts, shared/keys/undo.ts
+ * - audit entries: shared/audit/entry.ts; the actor: shared/http/iam-identity.ts; the table:
  *   shared/dynamodb/audit-log.ts
  */
 import {

@@ -11,7 +11,6 @@ import {
   StreamViewType,
   Table,
 } from 'aws-cdk-lib/aws-dynamodb';
-import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
@@ -28,11 +27,10 @@ import { SERVICE_NAME } from '../shared/logger.ts';
 import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
 import type { SecretDefinition } from '../shared/secret-definitions.ts';
-import { ADMIN_ROUTES } from './admin-routes.ts';
-import { AdminApi } from './constructs/admin-api.ts';
-import { alarmOnSum } from './constructs/alarms.ts';
+import { AdminApi, addAdminFunctions, adminSettings } from './constructs/admin-api.ts';
 import type { ApiDomainOptions } from './constructs/api-domain.ts';
 import { AuditEvents } from './constructs/audit-events.ts';
+import { appendOnlyPolicy, validRetention } from './constructs/audit-table.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
@@ -240,30 +238,12 @@ export class PetstoreStack extends Stack {
       roleArns: props.adminRoleArns,
     });
     const retention = validRetention(props.auditRetentionDays ?? settings.auditRetentionDays);
-    const adminEnvironment = {
-      ...environment,
-      AUDIT_RETENTION_DAYS: String(retention),
-      PETSTORE_STACK_NAME: this.stackName,
-      PUBLIC_REST_API_ID: this.api.restApi.restApiId,
-      ...Object.fromEntries(
-        [...this.api.usagePlans].map(([planId, plan]) => [
-          `USAGE_PLAN_ID_${planId.toUpperCase()}`,
-          plan.usagePlanId,
-        ]),
-      ),
-    };
-    const adminFunctions = ADMIN_ROUTES.map((route) => {
-      const admin = new ServiceFunction(this, route.constructId, {
-        definition: route,
-        tables: this.tables,
-        secrets: this.secrets,
-        environment: adminEnvironment,
-        removalPolicy,
-        sourceMaps,
-      });
-      alarmOnSum(admin, 'Errors', admin.function.metricErrors(), `${route.constructId} errors`);
-      this.adminApi.addOperation(route, admin.function);
-      return admin;
+    const adminFunctions = addAdminFunctions(this, this.adminApi, {
+      tables: this.tables,
+      secrets: this.secrets,
+      environment: { ...environment, ...adminSettings(this.api, retention) },
+      removalPolicy,
+      sourceMaps,
     });
     const monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api,
@@ -345,45 +325,6 @@ export class PetstoreStack extends Stack {
     if (!table) throw new Error(`Table ${definition.constructId} is not one of TABLES`);
     return table;
   }
-}
-
-/**
- * The audit table's resource policy: no principal, of this account or any other, may update or
- * delete an item (UpdateItem, DeleteItem, BatchWriteItem, PartiQL UPDATE/DELETE), whatever its own
- * IAM policy allows; an explicit Deny wins over every Allow. Entries are put if absent only
- * (shared/dynamodb/audit-log.ts), and only by the admin functions (their rows' PutItem); DynamoDB's
- * TTL deletes expired entries as the service itself, which the policy does not govern.
- * (`aws:PrincipalArn` cannot exempt anyone: the Deny names every principal.)
- */
-function appendOnlyPolicy(): PolicyDocument {
-  return new PolicyDocument({
-    statements: [
-      new PolicyStatement({
-        sid: 'AuditEntriesAreAppendOnly',
-        effect: Effect.DENY,
-        principals: [new AnyPrincipal()],
-        actions: [
-          'dynamodb:UpdateItem',
-          'dynamodb:DeleteItem',
-          'dynamodb:BatchWriteItem',
-          'dynamodb:PartiQLUpdate',
-          'dynamodb:PartiQLDelete',
-        ],
-        resources: ['*'],
-      }),
-    ],
-  });
-}
-
-/**
- * Checks the `auditRetentionDays` prop.
- * @throws Error unless it is a whole number from 1 to 3650.
- */
-function validRetention(days: number): number {
-  if (!Number.isInteger(days) || days < 1 || days > 3_650) {
-    throw new Error(`auditRetentionDays must be a whole number from 1 to 3650; got ${days}`);
-  }
-  return days;
 }
 
 /** A ban policy's figures: whole numbers >= 1. */

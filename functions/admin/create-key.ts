@@ -1,5 +1,5 @@
 /** Lambda entry of createKey (`POST /keys`): `operations/create-key.ts` on the stage's tables. */
-import { createKeyOperations } from '../../shared/dynamodb/admin-container.ts';
+import { createKeyOperations } from './container.ts';
 import { createKeyHandler } from './operations/create-key.ts';
 
 /** Lambda handler of createKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */

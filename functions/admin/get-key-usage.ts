@@ -1,5 +1,5 @@
 /** Lambda entry of getKeyUsage (`GET /keys/{keyId}/usage`): `operations/get-key-usage.ts` on the stage's tables. */
-import { createKeyOperations } from '../../shared/dynamodb/admin-container.ts';
+import { createKeyOperations } from './container.ts';
 import { getKeyUsageHandler } from './operations/get-key-usage.ts';
 
 /** Lambda handler of getKeyUsage: IAM-authorized API Gateway REST proxy event in, proxy result out. */

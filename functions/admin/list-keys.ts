@@ -1,5 +1,5 @@
 /** Lambda entry of listKeys (`GET /keys`): `operations/list-keys.ts` on the stage's tables. */
-import { createKeyOperations } from '../../shared/dynamodb/admin-container.ts';
+import { createKeyOperations } from './container.ts';
 import { listKeysHandler } from './operations/list-keys.ts';
 
 /** Lambda handler of listKeys: IAM-authorized API Gateway REST proxy event in, proxy result out. */

@@ -1,5 +1,5 @@
 /** Lambda entry of rollKey (`POST /keys/{keyId}/roll`): `operations/roll-key.ts` on the stage's tables. */
-import { createKeyOperations } from '../../shared/dynamodb/admin-container.ts';
+import { createKeyOperations } from './container.ts';
 import { rollKeyHandler } from './operations/roll-key.ts';
 
 /** Lambda handler of rollKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */

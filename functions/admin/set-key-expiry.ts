@@ -1,5 +1,5 @@
 /** Lambda entry of setKeyExpiry (`PUT /keys/{keyId}/expiry`): `operations/set-key-expiry.ts` on the stage's tables. */
-import { createKeyOperations } from '../../shared/dynamodb/admin-container.ts';
+import { createKeyOperations } from './container.ts';
 import { setKeyExpiryHandler } from './operations/set-key-expiry.ts';
 
 /** Lambda handler of setKeyExpiry: IAM-authorized API Gateway REST proxy event in, proxy result out. */

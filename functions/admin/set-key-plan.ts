@@ -1,5 +1,5 @@
 /** Lambda entry of setKeyPlan (`PUT /keys/{keyId}/plan`): `operations/set-key-plan.ts` on the stage's tables. */
-import { createKeyOperations } from '../../shared/dynamodb/admin-container.ts';
+import { createKeyOperations } from './container.ts';
 import { setKeyPlanHandler } from './operations/set-key-plan.ts';
 
 /** Lambda handler of setKeyPlan: IAM-authorized API Gateway REST proxy event in, proxy result out. */

@@ -1,5 +1,5 @@
 /** Lambda entry of setKeyScopes (`PUT /keys/{keyId}/scopes`): `operations/set-key-scopes.ts` on the stage's tables. */
-import { createKeyOperations } from '../../shared/dynamodb/admin-container.ts';
+import { createKeyOperations } from './container.ts';
 import { setKeyScopesHandler } from './operations/set-key-scopes.ts';
 
 /** Lambda handler of setKeyScopes: IAM-authorized API Gateway REST proxy event in, proxy result out. */

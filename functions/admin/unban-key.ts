@@ -1,5 +1,5 @@
 /** Lambda entry of unbanKey (`POST /keys/{keyId}/unban`): `operations/unban-key.ts` on the stage's tables. */
-import { createKeyOperations } from '../../shared/dynamodb/admin-container.ts';
+import { createKeyOperations } from './container.ts';
 import { unbanKeyHandler } from './operations/unban-key.ts';
 
 /** Lambda handler of unbanKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */

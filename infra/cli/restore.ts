@@ -10,7 +10,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { LOCAL_STACK_ACTOR_ARN } from '../../shared/audit/actor.ts';
+import { LOCAL_STACK_ACTOR_ARN } from '../../shared/audit/entry.ts';
 import { AUDIT_TABLE, KEYS_TABLE, PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { commandTables } from './local-dynamodb.ts';
 import { runMain } from './program.ts';

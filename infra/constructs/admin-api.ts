@@ -26,12 +26,13 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
-import type { AdminRouteDefinition } from '../admin-routes.ts';
+import { ADMIN_ROUTES, type AdminRouteDefinition } from '../admin-routes.ts';
 import { ADMIN_GATEWAY_RESPONSES } from '../gateway-responses.ts';
 import { BINARY_MEDIA_TYPES } from '../routes.ts';
 import { accessLogFormat } from './access-log.ts';
 import { alarmOnSum } from './alarms.ts';
-import { LOG_RETENTION } from './service-function.ts';
+import type { PetstoreApi } from './petstore-api.ts';
+import { LOG_RETENTION, ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
 
 /** An IAM role's ARN: `arn:<partition>:iam::<12-digit account>:role/<path and name>`. */
 export const ROLE_ARN = /^arn:aws[a-z-]*:iam::(\d{12}):role\/[\w+=,.@/-]{1,512}$/;
@@ -190,4 +191,46 @@ function validRoleArns(arns: readonly string[], account: string): string[] {
     }
   }
   return [...arns];
+}
+
+/**
+ * The settings the admin functions get beside the tables' names: the audit retention, and the
+ * public API's stack name, RestApi id and each standard plan's usage plan id, whose API keys
+ * they manage (`USAGE_PLAN_ID_FREE`, …).
+ */
+export function adminSettings(
+  publicApi: PetstoreApi,
+  retentionDays: number,
+): Record<string, string> {
+  return {
+    AUDIT_RETENTION_DAYS: String(retentionDays),
+    PETSTORE_STACK_NAME: Stack.of(publicApi).stackName,
+    PUBLIC_REST_API_ID: publicApi.restApi.restApiId,
+    ...Object.fromEntries(
+      [...publicApi.usagePlans].map(([planId, plan]) => [
+        `USAGE_PLAN_ID_${planId.toUpperCase()}`,
+        plan.usagePlanId,
+      ]),
+    ),
+  };
+}
+
+/**
+ * One {@link ServiceFunction} per admin route at `scope` (the stack: construct ids from the
+ * rows), each with an alarm on its errors and served by `api`. Plain functions, no CodeDeploy
+ * canary: admin calls are too few for a canary's alarms to judge a version (docs/operations.md).
+ *
+ * @returns The functions, in the route table's order.
+ */
+export function addAdminFunctions(
+  scope: Construct,
+  api: AdminApi,
+  props: Omit<ServiceFunctionProps, 'definition'>,
+): ServiceFunction[] {
+  return ADMIN_ROUTES.map((route) => {
+    const admin = new ServiceFunction(scope, route.constructId, { ...props, definition: route });
+    alarmOnSum(admin, 'Errors', admin.function.metricErrors(), `${route.constructId} errors`);
+    api.addOperation(route, admin.function);
+    return admin;
+  });
 }

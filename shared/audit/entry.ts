@@ -127,3 +127,21 @@ export function auditEntry(
     ...(context.reason !== undefined && { reason: context.reason }),
   };
 }
+
+/** What a window query of the stage's entries keeps. */
+export interface AuditWindow {
+  /** ISO 8601 start, inclusive. */
+  readonly since: string;
+  /** ISO 8601 end, exclusive. */
+  readonly until: string;
+  /** Only entries of this actor (IAM principal ARN). @default - every actor */
+  readonly actor?: string;
+  /** Only entries of this event. @default - every event */
+  readonly event?: AuditEvent;
+}
+
+/**
+ * The actor of changes made on the local stack outside its admin API (the restore command's key
+ * writes): the local stack has no IAM, so one fixed principal stands for its operator.
+ */
+export const LOCAL_STACK_ACTOR_ARN = 'arn:aws:iam::000000000000:user/petstore-local-operator';

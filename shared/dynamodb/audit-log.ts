@@ -8,6 +8,7 @@ import {
   type AuditContext,
   type AuditEntry,
   type AuditEvent,
+  type AuditWindow,
   auditEntry,
   type FieldChange,
 } from '../audit/entry.ts';
@@ -41,18 +42,6 @@ interface AuditItem extends AuditEntry {
   readonly day: string;
   /** Epoch seconds after which DynamoDB's TTL deletes the entry (the retention). */
   readonly expiresAt: number;
-}
-
-/** What a window query of the stage's entries keeps. */
-export interface AuditWindow {
-  /** ISO 8601 start, inclusive. */
-  readonly since: string;
-  /** ISO 8601 end, exclusive. */
-  readonly until: string;
-  /** Only entries of this actor (IAM principal ARN). @default - every actor */
-  readonly actor?: string;
-  /** Only entries of this event. @default - every event */
-  readonly event?: AuditEvent;
 }
 
 /** Most days a window may span: the longest retention (ten years), bounding its Queries. */

@@ -6,17 +6,16 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { AuditContext } from '../audit/entry.ts';
 import { counterName, countsOf, daysUntil } from '../rate-limit/counter-item.ts';
 import { activeBan, instantAt } from '../rate-limit/decision.ts';
+import type { BanState } from '../rate-limit/key-status.ts';
 import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
 import { windowAt } from '../rate-limit/windows.ts';
-import type { AuditPut } from './audit-log.ts';
+import type { DynamoDBAuditLog } from './audit-log.ts';
 
-/** What `keys list` shows of a key's ban. */
-export interface BanState {
-  /** Epoch seconds at which the ban ends. */
-  readonly bannedUntil: number;
-}
+// Where the keys command reads it.
+export type { BanState };
 
 /** Reads and lifts the bans the rate limiter keeps in the counters table. */
 export class DynamoDBRateLimitBans {
@@ -24,11 +23,13 @@ export class DynamoDBRateLimitBans {
    * @param tableName The counters table (`COUNTERS_TABLE`).
    * @param shards Shard items per spread key and day, whose bans `unban` lifts too.
    *   @default DEFAULT_SPREAD_POLICY.shards
+   * @param audit The audit table, for an audited `unban` (the admin API). @default - none
    */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly shards = DEFAULT_SPREAD_POLICY.shards,
+    private readonly audit?: DynamoDBAuditLog,
   ) {}
 
   /** The key's ban in force at `nowMs` (epoch ms; one consistent GetItem), or `undefined`. */
@@ -48,24 +49,25 @@ export class DynamoDBRateLimitBans {
   /**
    * Lifts the key's ban from every item it covers (docs/rate-limits.md).
    *
-   * @param audit The audit entry of the lifted ban (the admin API): then the items that exist are
-   *   cleared in one transaction with it, and a key that is not banned changes nothing.
+   * @param context Who lifts it (the admin API): then the items that exist are cleared in one
+   *   transaction with its `key.unbanned` entry, and a key that is not banned changes nothing.
    * @returns The ban that was lifted, or `undefined` when the key was not banned.
+   * @throws Error when `context` is given to bans without an audit table.
    */
-  async unban(
-    keyId: string,
-    nowMs: number,
-    audit?: (ban: BanState) => AuditPut,
-  ): Promise<BanState | undefined> {
+  async unban(keyId: string, nowMs: number, context?: AuditContext): Promise<BanState | undefined> {
     const ban = await this.banState(keyId, nowMs);
-    if (audit && !ban) return undefined;
+    if (context && !ban) return undefined;
     const days = ban ? daysUntil(nowMs, ban.bannedUntil) : [windowAt('day', nowMs)];
     const names = days.flatMap((day) => [
       counterName(keyId, day),
       ...(ban ? shardNames(keyId, day, this.shards) : []),
     ]);
-    if (audit && ban) {
-      await this.clearBansWith(names, audit(ban));
+    if (context && ban) {
+      if (!this.audit) throw new Error('An audited unban needs the audit table');
+      const entry = this.audit.recorder(context)('key.unbanned', keyId, {
+        bannedUntil: { before: new Date(ban.bannedUntil * 1000).toISOString() },
+      });
+      await this.clearBansWith(names, entry);
       return ban;
     }
     await Promise.all(names.map((name) => this.clearBan(name)));
@@ -77,7 +79,10 @@ export class DynamoDBRateLimitBans {
    * with `entry` (a TransactWriteItems condition cannot skip a missing item, so they are read
    * first; an item created meanwhile cancels nothing and keeps what it counts).
    */
-  private async clearBansWith(names: readonly string[], entry: AuditPut): Promise<void> {
+  private async clearBansWith(
+    names: readonly string[],
+    entry: ReturnType<DynamoDBAuditLog['put']>,
+  ): Promise<void> {
     const found = await Promise.all(
       names.map(async (name) => {
         const { Item } = await this.client.send(

@@ -1,7 +1,11 @@
 /** The key store on DynamoDB: a row per token, a head item per key (docs/architecture.md). */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { type AuditEvent, changedFields } from '../audit/entry.ts';
+import {
+  type DynamoDBDocumentClient,
+  ScanCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { KeyChangeAudit } from '../keys/admin-ports.ts';
 import { KeyChangedError } from '../keys/errors.ts';
 import type {
   IssuedKey,
@@ -26,7 +30,8 @@ import {
 import { keyScopes, type Scope } from '../keys/scopes.ts';
 import type { TokenStage } from '../keys/token.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';
-import type { AuditPut, AuditRecorder } from './audit-log.ts';
+import type { DynamoDBAuditLog } from './audit-log.ts';
+import { type AuditedChange, KeyAuditor } from './key-audit.ts';
 import {
   CHANGE_ATTEMPTS,
   headAsRead,
@@ -46,33 +51,22 @@ interface KeyRows {
 }
 
 /**
- * How a change is audited (the admin API's functions): its entry goes into the change's own
- * transaction, so that the entry exists exactly when the change does.
+ * Keys table access: the authorizer's lookup, the keys command's administration and, given the
+ * audit table, the admin API's audited changes (each entry in its change's own transaction).
  */
-export interface KeyChangeAudit {
-  readonly recorder: AuditRecorder;
-  /**
-   * The key as the caller read it before steps of its own (API Gateway's): the change is made only
-   * while the guarded attributes still hold these values.
-   * @default - the key as the store reads it
-   */
-  readonly expected?: ApiKeyRecord;
-}
-
-/** The change `updateEveryRow` makes and, when audited, how its entry is recorded. */
-interface AuditedChange {
-  readonly event: AuditEvent;
-  /** The key after the change, from the current row before it. */
-  readonly after: (previous: ApiKeyRecord) => ApiKeyRecord;
-  readonly audit?: KeyChangeAudit;
-}
-
-/** Keys table access: the authorizer's lookup and the keys command's administration. */
 export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministration {
-  /** One transaction puts the token's row and the key's head (and, audited, the entry). */
-  async createKey(input: NewKeyInput, audit?: KeyChangeAudit): Promise<IssuedKey> {
+  private readonly auditor: KeyAuditor;
+
+  /** @param audit The audit table, for audited changes. @default - none: unaudited only */
+  constructor(client: DynamoDBDocumentClient, tableName: string, audit?: DynamoDBAuditLog) {
+    super(client, tableName);
+    this.auditor = new KeyAuditor(audit);
+  }
+
+  /** One transaction puts the token's row and the key's head. */
+  async createKey(input: NewKeyInput): Promise<IssuedKey> {
     const issued = newKey(input);
-    await this.storeKey(issued, audit);
+    await this.storeKey(issued);
     return issued;
   }
 
@@ -83,7 +77,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
    */
   async storeKey({ record }: IssuedKey, audit?: KeyChangeAudit): Promise<void> {
     const head: KeyHead = { keyHash: record.keyId, currentHash: record.keyHash };
-    const entry = audit?.recorder('key.created', record.keyId, changedFields(undefined, record));
+    const entry = this.auditor.created(record, audit);
     await this.client.send(
       new TransactWriteCommand({
         TransactItems: [
@@ -154,12 +148,8 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
       if (!key) return undefined;
       const { head, tokens } = key;
       const { current, old } = tokens;
-      const expected = change.audit?.expected;
-      if (expected && unchanged.some((name) => !sameValue(expected[name], current[name]))) {
-        throw new KeyChangedError(keyId);
-      }
+      const entry = this.auditor.changed(change, current, unchanged);
       const guard = stillAsRead(current, unchanged);
-      const entry = auditPutOf(change, current);
       const currentRow = {
         ...update,
         TableName: this.tableName,
@@ -302,12 +292,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
     const { ExpressionAttributeValues: held, ...guard } = stillAsRead(current, KEY_ATTRIBUTES);
     const stillCurrent = { TableName: this.tableName, Key: { keyHash: current.keyHash }, ...guard };
     const headGuard = headAsRead(this.tableName, head);
-    const entry = options.audit?.recorder('key.rolled', keyId, {
-      oldTokenUntil: {
-        ...(before.old?.graceUntil && { before: before.old.graceUntil }),
-        after: graceUntil ?? new Date().toISOString(),
-      },
-    });
+    const entry = this.auditor.rolled(keyId, before.old?.graceUntil, graceUntil, options.audit);
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -356,18 +341,4 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
     }
     return { record: after.current, token, graceUntil };
   }
-}
-
-/** Whether two attribute values are equal (scopes are arrays). */
-function sameValue(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** The audit entry's Put of a change to the key whose current row is `current`, if it changes it. */
-function auditPutOf(change: AuditedChange, current: ApiKeyRecord): AuditPut | undefined {
-  if (!change.audit) return undefined;
-  const changes = changedFields(current, change.after(current));
-  return Object.keys(changes).length > 0
-    ? change.audit.recorder(change.event, current.keyId, changes)
-    : undefined;
 }

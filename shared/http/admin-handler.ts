@@ -7,13 +7,17 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { auditContextOf } from '../audit/actor.ts';
-import { ApiGatewayStepError, KeyNotFoundError } from '../keys/admin/key-operations.ts';
-import { KeyChangedError, KeyRevokedError } from '../keys/errors.ts';
+import {
+  ApiGatewayStepError,
+  KeyChangedError,
+  KeyNotFoundError,
+  KeyRevokedError,
+} from '../keys/errors.ts';
 import { logger } from '../logger.ts';
 import { storeErrorOf } from '../store-errors.ts';
 import { ApiError } from './errors.ts';
 import type { HttpHandler } from './handler.ts';
+import { auditContextOf } from './iam-identity.ts';
 import { jsonBody } from './json-body.ts';
 import { countServerErrors, errorHandler, strictQuery } from './middleware.ts';
 import { serviceUnavailable } from './unavailable.ts';

@@ -27,3 +27,22 @@ export class KeyRevokedError extends Error {
     this.name = 'KeyRevokedError';
   }
 }
+
+/** No key has the id asked for (the admin API's 404 `key_not_found`). */
+export class KeyNotFoundError extends Error {
+  constructor(keyId: string) {
+    super(`No key ${keyId}.`);
+    this.name = 'KeyNotFoundError';
+  }
+}
+
+/**
+ * API Gateway failed a step of a key change: the steps before it were undone (the message lists
+ * them) and the keys table was not changed (the admin API's 503, Retry-After).
+ */
+export class ApiGatewayStepError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ApiGatewayStepError';
+  }
+}

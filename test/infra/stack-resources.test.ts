@@ -12,7 +12,6 @@ import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { STAGE_SETTINGS, STAGES, type StageName, stackName } from '../../infra/stages.ts';
 import {
-  AUDIT_TABLE,
   COUNTERS_TABLE,
   IDEMPOTENCY_TABLE,
   KEYS_TABLE,
@@ -23,7 +22,7 @@ import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import { CURSOR_KEY_SECRET } from '../../shared/secret-definitions.ts';
 import { SECRET_READ_BOUNDS } from '../../shared/secrets.ts';
 import {
-  ADMIN_FUNCTION_IDS,
+  ALL_FUNCTION_IDS,
   banEnvironment,
   FUNCTION_IDS,
   logicalId,
@@ -121,7 +120,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
 
     it(`${stage === 'production' ? 'retains and deletion-protects' : 'deletes'} every table with the stack, but the audit table`, () => {
       const { policy, deletionProtection } = TABLE_REMOVAL[stage];
-      for (const table of TABLES.filter((definition) => definition !== AUDIT_TABLE)) {
+      for (const table of TABLES.filter((definition) => !definition.alwaysRetained)) {
         const resource = template().toJSON().Resources[logicalId(stack(), table.constructId)];
         expect(resource.DeletionPolicy).toBe(policy);
         expect(resource.UpdateReplacePolicy).toBe(policy);
@@ -142,10 +141,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
     });
 
     it('runs one Node.js 24 arm64 ESM function per route plus the authorizer', () => {
-      template().resourceCountIs(
-        'AWS::Lambda::Function',
-        FUNCTION_IDS.length + ADMIN_FUNCTION_IDS.length,
-      );
+      template().resourceCountIs('AWS::Lambda::Function', ALL_FUNCTION_IDS.length);
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
         expect(Properties).toMatchObject({
@@ -160,11 +156,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
         expect(Properties.Environment.Variables).toEqual({
-          PETS_TABLE_NAME: { Ref: logicalId(stack(), PETS_TABLE.constructId) },
-          KEYS_TABLE_NAME: { Ref: logicalId(stack(), KEYS_TABLE.constructId) },
-          COUNTERS_TABLE_NAME: { Ref: logicalId(stack(), COUNTERS_TABLE.constructId) },
-          IDEMPOTENCY_TABLE_NAME: { Ref: logicalId(stack(), IDEMPOTENCY_TABLE.constructId) },
-          AUDIT_TABLE_NAME: { Ref: logicalId(stack(), AUDIT_TABLE.constructId) },
+          ...Object.fromEntries(
+            TABLES.map((table) => [table.envVar, { Ref: logicalId(stack(), table.constructId) }]),
+          ),
           POWERTOOLS_SERVICE_NAME: 'petstore',
           POWERTOOLS_METRICS_NAMESPACE: 'Petstore',
           POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -277,10 +271,8 @@ describe.each(STAGES)('the %s stage', (stage) => {
       };
       const policies = Object.values(template().findResources('AWS::IAM::Policy'));
 
-      // The public functions' policies hold exactly these (no grant on the audit table, none on
-      // API Gateway); the admin functions' are test/infra/admin-api.test.ts's, the audit events
-      // pipe's role's (1) test/infra/audit-events.test.ts's.
-      expect(policies).toHaveLength(FUNCTION_IDS.length + ADMIN_FUNCTION_IDS.length + 1);
+      // One per function, and the audit events pipe's role's (audit-events.test.ts checks it).
+      expect(policies).toHaveLength(ALL_FUNCTION_IDS.length + 1);
       for (const id of FUNCTION_IDS) {
         const role = { Ref: logicalId(stack(), `${id}/Role`) };
         const policy = policies.find(

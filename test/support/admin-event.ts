@@ -4,9 +4,9 @@
  * operations on this test file's tables.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { createKeyOperations } from '../../functions/admin/container.ts';
 import { createProxyEvent } from '../../infra/local/events.ts';
 import { type AdminOperationId, adminOperationOf } from '../../shared/admin-operations.ts';
-import { createKeyOperations } from '../../shared/dynamodb/admin-container.ts';
 
 /** The principal that signs the requests of the tests: an assumed role's session. */
 export const SIGNER = 'arn:aws:sts::111111111111:assumed-role/petstore-operators/alice';

@@ -28,8 +28,9 @@ import type { LambdaHandler } from '../../infra/local/invocation.ts';
 import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
 import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stages.ts';
 import type { AdminOperationId } from '../../shared/admin-operations.ts';
-import { KeyOperations, type KeyOperationsPorts } from '../../shared/keys/admin/key-operations.ts';
+import { ApiGatewayKeyGateway } from '../../shared/apigateway/api-key-gateway.ts';
 import type { KeyAdministration } from '../../shared/keys/key-administration.ts';
+import { KeyOperations, type KeyOperationsPorts } from '../../shared/keys/key-operations.ts';
 import { PLAN_IDS, type RequestLimits } from '../../shared/plans.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 
@@ -100,18 +101,15 @@ export async function startAdminApis(
     new KeyOperations({
       ...ports,
       tokenStage: 'staging',
-      apiGateway: {
-        client: new APIGatewayClient({ region: 'us-east-1' }),
-        targets: {
-          stackName: stackName('staging'),
-          restApiId,
-          usagePlanIds: {
-            free: usagePlanId('free'),
-            pro: usagePlanId('pro'),
-            business: usagePlanId('business'),
-          },
+      apiGateway: new ApiGatewayKeyGateway(new APIGatewayClient({ region: 'us-east-1' }), {
+        stackName: stackName('staging'),
+        restApiId,
+        usagePlanIds: {
+          free: usagePlanId('free'),
+          pro: usagePlanId('pro'),
+          business: usagePlanId('business'),
         },
-      },
+      }),
     }),
   );
   return { local, stage };

@@ -39,10 +39,11 @@ export const keys = new DynamoDBKeyStore(documentClient, tableName);
 export const bans = new DynamoDBRateLimitBans(documentClient, countersTableName);
 
 /** The admin APIs of the local stack and of the "deployed stage", on this file's tables. */
+const audit = DynamoDBAuditLog.from({ client: documentClient, settings: readSettings() });
 const adminApis = await startAdminApis({
-  keys,
-  audit: DynamoDBAuditLog.from({ client: documentClient, settings: readSettings() }),
-  bans,
+  keys: new DynamoDBKeyStore(documentClient, tableName, audit),
+  audit,
+  bans: new DynamoDBRateLimitBans(documentClient, countersTableName, undefined, audit),
   usage: new DynamoDBKeyUsage(documentClient, countersTableName),
 });
 afterAll(async () => {

@@ -31,6 +31,9 @@ export const FUNCTION_IDS = [...OPERATION_IDS, 'AuthorizerFunction'];
 /** Construct ids of the admin API's functions, one per admin route. */
 export const ADMIN_FUNCTION_IDS = ADMIN_ROUTES.map((route) => route.constructId);
 
+/** Construct ids of every function of the stack: the public API's and the admin API's. */
+export const ALL_FUNCTION_IDS = [...FUNCTION_IDS, ...ADMIN_FUNCTION_IDS];
+
 /** The secrets that the definition of the function `constructId` names (its row's `secrets`). */
 export function secretsOf(constructId: string): readonly SecretDefinition[] {
   return [...ROUTES, AUTHORIZER].find((fn) => fn.constructId === constructId)?.secrets ?? [];

@@ -2,12 +2,13 @@
  * `POST /keys` (createKey; docs/admin-openapi.yaml): 201 `{ key, token, apiGateway }` with
  * `Location`; the token is in no other answer and stored nowhere. Audit: `key.created`.
  */
-import { auditContextOf } from '../../../shared/audit/actor.ts';
+
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { auditContextOf } from '../../../shared/http/iam-identity.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
-import type { KeyOperations } from '../../../shared/keys/admin/key-operations.ts';
-import { CreateKeyBodySchema } from '../../../shared/keys/admin/schemas.ts';
+import { CreateKeyBodySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
 
 /** The Lambda handler of createKey. */
 export function createKeyHandler(operations: KeyOperations) {

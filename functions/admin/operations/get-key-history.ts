@@ -1,7 +1,7 @@
 /** `GET /keys/{keyId}/history` (getKeyHistory): 200 `{ keyId, entries }`, oldest first. */
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
-import type { KeyOperations } from '../../../shared/keys/admin/key-operations.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of getKeyHistory. */

@@ -4,8 +4,8 @@ import { adminOperationOf } from '../../../shared/admin-operations.ts';
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
-import type { KeyOperations } from '../../../shared/keys/admin/key-operations.ts';
-import { UsageQuerySchema } from '../../../shared/keys/admin/schemas.ts';
+import { UsageQuerySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of getKeyUsage. */

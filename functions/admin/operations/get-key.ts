@@ -1,7 +1,7 @@
 /** `GET /keys/{keyId}` (getKey): 200 the key with its ban and last day used; 404 `key_not_found`. */
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
-import type { KeyOperations } from '../../../shared/keys/admin/key-operations.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of getKey. */

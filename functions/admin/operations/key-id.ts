@@ -1,7 +1,7 @@
 /** What every admin operation on one key reads first: the key id of its path, checked. */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
-import { KeyIdSchema } from '../../../shared/keys/admin/schemas.ts';
+import { KeyIdSchema } from '../../../shared/keys/admin-schemas.ts';
 
 /**
  * The `{keyId}` path parameter.

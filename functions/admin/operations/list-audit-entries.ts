@@ -7,8 +7,8 @@ import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
-import type { KeyOperations } from '../../../shared/keys/admin/key-operations.ts';
-import { AuditQuerySchema } from '../../../shared/keys/admin/schemas.ts';
+import { AuditQuerySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
 
 /** The Lambda handler of listAuditEntries (`until` defaults to now). */
 export function listAuditEntriesHandler(operations: KeyOperations) {

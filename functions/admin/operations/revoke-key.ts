@@ -1,10 +1,11 @@
 /** `POST /keys/{keyId}/revoke` (revokeKey): 200 `{ key, apiGateway }`. Audit: `key.revoked`. */
-import { auditContextOf } from '../../../shared/audit/actor.ts';
+
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { auditContextOf } from '../../../shared/http/iam-identity.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
-import type { KeyOperations } from '../../../shared/keys/admin/key-operations.ts';
-import { ReasonBodySchema } from '../../../shared/keys/admin/schemas.ts';
+import { ReasonBodySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of revokeKey. */

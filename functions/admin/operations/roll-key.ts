@@ -2,12 +2,13 @@
  * `POST /keys/{keyId}/roll` (rollKey): 200 `{ key, token, graceUntil? }`; 409 `key_revoked`.
  * Audit: `key.rolled`.
  */
-import { auditContextOf } from '../../../shared/audit/actor.ts';
+
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { auditContextOf } from '../../../shared/http/iam-identity.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
-import { type KeyOperations, shownKey } from '../../../shared/keys/admin/key-operations.ts';
-import { RollKeyBodySchema } from '../../../shared/keys/admin/schemas.ts';
+import { RollKeyBodySchema } from '../../../shared/keys/admin-schemas.ts';
+import { type KeyOperations, shownKey } from '../../../shared/keys/key-operations.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of rollKey. */

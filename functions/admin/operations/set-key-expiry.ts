@@ -1,10 +1,11 @@
 /** `PUT /keys/{keyId}/expiry` (setKeyExpiry): 200 `{ previous, key, apiGateway }`. Audit: `key.expiry_set`. */
-import { auditContextOf } from '../../../shared/audit/actor.ts';
+
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { auditContextOf } from '../../../shared/http/iam-identity.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
-import type { KeyOperations } from '../../../shared/keys/admin/key-operations.ts';
-import { SetExpiryBodySchema } from '../../../shared/keys/admin/schemas.ts';
+import { SetExpiryBodySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of setKeyExpiry (`expiresAt: null`: the key never expires). */

@@ -3,12 +3,13 @@
  * for limits on a standard plan or none on Enterprise; 409 `key_revoked`; 503 when API Gateway
  * refuses (undone). Audit: `key.plan_changed`.
  */
-import { auditContextOf } from '../../../shared/audit/actor.ts';
+
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { auditContextOf } from '../../../shared/http/iam-identity.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
-import type { KeyOperations } from '../../../shared/keys/admin/key-operations.ts';
-import { SetPlanBodySchema } from '../../../shared/keys/admin/schemas.ts';
+import { SetPlanBodySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of setKeyPlan. */

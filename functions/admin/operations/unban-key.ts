@@ -2,12 +2,13 @@
  * `POST /keys/{keyId}/unban` (unbanKey): 200 `{ keyId, lifted, bannedUntil? }`. Audit:
  * `key.unbanned`, only when a ban was lifted.
  */
-import { auditContextOf } from '../../../shared/audit/actor.ts';
+
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { auditContextOf } from '../../../shared/http/iam-identity.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
-import type { KeyOperations } from '../../../shared/keys/admin/key-operations.ts';
-import { ReasonBodySchema } from '../../../shared/keys/admin/schemas.ts';
+import { ReasonBodySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of unbanKey. */

@@ -3,7 +3,7 @@
  * module, the `--stage` option that picks the target and the `--reason` of every change.
  */
 import { type Command, Option } from 'commander';
-import { MAX_REASON_LENGTH } from '../../../shared/keys/admin/schemas.ts';
+import { MAX_REASON_LENGTH } from '../../../shared/keys/admin-schemas.ts';
 import { isStageName, STAGES, type StageName } from '../../stages.ts';
 import { type CommandOutput, UsageError } from '../program.ts';
 import { openTarget, type Target, type TargetDependencies } from './target.ts';

@@ -5,7 +5,7 @@
  * for D.
  */
 import { Option } from 'commander';
-import type { KeyStatus, ShownKey } from '../../../shared/keys/admin/key-operations.ts';
+import type { KeyStatus, ShownKey } from '../../../shared/keys/key-operations.ts';
 import { keyRefusal, limitsOfKey } from '../../../shared/keys/key-records.ts';
 import { planName } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';

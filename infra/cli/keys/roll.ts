@@ -4,7 +4,7 @@
  * kept working for a grace period. Design: docs/operations.md, "Rolling a key".
  */
 import { Option } from 'commander';
-import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../../../shared/keys/admin/schemas.ts';
+import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../../../shared/keys/admin-schemas.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import {
   type KeysCommandDependencies,

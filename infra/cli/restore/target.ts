@@ -6,15 +6,15 @@ import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
-import { KEYS_TABLE, PETS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import {
   apiKeyIdsNamed,
   registerApiKey,
   type UsagePlanDestination,
-} from '../../../shared/keys/admin/api-gateway.ts';
-import { UndoSteps } from '../../../shared/keys/admin/undo.ts';
+} from '../../../shared/apigateway/key-registration.ts';
+import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
+import { KEYS_TABLE, PETS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
+import { UndoSteps } from '../../../shared/keys/undo.ts';
 import { isStandardPlanId, type PlanId } from '../../../shared/plans.ts';
 import { readSetting } from '../../../shared/settings.ts';
 import {

@@ -22,8 +22,9 @@ import type { AuditEntry } from '../../../shared/audit/entry.ts';
 import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
 import { DynamoDBRateLimitBans } from '../../../shared/dynamodb/bans.ts';
 import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
+import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { DynamoDBKeyUsage } from '../../../shared/dynamodb/usage.ts';
-import { KeyOperations } from '../../../shared/keys/admin/key-operations.ts';
+import { KeyOperations } from '../../../shared/keys/key-operations.ts';
 import { readSettings, requiredSetting } from '../../../shared/settings.ts';
 import { adminEvent, operations, SIGNER, USER_AGENT } from '../../support/admin-event.ts';
 import { ban, keys } from '../../support/keys-command.ts';
@@ -234,10 +235,11 @@ describe('the admin key operations', () => {
   it('makes no change when its audit entry cannot be written: both are one transaction', async () => {
     // GIVEN key operations whose audit table does not exist
     const countersTable = requiredSetting(settings, 'COUNTERS_TABLE_NAME');
+    const missing = new DynamoDBAuditLog(client, `missing-${randomUUID()}`, 400);
     const broken = new KeyOperations({
-      keys,
-      audit: new DynamoDBAuditLog(client, `missing-${randomUUID()}`, 400),
-      bans: new DynamoDBRateLimitBans(client, countersTable),
+      keys: new DynamoDBKeyStore(client, requiredSetting(settings, 'KEYS_TABLE_NAME'), missing),
+      audit: missing,
+      bans: new DynamoDBRateLimitBans(client, countersTable, undefined, missing),
       usage: new DynamoDBKeyUsage(client, countersTable),
       tokenStage: 'local',
     });

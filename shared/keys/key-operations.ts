@@ -2,76 +2,49 @@
  * The rules of each key operation, once, as the admin API's functions run them (issue 39): what a
  * create registers, what a roll keeps, which plans accept limits, what moves between usage plans
  * on a stage and how each step is undone, and the audit entry each change writes in its own
- * transaction. Replaces the keys command's infra/cli/keys/{create,roll,set-plan,scope,expiry,
- * revoke,unban,usage,list}.ts logic; the command becomes a client of the admin API.
+ * transaction. Built from the keys command's infra/cli/keys/{create,roll,set-plan,scope,expiry,
+ * revoke,unban,usage,list}.ts, which become a client of the admin API.
  *
  * Order on a stage: API Gateway's steps first, then the keys table's transaction with the audit
  * entry; when that transaction fails, the API Gateway steps are undone. So a failed change writes
  * no entry, and an entry never records a change that did not hold. Revoking is the exception: the
  * keys table first (the authorizer refuses the key from then on, whatever API Gateway does).
  */
-import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import type { AuditContext, AuditEntry } from '../../audit/entry.ts';
-import type { AuditPut, AuditWindow, DynamoDBAuditLog } from '../../dynamodb/audit-log.ts';
-import type { BanState, DynamoDBRateLimitBans } from '../../dynamodb/bans.ts';
-import type { DynamoDBKeyStore } from '../../dynamodb/key-store.ts';
-import { type DayUsage, type DynamoDBKeyUsage, lastUsedDay } from '../../dynamodb/usage.ts';
-import { ENTERPRISE_PLAN, type PlanId, planName, type RequestLimits } from '../../plans.ts';
-import { RETENTION_DAYS } from '../../rate-limit/counter-item.ts';
-import { KeyRevokedError } from '../errors.ts';
-import type { RolledKey } from '../key-administration.ts';
+import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
+import { ENTERPRISE_PLAN, type PlanId, type RequestLimits } from '../plans.ts';
+import { RETENTION_DAYS } from '../rate-limit/counter-item.ts';
+import { type BanState, type DayUsage, lastUsedDay } from '../rate-limit/key-status.ts';
+import type {
+  ApiKeyGateway,
+  AuditedKeyStore,
+  AuditReader,
+  BanAdministration,
+  UsageReader,
+} from './admin-ports.ts';
+import { ApiGatewayStepError, KeyNotFoundError, KeyRevokedError } from './errors.ts';
+import type { RolledKey } from './key-administration.ts';
 import {
   type ApiKeyRecord,
   customLimits,
   type ListedKey,
   type NewKeyInput,
   newKey,
-} from '../key-records.ts';
-import type { Scope } from '../scopes.ts';
-import type { TokenStage } from '../token.ts';
-import {
-  type ApiGatewayTargets,
-  type ApiKeyMove,
-  apiKeyIdsNamed,
-  deleteUsagePlan,
-  disableApiKey,
-  moveApiKey,
-  ownUsagePlanName,
-  registerApiKey,
-  usagePlanDestination,
-  usagePlansOf,
-} from './api-gateway.ts';
+  withPlan,
+} from './key-records.ts';
+import type { Scope } from './scopes.ts';
+import type { TokenStage } from './token.ts';
 import { UndoSteps } from './undo.ts';
 
-/** No key has the id asked for (HTTP 404 `key_not_found`). */
-export class KeyNotFoundError extends Error {
-  constructor(keyId: string) {
-    super(`No key ${keyId}.`);
-    this.name = 'KeyNotFoundError';
-  }
-}
-
-/**
- * API Gateway failed a step of a change: the steps before it were undone (listed) and the keys
- * table was not changed (HTTP 503 `service_unavailable`, Retry-After).
- */
-export class ApiGatewayStepError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ApiGatewayStepError';
-  }
-}
-
-/** What the operations run on: the stage's tables and, on a stage, API Gateway. */
+/** What the operations run on: the stage's tables and, on a stage, its API Gateway API keys. */
 export interface KeyOperationsPorts {
-  readonly keys: DynamoDBKeyStore;
-  readonly audit: DynamoDBAuditLog;
-  readonly bans: Pick<DynamoDBRateLimitBans, 'banState' | 'unban'>;
-  readonly usage: Pick<DynamoDBKeyUsage, 'dailyUsage'>;
+  readonly keys: AuditedKeyStore;
+  readonly audit: AuditReader;
+  readonly bans: BanAdministration;
+  readonly usage: UsageReader;
   /** The prefix of new tokens: the stage's (`tokenStageOf(PETSTORE_STAGE)`). */
   readonly tokenStage: TokenStage;
-  /** API Gateway and the stage's public API. @default - none: the local stack, no API keys */
-  readonly apiGateway?: { readonly client: APIGatewayClient; readonly targets: ApiGatewayTargets };
+  /** The stage's API keys and usage plans. @default - none: the local stack, no API keys */
+  readonly apiGateway?: ApiKeyGateway;
   /** Epoch milliseconds. @default Date.now */
   readonly now?: () => number;
 }
@@ -111,11 +84,10 @@ export class KeyOperations {
   }
 
   /**
-   * Issues a key: on a stage its API key (and an Enterprise key's own usage plan) first, then the
-   * key's rows and its `key.created` entry in one transaction; undoes API Gateway's steps when
-   * the transaction fails.
+   * Issues a key: on a stage its API key first, then the key's rows and its `key.created` entry
+   * in one transaction; undoes API Gateway's steps when the transaction fails.
    *
-   * @returns The key and its token (shown once), with API Gateway's ids on a stage.
+   * @returns The key and its token (shown once), with API Gateway's line on a stage.
    * @throws RangeError for limits that do not fit the plan or no scope; ApiGatewayStepError.
    */
   async createKey(
@@ -125,27 +97,21 @@ export class KeyOperations {
     const issued = newKey({ ...input, tokenStage: this.ports.tokenStage });
     const { apiGateway } = this.ports;
     const undo = new UndoSteps();
-    const lines: string[] = [];
-    if (apiGateway) {
-      const destination = usagePlanDestination(issued.record.plan, apiGateway.targets);
-      const { apiKeyId, usagePlanId } = await undo.run(
-        () => registerApiKey(apiGateway.client, issued.record, destination, undo),
-        stepFailed('API Gateway refused the key', 'No key was issued.'),
-      );
-      const own = destination.kind === 'own' ? 'its own ' : '';
-      lines.push(`API Gateway API key ${apiKeyId}, in ${own}usage plan ${usagePlanId}`);
-    }
-    await undo.run(
-      () => this.ports.keys.storeKey(issued, { recorder: this.ports.audit.recorder(context) }),
-      (failure, undone) => undoneAfter(failure, undone),
-    );
+    const lines = apiGateway
+      ? [
+          await undo.run(
+            () => apiGateway.register(issued.record, undo),
+            stepFailed('API Gateway refused the key', 'No key was issued.'),
+          ),
+        ]
+      : [];
+    await undo.run(() => this.ports.keys.storeKey(issued, { context }), undoneAfter);
     return { key: shownKey(issued.record), token: issued.token, apiGateway: lines };
   }
 
   /** Every key, oldest first, with its ban and last day used. */
   async listKeys(): Promise<KeyStatus[]> {
-    const keys = await this.ports.keys.listKeys();
-    return this.withStatus(keys);
+    return this.withStatus(await this.ports.keys.listKeys());
   }
 
   /** @throws KeyNotFoundError */
@@ -165,7 +131,7 @@ export class KeyOperations {
     const rolled = await this.ports.keys.rollKey(keyId, {
       graceSeconds,
       tokenStage: this.ports.tokenStage,
-      audit: { recorder: this.ports.audit.recorder(context) },
+      audit: { context },
     });
     if (!rolled) throw new KeyNotFoundError(keyId);
     return rolled;
@@ -177,7 +143,7 @@ export class KeyOperations {
     expiresAt: string | undefined,
     context: AuditContext,
   ): Promise<ShownChange> {
-    const changed = await this.ports.keys.setExpiry(keyId, expiresAt, this.audited(context));
+    const changed = await this.ports.keys.setExpiry(keyId, expiresAt, { context });
     if (!changed) throw new KeyNotFoundError(keyId);
     return { previous: shownKey(changed.previous), key: shownKey(changed.record), apiGateway: [] };
   }
@@ -188,16 +154,16 @@ export class KeyOperations {
     scopes: readonly Scope[],
     context: AuditContext,
   ): Promise<ShownChange> {
-    const changed = await this.ports.keys.setScopes(keyId, scopes, this.audited(context));
+    const changed = await this.ports.keys.setScopes(keyId, scopes, { context });
     if (!changed) throw new KeyNotFoundError(keyId);
     return { previous: shownKey(changed.previous), key: shownKey(changed.record), apiGateway: [] };
   }
 
   /**
    * Moves a key to `plan` (an Enterprise key: with its own `limits`). On a stage its API key moves
-   * between usage plans first (`moveApiKey`); the keys table's change, with its
-   * `key.plan_changed` entry, follows only while the key's plan is still as read; if that fails,
-   * the move is undone. A key leaving Enterprise then loses its own usage plan.
+   * between usage plans first; the keys table's change, with its `key.plan_changed` entry,
+   * follows only while the key's plan is still as read; if that fails, the move is undone. A key
+   * leaving Enterprise then loses its own usage plan.
    *
    * @throws KeyNotFoundError; KeyRevokedError; RangeError (limits that do not fit the plan);
    *   KeyChangedError; ApiGatewayStepError.
@@ -208,7 +174,7 @@ export class KeyOperations {
     limits: RequestLimits | undefined,
     context: AuditContext,
   ): Promise<ShownChange> {
-    customLimits(plan, limits);
+    const own = customLimits(plan, limits);
     const current = await this.existing(keyId);
     if (current.revokedAt) {
       throw new KeyRevokedError(keyId, {
@@ -218,38 +184,22 @@ export class KeyOperations {
     }
     const { apiGateway } = this.ports;
     const undo = new UndoSteps();
-    const lines: string[] = [];
-    let move: ApiKeyMove | undefined;
-    if (apiGateway) {
-      move = await lookUpApiKeyMove(apiGateway.client, keyId, plan, apiGateway.targets);
-      const found = move;
-      const target = { ...current, plan, perMinute: limits?.perMinute, perDay: limits?.perDay };
-      lines.push(
-        ...(await undo.run(
-          () => moveApiKey(apiGateway.client, found, current, target, undo),
-          stepFailed(
-            'API Gateway refused the move',
-            `Key ${keyId} stays on ${planName(current.plan)}.`,
-          ),
-        )),
-      );
-    }
+    const moved = apiGateway
+      ? await undo.run(
+          () => apiGateway.moveToPlan(current, withPlan(current, plan, own), undo),
+          stepFailed('API Gateway refused the move', `Key ${keyId} stays on its plan.`),
+        )
+      : undefined;
     const changed = await undo.run(
-      () =>
-        this.ports.keys.setPlan(keyId, plan, limits, {
-          recorder: this.ports.audit.recorder(context),
-          expected: current,
-        }),
-      (failure, undone) => undoneAfter(failure, undone),
+      () => this.ports.keys.setPlan(keyId, plan, limits, { context, expected: current }),
+      undoneAfter,
     );
     if (!changed) throw new KeyNotFoundError(keyId);
-    if (apiGateway && move?.ownPlan && move.destination.kind === 'shared') {
-      lines.push(await deleteOwnUsagePlan(apiGateway.client, move.ownPlan.id));
-    }
+    const finished = await moved?.afterStored();
     return {
       previous: shownKey(changed.previous),
       key: shownKey(changed.record),
-      apiGateway: lines,
+      apiGateway: [...(moved?.lines ?? []), ...(finished ? [finished] : [])],
     };
   }
 
@@ -265,43 +215,27 @@ export class KeyOperations {
     keyId: string,
     context: AuditContext,
   ): Promise<{ key: ShownKey; apiGateway: readonly string[] }> {
-    const record = await this.ports.keys.revokeKey(keyId, this.audited(context));
+    const record = await this.ports.keys.revokeKey(keyId, { context });
     if (!record) throw new KeyNotFoundError(keyId);
-    const lines: string[] = [];
     const { apiGateway } = this.ports;
-    if (apiGateway) {
-      try {
-        const apiKeyIds = await apiKeyIdsNamed(apiGateway.client, keyId);
-        if (apiKeyIds.length === 0) lines.push(`no API Gateway API key is named ${keyId}`);
-        for (const apiKeyId of apiKeyIds) {
-          await disableApiKey(apiGateway.client, apiKeyId);
-          lines.push(`disabled API Gateway API key ${apiKeyId}`);
-        }
-      } catch (error) {
-        lines.push(`FAILED to disable its API Gateway API key: ${(error as Error).message}`);
-      }
-    }
+    const lines = apiGateway
+      ? await apiGateway
+          .disable(keyId)
+          .catch((error: Error) => [`FAILED to disable its API Gateway API key: ${error.message}`])
+      : [];
     return { key: shownKey(record), apiGateway: lines };
   }
 
   /**
-   * Lifts a key's ban (the counters table's items and the `key.unbanned` entry in one
-   * transaction); a key that is not banned changes nothing and writes no entry.
+   * Lifts a key's ban (its items and the `key.unbanned` entry in one transaction); a key that is
+   * not banned changes nothing and writes no entry.
    *
    * @returns The ban lifted, or `undefined`.
    * @throws KeyNotFoundError.
    */
   async unbanKey(keyId: string, context: AuditContext): Promise<BanState | undefined> {
     await this.existing(keyId);
-    const recorder = this.ports.audit.recorder(context);
-    return this.ports.bans.unban(
-      keyId,
-      this.now(),
-      (ban): AuditPut =>
-        recorder('key.unbanned', keyId, {
-          bannedUntil: { before: new Date(ban.bannedUntil * 1000).toISOString() },
-        }),
-    );
+    return this.ports.bans.unban(keyId, this.now(), context);
   }
 
   /**
@@ -323,7 +257,7 @@ export class KeyOperations {
     return entries;
   }
 
-  /** The stage's entries in a window, oldest first (`DynamoDBAuditLog.window`). */
+  /** The stage's entries in a window, oldest first. @throws RangeError for a bad window. */
   async auditWindow(window: AuditWindow): Promise<AuditEntry[]> {
     return this.ports.audit.window(window);
   }
@@ -335,22 +269,17 @@ export class KeyOperations {
     return record;
   }
 
-  private audited(context: AuditContext) {
-    return { recorder: this.ports.audit.recorder(context) };
-  }
-
   /** Keys with their ban (one GetItem each) and last day used (BatchGetItem). */
   private async withStatus(keys: readonly (ApiKeyRecord | ListedKey)[]): Promise<KeyStatus[]> {
     const now = this.now();
+    const enterprise = keys.filter((record) => record.plan === ENTERPRISE_PLAN.id);
     const [bans, usage] = await Promise.all([
       Promise.all(keys.map((record) => this.ports.bans.banState(record.keyId, now))),
       this.ports.usage.dailyUsage(
         keys.map((record) => record.keyId),
         RETENTION_DAYS,
         now,
-        new Set(
-          keys.flatMap((record) => (record.plan === ENTERPRISE_PLAN.id ? [record.keyId] : [])),
-        ),
+        new Set(enterprise.map((record) => record.keyId)),
       ),
     ]);
     return keys.map((record, index) => {
@@ -376,51 +305,11 @@ function stepFailed(what: string, outcome: string) {
 
 /**
  * The keys table's failure after API Gateway's steps were undone: the failure itself (its answer
- * says what it means: a concurrent change, an unavailable table), the undone steps logged with it.
+ * says what it means: a concurrent change, an unavailable table), naming the undone steps.
  */
 function undoneAfter(failure: Error, undone: readonly string[]): Error {
   if (undone.length > 0) {
     failure.message = `${failure.message} (undone on API Gateway: ${undone.join(', ')})`;
   }
   return failure;
-}
-
-/**
- * Looks up what moving a key's API key to `plan` involves (`ApiKeyMove`).
- *
- * @throws ApiGatewayStepError when exactly one API key named after the key is not there.
- */
-async function lookUpApiKeyMove(
-  apiGateway: APIGatewayClient,
-  keyId: string,
-  plan: PlanId,
-  targets: ApiGatewayTargets,
-): Promise<ApiKeyMove> {
-  const destination = usagePlanDestination(plan, targets);
-  const apiKeyIds = await apiKeyIdsNamed(apiGateway, keyId);
-  const [apiKeyId] = apiKeyIds;
-  if (apiKeyId === undefined || apiKeyIds.length > 1) {
-    throw new ApiGatewayStepError(
-      `Key ${keyId} needs exactly one API Gateway API key named after it, and there are ${apiKeyIds.length}: nothing was changed.`,
-    );
-  }
-  const from = await usagePlansOf(apiGateway, apiKeyId);
-  const ownName = ownUsagePlanName(targets.stackName, keyId);
-  return { apiKeyId, from, ownPlan: from.find(({ name }) => name === ownName), destination };
-}
-
-/**
- * Deletes the own usage plan of a key that has left Enterprise (its API key is out of it by then).
- * @returns The line saying so, or how to delete it by hand when API Gateway refused.
- */
-async function deleteOwnUsagePlan(
-  apiGateway: APIGatewayClient,
-  usagePlanId: string,
-): Promise<string> {
-  try {
-    await deleteUsagePlan(apiGateway, usagePlanId);
-    return `deleted usage plan ${usagePlanId}, the key's own while it was on Enterprise`;
-  } catch (error) {
-    return `FAILED to delete the old usage plan ${usagePlanId} (${(error as Error).message}): delete it with \`aws apigateway delete-usage-plan --usage-plan-id ${usagePlanId}\``;
-  }
 }

@@ -1,14 +1,19 @@
-/** The admin functions' composition root: the key operations on the stage's tables and API Gateway. */
+/**
+ * The admin functions' composition root: the key operations on the stage's keys, counters and
+ * audit tables and, on a stage, its API Gateway API keys.
+ */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import type { ApiGatewayTargets } from '../keys/admin/api-gateway.ts';
-import { KeyOperations } from '../keys/admin/key-operations.ts';
-import { tokenStageOf } from '../keys/token.ts';
-import { requiredSetting, type Settings } from '../settings.ts';
-import { DynamoDBAuditLog } from './audit-log.ts';
-import { DynamoDBRateLimitBans } from './bans.ts';
-import { createDynamoDBBase } from './base.ts';
-import { DynamoDBKeyStore } from './key-store.ts';
-import { DynamoDBKeyUsage } from './usage.ts';
+import { ApiGatewayKeyGateway } from '../../shared/apigateway/api-key-gateway.ts';
+import type { ApiGatewayTargets } from '../../shared/apigateway/key-registration.ts';
+import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
+import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
+import { createDynamoDBBase } from '../../shared/dynamodb/base.ts';
+import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
+import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
+import { KeyOperations } from '../../shared/keys/key-operations.ts';
+import { tokenStageOf } from '../../shared/keys/token.ts';
+import { DEFAULT_SPREAD_POLICY } from '../../shared/rate-limit/shards.ts';
+import { requiredSetting, type Settings } from '../../shared/settings.ts';
 
 /**
  * The key operations on the settings of `env`: the keys, counters and audit tables on one
@@ -20,18 +25,18 @@ import { DynamoDBKeyUsage } from './usage.ts';
 export function createKeyOperations(env: NodeJS.ProcessEnv = process.env): KeyOperations {
   const base = createDynamoDBBase(env);
   const { client, settings } = base;
+  const audit = DynamoDBAuditLog.from(base);
   const countersTable = requiredSetting(settings, 'COUNTERS_TABLE_NAME');
   const targets = apiGatewayTargetsOf(settings);
   return new KeyOperations({
-    keys: DynamoDBKeyStore.from(base),
-    audit: DynamoDBAuditLog.from(base),
-    bans: new DynamoDBRateLimitBans(client, countersTable),
+    keys: new DynamoDBKeyStore(client, requiredSetting(settings, 'KEYS_TABLE_NAME'), audit),
+    audit,
+    bans: new DynamoDBRateLimitBans(client, countersTable, DEFAULT_SPREAD_POLICY.shards, audit),
     usage: new DynamoDBKeyUsage(client, countersTable),
     tokenStage: tokenStageOf(settings.PETSTORE_STAGE),
-    ...(targets && { apiGateway: { client: new APIGatewayClient({}), targets } }),
+    ...(targets && { apiGateway: new ApiGatewayKeyGateway(new APIGatewayClient({}), targets) }),
   });
 }
-
 /**
  * The stage's public API for the key operations, or `undefined` without `PUBLIC_REST_API_ID`
  * (the local stack).

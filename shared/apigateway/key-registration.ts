@@ -19,7 +19,9 @@ import {
   UpdateUsagePlanCommand,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
-import { API_STAGE_NAME } from '../../paths.ts';
+import { type ApiKeyRecord, limitsOfKey } from '../keys/key-records.ts';
+import type { UndoSteps } from '../keys/undo.ts';
+import { API_STAGE_NAME } from '../paths.ts';
 import {
   isStandardPlanId,
   type PlanId,
@@ -27,9 +29,7 @@ import {
   type RequestLimits,
   type StandardPlanId,
   usagePlanSettings,
-} from '../../plans.ts';
-import { type ApiKeyRecord, limitsOfKey } from '../key-records.ts';
-import type { UndoSteps } from './undo.ts';
+} from '../plans.ts';
 
 /**
  * The stage's public API as the key operations change it: its stack's name (which names an

@@ -3,14 +3,8 @@
  * only source of an audit entry's actor. A body's claim to be someone else is never read.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ApiError } from '../http/errors.ts';
-import type { AuditContext } from './entry.ts';
-
-/**
- * The actor of changes made on the local stack outside its admin API (the restore command's key
- * writes): the local stack has no IAM, so one fixed principal stands for its operator.
- */
-export const LOCAL_STACK_ACTOR_ARN = 'arn:aws:iam::000000000000:user/petstore-local-operator';
+import type { AuditContext } from '../audit/entry.ts';
+import { ApiError } from './errors.ts';
 
 /**
  * The audit context of an admin request: the actor from `requestContext.identity` (`userArn`,

@@ -4,10 +4,10 @@
  * objects (an unknown field: 400) and never carry an actor.
  */
 import * as v from 'valibot';
-import { AUDIT_EVENTS } from '../../audit/entry.ts';
-import { ALL_PLAN_IDS, MAX_PER_DAY, MAX_PER_MINUTE } from '../../plans.ts';
-import { RETENTION_DAYS } from '../../rate-limit/counter-item.ts';
-import { SCOPES } from '../scopes.ts';
+import { AUDIT_EVENTS } from '../audit/entry.ts';
+import { ALL_PLAN_IDS, MAX_PER_DAY, MAX_PER_MINUTE } from '../plans.ts';
+import { RETENTION_DAYS } from '../rate-limit/counter-item.ts';
+import { SCOPES } from './scopes.ts';
 
 /** A key's public id: `key_` and 16 lower-case hex digits. */
 export const KeyIdSchema = v.pipe(
