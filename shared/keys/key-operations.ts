@@ -11,7 +11,7 @@
  * keys table first (the authorizer refuses the key from then on, whatever API Gateway does).
  */
 import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
-import { ENTERPRISE_PLAN, type PlanId, type RequestLimits } from '../plans.ts';
+import { ENTERPRISE_PLAN, type PlanId, planName, type RequestLimits } from '../plans.ts';
 import { RETENTION_DAYS } from '../rate-limit/counter-item.ts';
 import { type BanState, type DayUsage, lastUsedDay } from '../rate-limit/key-status.ts';
 import type {
@@ -187,7 +187,10 @@ export class KeyOperations {
     const moved = apiGateway
       ? await undo.run(
           () => apiGateway.moveToPlan(current, withPlan(current, plan, own), undo),
-          stepFailed('API Gateway refused the move', `Key ${keyId} stays on its plan.`),
+          stepFailed(
+            'API Gateway refused the move',
+            `Key ${keyId} stays on ${planName(current.plan)}.`,
+          ),
         )
       : undefined;
     const changed = await undo.run(
@@ -294,13 +297,18 @@ export class KeyOperations {
   }
 }
 
-/** An `UndoSteps` explanation of a failed API Gateway step. */
+/**
+ * An `UndoSteps` explanation of a failed API Gateway step; a step that refused before changing
+ * anything (an `ApiGatewayStepError` of its own) is explained already.
+ */
 function stepFailed(what: string, outcome: string) {
   return (failure: Error, undone: readonly string[]) =>
-    new ApiGatewayStepError(
-      `${what} (${failure.message}); undone: ${undone.join(', ') || 'nothing'}. ${outcome}`,
-      { cause: failure },
-    );
+    failure instanceof ApiGatewayStepError && undone.length === 0
+      ? failure
+      : new ApiGatewayStepError(
+          `${what} (${failure.message}); undone: ${undone.join(', ') || 'nothing'}. ${outcome}`,
+          { cause: failure },
+        );
 }
 
 /**

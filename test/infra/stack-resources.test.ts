@@ -271,8 +271,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       };
       const policies = Object.values(template().findResources('AWS::IAM::Policy'));
 
-      // One per function, and the audit events pipe's role's (audit-events.test.ts checks it).
-      expect(policies).toHaveLength(ALL_FUNCTION_IDS.length + 1);
+      expect(policies).toHaveLength(ALL_FUNCTION_IDS.length + 1); // + the audit events pipe's
       for (const id of FUNCTION_IDS) {
         const role = { Ref: logicalId(stack(), `${id}/Role`) };
         const policy = policies.find(
