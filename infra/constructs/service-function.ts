@@ -4,7 +4,7 @@
  */
 
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -180,9 +180,12 @@ export class ServiceFunction extends Construct {
         paths.filter((path) => path.includes('*')),
       ),
     );
+    // cdk-nag names a resource as synthesized: pseudo parameters, or the stage's own values.
+    const named = (value: string, pseudo: string) => (Token.isUnresolved(value) ? pseudo : value);
+    const prefix = `arn:${named(partition, '<AWS::Partition>')}:apigateway:${named(region, '<AWS::Region>')}::`;
     for (const path of wildcardPaths) {
       Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::${path}]`,
+        id: `AwsSolutions-IAM5[Resource::${prefix}${path}]`,
         reason:
           'An admin function changes API keys and usage plans whose ids exist only once made (API Gateway has no tag condition for them); each statement names one resource type and one HTTP method.',
       });
