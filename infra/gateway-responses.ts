@@ -169,9 +169,16 @@ export const ADMIN_GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   ...GATEWAY_RESPONSES.filter((response) => SHARED_WITH_ADMIN.has(response.type)),
 ];
 
-/** The gateway response of one type. */
-export function gatewayResponse(type: GatewayResponseType): GatewayResponseDefinition {
-  const found = GATEWAY_RESPONSES.find((response) => response.type === type);
+/**
+ * The gateway response of one type.
+ *
+ * @param responses The API's gateway responses. @default GATEWAY_RESPONSES - the public API's
+ */
+export function gatewayResponse(
+  type: GatewayResponseType,
+  responses: readonly GatewayResponseDefinition[] = GATEWAY_RESPONSES,
+): GatewayResponseDefinition {
+  const found = responses.find((response) => response.type === type);
   if (!found) throw new Error(`No gateway response is defined for ${type}`);
   return found;
 }
@@ -181,14 +188,10 @@ export function gatewayResponse(type: GatewayResponseType): GatewayResponseDefin
  * integration on the path's ANY method returns it; locally the emulator does.
  *
  * @param path A resource path of the route table, e.g. `/pets`.
- * @param paths The API's resource paths and their methods. @default - the public API's
  * @returns The Error body and the `Allow` header listing the path's methods.
  */
-export function methodNotAllowed(
-  path: string,
-  paths: ReadonlyMap<string, readonly string[]> = resourcePaths(),
-): { body: ErrorBody; allow: string } {
-  const allow = (paths.get(path) ?? []).join(', ');
+export function methodNotAllowed(path: string): { body: ErrorBody; allow: string } {
+  const allow = (resourcePaths().get(path) ?? []).join(', ');
   return {
     body: {
       code: 'method_not_allowed',

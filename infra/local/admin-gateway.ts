@@ -9,8 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
+import { logger } from '../../shared/logger.ts';
 import { ADMIN_ROUTES, adminResourcePaths } from '../admin-routes.ts';
-import { methodNotAllowed } from '../gateway-responses.ts';
+import {
+  ADMIN_GATEWAY_RESPONSES,
+  type GatewayResponseType,
+  gatewayResponse,
+} from '../gateway-responses.ts';
 import type { ProxyRequest } from './events.ts';
 import { INTEGRATION_TIMEOUT_MS, LambdaInvoker, type OperationHandlers } from './invocation.ts';
 import { matchResource, requestUrl } from './routing.ts';
@@ -20,7 +25,6 @@ import {
   readBody,
   receivedHeaders,
   sendError,
-  sendGatewayResponse,
   sendProxyResult,
 } from './server.ts';
 import { checkSignature, type SigningPrincipal } from './sigv4.ts';
@@ -88,13 +92,20 @@ interface AdminApi extends Required<Omit<AdminGatewayOptions, 'host' | 'port' | 
   readonly lambda: LambdaInvoker;
 }
 
-/** Each resource path of the admin route table with the methods it serves (405 and `Allow`). */
-const ADMIN_PATHS = adminResourcePaths();
+/** The admin route table's resource paths. */
+const ADMIN_PATHS = [...adminResourcePaths().keys()];
+
+/** Answers with the admin API's gateway response of a type (`ADMIN_GATEWAY_RESPONSES`). */
+function sendAdminResponse(response: ServerResponse, type: GatewayResponseType): void {
+  sendError(response, gatewayResponse(type, ADMIN_GATEWAY_RESPONSES));
+}
 
 /**
- * Answers one request in API Gateway's order for an AWS_IAM method: route (404, 405), payload
- * limit, the signature (403 with an Error body; the body is read first, as its hash is signed),
- * then the function with the signer's identity.
+ * Answers one request in API Gateway's order for an AWS_IAM method: route (no route, or no such
+ * method on a path: MISSING_AUTHENTICATION_TOKEN, 403, as on a RestApi without ANY mocks),
+ * payload limit, the signature (each refusal a 403 of `ADMIN_GATEWAY_RESPONSES`, its reason
+ * logged; the body is read first, as its hash is signed), then the function with the signer's
+ * identity.
  */
 async function handleAdminRequest(
   request: IncomingMessage,
@@ -107,16 +118,12 @@ async function handleAdminRequest(
   const received = requestUrl(request.url ?? '');
   if ('refusal' in received) return sendError(response, received.refusal);
   const { pathname, searchParams: query } = received.url;
-  const match = matchResource(pathname, ADMIN_API_STAGE_NAME, ADMIN_PATHS.keys());
-  if (!match) return sendGatewayResponse(response, 'MISSING_AUTHENTICATION_TOKEN');
-  const route = ADMIN_ROUTES.find((row) => row.path === match.resource && row.method === method);
-  if (!route) {
-    const { body, allow } = methodNotAllowed(match.resource, ADMIN_PATHS);
-    return sendError(response, { body, headers: { Allow: allow } });
-  }
-  if (declaresTooLargeBody(request)) return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
+  const match = matchResource(pathname, ADMIN_API_STAGE_NAME, ADMIN_PATHS);
+  const route = ADMIN_ROUTES.find((row) => row.path === match?.resource && row.method === method);
+  if (!match || !route) return sendAdminResponse(response, 'MISSING_AUTHENTICATION_TOKEN');
+  if (declaresTooLargeBody(request)) return sendAdminResponse(response, 'REQUEST_TOO_LARGE');
   const body = await readBody(request);
-  if (body === undefined) return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
+  if (body === undefined) return sendAdminResponse(response, 'REQUEST_TOO_LARGE');
 
   const headers = receivedHeaders(request);
   const signature = await checkSignature(
@@ -125,7 +132,10 @@ async function handleAdminRequest(
     api.region,
     api.now(),
   );
-  if ('refusal' in signature) return sendError(response, { body: signature.refusal, headers: {} });
+  if ('refusal' in signature) {
+    logger.info('Admin API refused the signature', { requestId, reason: signature.reason });
+    return sendAdminResponse(response, signature.refusal);
+  }
   const { accessKeyId, userArn, userId } = signature.principal;
   const proxyRequest: ProxyRequest = {
     method,
@@ -145,6 +155,6 @@ async function handleAdminRequest(
     proxyRequest,
     api.integrationTimeoutMs,
   );
-  if ('refusal' in integration) return sendGatewayResponse(response, integration.refusal);
+  if ('refusal' in integration) return sendAdminResponse(response, integration.refusal);
   sendProxyResult(response, integration.result);
 }

@@ -8,7 +8,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { ErrorBody } from '../../shared/http/errors.ts';
+import type { GatewayResponseType } from '../gateway-responses.ts';
 
 /** The service name a request to API Gateway is signed for. */
 export const EXECUTE_API_SERVICE = 'execute-api';
@@ -49,14 +49,23 @@ export interface ReceivedRequest {
   readonly body: Buffer;
 }
 
-/** The outcome of a signature check: the signer, or a 403 Error body saying why not. */
+/**
+ * The outcome of a signature check: the signer, or the gateway response API Gateway answers
+ * instead (each a 403 of the admin API) and its reason, in API Gateway's words, for the log.
+ */
 export type SignatureCheck =
   | { readonly principal: SigningPrincipal }
-  | { readonly refusal: ErrorBody };
+  | {
+      readonly refusal: Extract<
+        GatewayResponseType,
+        'MISSING_AUTHENTICATION_TOKEN' | 'UNAUTHORIZED' | 'INVALID_SIGNATURE' | 'EXPIRED_TOKEN'
+      >;
+      readonly reason: string;
+    };
 
-/** The 403 of a refused signature, with API Gateway's reason in the message. */
-function forbidden(message: string): { refusal: ErrorBody } {
-  return { refusal: { code: 'forbidden', message, status: 403 } };
+/** A refusal of a signature that is there but does not hold. */
+function invalid(reason: string): SignatureCheck {
+  return { refusal: 'INVALID_SIGNATURE', reason };
 }
 
 /**
@@ -66,10 +75,10 @@ function forbidden(message: string): { refusal: ErrorBody } {
  * @param principals The access keys the stack accepts.
  * @param region The region the stack's requests are signed for, e.g. `us-east-1`.
  * @param now The gateway's clock, epoch milliseconds.
- * @returns The signing principal when the signature holds; else a 403 Error body (`forbidden`)
- *   when the request is unsigned, signed with an unknown access key, for another region or
- *   service, more than 15 minutes from `now`, or its signature does not match the request
- *   (a wrong secret, or a request changed after signing).
+ * @returns The signing principal when the signature holds; else MISSING_AUTHENTICATION_TOKEN for
+ *   an unsigned request, UNAUTHORIZED for an unknown access key, EXPIRED_TOKEN for a signature
+ *   more than 15 minutes from `now`, INVALID_SIGNATURE for one for another region or service or
+ *   that does not match the request (a wrong secret, or a request changed after signing).
  */
 export async function checkSignature(
   request: ReceivedRequest,
@@ -79,39 +88,46 @@ export async function checkSignature(
 ): Promise<SignatureCheck> {
   const authorization = only(request.headers, 'authorization');
   if (authorization === undefined || !authorization.startsWith(`${ALGORITHM} `)) {
-    return forbidden(
-      'Missing Authentication Token: sign the request with AWS Signature Version 4 (AWS_IAM).',
-    );
+    return {
+      refusal: 'MISSING_AUTHENTICATION_TOKEN',
+      reason: 'Missing Authentication Token: the request is not signed with SigV4.',
+    };
   }
   const parts = AUTHORIZATION_PATTERN.exec(authorization);
-  if (!parts) return forbidden('The Authorization header is not a SigV4 signature.');
+  if (!parts) return invalid('The Authorization header is not a SigV4 signature.');
   const [, accessKeyId, scopeDate, scopeRegion, service, signedHeaderList = '', signature = ''] =
     parts;
   const principal = principals.find((known) => known.accessKeyId === accessKeyId);
-  if (!principal) return forbidden('The security token included in the request is invalid.');
+  if (!principal) {
+    return {
+      refusal: 'UNAUTHORIZED',
+      reason: 'The security token included in the request is invalid.',
+    };
+  }
   if (scopeRegion !== region || service !== EXECUTE_API_SERVICE) {
-    return forbidden(
+    return invalid(
       `Credential should be scoped to a valid region and service: ${region}/${EXECUTE_API_SERVICE}.`,
     );
   }
   const amzDate = only(request.headers, 'x-amz-date');
   const signedAt = amzDate === undefined ? undefined : parseAmzDate(amzDate);
   if (signedAt === undefined || amzDate?.slice(0, 8) !== scopeDate) {
-    return forbidden('The request has no valid X-Amz-Date matching its credential scope.');
+    return invalid('The request has no valid X-Amz-Date matching its credential scope.');
   }
   if (Math.abs(now - signedAt.getTime()) > MAX_SIGNATURE_SKEW_MS) {
-    return forbidden(
-      `Signature expired: ${amzDate} is more than 15 minutes from the gateway's time ${new Date(now).toISOString()}.`,
-    );
+    return {
+      refusal: 'EXPIRED_TOKEN',
+      reason: `Signature expired: ${amzDate} is more than 15 minutes from the gateway's time ${new Date(now).toISOString()}.`,
+    };
   }
   const signedHeaders = signedHeaderList.split(';');
   if (!signedHeaders.includes('host') || !signedHeaders.includes('x-amz-date')) {
-    return forbidden('The signature must cover the Host and X-Amz-Date headers.');
+    return invalid('The signature must cover the Host and X-Amz-Date headers.');
   }
   const expected = await recompute(request, principal, region, signedHeaders, signedAt);
   return expected !== undefined && sameText(expected, signature)
     ? { principal }
-    : forbidden(
+    : invalid(
         'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
       );
 }

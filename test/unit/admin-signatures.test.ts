@@ -37,7 +37,9 @@ beforeAll(async () => {
       Date.now() + skewMs,
     );
     const [status, body] =
-      'principal' in check ? [200, { signer: check.principal.userArn }] : [403, check.refusal];
+      'principal' in check
+        ? [200, { signer: check.principal.userArn }]
+        : [403, { refusal: check.refusal, reason: check.reason }];
     response.writeHead(status, { 'Content-Type': 'application/json' });
     response.end(JSON.stringify(body));
   });
@@ -61,14 +63,13 @@ describe('checkSignature of the local admin API', () => {
     expect(answer).toMatchObject({ status: 200, body: { signer: operator.userArn } });
   });
 
-  it('refuses an unsigned request with 403 and an Error body', async () => {
+  it('refuses an unsigned request as MISSING_AUTHENTICATION_TOKEN', async () => {
     const response = await fetch(`${baseUrl}/keys`);
 
     expect(response.status).toBe(403);
     expect(await response.json()).toEqual({
-      code: 'forbidden',
-      message: expect.stringContaining('Missing Authentication Token'),
-      status: 403,
+      refusal: 'MISSING_AUTHENTICATION_TOKEN',
+      reason: expect.stringContaining('Missing Authentication Token'),
     });
   });
 
@@ -80,7 +81,7 @@ describe('checkSignature of the local admin API', () => {
 
     expect(answer).toMatchObject({
       status: 403,
-      body: { code: 'forbidden', message: expect.stringContaining('does not match'), status: 403 },
+      body: { refusal: 'INVALID_SIGNATURE', reason: expect.stringContaining('does not match') },
     });
   });
 
@@ -92,7 +93,7 @@ describe('checkSignature of the local admin API', () => {
 
     expect(answer).toMatchObject({
       status: 403,
-      body: { message: expect.stringContaining('invalid') },
+      body: { refusal: 'UNAUTHORIZED', reason: expect.stringContaining('invalid') },
     });
   });
 
@@ -105,7 +106,7 @@ describe('checkSignature of the local admin API', () => {
 
     expect(stale).toMatchObject({
       status: 403,
-      body: { message: expect.stringContaining('Signature expired') },
+      body: { refusal: 'EXPIRED_TOKEN', reason: expect.stringContaining('Signature expired') },
     });
     expect(recent.status).toBe(200);
   });
