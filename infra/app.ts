@@ -1,7 +1,8 @@
 /**
  * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one `PetstoreStack` in the
  * stage's account and region, and an `AccountStack` per account and region the stages use;
- * cdk-nag's AWS Solutions checks fail an unacknowledged finding.
+ * cdk-nag's AWS Solutions checks fail an unacknowledged finding, AWS Control Tower's proactive
+ * controls (infra/control-tower.ts) a violation.
  */
 import { pathToFileURL } from 'node:url';
 import {
@@ -12,9 +13,11 @@ import {
   Stage,
   Validations,
 } from 'aws-cdk-lib';
+import { FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SERVICE_NAME } from '../shared/logger.ts';
 import { AccountStack } from './constructs/account-stack.ts';
+import { addControlTowerChecks } from './control-tower.ts';
 import {
   bootstrapQualifier,
   domainOptions,
@@ -64,6 +67,9 @@ export interface PetstoreApp {
  */
 export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
   const app = new App(props);
+  // The CDK CLI (2.1148) sets this false, taking the report over, and then exits 0 on a failed
+  // validation: the app prints the report and exits 1 itself, so that `cdk synth` fails.
+  app.node.setContext(FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT, true);
   if (app.node.tryGetContext(APP_CONTEXT.bootstrapQualifier) !== undefined) {
     // Every stack then deploys through the bootstrap roles and bucket the GitHub roles reach.
     app.node.setContext(BOOTSTRAP_QUALIFIER_CONTEXT, bootstrapQualifier(app));
@@ -82,6 +88,7 @@ export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
     ]),
   ) as Record<StageName, PetstoreStack>;
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  addControlTowerChecks(app);
   return { app, accountStacks, stacks };
 }
 

@@ -8,9 +8,10 @@ import {
   type Attribute,
   AttributeType,
   BillingMode,
-  StreamViewType,
   Table,
+  TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
@@ -27,14 +28,15 @@ import { SERVICE_NAME } from '../shared/logger.ts';
 import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
 import type { SecretDefinition } from '../shared/secret-definitions.ts';
-import { AdminApi, addAdminFunctions, adminSettings } from './constructs/admin-api.ts';
+import { type AdminApi, addAdmin } from './constructs/admin-api.ts';
 import type { ApiDomainOptions } from './constructs/api-domain.ts';
-import { AuditEvents } from './constructs/audit-events.ts';
+import { AUDIT_STREAM_VIEW, AuditEvents } from './constructs/audit-events.ts';
 import { appendOnlyPolicy, validRetention } from './constructs/audit-table.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
+import { StageKey, type StageLogs } from './constructs/stage-key.ts';
 import { AUTHORIZER, functionSecrets, ROUTES } from './routes.ts';
 import {
   isStageName,
@@ -115,25 +117,18 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
    */
   readonly sourceMaps?: boolean;
 
-  /**
-   * The only IAM roles (ARNs in the stage's account) the admin API admits.
-   *
-   * @default - every principal of the stage's account whose own policy allows invoking it
-   */
+  /** The only IAM roles the admin API admits. @default - the account's, by their own policy */
   readonly adminRoleArns?: readonly string[];
 
-  /**
-   * Days an audit entry is kept (the audit table's TTL), a whole number from 1 to 3650.
-   *
-   * @default STAGE_SETTINGS[stage].auditRetentionDays (400)
-   */
+  /** Days an audit entry is kept (1 to 3650). @default STAGE_SETTINGS[stage].auditRetentionDays */
   readonly auditRetentionDays?: number;
 }
 
 /**
  * One stage of the Petstore API, named `stackName(stage)`.
  *
- * Resources: the tables of `TABLES` (on-demand, point-in-time recovery, their GSIs and TTL), kept
+ * Resources: the stage's KMS key ({@link StageKey}); the tables of `TABLES` (on-demand,
+ * point-in-time recovery, their GSIs and TTL, encrypted with the key), kept
  * at the stack's scope under their construct ids so that their logical ids never change; the
  * authorizer's {@link ServiceFunction}; one {@link OperationFunction} per route (served through
  * its `live` alias, shifted by CodeDeploy, rolled back on its own alarms), each
@@ -152,6 +147,17 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
 export class PetstoreStack extends Stack {
   /** The stage's API. */
   readonly api: PetstoreApi;
+
+  /**
+   * The stage's customer managed KMS key (`alias/petstore-<stage>`, see {@link StageKey}): every
+   * table and log group of the stage is encrypted with it, and so must those that later
+   * constructs add (pass it as a table's `encryptionKey`, or make log groups with
+   * `stageLogGroup(scope, id, this.logs)`).
+   */
+  readonly key: IKey;
+
+  /** How the stage's log groups keep their events: the key, `logRetentionDays`, the removal policy. */
+  readonly logs: StageLogs;
 
   /** The stage's admin API (keys and their audit trail), IAM-authorized. */
   readonly adminApi: AdminApi;
@@ -172,6 +178,12 @@ export class PetstoreStack extends Stack {
     const sourceMaps = props.sourceMaps ?? settings.sourceMaps;
     const production = props.stage === 'production';
     const removalPolicy = production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    this.key = new StageKey(this, 'Key', { stage: props.stage, removalPolicy }).key;
+    this.logs = {
+      encryptionKey: this.key,
+      retentionDays: settings.logRetentionDays,
+      removalPolicy,
+    };
 
     this.tables = new Map(
       TABLES.map((definition) => [
@@ -194,17 +206,15 @@ export class PetstoreStack extends Stack {
         this.createSecret(definition, removalPolicy),
       ]),
     );
+    const common = { tables: this.tables, secrets: this.secrets, logs: this.logs, sourceMaps };
     const authorizer = new ServiceFunction(this, AUTHORIZER.constructId, {
+      ...common,
       definition: AUTHORIZER,
-      tables: this.tables,
-      secrets: this.secrets,
       environment,
-      removalPolicy,
-      sourceMaps,
     });
     this.api = new PetstoreApi(this, 'Api', {
       authorizerFunction: authorizer.function,
-      removalPolicy,
+      logs: this.logs,
       webAcl: (props.webAcl ?? settings.webAcl) ? { ipRateLimit: props.ipRateLimit } : undefined,
       domain: props.domain,
     });
@@ -225,7 +235,7 @@ export class PetstoreStack extends Stack {
         tables: this.tables,
         secrets: this.secrets,
         environment: operationEnvironment,
-        removalPolicy,
+        logs: this.logs,
         sourceMaps,
         serviceMetric,
         deployment: props.deployment ?? settings.deployment,
@@ -233,21 +243,17 @@ export class PetstoreStack extends Stack {
       this.api.addOperation(route, operation.alias);
       return operation;
     });
-    this.adminApi = new AdminApi(this, 'AdminApi', {
-      removalPolicy,
+    const admin = addAdmin(this, {
+      publicApi: this.api,
       roleArns: props.adminRoleArns,
+      retentionDays: validRetention(props.auditRetentionDays ?? settings.auditRetentionDays),
+      ...common,
+      environment,
     });
-    const retention = validRetention(props.auditRetentionDays ?? settings.auditRetentionDays);
-    const adminFunctions = addAdminFunctions(this, this.adminApi, {
-      tables: this.tables,
-      secrets: this.secrets,
-      environment: { ...environment, ...adminSettings(this.api, retention) },
-      removalPolicy,
-      sourceMaps,
-    });
+    this.adminApi = admin.api;
     const monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api,
-      functions: [...operations, authorizer, ...adminFunctions],
+      functions: [...operations, authorizer, ...admin.functions],
       tables: this.tables,
       serviceMetric,
       alarmEmail: props.alarmEmail,
@@ -259,22 +265,16 @@ export class PetstoreStack extends Stack {
     }
     new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, { value: this.api.url });
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.api.restApi.restApiId });
-    new CfnOutput(this, STACK_OUTPUTS.petsTableName, {
-      value: this.table(PETS_TABLE).tableName,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.keysTableName, {
-      value: this.table(KEYS_TABLE).tableName,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.countersTableName, {
-      value: this.table(COUNTERS_TABLE).tableName,
-    });
+    for (const [name, definition] of [
+      [STACK_OUTPUTS.petsTableName, PETS_TABLE],
+      [STACK_OUTPUTS.keysTableName, KEYS_TABLE],
+      [STACK_OUTPUTS.countersTableName, COUNTERS_TABLE],
+      [STACK_OUTPUTS.auditTableName, AUDIT_TABLE],
+    ] as const) {
+      new CfnOutput(this, name, { value: this.table(definition).tableName });
+    }
     new CfnOutput(this, STACK_OUTPUTS.dashboardUrl, { value: monitoring.dashboardUrl });
     new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, { value: monitoring.topic.topicArn });
-    new CfnOutput(this, STACK_OUTPUTS.adminApiBaseUrl, { value: this.adminApi.url });
-    new CfnOutput(this, STACK_OUTPUTS.auditTableName, {
-      value: this.table(AUDIT_TABLE).tableName,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.auditRetentionDays, { value: String(retention) });
   }
 
   private createTable(
@@ -282,15 +282,16 @@ export class PetstoreStack extends Stack {
     production: boolean,
     removalPolicy: RemovalPolicy,
   ): Table {
-    const retained = definition.alwaysRetained === true;
     const table = new Table(this, definition.constructId, {
       partitionKey: attribute(definition.partitionKey),
       billingMode: BillingMode.PAY_PER_REQUEST,
+      encryption: TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: this.key,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: definition.timeToLiveAttribute,
-      stream: definition.streamNewImages ? StreamViewType.NEW_IMAGE : undefined,
-      deletionProtection: production || retained,
-      removalPolicy: retained ? RemovalPolicy.RETAIN : removalPolicy,
+      stream: definition.streamNewImages ? AUDIT_STREAM_VIEW : undefined,
+      deletionProtection: production || definition.alwaysRetained === true,
+      removalPolicy: definition.alwaysRetained ? RemovalPolicy.RETAIN : removalPolicy,
       resourcePolicy: definition === AUDIT_TABLE ? appendOnlyPolicy() : undefined,
     });
     for (const index of definition.globalSecondaryIndexes) {

@@ -32,6 +32,13 @@ export interface StageSettings {
    * sources, at the price of parsing the bundle's source map at every cold start.
    */
   readonly sourceMaps: boolean;
+  /**
+   * Days every log group of the stage keeps its events (the functions', the access log and the
+   * execution log): one of the values CloudWatch Logs accepts (`RetentionDays`). Control Tower's ct-cloudwatch-pr-2 wants 365 days or more: a shorter value
+   * fails the synthesis unless the stage's entry of `CONTROL_TOWER_EXCEPTIONS` disables that
+   * control (infra/control-tower.ts).
+   */
+  readonly logRetentionDays: number;
   /** Days an audit entry of a key change is kept before DynamoDB's TTL deletes it. */
   readonly auditRetentionDays: number;
 }
@@ -41,19 +48,21 @@ export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
 
 /**
  * Production shifts 10% of traffic for 5 minutes behind a web ACL; staging, whose traffic is the
- * team's own, shifts half of it for 3 minutes, unfiltered.
+ * team's own, shifts half of it for 3 minutes, unfiltered. Both keep their logs a year.
  */
 export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
   staging: {
     deployment: 'short-canary',
     webAcl: false,
     sourceMaps: true,
+    logRetentionDays: 365,
     auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
   },
   production: {
     deployment: 'canary',
     webAcl: true,
     sourceMaps: false,
+    logRetentionDays: 365,
     auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
   },
 };

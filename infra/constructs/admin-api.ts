@@ -4,13 +4,13 @@
  * every method AWS_IAM-authorized; a resource policy admitting only the stage's account, or only
  * the role ARNs the stage lists.
  */
-import { type RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
   EndpointType,
-  LambdaIntegration,
   LogGroupLogDestination,
+  MethodLoggingLevel,
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -21,26 +21,30 @@ import {
   Effect,
   PolicyDocument,
   PolicyStatement,
+  Role,
+  ServicePrincipal,
 } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
 import { ADMIN_ROUTES, type AdminRouteDefinition } from '../admin-routes.ts';
 import { ADMIN_GATEWAY_RESPONSES } from '../gateway-responses.ts';
 import { BINARY_MEDIA_TYPES } from '../routes.ts';
+import { STACK_OUTPUTS } from '../stages.ts';
 import { accessLogFormat } from './access-log.ts';
 import { alarmOnSum } from './alarms.ts';
 import type { PetstoreApi } from './petstore-api.ts';
-import { LOG_RETENTION, ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
+import { invokedThrough } from './rest-api.ts';
+import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
+import { type StageLogs, stageLogGroup } from './stage-key.ts';
 
 /** An IAM role's ARN: `arn:<partition>:iam::<12-digit account>:role/<path and name>`. */
 export const ROLE_ARN = /^arn:aws[a-z-]*:iam::(\d{12}):role\/[\w+=,.@/-]{1,512}$/;
 
 /** Props of {@link AdminApi}. */
 export interface AdminApiProps {
-  /** What happens to the access log group when the stack goes. */
-  readonly removalPolicy: RemovalPolicy;
+  /** How the access and execution log groups keep their events (the stage's key, retention). */
+  readonly logs: StageLogs;
 
   /**
    * The only IAM roles (ARNs, of the stage's account) that may call the admin API; any other
@@ -72,14 +76,17 @@ export class AdminApi extends Construct {
   /** Fires on the first 5XX answer in five minutes. */
   readonly serverErrorsAlarm: Alarm;
 
+  /** The functions API Gateway may invoke through {@link invokeRole} (as PetstoreApi's). */
+  private readonly invokePolicy = new PolicyDocument();
+
+  /** The role API Gateway assumes to invoke the admin functions (no Lambda permissions). */
+  private readonly invokeRole: Role;
+
   constructor(scope: Construct, id: string, props: AdminApiProps) {
     super(scope, id);
     const stack = Stack.of(this);
     const roleArns = validRoleArns(props.roleArns ?? [], stack.account);
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: LOG_RETENTION,
-      removalPolicy: props.removalPolicy,
-    });
+    const accessLogs = stageLogGroup(this, 'AccessLogs', props.logs);
     this.restApi = new RestApi(this, 'Default', {
       restApiName: `${stack.stackName}-admin`,
       description: 'Petstore admin API (docs/admin-openapi.yaml)',
@@ -91,11 +98,22 @@ export class AdminApi extends Construct {
       deployOptions: {
         stageName: ADMIN_API_STAGE_NAME,
         tracingEnabled: true,
+        // As the public API's (Control Tower's ct-apigateway-pr-1): errors only, no data tracing.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: AccessLogFormat.custom(accessLogFormat()),
       },
     });
     this.restApi.node.tryRemoveChild('Endpoint');
+    const executionLogs = stageLogGroup(this, 'ExecutionLogs', props.logs, {
+      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${ADMIN_API_STAGE_NAME}`,
+    });
+    this.restApi.deploymentStage.node.addDependency(executionLogs);
+    this.invokeRole = new Role(this, 'InvokeRole', {
+      assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
+      inlinePolicies: { Invoke: this.invokePolicy },
+    });
     this.url = this.restApi.url;
     for (const response of ADMIN_GATEWAY_RESPONSES) {
       this.restApi.addGatewayResponse(response.type, {
@@ -123,25 +141,25 @@ export class AdminApi extends Construct {
           'Every method needs a SigV4 signature of a principal of the stage account (resource policy); a web ACL would filter nothing the policy admits.',
       },
       {
-        id: 'AwsSolutions-APIG6',
-        reason:
-          'Access logs record every request with its status, error type and caller; execution logs would go to a log group API Gateway creates outside the stack.',
-      },
-      {
         id: 'AwsSolutions-COG4',
         reason: 'Callers are IAM principals authorized by SigV4 (AWS_IAM), not Cognito users.',
       },
     );
   }
 
-  /** Serves `route` with `handler` (Lambda proxy integration), AWS_IAM-authorized. */
+  /**
+   * Serves `route` with `handler` (a Lambda proxy integration through the invoke role, as the
+   * public API's), AWS_IAM-authorized.
+   */
   addOperation(route: AdminRouteDefinition, handler: IFunction): void {
-    this.restApi.root
-      .resourceForPath(route.path)
-      .addMethod(route.method, new LambdaIntegration(handler), {
-        authorizationType: AuthorizationType.IAM,
-        operationName: route.operationId,
-      });
+    this.invokePolicy.addStatements(
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [handler.functionArn] }),
+    );
+    const integration = invokedThrough(this.invokeRole, handler);
+    this.restApi.root.resourceForPath(route.path).addMethod(route.method, integration, {
+      authorizationType: AuthorizationType.IAM,
+      operationName: route.operationId,
+    });
   }
 }
 
@@ -193,18 +211,33 @@ function validRoleArns(arns: readonly string[], account: string): string[] {
   return [...arns];
 }
 
+/** What {@link addAdmin} builds the admin API and its functions from. */
+export interface AdminProps extends Omit<ServiceFunctionProps, 'definition'> {
+  /** The stage's public API, whose API keys and usage plans the admin functions manage. */
+  readonly publicApi: PetstoreApi;
+  /** The roles the admin API admits (`AdminApiProps.roleArns`). @default - the account's */
+  readonly roleArns?: readonly string[];
+  /** Days an audit entry is kept (`AUDIT_RETENTION_DAYS`, output `AuditRetentionDays`). */
+  readonly retentionDays: number;
+}
+
 /**
- * The settings the admin functions get beside the tables' names: the audit retention, and the
- * public API's stack name, RestApi id and each standard plan's usage plan id, whose API keys
- * they manage (`USAGE_PLAN_ID_FREE`, …).
+ * The stage's admin API (`AdminApi`) and one {@link ServiceFunction} per admin route at the
+ * stack's scope (construct ids from the rows), each with an alarm on its errors; plain functions,
+ * no CodeDeploy canary: admin calls are too few for a canary's alarms to judge a version
+ * (docs/operations.md). The functions get the audit retention and the public API's stack name,
+ * RestApi id and usage plan ids (`USAGE_PLAN_ID_FREE`, …). Outputs `AdminApiBaseUrl` and
+ * `AuditRetentionDays`.
+ *
+ * @returns The admin API and its functions, in the route table's order.
  */
-export function adminSettings(
-  publicApi: PetstoreApi,
-  retentionDays: number,
-): Record<string, string> {
-  return {
+export function addAdmin(stack: Stack, props: AdminProps) {
+  const { publicApi, roleArns, retentionDays, ...functionProps } = props;
+  const api = new AdminApi(stack, 'AdminApi', { logs: props.logs, roleArns });
+  const environment = {
+    ...props.environment,
     AUDIT_RETENTION_DAYS: String(retentionDays),
-    PETSTORE_STACK_NAME: Stack.of(publicApi).stackName,
+    PETSTORE_STACK_NAME: stack.stackName,
     PUBLIC_REST_API_ID: publicApi.restApi.restApiId,
     ...Object.fromEntries(
       [...publicApi.usagePlans].map(([planId, plan]) => [
@@ -213,24 +246,17 @@ export function adminSettings(
       ]),
     ),
   };
-}
-
-/**
- * One {@link ServiceFunction} per admin route at `scope` (the stack: construct ids from the
- * rows), each with an alarm on its errors and served by `api`. Plain functions, no CodeDeploy
- * canary: admin calls are too few for a canary's alarms to judge a version (docs/operations.md).
- *
- * @returns The functions, in the route table's order.
- */
-export function addAdminFunctions(
-  scope: Construct,
-  api: AdminApi,
-  props: Omit<ServiceFunctionProps, 'definition'>,
-): ServiceFunction[] {
-  return ADMIN_ROUTES.map((route) => {
-    const admin = new ServiceFunction(scope, route.constructId, { ...props, definition: route });
+  const functions = ADMIN_ROUTES.map((route) => {
+    const admin = new ServiceFunction(stack, route.constructId, {
+      ...functionProps,
+      environment,
+      definition: route,
+    });
     alarmOnSum(admin, 'Errors', admin.function.metricErrors(), `${route.constructId} errors`);
     api.addOperation(route, admin.function);
     return admin;
   });
+  new CfnOutput(stack, STACK_OUTPUTS.adminApiBaseUrl, { value: api.url });
+  new CfnOutput(stack, STACK_OUTPUTS.auditRetentionDays, { value: String(retentionDays) });
+  return { api, functions };
 }

@@ -4,11 +4,14 @@
  * no Lambda function of the project's own in between.
  */
 import { Stack, Validations } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { type ITable, StreamViewType } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
 import { Construct } from 'constructs';
 import type { AuditEntry } from '../../shared/audit/entry.ts';
+
+/** The stream the audit table needs for the pipe: each new entry's whole item. */
+export const AUDIT_STREAM_VIEW = StreamViewType.NEW_IMAGE;
 
 /** The `source` of every audit event on the bus: what a rule matches on. */
 export const AUDIT_EVENT_SOURCE = 'petstore.keys';

@@ -32,6 +32,7 @@ import { RATE_LIMIT_METRICS } from '../../shared/metrics.ts';
 import { ALARM_PERIOD, alarmOnSum } from './alarms.ts';
 import type { PetstoreApi } from './petstore-api.ts';
 import type { ServiceFunction } from './service-function.ts';
+import { denyGrantsExceptForAwsResources } from './stage-key.ts';
 
 /** Props of {@link Monitoring}. */
 export interface MonitoringProps {
@@ -99,6 +100,7 @@ export class Monitoring extends Construct {
         resources: ['*'],
       }),
     );
+    denyGrantsExceptForAwsResources(key);
     this.topic = new Topic(this, 'AlarmTopic', {
       displayName: `${stack.stackName} alarms`,
       masterKey: key,

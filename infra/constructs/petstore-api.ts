@@ -2,21 +2,16 @@
  * The API as clients meet it: the RestApi and its `v1` stage, the authorizer, the Error-shaped
  * gateway responses, the 405 answers and the usage plans (the edge backstop).
  */
-import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
-  AccessLogFormat,
-  ApiKeySourceType,
   AuthorizationType,
   ContentHandling,
-  EndpointType,
   IdentitySource,
-  LambdaIntegration,
-  LogGroupLogDestination,
   MockIntegration,
   Period,
   RequestAuthorizer,
   ResponseType,
-  RestApi,
+  type RestApi,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import {
@@ -25,8 +20,9 @@ import {
   type Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
+import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { FilterPattern, LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, type LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
@@ -38,25 +34,20 @@ import {
   usagePlanSettings,
 } from '../../shared/plans.ts';
 import { GATEWAY_RESPONSES, methodNotAllowed } from '../gateway-responses.ts';
-import {
-  AUTHORIZER_CACHE_TTL_SECONDS,
-  BINARY_MEDIA_TYPES,
-  type RouteDefinition,
-  resourcePaths,
-} from '../routes.ts';
-import { accessLogFormat } from './access-log.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, type RouteDefinition, resourcePaths } from '../routes.ts';
 import { ALARM_PERIOD, alarmOnSum } from './alarms.ts';
 import { ApiDomain, type ApiDomainOptions } from './api-domain.ts';
 import { ApiWebAcl } from './api-web-acl.ts';
-import { LOG_RETENTION } from './service-function.ts';
+import { createRestApi, invokedThrough } from './rest-api.ts';
+import { type StageLogs, stageLogGroup } from './stage-key.ts';
 
 /** Props of {@link PetstoreApi}. */
 export interface PetstoreApiProps {
   /** The Lambda REQUEST authorizer's function (identity source: the Authorization header). */
   readonly authorizerFunction: IFunction;
 
-  /** What happens to the access log group when the stack goes. */
-  readonly removalPolicy: RemovalPolicy;
+  /** How the access log and the execution log keep their events. */
+  readonly logs: StageLogs;
 
   /**
    * A regional AWS WAF web ACL on the stage (see {@link ApiWebAcl}).
@@ -83,7 +74,8 @@ export interface PetstoreApiProps {
 }
 
 /**
- * The stage's RestApi (stage `v1`, `apiKeySourceType: AUTHORIZER`, JSON access logs), its REQUEST
+ * The stage's RestApi (stage `v1`, `apiKeySourceType: AUTHORIZER`, JSON access logs, execution
+ * logs at ERROR without data tracing, both in log groups of the stage's key), its REQUEST
  * authorizer (result cached {@link AUTHORIZER_CACHE_TTL_SECONDS} s), one Error-shaped gateway
  * response per row of `GATEWAY_RESPONSES`, an ANY mock answering 405 on every resource path, one
  * usage plan per standard plan (`usagePlanSettings`); X-Ray tracing on the stage; a REGIONAL
@@ -94,7 +86,8 @@ export interface PetstoreApiProps {
  * and usage plans, are the ones it had at the stack's scope: a new RestApi would change the base
  * URL, and new usage plans would lose the API keys the keys command put in them.
  *
- * No CloudWatch role: access logs need the `AccountStack`, deployed once per account and region.
+ * No CloudWatch role: access and execution logs need the `AccountStack`, deployed once per
+ * account and region.
  */
 export class PetstoreApi extends Construct {
   /** The RestApi. */
@@ -124,27 +117,54 @@ export class PetstoreApi extends Construct {
 
   private readonly authorizer: RequestAuthorizer;
 
+  /**
+   * The operations' handlers that API Gateway may invoke through {@link invokeRole}: an inline
+   * policy of the role, so that it exists before any method uses it (RequestAuthorizer adds the
+   * authorizer's function in a policy of its own, on which the API's deployment depends).
+   */
+  private readonly invokePolicy = new PolicyDocument();
+
+  /**
+   * The role API Gateway assumes to invoke the authorizer and the operations. An IAM role and not
+   * Lambda permissions: a permission's `SourceArn` for API Gateway is built with `Fn::Join`, which
+   * Control Tower's ct-lambda-pr-2 cannot read in a template (docs/operations.md, "Governance").
+   */
+  private readonly invokeRole: Role;
+
   private readonly accessLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: PetstoreApiProps) {
     super(scope, id);
     const { stackName } = Stack.of(this);
-    this.accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: LOG_RETENTION,
-      removalPolicy: props.removalPolicy,
-    });
+    this.accessLogs = stageLogGroup(this, 'AccessLogs', props.logs);
     this.restApi = createRestApi(this, stackName, this.accessLogs, {
       webAcl: props.webAcl !== undefined,
       executeApiEndpoint: props.domain === undefined || props.domain.executeApiEndpoint === true,
     });
+    // API Gateway writes execution logs to a group of this name, creating it (unencrypted, never
+    // expiring) unless it exists: the stack makes it first, with the stage's key and retention.
+    const executionLogs = stageLogGroup(this, 'ExecutionLogs', props.logs, {
+      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${API_STAGE_NAME}`,
+    });
+    this.restApi.deploymentStage.node.addDependency(executionLogs);
     if (props.domain) {
       this.domain = new ApiDomain(this, 'Domain', { ...props.domain, restApi: this.restApi });
     }
     this.url = this.domain?.url ?? this.restApi.url;
+    this.invokeRole = new Role(this, 'InvokeRole', {
+      assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
+      inlinePolicies: { Invoke: this.invokePolicy },
+    });
     this.authorizer = new RequestAuthorizer(this, 'Authorizer', {
       handler: props.authorizerFunction,
+      assumeRole: this.invokeRole,
       identitySources: [IdentitySource.header('Authorization')],
       resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
+    });
+    Validations.of(this.authorizer).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.authorizerFunction.node.defaultChild as CfnElement)}.Arn>:*]`,
+      reason:
+        "The invoke role's policy that RequestAuthorizer adds for its function: the function and its versions, which only this stack publishes.",
     });
     for (const path of resourcePaths().keys()) this.addMethodNotAllowed(path);
     for (const response of GATEWAY_RESPONSES) {
@@ -197,18 +217,25 @@ export class PetstoreApi extends Construct {
   }
 
   /**
-   * Serves `route` with `handler` (Lambda proxy integration), behind the authorizer and a
-   * required API key. Pass an alias to let CodeDeploy shift traffic between versions: API Gateway
-   * then invokes the alias, and may invoke only it.
+   * Serves `route` with `handler` (Lambda proxy integration, invoked through the API's invoke
+   * role), behind the authorizer and a required API key. Pass an alias to let CodeDeploy shift
+   * traffic between versions: API Gateway then invokes the alias, and may invoke only it.
    */
   addOperation(route: RouteDefinition, handler: IFunction): void {
-    this.restApi.root
-      .resourceForPath(route.path)
-      .addMethod(route.method, new LambdaIntegration(handler), {
-        authorizer: this.authorizer,
-        apiKeyRequired: true,
-        operationName: route.operationId,
-      });
+    this.allowInvoke(handler);
+    const integration = invokedThrough(this.invokeRole, handler);
+    this.restApi.root.resourceForPath(route.path).addMethod(route.method, integration, {
+      authorizer: this.authorizer,
+      apiKeyRequired: true,
+      operationName: route.operationId,
+    });
+  }
+
+  /** Lets the invoke role invoke `handler` (that ARN alone: an alias, not its function). */
+  private allowInvoke(handler: IFunction): void {
+    this.invokePolicy.addStatements(
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [handler.functionArn] }),
+    );
   }
 
   private addUsagePlan(planId: StandardPlanId): UsagePlan {
@@ -270,65 +297,6 @@ export class PetstoreApi extends Construct {
         'A mock that only answers 405 with the methods the path serves; it reaches no function and no data, and answers as the local gateway does.',
     });
   }
-}
-
-/**
- * The RestApi (REGIONAL endpoint) with its `v1` stage, X-Ray tracing and JSON access logs, as the
- * `Default` child of `scope`.
- *
- * @param options.webAcl Whether a web ACL guards the stage (otherwise cdk-nag's APIG3 is
- *   acknowledged).
- * @param options.executeApiEndpoint Whether clients may call the `execute-api` address.
- */
-function createRestApi(
-  scope: Construct,
-  name: string,
-  accessLogs: LogGroup,
-  { webAcl, executeApiEndpoint }: { webAcl: boolean; executeApiEndpoint: boolean },
-): RestApi {
-  const api = new RestApi(scope, 'Default', {
-    restApiName: name,
-    description: 'Petstore API (docs/openapi.yaml)',
-    // Left out, not false, when kept: the template of a stage without a domain stays as it was.
-    disableExecuteApiEndpoint: !executeApiEndpoint || undefined,
-    cloudWatchRole: false,
-    apiKeySourceType: ApiKeySourceType.AUTHORIZER,
-    endpointTypes: [EndpointType.REGIONAL],
-    binaryMediaTypes: [...BINARY_MEDIA_TYPES],
-    deployOptions: {
-      stageName: API_STAGE_NAME,
-      tracingEnabled: true,
-      accessLogDestination: new LogGroupLogDestination(accessLogs),
-      accessLogFormat: AccessLogFormat.custom(accessLogFormat()),
-    },
-  });
-  // RestApi adds an `Endpoint` output under a hashed name; ApiBaseUrl is the one ops tools read.
-  api.node.tryRemoveChild('Endpoint');
-  if (!webAcl) {
-    Validations.of(api).acknowledge({
-      id: 'AwsSolutions-APIG3',
-      reason:
-        "No web ACL because this stage's webAcl setting is off, the default only in staging, whose traffic is the team's own tests (production has one by default: AWS managed rules and a per-IP rate rule). Every method still needs a key checked by the authorizer.",
-    });
-  }
-  Validations.of(api).acknowledge(
-    {
-      id: 'AwsSolutions-APIG2',
-      reason:
-        'The functions validate every request with valibot so that each 400 carries a catalogue code and names the field; an API Gateway validator would answer with its own message.',
-    },
-    {
-      id: 'AwsSolutions-APIG6',
-      reason:
-        'Access logs record every request with its status, error type, authorizer and integration errors and key id; execution logs would go to a log group API Gateway creates outside the stack, without retention.',
-    },
-    {
-      id: 'AwsSolutions-COG4',
-      reason:
-        'Clients authenticate with bearer API keys checked by a Lambda REQUEST authorizer (docs/api.md, "Authentication"); there are no Cognito users.',
-    },
-  );
-  return api;
 }
 
 /**

@@ -17,7 +17,6 @@ import {
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { TableDefinition } from '../../shared/dynamodb/tables.ts';
@@ -26,11 +25,9 @@ import { SECRET_READ_BOUNDS } from '../../shared/secrets.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
 import { FUNCTION_TIMEOUT_SECONDS, type FunctionDefinition } from '../routes.ts';
 import { alarmOnSum } from './alarms.ts';
+import { type StageLogs, stageLogGroup } from './stage-key.ts';
 
 /** Entries in the route table are relative to the repository root, whatever the cwd. */
-
-/** How long function and access logs are kept. */
-export const LOG_RETENTION = RetentionDays.ONE_MONTH;
 
 /**
  * Credential providers of the AWS SDK's default chain that a Lambda function never reaches: the
@@ -86,8 +83,11 @@ export interface ServiceFunctionProps {
   /** Environment variables besides the Powertools settings, e.g. the tables' names. */
   readonly environment: Readonly<Record<string, string>>;
 
-  /** What happens to the log group when the stack goes. */
-  readonly removalPolicy: RemovalPolicy;
+  /**
+   * How the function's log group keeps its events. Its key also encrypts the tables, so a role
+   * that calls a table may decrypt with it, as DynamoDB asks of a caller.
+   */
+  readonly logs: StageLogs;
 
   /**
    * Run with `NODE_OPTIONS=--enable-source-maps`: stack traces point into the TypeScript sources,
@@ -113,7 +113,8 @@ function secretsReader(): ParamsAndSecretsLayerVersion {
 
 /**
  * A NodejsFunction (Node.js 24, arm64, ESM, 256 MB, `FUNCTION_TIMEOUT_SECONDS`, X-Ray active tracing) with its own log
- * group (one month) and a role that may write there, send traces, make exactly the DynamoDB
+ * group (the stage's key and retention) and a role that may write there, decrypt with the stage's key
+ * (as DynamoDB asks of a caller of a table), send traces, make exactly the DynamoDB
  * calls of `definition.tableAccess` and read exactly the secrets of `definition.secrets` (no
  * managed policy, no wildcard on data), the API Gateway calls of `definition.apiGatewayAccess`
  * (the admin functions' API keys and usage plans), and an alarm on its throttles. A function with secrets
@@ -135,7 +136,7 @@ export class ServiceFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
-    const { definition, tables, removalPolicy } = props;
+    const { definition, tables, logs } = props;
     const secrets = (definition.secrets ?? []).map((secretDefinition) => {
       const secret = props.secrets.get(secretDefinition);
       if (!secret) {
@@ -145,7 +146,7 @@ export class ServiceFunction extends Construct {
       }
       return { definition: secretDefinition, secret };
     });
-    const logGroup = new LogGroup(this, 'Logs', { retention: LOG_RETENTION, removalPolicy });
+    const logGroup = stageLogGroup(this, 'Logs', logs);
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
     });
@@ -165,6 +166,10 @@ export class ServiceFunction extends Construct {
         }),
       );
     }
+
+    // DynamoDB checks each caller's access to the table's key with kms:Decrypt (then caches the
+    // table key it decrypted); it needs no more of the caller, reading or writing.
+    if (definition.tableAccess.length > 0) logs.encryptionKey.grantDecrypt(role);
 
     const { partition, region } = Stack.of(this);
     for (const { method, paths } of definition.apiGatewayAccess ?? []) {

@@ -7,9 +7,11 @@
  */
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
 import cdkJson from '../../cdk.json' with { type: 'json' };
-import { ADMIN_ROUTES } from '../../infra/admin-routes.ts';
+import { ADMIN_ROUTES, adminRouteOf } from '../../infra/admin-routes.ts';
 import { stageOptions } from '../../infra/app.ts';
 import { AdminApi } from '../../infra/constructs/admin-api.ts';
 import { STACK_OUTPUTS, STAGES } from '../../infra/stages.ts';
@@ -254,8 +256,18 @@ describe('AdminApi with role ARNs', () => {
     const stack = new Stack(new App({ outdir }), 'Admin', {
       env: { account: ACCOUNT, region: 'us-east-1' },
     });
-    const api = new AdminApi(stack, 'AdminApi', { removalPolicy: RemovalPolicy.DESTROY, roleArns });
-    api.restApi.root.addMethod('GET');
+    const logs = {
+      encryptionKey: new Key(stack, 'Key'),
+      retentionDays: 365,
+      removalPolicy: RemovalPolicy.DESTROY,
+    };
+    const api = new AdminApi(stack, 'AdminApi', { logs, roleArns });
+    const handler = new LambdaFunction(stack, 'Handler', {
+      runtime: Runtime.NODEJS_24_X,
+      handler: 'index.handler',
+      code: Code.fromInline('export const handler = async () => ({});'),
+    });
+    api.addOperation(adminRouteOf('getKey'), handler);
     const template = Template.fromStack(stack);
     return adminPolicy(template, stack.getLogicalId(api.restApi.node.defaultChild as never));
   }

@@ -231,7 +231,8 @@ describe('every GitHub role', () => {
   });
 });
 
-describe('GitHub role options', () => {
+// Each test synthesizes a whole app of its own, its Control Tower checks included (cfn-guard).
+describe('GitHub role options', { timeout: 120_000 }, () => {
   it("uses an account's existing provider by ARN and creates the other account's", () => {
     // GIVEN an existing provider in production's account only
     const existing = `arn:aws:iam::${ENVIRONMENTS.production.account}:oidc-provider/${GITHUB_OIDC_ISSUER}`;
