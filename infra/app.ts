@@ -156,18 +156,23 @@ function createAccountStacks(
 /**
  * The options an operator set for `stage` in the CDK context (`-c key=value` or `cdk.json`):
  * `petstore:<stage>:alarmEmail`, `petstore:<stage>:webAcl` (`true` or `false`),
- * `petstore:<stage>:ipRateLimit` (requests per IP per 5 minutes) and the custom domain
- * (`domainOptions`). Unset ones keep the stage's defaults (`STAGE_SETTINGS`).
+ * `petstore:<stage>:ipRateLimit` (requests per IP per 5 minutes), the custom domain
+ * (`domainOptions`), `petstore:<stage>:adminRoleArns` (role ARNs separated by commas, checked by
+ * `AdminApi`) and `petstore:<stage>:auditRetentionDays`. Unset ones keep the stage's defaults
+ * (`STAGE_SETTINGS`).
  *
  * @param environment The stage's account and region, which its certificate must share.
- * @throws Error when webAcl is neither true nor false, ipRateLimit is not a number, or a domain
- *   setting is refused.
+ * @throws Error when webAcl is neither true nor false, ipRateLimit is not a number,
+ *   auditRetentionDays not a whole number, or a domain setting is refused.
  */
 export function stageOptions(
   app: App,
   stage: StageName,
   environment: Environment,
-): Pick<PetstoreStackProps, 'alarmEmail' | 'webAcl' | 'ipRateLimit' | 'domain'> {
+): Pick<
+  PetstoreStackProps,
+  'alarmEmail' | 'webAcl' | 'ipRateLimit' | 'domain' | 'adminRoleArns' | 'auditRetentionDays'
+> {
   const read = (option: StageOption): unknown => app.node.tryGetContext(contextKey(stage, option));
   const webAcl = read('webAcl');
   const ipRateLimit = read('ipRateLimit');
@@ -178,7 +183,21 @@ export function stageOptions(
     throw new Error(`${contextKey(stage, 'ipRateLimit')} must be a number; got '${ipRateLimit}'`);
   }
   const alarmEmail = read('alarmEmail');
+  const adminRoleArns = read('adminRoleArns');
+  const auditRetentionDays = read('auditRetentionDays');
+  if (auditRetentionDays !== undefined && !/^[0-9]+$/.test(String(auditRetentionDays))) {
+    throw new Error(
+      `${contextKey(stage, 'auditRetentionDays')} must be a whole number of days; got '${auditRetentionDays}'`,
+    );
+  }
   return {
+    adminRoleArns:
+      adminRoleArns === undefined
+        ? undefined
+        : String(adminRoleArns)
+            .split(',')
+            .map((arn) => arn.trim()),
+    auditRetentionDays: auditRetentionDays === undefined ? undefined : Number(auditRetentionDays),
     alarmEmail: alarmEmail === undefined ? undefined : String(alarmEmail),
     webAcl: webAcl === undefined ? undefined : String(webAcl) === 'true',
     ipRateLimit: ipRateLimit === undefined ? undefined : Number(ipRateLimit),

@@ -134,9 +134,51 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   row('INTEGRATION_TIMEOUT', 'gateway_timeout', 'The backend did not answer in time.'),
 ];
 
-/** The gateway response of one type. */
-export function gatewayResponse(type: GatewayResponseType): GatewayResponseDefinition {
-  const found = GATEWAY_RESPONSES.find((response) => response.type === type);
+/** Why the admin API refuses a request before any function runs (AWS_IAM authorization). */
+export const ADMIN_FORBIDDEN_MESSAGE =
+  'The request is not signed (SigV4) by a principal the admin API admits, or its signature is wrong or older than 15 minutes.';
+
+/** The public API's responses the admin API answers alike: bodies, limits, backend failures. */
+const SHARED_WITH_ADMIN: ReadonlySet<GatewayResponseType> = new Set([
+  'BAD_REQUEST_BODY',
+  'BAD_REQUEST_PARAMETERS',
+  'REQUEST_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'DEFAULT_4XX',
+  'API_CONFIGURATION_ERROR',
+  'DEFAULT_5XX',
+  'INTEGRATION_FAILURE',
+  'INTEGRATION_TIMEOUT',
+]);
+
+/**
+ * The admin API's gateway responses (docs/admin-openapi.yaml): every refusal of IAM authorization
+ * (no signature, a wrong or stale one, a principal the resource policy or its own policy does not
+ * admit) is 403 `forbidden`, and so is an unknown path (API Gateway cannot tell an unsigned request
+ * from one for no route: both are MISSING_AUTHENTICATION_TOKEN); the rest as the public API's.
+ */
+export const ADMIN_GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
+  ...(['UNAUTHORIZED', 'ACCESS_DENIED', 'EXPIRED_TOKEN', 'INVALID_SIGNATURE'] as const).map(
+    (type) => row(type, 'forbidden', ADMIN_FORBIDDEN_MESSAGE),
+  ),
+  row(
+    'MISSING_AUTHENTICATION_TOKEN',
+    'forbidden',
+    'The request is not signed (SigV4), or no route matches this path.',
+  ),
+  ...GATEWAY_RESPONSES.filter((response) => SHARED_WITH_ADMIN.has(response.type)),
+];
+
+/**
+ * The gateway response of one type.
+ *
+ * @param responses The API's gateway responses. @default GATEWAY_RESPONSES - the public API's
+ */
+export function gatewayResponse(
+  type: GatewayResponseType,
+  responses: readonly GatewayResponseDefinition[] = GATEWAY_RESPONSES,
+): GatewayResponseDefinition {
+  const found = responses.find((response) => response.type === type);
   if (!found) throw new Error(`No gateway response is defined for ${type}`);
   return found;
 }

@@ -16,6 +16,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
 import {
+  AUDIT_TABLE,
   COUNTERS_TABLE,
   KEYS_TABLE,
   type KeyAttribute,
@@ -27,7 +28,10 @@ import { SERVICE_NAME } from '../shared/logger.ts';
 import { METRICS_NAMESPACE, metricDimensions } from '../shared/metrics.ts';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-limiter.ts';
 import type { SecretDefinition } from '../shared/secret-definitions.ts';
+import { type AdminApi, addAdmin } from './constructs/admin-api.ts';
 import type { ApiDomainOptions } from './constructs/api-domain.ts';
+import { AUDIT_STREAM_VIEW, AuditEvents } from './constructs/audit-events.ts';
+import { appendOnlyPolicy, validRetention } from './constructs/audit-table.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
@@ -112,6 +116,12 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
    * @default STAGE_SETTINGS[stage].sourceMaps
    */
   readonly sourceMaps?: boolean;
+
+  /** The only IAM roles the admin API admits. @default - the account's, by their own policy */
+  readonly adminRoleArns?: readonly string[];
+
+  /** Days an audit entry is kept (1 to 3650). @default STAGE_SETTINGS[stage].auditRetentionDays */
+  readonly auditRetentionDays?: number;
 }
 
 /**
@@ -149,6 +159,9 @@ export class PetstoreStack extends Stack {
   /** How the stage's log groups keep their events: the key, `logRetentionDays`, the removal policy. */
   readonly logs: StageLogs;
 
+  /** The stage's admin API (keys and their audit trail), IAM-authorized. */
+  readonly adminApi: AdminApi;
+
   /** The stage's tables, by definition. */
   readonly tables: ReadonlyMap<TableDefinition, Table>;
 
@@ -178,6 +191,7 @@ export class PetstoreStack extends Stack {
         this.createTable(definition, production, removalPolicy),
       ]),
     );
+    new AuditEvents(this, 'AuditEvents', { table: this.table(AUDIT_TABLE) });
     const environment = {
       ...Object.fromEntries(
         [...this.tables].map(([definition, table]) => [definition.envVar, table.tableName]),
@@ -192,13 +206,11 @@ export class PetstoreStack extends Stack {
         this.createSecret(definition, removalPolicy),
       ]),
     );
+    const common = { tables: this.tables, secrets: this.secrets, logs: this.logs, sourceMaps };
     const authorizer = new ServiceFunction(this, AUTHORIZER.constructId, {
+      ...common,
       definition: AUTHORIZER,
-      tables: this.tables,
-      secrets: this.secrets,
       environment,
-      logs: this.logs,
-      sourceMaps,
     });
     this.api = new PetstoreApi(this, 'Api', {
       authorizerFunction: authorizer.function,
@@ -231,9 +243,17 @@ export class PetstoreStack extends Stack {
       this.api.addOperation(route, operation.alias);
       return operation;
     });
+    const admin = addAdmin(this, {
+      publicApi: this.api,
+      roleArns: props.adminRoleArns,
+      retentionDays: validRetention(props.auditRetentionDays ?? settings.auditRetentionDays),
+      ...common,
+      environment,
+    });
+    this.adminApi = admin.api;
     const monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api,
-      functions: [...operations, authorizer],
+      functions: [...operations, authorizer, ...admin.functions],
       tables: this.tables,
       serviceMetric,
       alarmEmail: props.alarmEmail,
@@ -245,15 +265,14 @@ export class PetstoreStack extends Stack {
     }
     new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, { value: this.api.url });
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.api.restApi.restApiId });
-    new CfnOutput(this, STACK_OUTPUTS.petsTableName, {
-      value: this.table(PETS_TABLE).tableName,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.keysTableName, {
-      value: this.table(KEYS_TABLE).tableName,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.countersTableName, {
-      value: this.table(COUNTERS_TABLE).tableName,
-    });
+    for (const [name, definition] of [
+      [STACK_OUTPUTS.petsTableName, PETS_TABLE],
+      [STACK_OUTPUTS.keysTableName, KEYS_TABLE],
+      [STACK_OUTPUTS.countersTableName, COUNTERS_TABLE],
+      [STACK_OUTPUTS.auditTableName, AUDIT_TABLE],
+    ] as const) {
+      new CfnOutput(this, name, { value: this.table(definition).tableName });
+    }
     new CfnOutput(this, STACK_OUTPUTS.dashboardUrl, { value: monitoring.dashboardUrl });
     new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, { value: monitoring.topic.topicArn });
   }
@@ -270,8 +289,10 @@ export class PetstoreStack extends Stack {
       encryptionKey: this.key,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: definition.timeToLiveAttribute,
-      deletionProtection: production,
-      removalPolicy,
+      stream: definition.streamNewImages ? AUDIT_STREAM_VIEW : undefined,
+      deletionProtection: production || definition.alwaysRetained === true,
+      removalPolicy: definition.alwaysRetained ? RemovalPolicy.RETAIN : removalPolicy,
+      resourcePolicy: definition === AUDIT_TABLE ? appendOnlyPolicy() : undefined,
     });
     for (const index of definition.globalSecondaryIndexes) {
       table.addGlobalSecondaryIndex({

@@ -58,6 +58,16 @@ export interface TableAccess {
   readonly index?: string;
 }
 
+/**
+ * API Gateway management calls a function may make: one HTTP method of the `apigateway` service on
+ * resource paths such as `/apikeys/*` (IAM action `apigateway:<method>`, resource
+ * `arn:<partition>:apigateway:<region>::<path>`). Only the admin functions hold any.
+ */
+export interface ApiGatewayAccess {
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly paths: readonly string[];
+}
+
 /** A Lambda function of the service: its handler file, construct id, DynamoDB calls and secrets. */
 export interface FunctionDefinition {
   /** Handler file, relative to the repository root; it exports `handler`. */
@@ -68,6 +78,8 @@ export interface FunctionDefinition {
   readonly tableAccess: readonly TableAccess[];
   /** The secrets it reads (an operation's `secrets`). @default - none */
   readonly secrets?: readonly SecretDefinition[];
+  /** The API Gateway key and usage-plan calls it makes. @default - none */
+  readonly apiGatewayAccess?: readonly ApiGatewayAccess[];
 }
 
 /**

@@ -39,7 +39,12 @@ export interface StageSettings {
    * control (infra/control-tower.ts).
    */
   readonly logRetentionDays: number;
+  /** Days an audit entry of a key change is kept before DynamoDB's TTL deletes it. */
+  readonly auditRetentionDays: number;
 }
+
+/** Days an audit entry is kept unless the stage says otherwise (`auditRetentionDays`). */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
 
 /**
  * Production shifts 10% of traffic for 5 minutes behind a web ACL; staging, whose traffic is the
@@ -51,18 +56,21 @@ export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
     webAcl: false,
     sourceMaps: true,
     logRetentionDays: 365,
+    auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
   },
   production: {
     deployment: 'canary',
     webAcl: true,
     sourceMaps: false,
     logRetentionDays: 365,
+    auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
   },
 };
 
 /**
  * The options a stage takes from the CDK context: alarm e-mail, web ACL, IP rate limit; the AWS
- * account and region it deploys into; its custom domain (docs/operations.md, "Custom domain").
+ * account and region it deploys into; its custom domain (docs/operations.md, "Custom domain");
+ * the roles admitted to its admin API and its audit retention (docs/operations.md, "API keys").
  */
 export type StageOption =
   | 'alarmEmail'
@@ -74,7 +82,9 @@ export type StageOption =
   | 'certificateArn'
   | 'hostedZoneId'
   | 'hostedZoneName'
-  | 'executeApiEndpoint';
+  | 'executeApiEndpoint'
+  | 'adminRoleArns'
+  | 'auditRetentionDays';
 
 /**
  * CDK context keys through which an operator sets a stage's options at deploy time, e.g.
@@ -156,6 +166,12 @@ export const STACK_OUTPUTS = {
   dashboardUrl: 'DashboardUrl',
   /** ARN of the SNS topic every alarm of the stage notifies. */
   alarmTopicArn: 'AlarmTopicArn',
+  /** Base URL of the admin API, ending in `/admin/` (its own execute-api hostname). */
+  adminApiBaseUrl: 'AdminApiBaseUrl',
+  /** Physical name of the audit table. */
+  auditTableName: 'AuditTableName',
+  /** Days an audit entry is kept (the stage's `auditRetentionDays`). */
+  auditRetentionDays: 'AuditRetentionDays',
 } as const;
 
 /** Name of the stack output holding the id of a plan's usage plan, e.g. `UsagePlanIdFree`. */

@@ -31,6 +31,18 @@ export const SettingsSchema = v.object({
   KEYS_TABLE_NAME: v.optional(Text),
   COUNTERS_TABLE_NAME: v.optional(Text),
   IDEMPOTENCY_TABLE_NAME: v.optional(Text),
+  AUDIT_TABLE_NAME: v.optional(Text),
+  /** Days an audit entry is kept (the stage's `auditRetentionDays`; docs/operations.md). */
+  AUDIT_RETENTION_DAYS: v.optional(WholeNumber, '400'),
+  /**
+   * The admin functions on a stage: the stack's name, its public RestApi and each standard plan's
+   * usage plan, in which they manage keys' API Gateway API keys; unset on the local stack.
+   */
+  PETSTORE_STACK_NAME: v.optional(Text),
+  PUBLIC_REST_API_ID: v.optional(Text),
+  USAGE_PLAN_ID_FREE: v.optional(Text),
+  USAGE_PLAN_ID_PRO: v.optional(Text),
+  USAGE_PLAN_ID_BUSINESS: v.optional(Text),
   /** URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`; unset on AWS. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
   /**
@@ -61,6 +73,8 @@ export const SettingsSchema = v.object({
   AWS_SESSION_TOKEN: v.optional(Text),
   /** Local stack: the gateway's port, DynamoDB Local's, and the directory of its files. */
   PORT: v.optional(Port, '3000'),
+  /** Local stack: the admin API's port (a listener of its own, as a host of its own on AWS). */
+  ADMIN_PORT: v.optional(Port, '3100'),
   DYNAMODB_PORT: v.optional(Port, '8000'),
   PETSTORE_DIR: v.optional(Text),
   /** Local stack with `--regions`: milliseconds before a write reaches the other regions. */

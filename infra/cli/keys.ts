@@ -1,33 +1,33 @@
 /**
  * `npm run keys -- <command> …`: the argv entry of the keys command (keys/program.ts, `--help`):
- * the local stack's DynamoDB Local on `DYNAMODB_PORT` (or the DynamoDB of `DYNAMODB_ENDPOINT`) with
- * `.petstore/dynamodb.env`, or a stage.
+ * a client of the local stack's admin API on `ADMIN_PORT`, signed with `.petstore/dynamodb.env`,
+ * or of a stage's, signed with the default AWS credential chain.
  */
-import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
-import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
-import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
-import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
+import { readSettings } from '../../shared/settings.ts';
+import {
+  CREDENTIALS_FILE,
+  LOCAL_REGION,
+  readCredentials,
+  stackDirectory,
+} from '../local/stack-files.ts';
 import { KEYS_STYLE, runKeysCommand } from './keys/program.ts';
-import { commandTables } from './local-dynamodb.ts';
 import { runMain } from './program.ts';
 
 await runMain(import.meta.url, KEYS_STYLE, (args, output) => {
-  const { local, nameOf, client } = commandTables();
+  const settings = readSettings();
   return runKeysCommand(args, {
     local: {
-      ...local,
-      keysTableName: nameOf(KEYS_TABLE),
-      countersTableName: nameOf(COUNTERS_TABLE),
+      adminApiUrl: `http://127.0.0.1:${settings.ADMIN_PORT}/${ADMIN_API_STAGE_NAME}`,
+      credentialsFile: join(stackDirectory(), CREDENTIALS_FILE),
+      credentials: readCredentials(stackDirectory()),
+      region: LOCAL_REGION,
     },
-    // An empty endpoint means AWS.
-    openKeyStore: (tableName, endpoint = '') => new DynamoDBKeyStore(client(endpoint), tableName),
-    openRateLimitBans: (tableName, endpoint = '') =>
-      new DynamoDBRateLimitBans(client(endpoint), tableName),
-    openKeyUsage: (tableName, endpoint = '') => new DynamoDBKeyUsage(client(endpoint), tableName),
+    stageCredentials: defaultProvider(),
     cloudFormation: new CloudFormationClient({}),
-    apiGateway: new APIGatewayClient({}),
     ...output,
   });
 });

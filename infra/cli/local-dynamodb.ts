@@ -15,7 +15,6 @@ import {
   readCredentials,
   stackDirectory,
 } from '../local/stack-files.ts';
-import type { LocalDynamoDB } from './keys/target.ts';
 
 /** A command's way to its tables, from the settings. */
 export interface CommandTables {
@@ -60,5 +59,67 @@ export function commandTables(): CommandTables {
         local: endpoint && credentials ? { ...credentials, region: LOCAL_REGION } : undefined,
         settings,
       }),
+  };
+}
+
+/** A deployed stage's stack and its outputs, by output name. */
+export interface Deployment {
+  readonly stack: string;
+  readonly outputs: ReadonlyMap<string, string>;
+}
+
+/** The local stack's DynamoDB as a command reaches it: its URL, credentials, and readying. */
+export interface LocalDynamoDB {
+  /** DynamoDB Local's URL (or `DYNAMODB_ENDPOINT`'s). */
+  readonly endpoint: string;
+  /** The file of the stack's credentials, and whether it holds them. */
+  readonly credentialsFile: string;
+  readonly hasCredentials: boolean;
+  /**
+   * Readies a DynamoDB brought by the user (`DYNAMODB_ENDPOINT` is `endpoint`): throws one line
+   * when it does not answer, creates the tables it lacks.
+   * @default - none: the endpoint is the DynamoDB Local of `npm start`, which created them
+   */
+  readonly prepare?: () => Promise<void>;
+}
+
+/**
+ * Readies the local stack's DynamoDB for a command (the keys and restore commands).
+ *
+ * @returns How messages name it (`DynamoDB Local at …`), and how a failure on one of its tables
+ *   reads: not answering, or no such table, each with what to do.
+ * @throws Error when the local stack has no credentials file yet (it was never started), or a
+ *   `DYNAMODB_ENDPOINT` of the user's does not answer.
+ */
+export async function openLocalDynamoDB(local: LocalDynamoDB): Promise<{
+  readonly where: string;
+  readonly explain: (error: unknown, tableName: string) => Error;
+}> {
+  if (!local.hasCredentials) {
+    throw new Error(
+      `No DynamoDB Local credentials in ${local.credentialsFile}: start the local stack once with \`npm start\`, which creates them.`,
+    );
+  }
+  await local.prepare?.();
+  const where = local.prepare
+    ? `DynamoDB at ${local.endpoint} (DYNAMODB_ENDPOINT)`
+    : `DynamoDB Local at ${local.endpoint}`;
+  return {
+    where,
+    explain: (error, tableName) => {
+      if ((error as { code?: unknown } | undefined)?.code === 'ECONNREFUSED') {
+        return new Error(
+          `${where} does not answer: start the local stack with \`npm start\`, or set DYNAMODB_PORT to the DynamoDB Local port of the one running.`,
+          { cause: error },
+        );
+      }
+      if ((error as Error).name === 'ResourceNotFoundException') {
+        return new Error(
+          `${where} has no table ${tableName}: start the local stack with \`npm start\`, which creates it.`,
+          { cause: error },
+        );
+      }
+      return error as Error;
+    },
   };
 }

@@ -9,7 +9,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KEYS_TABLE, PETS_TABLE } from '../../shared/dynamodb/tables.ts';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { LOCAL_STACK_ACTOR_ARN } from '../../shared/audit/entry.ts';
+import { AUDIT_TABLE, KEYS_TABLE, PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { commandTables } from './local-dynamodb.ts';
 import { runMain } from './program.ts';
 import { RESTORE_STYLE, runRestoreCommand } from './restore/program.ts';
@@ -17,7 +19,19 @@ import { RESTORE_STYLE, runRestoreCommand } from './restore/program.ts';
 await runMain(import.meta.url, RESTORE_STYLE, (args, output) => {
   const { local, nameOf, client } = commandTables();
   return runRestoreCommand(args, {
-    local: { ...local, petsTableName: nameOf(PETS_TABLE), keysTableName: nameOf(KEYS_TABLE) },
+    local: {
+      ...local,
+      petsTableName: nameOf(PETS_TABLE),
+      keysTableName: nameOf(KEYS_TABLE),
+      auditTableName: nameOf(AUDIT_TABLE),
+    },
+    // The principal of the operator's credentials (the actor of each key.restored entry).
+    callerArn: async (stage) => {
+      if (stage === undefined) return LOCAL_STACK_ACTOR_ARN;
+      const { Arn } = await new STSClient({}).send(new GetCallerIdentityCommand({}));
+      if (!Arn) throw new Error('STS GetCallerIdentity returned no ARN');
+      return Arn;
+    },
     // An empty endpoint means AWS.
     openClient: (endpoint = '') => client(endpoint),
     dynamodb: new DynamoDBClient({}),

@@ -5,7 +5,6 @@
 import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   AuthorizationType,
-  AwsIntegration,
   ContentHandling,
   IdentitySource,
   MockIntegration,
@@ -39,7 +38,7 @@ import { AUTHORIZER_CACHE_TTL_SECONDS, type RouteDefinition, resourcePaths } fro
 import { ALARM_PERIOD, alarmOnSum } from './alarms.ts';
 import { ApiDomain, type ApiDomainOptions } from './api-domain.ts';
 import { ApiWebAcl } from './api-web-acl.ts';
-import { createRestApi } from './rest-api.ts';
+import { createRestApi, invokedThrough } from './rest-api.ts';
 import { type StageLogs, stageLogGroup } from './stage-key.ts';
 
 /** Props of {@link PetstoreApi}. */
@@ -224,13 +223,7 @@ export class PetstoreApi extends Construct {
    */
   addOperation(route: RouteDefinition, handler: IFunction): void {
     this.allowInvoke(handler);
-    // LambdaIntegration's own: a Lambda proxy integration, less the Lambda permissions it adds.
-    const integration = new AwsIntegration({
-      proxy: true,
-      service: 'lambda',
-      path: `2015-03-31/functions/${handler.functionArn}/invocations`,
-      options: { credentialsRole: this.invokeRole },
-    });
+    const integration = invokedThrough(this.invokeRole, handler);
     this.restApi.root.resourceForPath(route.path).addMethod(route.method, integration, {
       authorizer: this.authorizer,
       apiKeyRequired: true,

@@ -6,11 +6,14 @@ import { Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   ApiKeySourceType,
+  AwsIntegration,
   EndpointType,
   LogGroupLogDestination,
   MethodLoggingLevel,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
@@ -73,4 +76,17 @@ export function createRestApi(
     },
   );
   return api;
+}
+
+/**
+ * A Lambda proxy integration of `handler` that API Gateway invokes through `role`:
+ * LambdaIntegration's own, less the Lambda permissions it adds (the public and admin APIs').
+ */
+export function invokedThrough(role: IRole, handler: IFunction): AwsIntegration {
+  return new AwsIntegration({
+    proxy: true,
+    service: 'lambda',
+    path: `2015-03-31/functions/${handler.functionArn}/invocations`,
+    options: { credentialsRole: role },
+  });
 }

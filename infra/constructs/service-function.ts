@@ -4,7 +4,7 @@
  */
 
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -116,7 +116,8 @@ function secretsReader(): ParamsAndSecretsLayerVersion {
  * group (the stage's key and retention) and a role that may write there, decrypt with the stage's key
  * (as DynamoDB asks of a caller of a table), send traces, make exactly the DynamoDB
  * calls of `definition.tableAccess` and read exactly the secrets of `definition.secrets` (no
- * managed policy, no wildcard on data), and an alarm on its throttles. A function with secrets
+ * managed policy, no wildcard on data), the API Gateway calls of `definition.apiGatewayAccess`
+ * (the admin functions' API keys and usage plans), and an alarm on its throttles. A function with secrets
  * gets each one's ARN in its `arnSetting` and the extension that reads them ({@link secretsReader}).
  * Its `currentVersion`, if used, is retained when a deploy publishes the next one.
  *
@@ -169,6 +170,31 @@ export class ServiceFunction extends Construct {
     // DynamoDB checks each caller's access to the table's key with kms:Decrypt (then caches the
     // table key it decrypted); it needs no more of the caller, reading or writing.
     if (definition.tableAccess.length > 0) logs.encryptionKey.grantDecrypt(role);
+
+    const { partition, region } = Stack.of(this);
+    for (const { method, paths } of definition.apiGatewayAccess ?? []) {
+      role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: [`apigateway:${method}`],
+          resources: paths.map((path) => `arn:${partition}:apigateway:${region}::${path}`),
+        }),
+      );
+    }
+    const wildcardPaths = new Set(
+      (definition.apiGatewayAccess ?? []).flatMap(({ paths }) =>
+        paths.filter((path) => path.includes('*')),
+      ),
+    );
+    // cdk-nag names a resource as synthesized: pseudo parameters, or the stage's own values.
+    const named = (value: string, pseudo: string) => (Token.isUnresolved(value) ? pseudo : value);
+    const prefix = `arn:${named(partition, '<AWS::Partition>')}:apigateway:${named(region, '<AWS::Region>')}::`;
+    for (const path of wildcardPaths) {
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${prefix}${path}]`,
+        reason:
+          'An admin function changes API keys and usage plans whose ids exist only once made (API Gateway has no tag condition for them); each statement names one resource type and one HTTP method.',
+      });
+    }
 
     this.function = new NodejsFunction(this, 'Default', {
       entry: join(REPOSITORY_ROOT, definition.entry),

@@ -42,6 +42,23 @@ export interface ProxyRequest {
   requestId?: string;
   /** @default '127.0.0.1' */
   sourceIp?: string;
+  /** The API's stage, the first segment of `requestContext.path`. @default API_STAGE_NAME (`v1`) */
+  stage?: string;
+  /**
+   * The signer of a request to an AWS_IAM method, whose identity API Gateway puts in
+   * `requestContext.identity`. @default - none: the identity's IAM fields are null
+   */
+  caller?: IamCaller;
+}
+
+/** The IAM principal that signed a request, as API Gateway's AWS_IAM authorization finds it. */
+export interface IamCaller {
+  /** The access key id it signed with. */
+  readonly accessKey: string;
+  /** Its principal ARN, e.g. `arn:aws:iam::000000000000:user/petstore-local-operator`. */
+  readonly userArn: string;
+  /** Its unique id (`identity.caller` and `identity.user`), e.g. `AIDA…` for an IAM user. */
+  readonly userId: string;
 }
 
 /**
@@ -168,6 +185,8 @@ function requestContext(
 ): APIGatewayEventRequestContextWithAuthorizer<Record<string, string> | undefined> {
   const now = new Date();
   const userAgent = Object.entries(headers).find(([name]) => name.toLowerCase() === 'user-agent');
+  const stage = input.stage ?? API_STAGE_NAME;
+  const { caller } = input;
   return {
     accountId: LOCAL_ACCOUNT_ID,
     apiId: LOCAL_API_ID,
@@ -175,11 +194,11 @@ function requestContext(
     protocol: 'HTTP/1.1',
     httpMethod: input.method,
     identity: {
-      accessKey: null,
-      accountId: null,
+      accessKey: caller?.accessKey ?? null,
+      accountId: caller ? LOCAL_ACCOUNT_ID : null,
       apiKey: null,
       apiKeyId: null,
-      caller: null,
+      caller: caller?.userId ?? null,
       clientCert: null,
       cognitoAuthenticationProvider: null,
       cognitoAuthenticationType: null,
@@ -187,12 +206,12 @@ function requestContext(
       cognitoIdentityPoolId: null,
       principalOrgId: null,
       sourceIp: input.sourceIp ?? '127.0.0.1',
-      user: null,
+      user: caller?.userId ?? null,
       userAgent: userAgent?.[1] ?? null,
-      userArn: null,
+      userArn: caller?.userArn ?? null,
     },
-    path: `/${API_STAGE_NAME}${input.path}`,
-    stage: API_STAGE_NAME,
+    path: `/${stage}${input.path}`,
+    stage,
     requestId: input.requestId ?? randomUUID(),
     requestTime: now.toUTCString(),
     requestTimeEpoch: now.getTime(),

@@ -13,7 +13,7 @@ import * as v from 'valibot';
 import { logger } from '../../shared/logger.ts';
 import type { GatewayResponseType } from '../gateway-responses.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
-import { AUTHORIZER, type FunctionDefinition, type RouteDefinition } from '../routes.ts';
+import { AUTHORIZER, type FunctionDefinition } from '../routes.ts';
 import {
   createAuthorizerEvent,
   createLambdaContext,
@@ -54,8 +54,14 @@ export type AuthorizerOutcome = InvocationOutcome<AuthorizerResult>;
 /** A Lambda function's handler, as the gateway calls it. */
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
-/** Handlers that answer for operations instead of their routes' entries, by operation id. */
-export type OperationHandlers = Partial<Record<RouteDefinition['operationId'], LambdaHandler>>;
+/**
+ * Handlers that answer for operations (of the public or the admin API) instead of their routes'
+ * entries, by operation id.
+ */
+export type OperationHandlers = Readonly<Partial<Record<string, LambdaHandler>>>;
+
+/** A route of the public or the admin API: its operation's name and its function. */
+export type InvokedRoute = FunctionDefinition & { readonly operationId: string };
 
 /** The functions of the stack, invoked in this process. */
 export class LambdaInvoker {
@@ -97,7 +103,8 @@ export class LambdaInvoker {
   }
 
   /**
-   * Invokes an operation's function with the request's proxy event (a Lambda proxy integration).
+   * Invokes an operation's function (of the public or the admin API) with the request's proxy
+   * event (a Lambda proxy integration).
    *
    * @param timeoutMs The integration timeout, in milliseconds: past it the gateway answers and
    *   the function runs on unwatched.
@@ -105,7 +112,7 @@ export class LambdaInvoker {
    *   `timeoutMs`, INTEGRATION_FAILURE when it threw or its result is malformed.
    */
   async invokeOperation(
-    route: RouteDefinition,
+    route: InvokedRoute,
     request: ProxyRequest,
     timeoutMs: number,
   ): Promise<InvocationOutcome<ProxyResult>> {
@@ -116,7 +123,7 @@ export class LambdaInvoker {
 
   /** The operation's result, or `undefined` when its handler threw or answered malformed output. */
   private async proxyResult(
-    route: RouteDefinition,
+    route: InvokedRoute,
     request: ProxyRequest,
   ): Promise<ProxyResult | undefined> {
     try {

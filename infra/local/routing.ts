@@ -40,18 +40,15 @@ const DOCS_METHODS = 'GET, HEAD';
  * @param method The HTTP method, upper case.
  */
 export function routeRequest(target: string, method: string): Destination {
-  if (Buffer.byteLength(target) > MAX_TARGET_BYTES) {
-    return { refusal: { body: URI_TOO_LONG, headers: {} } };
-  }
-  const url = originFormUrl(target);
-  if (!url) return { refusal: gatewayResponse('DEFAULT_4XX') };
-  const { pathname, searchParams: query } = url;
+  const received = requestUrl(target);
+  if ('refusal' in received) return received;
+  const { pathname, searchParams: query } = received.url;
   if (pathname === DOCS_PATH || pathname.startsWith(`${DOCS_PATH}/`)) {
     if (method === 'GET' || method === 'HEAD') return { docs: pathname };
     return { refusal: notAllowed(DOCS_METHODS) };
   }
 
-  const match = matchResource(pathname);
+  const match = matchResource(pathname, API_STAGE_NAME, resourcePaths().keys());
   if (!match) return { refusal: gatewayResponse('MISSING_AUTHENTICATION_TOKEN') };
   const route = ROUTES.find((r) => r.path === match.resource && r.method === method);
   if (!route) {
@@ -72,6 +69,20 @@ function notAllowed(allow: string): ErrorResponse {
 }
 
 /**
+ * The URL of a request target, or the answer API Gateway gives a target it refuses before
+ * routing: 414 past its length limit, 400 for a target not in origin form.
+ */
+export function requestUrl(
+  target: string,
+): { readonly url: URL } | { readonly refusal: ErrorResponse } {
+  if (Buffer.byteLength(target) > MAX_TARGET_BYTES) {
+    return { refusal: { body: URI_TOO_LONG, headers: {} } };
+  }
+  const url = originFormUrl(target);
+  return url ? { url } : { refusal: gatewayResponse('DEFAULT_4XX') };
+}
+
+/**
  * The URL of an origin-form request target (`/v1/pets?limit=5`), or `undefined` for any other
  * form (`*`, `http://host/…`, `host:port`) or a target the URL parser refuses.
  */
@@ -86,17 +97,22 @@ function originFormUrl(target: string): URL | undefined {
 }
 
 /**
- * The resource path of the route table that a request path (stage included) names, with the
- * path without the stage and the path parameters; `undefined` when it names none.
+ * The resource path of a route table that a request path (stage included) names, with the path
+ * without the stage and the path parameters; `undefined` when it names none.
+ *
+ * @param stage The API's stage, the first segment of its paths, e.g. `v1`.
+ * @param resources The API's resource paths, e.g. `/pets/{petId}`.
  */
-function matchResource(
+export function matchResource(
   pathname: string,
+  stage: string,
+  resources: Iterable<string>,
 ): { resource: string; path: string; pathParameters: Record<string, string> } | undefined {
-  const stagePrefix = `/${API_STAGE_NAME}/`;
+  const stagePrefix = `/${stage}/`;
   if (!pathname.startsWith(stagePrefix)) return undefined;
   const path = pathname.slice(stagePrefix.length - 1);
   const segments = path.split('/');
-  for (const resource of resourcePaths().keys()) {
+  for (const resource of resources) {
     const parts = resource.split('/');
     if (parts.length !== segments.length) continue;
     const pathParameters: Record<string, string> = {};

@@ -13,6 +13,7 @@ import { parseEnv } from 'node:util';
 import { LOCAL_REGION, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { readSetting } from '../../shared/settings.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
+import { LOCAL_ACCOUNT_ID } from './events.ts';
 
 /** The file of the stack's DynamoDB Local credentials, in the stack's directory. */
 export const CREDENTIALS_FILE = 'dynamodb.env';
@@ -24,6 +25,15 @@ export { LOCAL_REGION } from '../../shared/dynamodb/clients.ts';
 export function stackDirectory(): string {
   return resolve(readSetting('PETSTORE_DIR') ?? resolve(REPOSITORY_ROOT, '.petstore'));
 }
+
+/**
+ * The IAM principal that the stack's credentials stand for: whom the local admin API's AWS_IAM
+ * check finds as the signer of a request signed with them (an audit entry's actor).
+ */
+export const LOCAL_OPERATOR = {
+  userArn: `arn:aws:iam::${LOCAL_ACCOUNT_ID}:user/petstore-local-operator`,
+  userId: 'AIDAPETSTORELOCALOPERATOR',
+} as const;
 
 /** The directory of DynamoDB Local's data in a stack directory. */
 export function dataDirectory(directory: string): string {

@@ -1,8 +1,9 @@
 /**
  * `npm start [-- --in-memory] [--regions us-east-1,eu-west-1]`: the whole API at
  * http://127.0.0.1:3000/v1 with no AWS account: DynamoDB Local (or the DynamoDB that
- * `DYNAMODB_ENDPOINT` names), the tables, one key per plan for a fresh store, the local gateway; with
- * `--regions`, one of each per region and a model of global tables between them (regions.ts,
+ * `DYNAMODB_ENDPOINT` names), the tables, one key per plan for a fresh store, the local gateway, and
+ * the admin API at http://127.0.0.1:3100/admin; with `--regions`, a gateway and a DynamoDB Local per
+ * region and a model of global tables between them, the admin API in the home region (regions.ts,
  * docs/local-stack.md).
  */
 import { mkdirSync } from 'node:fs';
@@ -12,6 +13,7 @@ import type { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/program.ts';
+import { type LocalAdminGateway, startAdminGateway } from './admin-gateway.ts';
 import {
   assertJava,
   type DynamoDBLocal,
@@ -21,7 +23,7 @@ import {
 import { LocalStackError } from './errors.ts';
 import { prepareExternalDynamoDB } from './external-dynamodb.ts';
 // The gateway imports the function handlers at their first request, after the env is set below.
-import { type LocalGateway, startGateway } from './gateway.ts';
+import { startGateway } from './gateway.ts';
 import { MAX_CONCURRENCY_ENV } from './invocation.ts';
 import { assertPortFree } from './ports.ts';
 import { parseRegions, type RunningRegions, startRegions } from './regions.ts';
@@ -29,6 +31,8 @@ import { provideSecrets } from './secrets.ts';
 import {
   credentialsEnv,
   dataDirectory,
+  LOCAL_OPERATOR,
+  LOCAL_REGION,
   loadOrCreateCredentials,
   removePidFile,
   stackDirectory,
@@ -56,14 +60,12 @@ const START_STYLE: CommandStyle = { errorPrefix: '' };
  */
 async function start(inMemory: boolean): Promise<void> {
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
-  const { PORT: port, DYNAMODB_PORT: dynamoPort, DYNAMODB_ENDPOINT: endpoint } = readSettings();
+  const settings = readSettings();
+  const { PORT: port, DYNAMODB_PORT: dynamoPort, DYNAMODB_ENDPOINT: endpoint } = settings;
+  const ports: Ports = { port, adminPort: settings.ADMIN_PORT };
   const directory = stackDirectory();
-  if (endpoint !== undefined) return startOnEndpoint(endpoint, port, directory, inMemory);
-  if (port === dynamoPort && port !== 0) {
-    throw new LocalStackError(
-      `PORT and DYNAMODB_PORT are both ${port}: the gateway and DynamoDB Local need a port each; set one of them to another port.`,
-    );
-  }
+  assertDistinctPorts(ports, endpoint === undefined ? dynamoPort : undefined);
+  if (endpoint !== undefined) return startOnEndpoint(endpoint, ports, directory, inMemory);
   const dataDir = inMemory ? undefined : dataDirectory(directory);
 
   assertJava();
@@ -73,7 +75,7 @@ async function start(inMemory: boolean): Promise<void> {
       `Stopped DynamoDB Local (pid ${leftBehind}) left behind by an earlier npm start.`,
     );
   }
-  await assertPortFree(port, HOST, 'the gateway', 'PORT');
+  await assertPortsFree(ports);
   const credentials = useStackCredentials(directory);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const dynamoOptions: DynamoDBLocalOptions = {
@@ -89,14 +91,15 @@ async function start(inMemory: boolean): Promise<void> {
     await dynamo.stop();
     removePidFile(directory, dynamoPort);
   };
-  let gateway: LocalGateway;
+  let gateway: Gateways;
   try {
     const client = createDocumentClient({ endpoint: dynamo.endpoint });
     Object.assign(process.env, await createTables(client), { DYNAMODB_ENDPOINT: dynamo.endpoint });
     client.destroy();
     provideSecrets(inMemory ? undefined : directory);
     gateway = await serve(
-      port,
+      ports,
+      credentials,
       `DynamoDB Local data: ${dataDir ?? 'in memory'}`,
       ' and DynamoDB Local',
     );
@@ -190,10 +193,15 @@ async function startRegionsStack(names: readonly string[], inMemory: boolean): P
   stop = running.stop;
   Object.assign(process.env, running.homeEnv);
   const issued = await issueKeysForEmptyStore();
+  // The admin API runs in the home region, where keys have their one writer (docs/architecture.md).
+  const admin = await startLocalAdminApi(settings.ADMIN_PORT, credentials);
+  const stopRegions = running.stop;
+  stop = async () => void (await Promise.all([admin.close(), stopRegions()]));
   const [home] = running.regions;
   const lines = [
     ...running.regions.map((region) => `Region ${region.name}: ${region.url}`),
-    `Home region: ${home?.name} (npm run keys administers keys there)`,
+    `Admin API: ${admin.url}`,
+    `Home region: ${home?.name} (the admin API and npm run keys administer keys there)`,
     `DynamoDB Local data: ${inMemory ? 'in memory' : `${directory}/regions/<region>`}`,
     `Replication: every table, last writer wins, lag ${settings.REPLICATION_LAG_MS} ms (REPLICATION_LAG_MS); figures at ${new URL('/__local/replication', home?.url)}`,
   ];
@@ -209,7 +217,7 @@ async function startRegionsStack(names: readonly string[], inMemory: boolean): P
  */
 async function startOnEndpoint(
   endpoint: string,
-  port: number,
+  ports: Ports,
   directory: string,
   inMemory: boolean,
 ): Promise<void> {
@@ -218,11 +226,11 @@ async function startOnEndpoint(
       '--in-memory keeps the data of the DynamoDB Local that npm start runs, and with DYNAMODB_ENDPOINT set it runs none: drop one of them.',
     );
   }
-  await assertPortFree(port, HOST, 'the gateway', 'PORT');
+  await assertPortsFree(ports);
   const credentials = useStackCredentials(directory);
   Object.assign(process.env, await prepareExternalDynamoDB(endpoint, credentials));
   provideSecrets(directory);
-  const gateway = await serve(port, `DynamoDB: ${endpoint} (DYNAMODB_ENDPOINT)`, '');
+  const gateway = await serve(ports, credentials, `DynamoDB: ${endpoint} (DYNAMODB_ENDPOINT)`, '');
   stop = () => gateway.close();
 }
 
@@ -237,25 +245,98 @@ function useStackCredentials(directory: string): LocalCredentials {
   return credentials;
 }
 
+/** The ports of the two gateways: the public API's (`PORT`) and the admin API's (`ADMIN_PORT`). */
+interface Ports {
+  readonly port: number;
+  readonly adminPort: number;
+}
+
 /**
- * Issues keys for an empty store, starts the gateway and prints the banner; the tables and
- * `DYNAMODB_ENDPOINT` are in the environment already.
+ * @param dynamoPort DynamoDB Local's port, when the stack starts one.
+ * @throws LocalStackError when two of the stack's listeners are given the same port (0 picks a
+ *   free one each).
+ */
+function assertDistinctPorts({ port, adminPort }: Ports, dynamoPort: number | undefined): void {
+  const named = [
+    ['PORT', port, 'the gateway'],
+    ['ADMIN_PORT', adminPort, 'the admin API'],
+    ['DYNAMODB_PORT', dynamoPort, 'DynamoDB Local'],
+  ] as const;
+  for (const [index, [name, value, service]] of named.entries()) {
+    const same = named.slice(index + 1).find(([, other]) => other === value && value !== 0);
+    if (same) {
+      throw new LocalStackError(
+        `${name} and ${same[0]} are both ${value}: ${service} and ${same[2]} need a port each; set one of them to another port.`,
+      );
+    }
+  }
+}
+
+/** @throws PortInUseError naming the variable of a port in use. */
+async function assertPortsFree({ port, adminPort }: Ports): Promise<void> {
+  await assertPortFree(port, HOST, 'the gateway', 'PORT');
+  await assertPortFree(adminPort, HOST, 'the admin API', 'ADMIN_PORT');
+}
+
+/**
+ * The local admin API on `port`, admitting only the stack's own `credentials` (as the local
+ * operator), on the tables and `DYNAMODB_ENDPOINT` already in the environment.
+ * @throws PortInUseError when the port is taken.
+ */
+function startLocalAdminApi(
+  port: number,
+  credentials: LocalCredentials,
+): Promise<LocalAdminGateway> {
+  return startAdminGateway({
+    port,
+    host: HOST,
+    principals: [{ ...credentials, ...LOCAL_OPERATOR }],
+    region: LOCAL_REGION,
+  });
+}
+
+/** The public and the admin gateway, stopped together. */
+interface Gateways {
+  close(): Promise<void>;
+}
+
+/**
+ * Issues keys for an empty store, starts the gateway and the admin API and prints the banner;
+ * the tables and `DYNAMODB_ENDPOINT` are in the environment already.
  *
+ * @param credentials The stack's own, the one principal the admin API admits.
  * @param storeLine The banner's line saying where the data is.
  * @param alsoStops What Ctrl-C stops besides the API, e.g. ` and DynamoDB Local`.
  */
-async function serve(port: number, storeLine: string, alsoStops: string): Promise<LocalGateway> {
+async function serve(
+  ports: Ports,
+  credentials: LocalCredentials,
+  storeLine: string,
+  alsoStops: string,
+): Promise<Gateways> {
   // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const issued = await issueKeysForEmptyStore();
-  const gateway = await startGateway({ port, host: HOST });
+  const gateway = await startGateway({ port: ports.port, host: HOST });
+  let admin: LocalAdminGateway;
+  try {
+    admin = await startLocalAdminApi(ports.adminPort, credentials);
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
   printBanner(
     gateway.url,
-    [`Petstore API: ${gateway.url}`, `API reference: ${new URL('/docs', gateway.url)}`, storeLine],
+    [
+      `Petstore API: ${gateway.url}`,
+      `Admin API: ${admin.url}`,
+      `API reference: ${new URL('/docs', gateway.url)}`,
+      storeLine,
+    ],
     issued,
     alsoStops,
   );
-  return gateway;
+  return { close: async () => void (await Promise.all([gateway.close(), admin.close()])) };
 }
 
 type IssuedKey = Awaited<ReturnType<DynamoDBKeyStore['createKey']>>;
@@ -315,7 +396,7 @@ await runMain(import.meta.url, START_STYLE, (args, output) => {
     )
     .addHelpText(
       'after',
-      '\nEnvironment: PORT (default 3000), DYNAMODB_PORT (default 8000), PETSTORE_DIR (default .petstore),\nDYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB Local is started),\nREPLICATION_LAG_MS (default 500: with --regions, the lag before a write reaches the other regions).',
+      '\nEnvironment: PORT (default 3000), ADMIN_PORT (default 3100), DYNAMODB_PORT (default 8000),\nPETSTORE_DIR (default .petstore), DYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB\nLocal is started), REPLICATION_LAG_MS (default 500: with --regions, the lag before a write\nreaches the other regions).',
     )
     // npm keeps `npm start --in-memory` for itself and passes it on as npm_config_in_memory.
     .action((options: { inMemory?: boolean; regions?: string }) => {

@@ -3,18 +3,23 @@
  * the bans of its own region's items (the only ones it writes; docs/rate-limits.md).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { AuditContext } from '../audit/entry.ts';
 import { counterName, countsOf, daysUntil } from '../rate-limit/counter-item.ts';
 import { activeBan, instantAt } from '../rate-limit/decision.ts';
+import type { BanState } from '../rate-limit/key-status.ts';
 import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
 import { windowAt } from '../rate-limit/windows.ts';
 import { everyName, ONE_REGION, type Regions, regionalName } from '../regions.ts';
+import type { DynamoDBAuditLog } from './audit-log.ts';
 
-/** What `keys list` shows of a key's ban. */
-export interface BanState {
-  /** Epoch seconds at which the ban ends. */
-  readonly bannedUntil: number;
-}
+// Where the keys command reads it.
+export type { BanState };
 
 /** Reads and lifts the bans the rate limiter keeps in the counters table. */
 export class DynamoDBRateLimitBans {
@@ -23,12 +28,14 @@ export class DynamoDBRateLimitBans {
    * @param shards Shard items per spread key and day, whose bans `unban` lifts too.
    *   @default DEFAULT_SPREAD_POLICY.shards
    * @param regions The stage's regions and the command's. @default ONE_REGION
+   * @param audit The audit table, for an audited `unban` (the admin API). @default - none
    */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly shards = DEFAULT_SPREAD_POLICY.shards,
     private readonly regions: Regions = ONE_REGION,
+    private readonly audit?: DynamoDBAuditLog,
   ) {}
 
   /** The key's latest ban in force at `nowMs` (epoch ms) in any region (a consistent GetItem each), or `undefined`. */
@@ -48,17 +55,66 @@ export class DynamoDBRateLimitBans {
 
   /**
    * Lifts the key's ban from every item of this region it covers (docs/rate-limits.md).
+   *
+   * @param context Who lifts it (the admin API): then the items that exist are cleared in one
+   *   transaction with its `key.unbanned` entry, and a key that is not banned changes nothing.
    * @returns The ban that was lifted, or `undefined` when the key was not banned.
+   * @throws Error when `context` is given to bans without an audit table.
    */
-  async unban(keyId: string, nowMs: number): Promise<BanState | undefined> {
+  async unban(keyId: string, nowMs: number, context?: AuditContext): Promise<BanState | undefined> {
     const ban = await this.banState(keyId, nowMs);
+    if (context && !ban) return undefined;
     const days = ban ? daysUntil(nowMs, ban.bannedUntil) : [windowAt('day', nowMs)];
     const names = days.flatMap((day) => [
       counterName(keyId, day),
       ...(ban ? shardNames(keyId, day, this.shards) : []),
     ]);
-    await Promise.all(names.map((name) => this.clearBan(regionalName(name, this.regions))));
+    const own = names.map((name) => regionalName(name, this.regions));
+    if (context && ban) {
+      if (!this.audit) throw new Error('An audited unban needs the audit table');
+      const entry = this.audit.recorder(context)('key.unbanned', keyId, {
+        bannedUntil: { before: new Date(ban.bannedUntil * 1000).toISOString() },
+      });
+      await this.clearBansWith(own, entry);
+      return ban;
+    }
+    await Promise.all(own.map((name) => this.clearBan(name)));
     return ban;
+  }
+
+  /**
+   * Removes `bannedUntil` and `rejected` from those of the items that exist, in one transaction
+   * with `entry` (a TransactWriteItems condition cannot skip a missing item, so they are read
+   * first; an item created meanwhile cancels nothing and keeps what it counts).
+   */
+  private async clearBansWith(
+    names: readonly string[],
+    entry: ReturnType<DynamoDBAuditLog['put']>,
+  ): Promise<void> {
+    const found = await Promise.all(
+      names.map(async (name) => {
+        const { Item } = await this.client.send(
+          new GetCommand({ TableName: this.tableName, Key: { name }, ConsistentRead: true }),
+        );
+        return Item ? [name] : [];
+      }),
+    );
+    await this.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...found.flat().map((name) => ({
+            Update: {
+              TableName: this.tableName,
+              Key: { name },
+              UpdateExpression: 'REMOVE bannedUntil, rejected',
+              ConditionExpression: 'attribute_exists(#name)',
+              ExpressionAttributeNames: { '#name': 'name' },
+            },
+          })),
+          entry,
+        ],
+      }),
+    );
   }
 
   /** Removes `bannedUntil` and `rejected` from an item, if the item exists. */

@@ -5,6 +5,7 @@ import {
   ScanCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { KeyChangeAudit } from '../keys/admin-ports.ts';
 import { KeyChangedError } from '../keys/errors.ts';
 import type {
   IssuedKey,
@@ -31,7 +32,9 @@ import type { TokenStage } from '../keys/token.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';
 import { regionsOf } from '../regions.ts';
 import { requiredSetting } from '../settings.ts';
+import type { DynamoDBAuditLog } from './audit-log.ts';
 import type { DynamoDBBase } from './base.ts';
+import { type AuditedChange, KeyAuditor } from './key-audit.ts';
 import {
   CHANGE_ATTEMPTS,
   headAsRead,
@@ -50,18 +53,24 @@ interface KeyRows {
   readonly tokens: KeyTokens;
 }
 
-/** Keys table access: the authorizer's lookup and the keys command's administration. */
+/**
+ * Keys table access: the authorizer's lookup, the keys command's administration and, given the
+ * audit table, the admin API's audited changes (each entry in its change's own transaction).
+ */
 export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministration {
   /**
    * The store on `base`'s keys table, in the stage's home region only: keys have one writer region.
+   * @param audit The audit table, for audited changes. @default - none: unaudited only
    * @throws Error when `KEYS_TABLE_NAME` is unset, or `AWS_REGION` is not the home region.
    */
   static override from<Store>(
     this: new (
       client: DynamoDBDocumentClient,
       tableName: string,
+      audit?: DynamoDBAuditLog,
     ) => Store,
     base: DynamoDBBase,
+    audit?: DynamoDBAuditLog,
   ): Store {
     const { names, own } = regionsOf(base.settings);
     if (own !== 0) {
@@ -69,25 +78,46 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
         `Keys are administered in the home region ${names[0]} only, not in ${names[own]}`,
       );
     }
-    return new this(base.client, requiredSetting(base.settings, 'KEYS_TABLE_NAME'));
+    return new this(base.client, requiredSetting(base.settings, 'KEYS_TABLE_NAME'), audit);
+  }
+
+  private readonly auditor: KeyAuditor;
+
+  /** @param audit The audit table, for audited changes. @default - none: unaudited only */
+  constructor(client: DynamoDBDocumentClient, tableName: string, audit?: DynamoDBAuditLog) {
+    super(client, tableName);
+    this.auditor = new KeyAuditor(audit);
   }
 
   /** One transaction puts the token's row and the key's head. */
   async createKey(input: NewKeyInput): Promise<IssuedKey> {
-    const { record, token } = newKey(input);
+    const issued = newKey(input);
+    await this.storeKey(issued);
+    return issued;
+  }
+
+  /**
+   * Stores a key made by `newKey` (the admin API registers its API Gateway API key first): one
+   * transaction puts the token's row, the key's head and, audited, its `key.created` entry.
+   * @throws The client's error (TransactionCanceledException when the id or hash exists).
+   */
+  async storeKey({ record }: IssuedKey, audit?: KeyChangeAudit): Promise<void> {
     const head: KeyHead = { keyHash: record.keyId, currentHash: record.keyHash };
+    const entry = this.auditor.created(record, audit);
     await this.client.send(
       new TransactWriteCommand({
-        TransactItems: [record, head].map((Item) => ({
-          Put: {
-            TableName: this.tableName,
-            Item,
-            ConditionExpression: 'attribute_not_exists(keyHash)',
-          },
-        })),
+        TransactItems: [
+          ...[record, head].map((Item) => ({
+            Put: {
+              TableName: this.tableName,
+              Item,
+              ConditionExpression: 'attribute_not_exists(keyHash)',
+            },
+          })),
+          ...(entry ? [entry] : []),
+        ],
       }),
     );
-    return { record, token };
   }
 
   /**
@@ -136,13 +166,15 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
   private async updateEveryRow(
     keyId: string,
     update: RowUpdate,
-    unchanged: readonly (keyof ApiKeyRecord)[] = [],
+    unchanged: readonly (keyof ApiKeyRecord)[],
+    change: AuditedChange,
   ): Promise<ApiKeyRecord | undefined> {
     for (let attempt = 1; ; attempt++) {
       const key = await this.rowsOfKey(keyId);
       if (!key) return undefined;
       const { head, tokens } = key;
       const { current, old } = tokens;
+      const entry = this.auditor.changed(change, current, unchanged);
       const guard = stillAsRead(current, unchanged);
       const currentRow = {
         ...update,
@@ -168,6 +200,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
             TransactItems: [
               ...[currentRow, ...(oldRow ? [oldRow] : [])].map((row) => ({ Update: row })),
               { ConditionCheck: headAsRead(this.tableName, head) },
+              ...(entry ? [entry] : []),
             ],
           }),
         );
@@ -184,8 +217,10 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
     keyId: string,
     plan: PlanId,
     limits?: RequestLimits,
+    audit?: KeyChangeAudit,
   ): Promise<KeyChange | undefined> {
     const own = customLimits(plan, limits);
+    const after = (previous: ApiKeyRecord) => withPlan(previous, plan, own);
     const previous = await this.updateEveryRow(
       keyId,
       {
@@ -204,22 +239,35 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
       },
       // The plan and limits replaced are what a caller restores to undo the move.
       ['plan', 'perMinute', 'perDay'],
+      { event: 'key.plan_changed', after, audit },
     );
-    return previous && { previous, record: withPlan(previous, plan, own) };
+    return previous && { previous, record: after(previous) };
   }
 
-  async revokeKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+  async revokeKey(keyId: string, audit?: KeyChangeAudit): Promise<ApiKeyRecord | undefined> {
     const now = new Date().toISOString();
-    const previous = await this.updateEveryRow(keyId, {
-      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-      ExpressionAttributeValues: { ':now': now },
-    });
-    return previous && withRevocation(previous, now);
+    const after = (previous: ApiKeyRecord) => withRevocation(previous, now);
+    const previous = await this.updateEveryRow(
+      keyId,
+      {
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+        ExpressionAttributeValues: { ':now': now },
+      },
+      // So that an entry records the revocation that took effect, not a concurrent one's time.
+      ['revokedAt'],
+      { event: 'key.revoked', after, audit },
+    );
+    return previous && after(previous);
   }
 
   /** One transaction on every row (`updateEveryRow`), so `previous` is exactly what was replaced. */
-  async setScopes(keyId: string, scopes: readonly Scope[]): Promise<KeyChange | undefined> {
+  async setScopes(
+    keyId: string,
+    scopes: readonly Scope[],
+    audit?: KeyChangeAudit,
+  ): Promise<KeyChange | undefined> {
     const stored = keyScopes(scopes);
+    const after = (previous: ApiKeyRecord) => withScopes(previous, scopes);
     const previous = await this.updateEveryRow(
       keyId,
       {
@@ -228,11 +276,17 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
         ExpressionAttributeValues: { ':scopes': stored },
       },
       ['scopes'],
+      { event: 'key.scope_changed', after, audit },
     );
-    return previous && { previous, record: withScopes(previous, scopes) };
+    return previous && { previous, record: after(previous) };
   }
 
-  async setExpiry(keyId: string, expiresAt: string | undefined): Promise<KeyChange | undefined> {
+  async setExpiry(
+    keyId: string,
+    expiresAt: string | undefined,
+    audit?: KeyChangeAudit,
+  ): Promise<KeyChange | undefined> {
+    const after = (previous: ApiKeyRecord) => withExpiry(previous, expiresAt);
     const previous = await this.updateEveryRow(
       keyId,
       expiresAt
@@ -242,14 +296,18 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
           }
         : { UpdateExpression: 'REMOVE expiresAt' },
       ['expiresAt'],
+      { event: 'key.expiry_set', after, audit },
     );
-    return previous && { previous, record: withExpiry(previous, expiresAt) };
+    return previous && { previous, record: after(previous) };
   }
 
-  /** One transaction makes the rows the key's tokens after the roll (`rolledKey`). */
+  /**
+   * One transaction makes the rows the key's tokens after the roll (`rolledKey`) and, audited,
+   * puts its `key.rolled` entry (the change recorded: until when the old token works).
+   */
   async rollKey(
     keyId: string,
-    options: { graceSeconds: number; tokenStage?: TokenStage },
+    options: { graceSeconds: number; tokenStage?: TokenStage; audit?: KeyChangeAudit },
   ): Promise<RolledKey | undefined> {
     const key = await this.rowsOfKey(keyId);
     if (!key) return undefined;
@@ -260,6 +318,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
     const { ExpressionAttributeValues: held, ...guard } = stillAsRead(current, KEY_ATTRIBUTES);
     const stillCurrent = { TableName: this.tableName, Key: { keyHash: current.keyHash }, ...guard };
     const headGuard = headAsRead(this.tableName, head);
+    const entry = this.auditor.rolled(keyId, before.old?.graceUntil, graceUntil, options.audit);
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -296,6 +355,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
                 },
               },
             },
+            ...(entry ? [entry] : []),
           ],
         }),
       );

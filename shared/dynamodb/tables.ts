@@ -30,6 +30,18 @@ export interface TableDefinition {
   readonly globalSecondaryIndexes: readonly IndexDefinition[];
   /** Attribute holding an expiry time in epoch seconds, enabled as the table's TTL. */
   readonly timeToLiveAttribute?: string;
+  /**
+   * A DynamoDB stream of each changed item's new image (the audit table's, which EventBridge
+   * Pipes reads: infra/constructs/audit-events.ts).
+   * @default - no stream
+   */
+  readonly streamNewImages?: boolean;
+  /**
+   * Kept whatever the stage: deletion protection on and the table retained when its stack goes
+   * (the audit trail outlives a staging stack too).
+   * @default - the stage's: kept in production, deleted with a staging stack
+   */
+  readonly alwaysRetained?: boolean;
 }
 
 /** Pets by `id` (number); item 0 holds the pet-id sequence (`value`, the last id leased; no `statusShard`: unlisted). */
@@ -76,10 +88,46 @@ export const IDEMPOTENCY_TABLE: TableDefinition = {
   timeToLiveAttribute: 'expiresAt',
 };
 
+/** The audit table's index of a key's entries: partition key `keyId`, sort key `at` (ISO 8601). */
+export const KEY_HISTORY_INDEX = 'KeyHistory';
+
+/**
+ * The audit table's index of the stage's entries by UTC day: partition key `day` (`YYYY-MM-DD`),
+ * sort key `at`; a window is one Query per day it touches.
+ */
+export const AUDIT_DAY_INDEX = 'AuditByDay';
+
+/**
+ * Audit entries by `entryId` (shared/audit/entry.ts), append-only (put if absent; no role may
+ * update or delete one), expiring `AUDIT_RETENTION_DAYS` after the change (TTL `expiresAt`).
+ */
+export const AUDIT_TABLE: TableDefinition = {
+  constructId: 'AuditTable',
+  envVar: 'AUDIT_TABLE_NAME',
+  localName: 'petstore-audit',
+  partitionKey: { name: 'entryId', type: 'S' },
+  globalSecondaryIndexes: [
+    {
+      indexName: KEY_HISTORY_INDEX,
+      partitionKey: { name: 'keyId', type: 'S' },
+      sortKey: { name: 'at', type: 'S' },
+    },
+    {
+      indexName: AUDIT_DAY_INDEX,
+      partitionKey: { name: 'day', type: 'S' },
+      sortKey: { name: 'at', type: 'S' },
+    },
+  ],
+  timeToLiveAttribute: 'expiresAt',
+  alwaysRetained: true,
+  streamNewImages: true,
+};
+
 /** Every table of the service. */
 export const TABLES: readonly TableDefinition[] = [
   PETS_TABLE,
   KEYS_TABLE,
   COUNTERS_TABLE,
   IDEMPOTENCY_TABLE,
+  AUDIT_TABLE,
 ];

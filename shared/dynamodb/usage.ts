@@ -1,19 +1,13 @@
 /** Each key's usage per UTC day, read from the limiter's day items of every region for the keys command. */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterName } from '../rate-limit/counter-item.ts';
+import { type DayUsage, lastUsedDay } from '../rate-limit/key-status.ts';
 import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
 import { type WindowBounds, windowAt } from '../rate-limit/windows.ts';
 import { everyName, ONE_REGION, type Regions } from '../regions.ts';
 
-/** One key's requests on one UTC day. */
-export interface DayUsage {
-  /** `YYYY-MM-DD`, UTC. */
-  readonly day: string;
-  /** Requests admitted. */
-  readonly admitted: number;
-  /** Requests refused with 429 over a limit (those refused during a ban are not counted). */
-  readonly refused: number;
-}
+// Where the keys command reads them.
+export { type DayUsage, lastUsedDay };
 
 /** Most keys BatchGetItem takes per call. */
 const BATCH_SIZE = 100;
@@ -86,9 +80,4 @@ export class DynamoDBKeyUsage {
     };
     return new Map(keyIds.map((keyId) => [keyId, windows.map((day) => usageOf(keyId, day))]));
   }
-}
-
-/** The last day of `usage` (newest first) with any request, or `undefined`. */
-export function lastUsedDay(usage: readonly DayUsage[]): string | undefined {
-  return usage.find(({ admitted, refused }) => admitted + refused > 0)?.day;
 }

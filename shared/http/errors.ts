@@ -93,12 +93,37 @@ export const ERROR_CATALOGUE = {
   gateway_timeout: { status: 504, description: 'A backend function did not answer in time.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
-/** A machine-readable error code (snake_case). */
+/** A machine-readable error code of the public API (snake_case). */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** The Error body of the spec. */
-export interface ErrorBody {
-  code: ErrorCode;
+/**
+ * The codes only the admin API answers with (docs/admin-openapi.yaml), beside the public API's
+ * request codes (`invalid_json`, `invalid_body`, `invalid_parameter`, …) it shares.
+ */
+export const ADMIN_ERROR_CATALOGUE = {
+  key_not_found: { status: 404, description: 'No key has this id.' },
+  key_revoked: {
+    status: 409,
+    description: 'The key is revoked: it is not rolled and keeps its plan.',
+  },
+  key_changed: {
+    status: 409,
+    description: 'The key changed while this change was being made; nothing was changed: retry.',
+  },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+/** A machine-readable error code of either API (snake_case). */
+export type AnyErrorCode = ErrorCode | keyof typeof ADMIN_ERROR_CATALOGUE;
+
+/** Every code of either API with its status: the public catalogue and the admin API's own. */
+const STATUS_OF: Readonly<Record<AnyErrorCode, { readonly status: number }>> = {
+  ...ERROR_CATALOGUE,
+  ...ADMIN_ERROR_CATALOGUE,
+};
+
+/** The Error body of the spec; `Code` is the public API's codes unless said otherwise. */
+export interface ErrorBody<Code extends AnyErrorCode = ErrorCode> {
+  code: Code;
   message: string;
   status: number;
 }
@@ -112,25 +137,25 @@ export interface ErrorBody {
  * @param options `headers` to add to the response (for example `Allow`), `cause` for logs.
  */
 export class ApiError extends Error {
-  readonly code: ErrorCode;
+  readonly code: AnyErrorCode;
   readonly statusCode: number;
   readonly expose = true;
   readonly headers: Record<string, string>;
 
   constructor(
-    code: ErrorCode,
+    code: AnyErrorCode,
     message: string,
     options: { headers?: Record<string, string>; cause?: unknown } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
-    this.statusCode = ERROR_CATALOGUE[code].status;
+    this.statusCode = STATUS_OF[code].status;
     this.headers = options.headers ?? {};
   }
 
   /** The Error body of this error. */
-  toBody(): ErrorBody {
+  toBody(): ErrorBody<AnyErrorCode> {
     return { code: this.code, message: this.message, status: this.statusCode };
   }
 }

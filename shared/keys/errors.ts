@@ -8,10 +8,41 @@ export class KeyChangedError extends Error {
   }
 }
 
-/** A revoked key cannot be rolled. */
+/**
+ * A revoked key cannot be changed this way: it is not rolled, and it keeps its plan.
+ *
+ * @param options.revokedAt When it was revoked (ISO 8601), for the message.
+ * @param options.rule What a revoked key keeps. @default 'a revoked key is not rolled'
+ */
 export class KeyRevokedError extends Error {
-  constructor(keyId: string, options?: ErrorOptions) {
-    super(`Key ${keyId} was revoked; a revoked key is not rolled.`, options);
+  constructor(
+    keyId: string,
+    options: ErrorOptions & { readonly revokedAt?: string; readonly rule?: string } = {},
+  ) {
+    const at = options.revokedAt ? ` at ${options.revokedAt}` : '';
+    super(
+      `Key ${keyId} was revoked${at}; ${options.rule ?? 'a revoked key is not rolled'}.`,
+      options,
+    );
     this.name = 'KeyRevokedError';
+  }
+}
+
+/** No key has the id asked for (the admin API's 404 `key_not_found`). */
+export class KeyNotFoundError extends Error {
+  constructor(keyId: string) {
+    super(`No key ${keyId}.`);
+    this.name = 'KeyNotFoundError';
+  }
+}
+
+/**
+ * API Gateway failed a step of a key change: the steps before it were undone (the message lists
+ * them) and the keys table was not changed (the admin API's 503, Retry-After).
+ */
+export class ApiGatewayStepError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ApiGatewayStepError';
   }
 }

@@ -151,6 +151,7 @@ describe.each(documented)('the console examples of $path', ({ path, examples }) 
       // `npm run keys` finds the stack as a user's shell would.
       HOME: process.env.HOME ?? '',
       DYNAMODB_PORT: String(stack.DYNAMODB_PORT),
+      ADMIN_PORT: String(stack.ADMIN_PORT),
       PETSTORE_DIR: stack.dir,
     };
   }, START_TIMEOUT_MS);

@@ -22,6 +22,7 @@ describe('createTables', () => {
       KEYS_TABLE_NAME: 'petstore-keys-named',
       COUNTERS_TABLE_NAME: 'petstore-counters-named',
       IDEMPOTENCY_TABLE_NAME: 'petstore-idempotency-named',
+      AUDIT_TABLE_NAME: 'petstore-audit-named',
     });
   });
 

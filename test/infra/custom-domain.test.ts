@@ -44,7 +44,10 @@ function templatesOf(context: Record<string, string>): Record<StageName, Templat
 
 /** The one resource of `type` in `template`, with its logical id. */
 function only(template: Template, type: string) {
-  const entries = Object.entries(template.findResources(type));
+  // The admin API's own RestApi and stage never meet the domain (test/infra/admin-api.test.ts).
+  const entries = Object.entries(template.findResources(type)).filter(
+    ([id]) => !id.startsWith('AdminApi'),
+  );
   expect(entries, type).toHaveLength(1);
   const [[id, resource]] = entries as [[string, { Properties: Record<string, unknown> }]];
   return { id, properties: resource.Properties };

@@ -25,6 +25,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
   const { stack, template, apiStageRef } = stageOf(stage);
 
   describe('RestApi', () => {
+    /** The public RestApi (the admin API is test/infra/admin-api.test.ts's). */
+    const publicApi = () => ({ Ref: logicalId(stack(), 'Api') });
+
     const authorizerRef = () => ({ Ref: logicalId(stack(), 'Api/Authorizer') });
 
     it('deploys to the stage v1 with the API key taken from the authorizer', () => {
@@ -60,7 +63,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
 
     it("puts every operation behind the authorizer and a required key, proxied to its function's live alias", () => {
       const methods = template().findResources('AWS::ApiGateway::Method', {
-        Properties: { HttpMethod: Match.not('ANY') },
+        Properties: { HttpMethod: Match.not('ANY'), RestApiId: publicApi() },
       });
       expect(Object.keys(methods)).toHaveLength(ROUTES.length);
       for (const route of ROUTES) {
@@ -88,7 +91,10 @@ describe.each(STAGES)('the %s stage', (stage) => {
         '/pets': 'GET, POST',
         '/pets/{petId}': 'GET',
       };
-      template().resourceCountIs('AWS::ApiGateway::Method', ROUTES.length + resourcePaths().size);
+      const methods = template().findResources('AWS::ApiGateway::Method', {
+        Properties: { RestApiId: publicApi() },
+      });
+      expect(Object.keys(methods)).toHaveLength(ROUTES.length + resourcePaths().size);
       for (const path of resourcePaths().keys()) {
         const { body } = methodNotAllowed(path);
         template().hasResourceProperties('AWS::ApiGateway::Method', {
@@ -114,7 +120,11 @@ describe.each(STAGES)('the %s stage', (stage) => {
     });
 
     it('has one gateway response per GATEWAY_RESPONSES row, its status and body as in the table', () => {
-      const responses = Object.values(template().findResources('AWS::ApiGateway::GatewayResponse'));
+      const responses = Object.values(
+        template().findResources('AWS::ApiGateway::GatewayResponse', {
+          Properties: { RestApiId: publicApi() },
+        }),
+      );
       expect(responses).toHaveLength(GATEWAY_RESPONSES.length);
       for (const row of GATEWAY_RESPONSES) {
         const response = responses.find((r) => r.Properties.ResponseType === row.type);
@@ -232,7 +242,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('outputs', () => {
-    it('outputs the base URL, the RestApi id, the pets, keys and counters tables and each usage plan id', () => {
+    it('outputs the base URL, the RestApi id, the pets, keys and counters tables, each usage plan id, and the admin API and audit table', () => {
       const outputs = template().findOutputs('*');
       expect(Object.keys(outputs).sort()).toEqual(
         [
@@ -243,6 +253,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
           STACK_OUTPUTS.countersTableName,
           STACK_OUTPUTS.dashboardUrl,
           STACK_OUTPUTS.alarmTopicArn,
+          STACK_OUTPUTS.adminApiBaseUrl,
+          STACK_OUTPUTS.auditTableName,
+          STACK_OUTPUTS.auditRetentionDays,
           ...PLAN_IDS.map(usagePlanOutputName),
         ].sort(),
       );

@@ -8,7 +8,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../infra/routes.ts';
 import { STACK_OUTPUTS, STAGES, stackName } from '../../infra/stages.ts';
-import { TABLES } from '../../shared/dynamodb/tables.ts';
+import { AUDIT_DAY_INDEX, KEY_HISTORY_INDEX, TABLES } from '../../shared/dynamodb/tables.ts';
 import { FUNCTION_IDS, logicalId, stageOf, synthesizeStages } from '../support/petstore-app.ts';
 import { policyAllows, resolve, SAMPLE_ENVIRONMENT } from '../support/resource-policy.ts';
 
@@ -206,7 +206,11 @@ describe.each(STAGES)('the %s stage', (stage) => {
       const indexes = TABLES.flatMap((table) =>
         table.globalSecondaryIndexes.map(({ indexName }) => ({ table, indexName })),
       );
-      expect(indexes.map(({ indexName }) => indexName)).toEqual(['status-index']);
+      expect(indexes.map(({ indexName }) => indexName)).toEqual([
+        'status-index',
+        KEY_HISTORY_INDEX,
+        AUDIT_DAY_INDEX,
+      ]);
       for (const { table, indexName } of indexes) {
         const alarm =
           template().toJSON().Resources[

@@ -21,6 +21,7 @@ import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import { CURSOR_KEY_SECRET } from '../../shared/secret-definitions.ts';
 import { SECRET_READ_BOUNDS } from '../../shared/secrets.ts';
 import {
+  ALL_FUNCTION_IDS,
   banEnvironment,
   FUNCTION_IDS,
   logicalId,
@@ -116,9 +117,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
       expect(keys.TimeToLiveSpecification).toBeUndefined();
     });
 
-    it(`${stage === 'production' ? 'retains and deletion-protects' : 'deletes'} every table with the stack`, () => {
+    it(`${stage === 'production' ? 'retains and deletion-protects' : 'deletes'} every table with the stack, but the audit table`, () => {
       const { policy, deletionProtection } = TABLE_REMOVAL[stage];
-      for (const table of TABLES) {
+      for (const table of TABLES.filter((definition) => !definition.alwaysRetained)) {
         const resource = template().toJSON().Resources[logicalId(stack(), table.constructId)];
         expect(resource.DeletionPolicy).toBe(policy);
         expect(resource.UpdateReplacePolicy).toBe(policy);
@@ -139,7 +140,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
     });
 
     it('runs one Node.js 24 arm64 ESM function per route plus the authorizer', () => {
-      template().resourceCountIs('AWS::Lambda::Function', FUNCTION_IDS.length);
+      template().resourceCountIs('AWS::Lambda::Function', ALL_FUNCTION_IDS.length);
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
         expect(Properties).toMatchObject({
@@ -154,10 +155,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
         expect(Properties.Environment.Variables).toEqual({
-          PETS_TABLE_NAME: { Ref: logicalId(stack(), PETS_TABLE.constructId) },
-          KEYS_TABLE_NAME: { Ref: logicalId(stack(), KEYS_TABLE.constructId) },
-          COUNTERS_TABLE_NAME: { Ref: logicalId(stack(), COUNTERS_TABLE.constructId) },
-          IDEMPOTENCY_TABLE_NAME: { Ref: logicalId(stack(), IDEMPOTENCY_TABLE.constructId) },
+          ...Object.fromEntries(
+            TABLES.map((table) => [table.envVar, { Ref: logicalId(stack(), table.constructId) }]),
+          ),
           POWERTOOLS_SERVICE_NAME: 'petstore',
           POWERTOOLS_METRICS_NAMESPACE: 'Petstore',
           POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -270,7 +270,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       };
       const policies = Object.values(template().findResources('AWS::IAM::Policy'));
 
-      expect(policies).toHaveLength(FUNCTION_IDS.length + 1); // + the authorizer's invoke policy
+      expect(policies).toHaveLength(ALL_FUNCTION_IDS.length + 2); // + authorizer invoke, audit pipe
       for (const id of FUNCTION_IDS) {
         const role = { Ref: logicalId(stack(), `${id}/Role`) };
         const policy = policies.find(

@@ -2,7 +2,8 @@
  * `npm start`: the local stack as a user runs it, in a child process (test/support/local-stack.ts):
  * start-up, its one-line failures (a port in use, both ports equal, an invalid setting, no Java),
  * the in-memory option, stopping on SIGTERM, a DynamoDB of one's own (`DYNAMODB_ENDPOINT`, here
- * the run's DynamoDB Local), and the API reference page rendered in headless Chromium.
+ * the run's DynamoDB Local), the API reference page rendered in headless Chromium, and the admin
+ * API's banner line and signature check.
  */
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
@@ -13,10 +14,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { AdminApiClient } from '../../infra/cli/admin-api-client.ts';
 import {
   dataDirectory,
   generateCredentials,
   LOCAL_REGION,
+  readCredentials,
   writeCredentials,
 } from '../../infra/local/stack-files.ts';
 import { createTables } from '../../infra/local/tables.ts';
@@ -291,5 +294,30 @@ describe('the API reference at /docs', { timeout: START_TIMEOUT_MS + EXIT_TIMEOU
     expect(document.servers[0]?.url).toBe(url);
     const page = await fetch(docs);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+  });
+});
+
+describe('the admin API of npm start', { timeout: START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () => {
+  it("prints its base URL on a line of its own and answers only requests signed with the stack's credentials", async () => {
+    const stack = await freshStack();
+    const { started } = await startedStack(stack);
+    const [, adminUrl = ''] = /^Admin API: (\S+)$/m.exec(started.stdout()) ?? [];
+    const credentials = readCredentials(stack.dir);
+
+    const signed = await new AdminApiClient({
+      baseUrl: adminUrl,
+      region: LOCAL_REGION,
+      credentials: credentials ?? { accessKeyId: '', secretAccessKey: '' },
+    }).send<{ keys: { key: { plan: string } }[] }>({ method: 'GET', path: ['keys'] });
+    const unsigned = await fetch(`${adminUrl}/keys`);
+
+    expect(adminUrl).toBe(`http://127.0.0.1:${stack.ADMIN_PORT}/admin`);
+    expect(signed.status).toBe(200);
+    expect(signed.body.keys.map(({ key }) => key.plan)).toEqual(['free', 'pro', 'business']);
+    expect(unsigned.status).toBe(403);
+    // The public API's paths are no paths of the admin API: an IAM RestApi's 403.
+    expect(await fetch(`${adminUrl.replace(/\/admin$/, '/v1')}/pets`)).toMatchObject({
+      status: 403,
+    });
   });
 });

@@ -1,42 +1,25 @@
 /**
- * The keys command run in-process on an in-memory key store (test/unit/keys/): the local stack
- * and every "deployed stage" are that one store. Subcommands that read the counters table (list,
- * usage, unban) are tested on DynamoDB Local (`keys-command.ts`).
+ * The keys command run in-process with no admin API behind it (test/unit/keys/): for what it
+ * decides before any request (help, usage errors, `check`), with an in-memory key store that a
+ * test reads to see that nothing changed. Whatever reaches the admin API is tested on DynamoDB
+ * Local (`keys-command.ts`), where the admin operations run.
  */
-import type { KeysCommandDependencies } from '../../infra/cli/keys/program.ts';
+import { LOCAL_REGION } from '../../infra/local/stack-files.ts';
 import { InMemoryKeyStore } from './in-memory-key-store.ts';
-import { keyFixtures, keysCommandOn, useDeployedStageOf } from './keys-command-runner.ts';
+import { keyFixtures, keysCommandOn } from './keys-command-runner.ts';
 
 export * from './keys-command-runner.ts';
 
-/** The test file's keys, to set up keys and check what the command stored. */
+/** A key store the command never reaches: a test checks that it is unchanged. */
 export const keys = new InMemoryKeyStore();
 
-/** The keys table's name, as the local stack and a deployed stage's outputs give it. */
-export const tableName = 'petstore-keys';
 export const { enterpriseKey, activeKeyIds } = keyFixtures(keys);
 
-/** The local stack as the command sees it: names only, every table is {@link keys}. */
-const localStack: KeysCommandDependencies['local'] = {
-  endpoint: 'http://127.0.0.1:8000',
-  keysTableName: tableName,
-  countersTableName: 'petstore-counters',
-  credentialsFile: '.petstore/dynamodb.env',
-  hasCredentials: true,
-};
-
-/** No counters table in memory: a subcommand that reads it fails, naming where it is tested. */
-function noCounters(): never {
-  throw new Error('the counters table is DynamoDB-backed: test this under test/dynamodb/keys/');
-}
-
-/** Runs the command in-process on {@link keys}; stdout and stderr as lines. */
+/** Runs the command in-process, its local stack's admin API nowhere; stdout and stderr as lines. */
 export const keysCommand = keysCommandOn({
-  local: localStack,
-  openKeyStore: () => keys,
-  openRateLimitBans: noCounters,
-  openKeyUsage: noCounters,
+  adminApiUrl: 'http://127.0.0.1:9/admin',
+  credentialsFile: '.petstore/dynamodb.env',
+  // Never used: nothing reaches an admin API here.
+  credentials: { accessKeyId: 'PSLNOADMINAPI0000001', secretAccessKey: 'unused' },
+  region: LOCAL_REGION,
 });
-
-/** Before each test of the calling `describe`: a deployed stage whose tables are {@link keys}. */
-export const useDeployedStage = () => useDeployedStageOf(localStack);

@@ -1,44 +1,146 @@
 /**
- * The keys command run in-process on the tables a harness gives it (`keys-command.ts`: DynamoDB
- * Local; `in-memory-keys-command.ts`: in-memory adapters), with CloudFormation and API Gateway
- * mocked, and the fixtures of a "deployed stage" whose stack outputs name those tables.
+ * The keys command run in-process against admin APIs served in-process (the local admin gateway
+ * of infra/local/admin-gateway.ts with its SigV4 check, each operation's handler on the test's
+ * key operations): the "local stack"'s, whose operations make no API Gateway call, and a
+ * "deployed stage"'s, whose operations call API Gateway (mocked) with the usage plans the mocked
+ * stack outputs name. The command signs with the run's credentials as the local stack's operator.
  */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach } from 'vitest';
+import { createKeyHandler } from '../../functions/admin/operations/create-key.ts';
+import { getKeyHandler } from '../../functions/admin/operations/get-key.ts';
+import { getKeyHistoryHandler } from '../../functions/admin/operations/get-key-history.ts';
+import { getKeyUsageHandler } from '../../functions/admin/operations/get-key-usage.ts';
+import { listAuditEntriesHandler } from '../../functions/admin/operations/list-audit-entries.ts';
+import { listKeysHandler } from '../../functions/admin/operations/list-keys.ts';
+import { revokeKeyHandler } from '../../functions/admin/operations/revoke-key.ts';
+import { rollKeyHandler } from '../../functions/admin/operations/roll-key.ts';
+import { setKeyExpiryHandler } from '../../functions/admin/operations/set-key-expiry.ts';
+import { setKeyPlanHandler } from '../../functions/admin/operations/set-key-plan.ts';
+import { setKeyScopesHandler } from '../../functions/admin/operations/set-key-scopes.ts';
+import { unbanKeyHandler } from '../../functions/admin/operations/unban-key.ts';
+import { ADMIN_ROUTES } from '../../infra/admin-routes.ts';
 import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys/program.ts';
+import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/admin-gateway.ts';
+import type { LambdaHandler } from '../../infra/local/invocation.ts';
+import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
 import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stages.ts';
+import type { AdminOperationId } from '../../shared/admin-operations.ts';
+import { ApiGatewayKeyGateway } from '../../shared/apigateway/api-key-gateway.ts';
 import type { KeyAdministration } from '../../shared/keys/key-administration.ts';
+import { KeyOperations, type KeyOperationsPorts } from '../../shared/keys/key-operations.ts';
 import { PLAN_IDS, type RequestLimits } from '../../shared/plans.ts';
-
-/** Where the command's stores come from: the local stack's tables, and how to open a table. */
-export type KeysTables = Pick<
-  KeysCommandDependencies,
-  'local' | 'openKeyStore' | 'openRateLimitBans' | 'openKeyUsage'
->;
+import { readSettings, requiredSetting } from '../../shared/settings.ts';
 
 /** CloudFormation, mocked: a test sets the stack outputs (see `useDeployedStageOf`). */
 export const cloudFormation = mockClient(CloudFormationClient);
 /** API Gateway, mocked: a test sets its answers and reads its calls. */
 export const apiGateway = mockClient(APIGatewayClient);
 
+/** The id of the stage's usage plan of a standard plan, as the mocked stack outputs give it. */
+export const usagePlanId = (plan: string) => `usage-plan-${plan}`;
+
+/** The stage's RestApi, as the mocked stack outputs give it. */
+export const restApiId = 'rest-api-1';
+
+/** The name of an Enterprise key's own usage plan on the staging stage. */
+export const ownPlanName = (keyId: string) => `${stackName('staging')}-enterprise-${keyId}`;
+
+/** Every API Gateway call, in order, as [command, input]. */
+export const apiGatewayCalls = () =>
+  apiGateway.calls().map((call) => [call.args[0].constructor.name, call.args[0].input]);
+
+/** The credentials the command signs with: the run's, standing for the local stack's operator. */
+export function operatorCredentials(): { accessKeyId: string; secretAccessKey: string } {
+  const settings = readSettings();
+  return {
+    accessKeyId: requiredSetting(settings, 'AWS_ACCESS_KEY_ID'),
+    secretAccessKey: requiredSetting(settings, 'AWS_SECRET_ACCESS_KEY'),
+  };
+}
+
+/** Each admin operation's handler factory (functions/admin/operations/). */
+const HANDLERS: Readonly<Record<AdminOperationId, (operations: KeyOperations) => LambdaHandler>> = {
+  listKeys: listKeysHandler,
+  createKey: createKeyHandler,
+  getKey: getKeyHandler,
+  rollKey: rollKeyHandler,
+  setKeyExpiry: setKeyExpiryHandler,
+  setKeyPlan: setKeyPlanHandler,
+  setKeyScopes: setKeyScopesHandler,
+  revokeKey: revokeKeyHandler,
+  unbanKey: unbanKeyHandler,
+  getKeyUsage: getKeyUsageHandler,
+  getKeyHistory: getKeyHistoryHandler,
+  listAuditEntries: listAuditEntriesHandler,
+} as Readonly<Record<AdminOperationId, (operations: KeyOperations) => LambdaHandler>>;
+
+/** An admin API on 127.0.0.1 whose operations run on `operations`, checking SigV4 as locally. */
+export function startAdminApi(operations: KeyOperations): Promise<LocalAdminGateway> {
+  return startAdminGateway({
+    port: 0,
+    principals: [{ ...operatorCredentials(), ...LOCAL_OPERATOR }],
+    region: LOCAL_REGION,
+    handlers: Object.fromEntries(
+      ADMIN_ROUTES.map(({ operationId }) => [operationId, HANDLERS[operationId](operations)]),
+    ),
+  });
+}
+
 /**
- * The command on `tables`: `keysCommand(args, local?)` runs it and returns its exit code, stdout
- * and stderr as lines, and the last line of stdout as `token`.
+ * The admin APIs of the local stack and of a deployed stage (staging's stack name, the mocked
+ * outputs' RestApi and usage plans, tokens of staging) on the same tables.
  */
-export function keysCommandOn(tables: KeysTables) {
+export async function startAdminApis(
+  ports: Omit<KeyOperationsPorts, 'tokenStage' | 'apiGateway'>,
+): Promise<{ local: LocalAdminGateway; stage: LocalAdminGateway }> {
+  const local = await startAdminApi(new KeyOperations({ ...ports, tokenStage: 'local' }));
+  const stage = await startAdminApi(
+    new KeyOperations({
+      ...ports,
+      tokenStage: 'staging',
+      apiGateway: new ApiGatewayKeyGateway(new APIGatewayClient({ region: 'us-east-1' }), {
+        stackName: stackName('staging'),
+        restApiId,
+        usagePlanIds: {
+          free: usagePlanId('free'),
+          pro: usagePlanId('pro'),
+          business: usagePlanId('business'),
+        },
+      }),
+    }),
+  );
+  return { local, stage };
+}
+
+/** The local stack as the command sees it: its admin API, and the operator's credentials. */
+export function localStackAt(adminApiUrl: string): KeysCommandDependencies['local'] {
+  return {
+    adminApiUrl,
+    credentialsFile: '.petstore/dynamodb.env',
+    credentials: operatorCredentials(),
+    region: LOCAL_REGION,
+  };
+}
+
+/**
+ * The command on the local stack `local`: `keysCommand(args, local?)` runs it and returns its exit
+ * code, stdout and stderr as lines, and the last line of stdout as `token`.
+ */
+export function keysCommandOn(local: KeysCommandDependencies['local']) {
   return async function keysCommand(
     args: string[],
-    local: KeysCommandDependencies['local'] = tables.local,
+    target: KeysCommandDependencies['local'] = local,
   ) {
     const stdout: string[] = [];
     const stderr: string[] = [];
     const dependencies: KeysCommandDependencies = {
-      ...tables,
-      local,
+      local: target,
+      // The operator signs for a stage with the same credentials as for the local stack.
+      stageCredentials: local.credentials ?? { accessKeyId: '', secretAccessKey: '' },
       cloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
-      apiGateway: new APIGatewayClient({ region: 'us-east-1' }),
       stdout: (text) => stdout.push(...text.split('\n')),
       stderr: (text) => stderr.push(...text.split('\n')),
     };
@@ -60,28 +162,20 @@ export function keyFixtures(keys: KeyAdministration) {
   };
 }
 
-/** The id of the stage's usage plan of a standard plan, as the mocked stack outputs give it. */
-export const usagePlanId = (plan: string) => `usage-plan-${plan}`;
-
-/** The stage's RestApi, as the mocked stack outputs give it. */
-export const restApiId = 'rest-api-1';
-
-/** The name of an Enterprise key's own usage plan on the staging stage. */
-export const ownPlanName = (keyId: string) => `${stackName('staging')}-enterprise-${keyId}`;
-
-/** Every API Gateway call, in order, as [command, input]. */
-export const apiGatewayCalls = () =>
-  apiGateway.calls().map((call) => [call.args[0].constructor.name, call.args[0].input]);
-
 /**
  * Before each test of the calling `describe`: a deployed stage whose stack outputs name `local`'s
- * tables (its pets table too when given), `restApiId` and a usage plan per standard plan
- * (`usagePlanId`), and no API Gateway behaviour until the test sets one.
+ * tables (its pets table too when given), `restApiId`, a usage plan per standard plan
+ * (`usagePlanId`) and, when given, the admin API at `adminApiUrl()`; and no API Gateway
+ * behaviour until the test sets one.
  */
 export function useDeployedStageOf(
-  local: Pick<KeysTables['local'], 'keysTableName' | 'countersTableName'> & {
+  local: {
+    readonly keysTableName: string;
+    readonly countersTableName: string;
     readonly petsTableName?: string;
+    readonly auditTableName?: string;
   },
+  adminApiUrl?: () => string,
 ): void {
   beforeEach(() => {
     cloudFormation.reset();
@@ -93,10 +187,16 @@ export function useDeployedStageOf(
           StackStatus: 'UPDATE_COMPLETE',
           CreationTime: new Date(),
           Outputs: [
+            ...(adminApiUrl === undefined
+              ? []
+              : [{ OutputKey: STACK_OUTPUTS.adminApiBaseUrl, OutputValue: adminApiUrl() }]),
             ...(local.petsTableName === undefined
               ? []
               : [{ OutputKey: STACK_OUTPUTS.petsTableName, OutputValue: local.petsTableName }]),
             { OutputKey: STACK_OUTPUTS.keysTableName, OutputValue: local.keysTableName },
+            ...(local.auditTableName === undefined
+              ? []
+              : [{ OutputKey: STACK_OUTPUTS.auditTableName, OutputValue: local.auditTableName }]),
             { OutputKey: STACK_OUTPUTS.countersTableName, OutputValue: local.countersTableName },
             { OutputKey: STACK_OUTPUTS.restApiId, OutputValue: restApiId },
             ...PLAN_IDS.map((plan) => ({

@@ -1,11 +1,12 @@
 /**
- * The keys command run in-process against the test file's own tables on DynamoDB Local (a
- * "deployed stage" is those tables too), and the fixtures of test/dynamodb/keys/. The in-memory
- * twin for test/unit/keys/ is `in-memory-keys-command.ts`.
+ * The keys command run in-process against admin APIs served in-process on the test file's own
+ * tables on DynamoDB Local (the local stack's, and a "deployed stage"'s on those tables too:
+ * `keys-command-runner.ts`), and the fixtures of test/dynamodb/keys/.
  */
 import { createServer } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { KeysCommandDependencies } from '../../infra/cli/keys/program.ts';
+import { afterAll } from 'vitest';
+import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
@@ -14,7 +15,13 @@ import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import { keyFixtures, keysCommandOn, useDeployedStageOf } from './keys-command-runner.ts';
+import {
+  keyFixtures,
+  keysCommandOn,
+  localStackAt,
+  startAdminApis,
+  useDeployedStageOf,
+} from './keys-command-runner.ts';
 
 export * from './keys-command-runner.ts';
 
@@ -31,25 +38,24 @@ export const keys = new DynamoDBKeyStore(documentClient, tableName);
 /** The test file's counters table, to check a key's ban. */
 export const bans = new DynamoDBRateLimitBans(documentClient, countersTableName);
 
-/** This file's tables on the run's DynamoDB Local, as the local stack's keys command sees them. */
-export const localStack: KeysCommandDependencies['local'] = {
-  endpoint,
-  keysTableName: tableName,
-  countersTableName,
-  credentialsFile: '.petstore/dynamodb.env',
-  hasCredentials: true,
-};
+/** The admin APIs of the local stack and of the "deployed stage", on this file's tables. */
+const audit = DynamoDBAuditLog.from({ client: documentClient, settings: readSettings() });
+const adminApis = await startAdminApis({
+  keys: new DynamoDBKeyStore(documentClient, tableName, audit),
+  audit,
+  bans: new DynamoDBRateLimitBans(documentClient, countersTableName, undefined, undefined, audit),
+  usage: new DynamoDBKeyUsage(documentClient, countersTableName),
+});
+afterAll(async () => {
+  await adminApis.local.close();
+  await adminApis.stage.close();
+});
+
+/** The local stack as the command sees it: its admin API on this file's tables. */
+export const localStack = localStackAt(adminApis.local.url);
 
 /** Runs the command in-process against this file's tables; stdout and stderr as lines. */
-export const keysCommand = keysCommandOn({
-  local: localStack,
-  // Without an endpoint (a deployed stage) the stores fall back to DYNAMODB_ENDPOINT: the
-  // "deployed" tables are this file's tables on DynamoDB Local.
-  openKeyStore: (table, at) => new DynamoDBKeyStore(createDocumentClient({ endpoint: at }), table),
-  openRateLimitBans: (table, at) =>
-    new DynamoDBRateLimitBans(createDocumentClient({ endpoint: at }), table),
-  openKeyUsage: (table, at) => new DynamoDBKeyUsage(createDocumentClient({ endpoint: at }), table),
-});
+export const keysCommand = keysCommandOn(localStack);
 
 /**
  * Bans a key the way the limiter does in production: with a ban policy of threshold 0, the first
@@ -90,4 +96,5 @@ export async function closedPort(): Promise<number> {
 }
 
 /** Before each test of the calling `describe`: a deployed stage on this file's tables. */
-export const useDeployedStage = () => useDeployedStageOf(localStack);
+export const useDeployedStage = () =>
+  useDeployedStageOf({ keysTableName: tableName, countersTableName }, () => adminApis.stage.url);

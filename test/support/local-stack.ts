@@ -30,6 +30,8 @@ export interface Started {
 export interface StackOptions {
   readonly PORT: number;
   readonly DYNAMODB_PORT: number;
+  /** The admin API's port. @default 0 - a free one, which the banner's `Admin API:` line names */
+  readonly ADMIN_PORT?: number;
   /** The stack's directory (`PETSTORE_DIR`). */
   readonly dir: string;
   /** @default true */
@@ -51,7 +53,9 @@ export async function freshStack(): Promise<StackOptions> {
   let DYNAMODB_PORT = await freePort();
   // The kernel may hand out the port it just freed again.
   while (DYNAMODB_PORT === PORT) DYNAMODB_PORT = await freePort();
-  return { PORT, DYNAMODB_PORT, dir };
+  let ADMIN_PORT = await freePort();
+  while (ADMIN_PORT === PORT || ADMIN_PORT === DYNAMODB_PORT) ADMIN_PORT = await freePort();
+  return { PORT, DYNAMODB_PORT, ADMIN_PORT, dir };
 }
 
 /**
@@ -88,6 +92,7 @@ export function startLocalStack(options: StackOptions): Started {
         ...inherited,
         PORT: String(options.PORT),
         DYNAMODB_PORT: String(options.DYNAMODB_PORT),
+        ADMIN_PORT: String(options.ADMIN_PORT ?? 0),
         PETSTORE_DIR: options.dir,
         ...options.env,
       },

@@ -14,6 +14,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll } from 'vitest';
 import cdkJson from '../../cdk.json' with { type: 'json' };
+import { ADMIN_ROUTES } from '../../infra/admin-routes.ts';
 import { createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
 import { AUTHORIZER, ROUTES } from '../../infra/routes.ts';
 import { STAGES, type StageName } from '../../infra/stages.ts';
@@ -24,8 +25,14 @@ import type { SecretDefinition } from '../../shared/secret-definitions.ts';
 /** Construct ids of the operation functions, one per route. */
 export const OPERATION_IDS = ROUTES.map((route) => route.constructId);
 
-/** Construct ids of the stack's functions: one per route, then the authorizer. */
+/** Construct ids of the public API's functions: one per route, then the authorizer. */
 export const FUNCTION_IDS = [...OPERATION_IDS, 'AuthorizerFunction'];
+
+/** Construct ids of the admin API's functions, one per admin route. */
+export const ADMIN_FUNCTION_IDS = ADMIN_ROUTES.map((route) => route.constructId);
+
+/** Construct ids of every function of the stack: the public API's and the admin API's. */
+export const ALL_FUNCTION_IDS = [...FUNCTION_IDS, ...ADMIN_FUNCTION_IDS];
 
 /** The secrets that the definition of the function `constructId` names (its row's `secrets`). */
 export function secretsOf(constructId: string): readonly SecretDefinition[] {

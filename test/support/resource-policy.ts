@@ -15,6 +15,7 @@ export const SAMPLE_ENVIRONMENT: Readonly<Record<string, string>> = {
 
 /** A request as the service makes it: its principal, action, resource and context keys. */
 export interface ServiceRequest {
+  /** The calling service principal, or an IAM principal's account root ARN. */
   readonly service: string;
   readonly action: string;
   /** The resource, resolved by {@link resolve} (a resource's `Ref` reads `ref:<logicalId>`). */
@@ -47,6 +48,9 @@ function like(pattern: string, value: string): boolean {
   return new RegExp(`^${source.replace(/\?/g, '.')}$`).test(value);
 }
 
+/** Negated operators: the condition holds when the value matches none of the expected ones. */
+const NEGATED: Readonly<Record<string, string>> = { StringNotEquals: 'StringEquals' };
+
 const OPERATORS: Record<string, (expected: string, actual: string) => boolean> = {
   StringEquals: (expected, actual) => expected === actual,
   StringLike: like,
@@ -59,13 +63,15 @@ const OPERATORS: Record<string, (expected: string, actual: string) => boolean> =
 function conditionsHold(condition: unknown, context: Readonly<Record<string, string>>): boolean {
   return Object.entries((condition ?? {}) as Record<string, Record<string, unknown>>).every(
     ([operator, keys]) => {
-      const test = OPERATORS[operator];
+      const negated = NEGATED[operator];
+      const test = OPERATORS[negated ?? operator];
       if (!test) throw new Error(`condition operator ${operator} is not evaluated here`);
       return Object.entries(keys).every(([key, expected]) => {
         const actual = context[key];
-        return (
-          actual !== undefined && [expected].flat().some((value) => test(resolve(value), actual))
-        );
+        // As IAM: a missing key matches no value, so a negated operator holds.
+        if (actual === undefined) return negated !== undefined;
+        const some = [expected].flat().some((value) => test(resolve(value), actual));
+        return negated ? !some : some;
       });
     },
   );
@@ -73,7 +79,12 @@ function conditionsHold(condition: unknown, context: Readonly<Record<string, str
 
 function matches(statement: Record<string, unknown>, request: ServiceRequest): boolean {
   const principal = statement.Principal as Record<string, unknown> | string;
-  const services = typeof principal === 'string' ? [principal] : [principal?.Service ?? []].flat();
+  // An IAM principal (`AWS`: an account's root admits every principal of that account) is
+  // named in `request.service` by its ARN, e.g. `arn:aws:iam::111111111111:root`.
+  const services =
+    typeof principal === 'string'
+      ? [principal]
+      : [principal?.Service ?? [], principal?.AWS ?? []].flat().map(resolve);
   const actions = [statement.Action].flat() as string[];
   const resources = [statement.Resource].flat().map(resolve);
   return (

@@ -35,7 +35,11 @@ export const liveTables = {
   pets: requiredSetting(readSettings(), PETS_TABLE.envVar),
   keys: requiredSetting(readSettings(), KEYS_TABLE.envVar),
   counters: requiredSetting(readSettings(), 'COUNTERS_TABLE_NAME'),
+  audit: requiredSetting(readSettings(), 'AUDIT_TABLE_NAME'),
 } as const;
+
+/** The principal the restore command runs as in the tests (its `key.restored` entries' actor). */
+export const RESTORE_CALLER = 'arn:aws:sts::111111111111:assumed-role/petstore-operators/bob';
 
 /** The stage's DynamoDB on AWS, for `--to`: mocked (DynamoDB Local has no point-in-time recovery). */
 export const stageDynamoDB = new DynamoDBClient({ region: 'us-east-1' });
@@ -46,6 +50,7 @@ export const localStack: RestoreCommandDependencies['local'] = {
   endpoint,
   petsTableName: liveTables.pets,
   keysTableName: liveTables.keys,
+  auditTableName: liveTables.audit,
   credentialsFile: '.petstore/dynamodb.env',
   hasCredentials: true,
 };
@@ -67,6 +72,7 @@ export async function restoreCommand(
     dynamodb: stageDynamoDB,
     cloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
     apiGateway: new APIGatewayClient({ region: 'us-east-1' }),
+    callerArn: async () => RESTORE_CALLER,
     stdout: (text) => stdout.push(...text.split('\n')),
     stderr: (text) => stderr.push(...text.split('\n')),
   });

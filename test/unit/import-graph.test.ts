@@ -2,12 +2,18 @@
  * The import graph of shared/, read by dependency-cruiser: the folders show the hexagon
  * (docs/architecture.md, "Layout"). Rules and ports (shared/<feature>/ and the root files) reach
  * neither the AWS SDK nor aws-lambda, however indirectly; nothing in http/ reaches an adapter;
- * only dynamodb/ imports the AWS SDK; no folder imports another that imports it back, and no file
- * another that imports it back however indirectly; and the
+ * only the adapters (dynamodb/, apigateway/) import the AWS SDK; no folder imports another that
+ * imports it back, and no file another that imports it back however indirectly; and the
  * runtime (functions/ and shared/) imports nothing of infra/, the deployment folder.
  */
 import { cruise, type IModule } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
+
+/** The folders of adapters: the only ones that talk to AWS. */
+const ADAPTERS = ['shared/dynamodb/', 'shared/apigateway/'];
+
+/** Whether `path` is in an adapters' folder. */
+const isAdapter = (path: string) => ADAPTERS.some((folder) => path.startsWith(folder));
 
 /** The folders of rules and ports, one per feature. */
 const FEATURES = ['shared/pets/', 'shared/idempotency/', 'shared/keys/', 'shared/rate-limit/'];
@@ -119,20 +125,19 @@ describe('the import graph of shared/', () => {
     ).toEqual([]);
   });
 
-  it('keeps http/ from every adapter of dynamodb/, directly and through what it imports', () => {
+  it('keeps http/ from every adapter (dynamodb/, apigateway/), directly and through what it imports', () => {
     const http = files((path) => path.startsWith('shared/http/'));
 
     expect(http).toContain('shared/http/handler.ts');
-    expect(
-      reaching(http, (path) => (path.startsWith('shared/dynamodb/') ? [`reaches ${path}`] : [])),
-    ).toEqual([]);
+    expect(reaching(http, (path) => (isAdapter(path) ? [`reaches ${path}`] : []))).toEqual([]);
   });
 
-  it('has the AWS SDK imported by dynamodb/ only', () => {
+  it('has the AWS SDK imported by the adapters (dynamodb/, apigateway/) only', () => {
     const importers = files((path) => packagesOf(path).some(isAwsSdk));
 
     expect(importers).toContain('shared/dynamodb/clients.ts');
-    expect(importers.filter((path) => !path.startsWith('shared/dynamodb/'))).toEqual([]);
+    expect(importers).toContain('shared/apigateway/key-registration.ts');
+    expect(importers.filter((path) => !isAdapter(path))).toEqual([]);
   });
 
   it('keeps the runtime (functions/ and shared/) from importing infra/', () => {

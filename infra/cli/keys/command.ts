@@ -1,21 +1,18 @@
 /**
  * What every subcommand of the keys command shares: its dependencies, the shape of a subcommand
- * module, and the `--stage` option that picks the target.
+ * module, the `--stage` option that picks the target and the `--reason` of every change.
  */
-import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { type Command, Option } from 'commander';
+import { MAX_REASON_LENGTH } from '../../../shared/keys/admin-schemas.ts';
 import { isStageName, STAGES, type StageName } from '../../stages.ts';
 import { type CommandOutput, UsageError } from '../program.ts';
 import { openTarget, type Target, type TargetDependencies } from './target.ts';
 
 /**
- * What the command needs from the outside world, injected so that tests run it in-process: the
- * target's stores and clients, API Gateway for a stage's API keys and usage plans, and the output.
+ * What the command needs from the outside world, injected so that tests run it in-process: where
+ * the admin APIs are and who signs for the operator, and the output.
  */
-export interface KeysCommandDependencies extends TargetDependencies, CommandOutput {
-  /** Creates, moves, disables and deletes a deployed stage's API keys and usage plans. */
-  readonly apiGateway: APIGatewayClient;
-}
+export interface KeysCommandDependencies extends TargetDependencies, CommandOutput {}
 
 /** One subcommand of the keys command (`create`, `list`, …): a module each. */
 export interface KeysSubcommand {
@@ -39,7 +36,20 @@ export interface KeysSubcommand {
 
 /** What `--stage` does, for the subcommands' help and the overview in `--help`. */
 export const STAGE_DESCRIPTION =
-  'Work on a deployed stage (its keys and counters tables, API keys and usage plans, found through the stack outputs; AWS credentials and region from the default chain). There an Enterprise key gets a usage plan of its own. Without it: the local stack of `npm start`.';
+  "Work on a deployed stage: its admin API, found through the stack outputs, signed with your AWS credentials and region from the default chain (your role needs execute-api:Invoke on it). There an Enterprise key gets a usage plan of its own. Without it: the local stack of `npm start`, signed with the stack's own credentials.";
+
+/** The `--reason <text>` option of every subcommand that changes a key: kept in its audit entry. */
+export function reasonOption(): Option {
+  return new Option(
+    '--reason <text>',
+    `Why: kept in the change's audit entry (\`history\`), at most ${MAX_REASON_LENGTH} characters.`,
+  );
+}
+
+/** The `reason` of a change's request body: the option's text, or nothing. */
+export function reasonOf(options: { readonly reason?: string }): { reason?: string } {
+  return options.reason === undefined ? {} : { reason: options.reason };
+}
 
 /** The `--stage <stage>` option, which every subcommand takes (a string; `parseStage` checks it). */
 export function stageOption(): Option {
@@ -70,8 +80,8 @@ export function keyIdCommand(program: Command, name: string, description: string
 }
 
 /**
- * A subcommand that does one thing to one key, `<name> <key-id> [--stage <stage>]`: its action
- * opens the target and runs `operation`.
+ * A subcommand that does one thing to one key, `<name> <key-id> [--reason TEXT] [--stage <stage>]`:
+ * its action opens the target and runs `operation`.
  *
  * @param operation Does the work and prints what it did; throws an `Error` for the operator.
  */
@@ -82,16 +92,17 @@ export function keyIdSubcommand(
     keyId: string,
     target: Target,
     dependencies: KeysCommandDependencies,
+    reason: { reason?: string },
   ) => Promise<void>,
 ): KeysSubcommand {
   return {
-    forms: [`${name} <key-id>`],
+    forms: [`${name} <key-id> [--reason TEXT]`],
     register: (program, dependencies) =>
-      keyIdCommand(program, name, description).action(
-        async (keyId: string, options: { stage?: string }) => {
+      keyIdCommand(program, name, description)
+        .addOption(reasonOption())
+        .action(async (keyId: string, options: { stage?: string; reason?: string }) => {
           const target = await openTarget(parseStage(options.stage), dependencies);
-          await operation(keyId, target, dependencies);
-        },
-      ),
+          await operation(keyId, target, dependencies, reasonOf(options));
+        }),
   };
 }

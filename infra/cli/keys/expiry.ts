@@ -3,6 +3,7 @@
  * `set-expiry` subcommand. An expired key is refused like a revoked one (401).
  */
 import { type Command, Option } from 'commander';
+import type { ShownChange } from '../../../shared/keys/key-operations.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { UsageError } from '../program.ts';
 import {
@@ -10,9 +11,11 @@ import {
   type KeysSubcommand,
   keyIdCommand,
   parseStage,
+  reasonOf,
+  reasonOption,
 } from './command.ts';
 import { DURATION_FORMAT, durationParser, parseInstant } from './duration.ts';
-import { onKeysTable, openTarget, type Target, unknownKey } from './target.ts';
+import { callAdmin, openTarget, type Target } from './target.ts';
 
 /** Longest `--expires-in`: ten years. */
 const MAX_EXPIRES_IN_SECONDS = 3_650 * 86_400;
@@ -65,9 +68,9 @@ export function expiryChoice(
   return expiresAt;
 }
 
-/** `set-expiry <key-id> --expires-in D|--expires-at T|--never [--stage S]`. */
+/** `set-expiry <key-id> --expires-in D|--expires-at T|--never [--reason TEXT] [--stage S]`. */
 export const setExpiry: KeysSubcommand = {
-  forms: ['set-expiry <key-id> --expires-in DURATION|--expires-at TIME|--never'],
+  forms: ['set-expiry <key-id> --expires-in DURATION|--expires-at TIME|--never [--reason TEXT]'],
   register: (program, dependencies) =>
     addExpiryOptions(
       keyIdCommand(
@@ -79,8 +82,12 @@ export const setExpiry: KeysSubcommand = {
       .addOption(
         new Option('--never', 'The key never expires.').conflicts(['expiresIn', 'expiresAt']),
       )
+      .addOption(reasonOption())
       .action(
-        async (keyId: string, options: ExpiryOptions & { never?: boolean; stage?: string }) => {
+        async (
+          keyId: string,
+          options: ExpiryOptions & { never?: boolean; stage?: string; reason?: string },
+        ) => {
           const expiresAt = expiryChoice(options, Date.now());
           if (!expiresAt && !options.never) {
             throw new UsageError(
@@ -88,24 +95,29 @@ export const setExpiry: KeysSubcommand = {
             );
           }
           const target = await openTarget(parseStage(options.stage), dependencies);
-          await changeExpiry(keyId, expiresAt, target, dependencies);
+          await changeExpiry(keyId, expiresAt, reasonOf(options), target, dependencies);
         },
       ),
 };
 
 /**
- * Sets or removes the key's expiry on every token of it and says what changed.
+ * Sets or removes the key's expiry on every token of it through the admin API (setKeyExpiry,
+ * audited as `key.expiry_set`) and says what changed.
  *
- * @throws Error for an unknown key id or a failing keys table.
+ * @throws Error for an unknown key id or an admin API that fails or cannot be reached.
  */
 async function changeExpiry(
   keyId: string,
   expiresAt: string | undefined,
+  reason: { reason?: string },
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  const changed = await onKeysTable(target, (keys) => keys.setExpiry(keyId, expiresAt));
-  if (!changed) throw unknownKey(keyId, target);
+  const changed = await callAdmin<ShownChange>(target, {
+    method: 'PUT',
+    path: ['keys', keyId, 'expiry'],
+    body: { expiresAt: expiresAt ?? null, ...reason },
+  });
   stdout(`Key ${keyId} on ${target.description}`);
   stdout(`  expires: ${changed.previous.expiresAt ?? 'never'} -> ${expiresAt ?? 'never'}`);
   stdout(

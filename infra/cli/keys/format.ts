@@ -16,11 +16,6 @@ export function describePlan(record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | '
   return `${planName(record.plan)} (${formatCount(perMinute)} requests/minute, ${formatCount(perDay)} requests/day)`;
 }
 
-/** ISO 8601 time (UTC, milliseconds) of a time in epoch seconds. */
-export function isoTime(epochSeconds: number): string {
-  return new Date(epochSeconds * 1000).toISOString();
-}
-
 /** `a`, `a or b`, `a, b or c`, for messages. */
 export function oneOf(items: readonly string[]): string {
   return items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items.join('');

@@ -1,12 +1,13 @@
 /**
  * `list`: one line per key with its plan, limits (docs/rate-limits.md), scopes, ban state, status
- * (with its old token's grace), expiry, last day used, owner and creation time; never a
- * token, hash or usage identifier. `--dormant D` keeps the keys unused for D.
+ * (with its old token's grace), expiry, last day used, owner and creation time, from the admin
+ * API's listKeys; never a token, hash or usage identifier. `--dormant D` keeps the keys unused
+ * for D.
  */
 import { Option } from 'commander';
-import { lastUsedDay } from '../../../shared/dynamodb/usage.ts';
-import { keyRefusal, type ListedKey, limitsOfKey } from '../../../shared/keys/key-records.ts';
-import { ENTERPRISE_PLAN, planName } from '../../../shared/plans.ts';
+import type { KeyStatus, ShownKey } from '../../../shared/keys/key-operations.ts';
+import { keyRefusal, limitsOfKey } from '../../../shared/keys/key-records.ts';
+import { planName } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
 import {
   type KeysCommandDependencies,
@@ -15,9 +16,9 @@ import {
   stageOption,
 } from './command.ts';
 import { durationParser } from './duration.ts';
-import { columns, formatCount, isoTime } from './format.ts';
+import { columns, formatCount } from './format.ts';
 import { describeScopes } from './scope.ts';
-import { onCountersTable, onKeysTable, openTarget, type Target } from './target.ts';
+import { callAdmin, openTarget, type Target } from './target.ts';
 
 /** The listing's header row. */
 const HEADER = [
@@ -65,7 +66,7 @@ export const list: KeysSubcommand = {
  *
  * @param dormantSeconds Only keys created more than this long ago whose last day used ended
  *   more than this long ago; @default - every key
- * @throws Error when the keys or counters table fails.
+ * @throws Error when the admin API fails or cannot be reached.
  */
 async function listKeys(
   target: Target,
@@ -73,46 +74,36 @@ async function listKeys(
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
   const now = Date.now();
-  const all = await onKeysTable(target, (keys) => keys.listKeys());
+  const { keys: all } = await callAdmin<{ keys: KeyStatus[] }>(target, {
+    method: 'GET',
+    path: ['keys'],
+  });
   if (all.length === 0) {
     stdout(`No keys on ${target.description}.`);
     return;
   }
-  const { bans, usage } = await onCountersTable(target, async (counters) => ({
-    bans: await Promise.all(all.map((record) => counters.bans.banState(record.keyId, now))),
-    usage: await counters.usage.dailyUsage(
-      all.map((record) => record.keyId),
-      RETENTION_DAYS,
-      now,
-      new Set(all.flatMap((record) => (record.plan === ENTERPRISE_PLAN.id ? [record.keyId] : []))),
-    ),
-  }));
-  const lastUsed = all.map((record) => lastUsedDay(usage.get(record.keyId) ?? []));
-  const shown = all.flatMap((record, index) =>
-    dormantSeconds === undefined || isDormant(record, lastUsed[index], dormantSeconds, now)
-      ? [index]
-      : [],
+  const shown = all.filter(
+    ({ key, lastUsed }) =>
+      dormantSeconds === undefined || isDormant(key, lastUsed, dormantSeconds, now),
   );
   if (shown.length === 0) {
     stdout(`No dormant keys on ${target.description}.`);
     return;
   }
-  const rows = shown.map((index) => {
-    const record = all[index] as ListedKey;
-    const { perMinute, perDay } = limitsOfKey(record);
-    const ban = bans[index];
+  const rows = shown.map(({ key, bannedUntil, lastUsed }) => {
+    const { perMinute, perDay } = limitsOfKey(key);
     return [
-      record.keyId,
-      planName(record.plan),
+      key.keyId,
+      planName(key.plan),
       formatCount(perMinute),
       formatCount(perDay),
-      describeScopes(record.scopes),
-      ban ? `banned until ${isoTime(ban.bannedUntil)}` : 'not banned',
-      status(record, now),
-      record.expiresAt ?? 'never',
-      lastUsed[index] ?? NOT_USED,
-      record.owner ?? '-',
-      record.createdAt,
+      describeScopes(key.scopes),
+      bannedUntil ? `banned until ${bannedUntil}` : 'not banned',
+      status(key, now),
+      key.expiresAt ?? 'never',
+      lastUsed ?? NOT_USED,
+      key.owner ?? '-',
+      key.createdAt,
     ];
   });
   for (const line of columns([HEADER, ...rows])) stdout(line);
@@ -123,7 +114,7 @@ async function listKeys(
  * (UTC) ended before then, or it has none in the days kept.
  */
 function isDormant(
-  record: ListedKey,
+  record: ShownKey,
   lastUsed: string | undefined,
   seconds: number,
   nowMs: number,
@@ -134,7 +125,7 @@ function isDormant(
 }
 
 /** `active`, `revoked`, `expired`, or `active, old token until <time>` during a roll's grace. */
-function status(record: ListedKey, nowMs: number): string {
+function status(record: ShownKey, nowMs: number): string {
   const refusal = keyRefusal(record, nowMs);
   if (refusal) return refusal;
   const grace = record.oldTokenUntil && Date.parse(record.oldTokenUntil) > nowMs;

@@ -3,7 +3,6 @@
  * per subcommand; `keys.ts` is its argv entry. Every dependency is injected, for in-process tests.
  */
 import type { Command, Help } from 'commander';
-import { COUNTERS_TABLE, KEYS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { STAGES } from '../../stages.ts';
 import {
@@ -13,6 +12,7 @@ import {
   runProgram,
   UsageError,
 } from '../program.ts';
+import { audit, history } from './audit.ts';
 import { check } from './check.ts';
 import { type KeysCommandDependencies, type KeysSubcommand, STAGE_DESCRIPTION } from './command.ts';
 import { create } from './create.ts';
@@ -41,6 +41,8 @@ const SUBCOMMANDS: readonly KeysSubcommand[] = [
   revoke,
   unban,
   usage,
+  history,
+  audit,
   check,
 ];
 
@@ -50,14 +52,16 @@ export const KEYS_STYLE: CommandStyle = { errorPrefix: 'keys: ' };
 /**
  * Runs the keys command.
  *
- * Output: `create` and `roll` print a summary and, as the LAST LINE OF STDOUT, the bearer token; `list`
- * prints one line per key (never a token or hash); `set-plan`, `set-scope`, `revoke` and `unban`
- * print what they did. An error goes to stderr as one line, `keys: <message>`; a usage error (commander's,
- * or a plan, limits, scope, owner or stage the subcommand refuses) is followed by the help.
+ * Every subcommand but `check` is a signed request to the target's admin API. Output: `create`
+ * and `roll` print a summary and, as the LAST LINE OF STDOUT, the bearer token; `list` prints one
+ * line per key (never a token or hash); `set-plan`, `set-scope`, `revoke` and `unban` print what
+ * they did; `history` and `audit` print audit entries (or JSON with `--json`). An error goes to
+ * stderr as one line, `keys: <message>`; a usage error (commander's, or a plan, limits, scope,
+ * owner or stage the subcommand refuses) is followed by the help.
  *
  * @param args The arguments after `npm run keys --`.
  * @returns 0 when done (or the help was asked for), 1 when the operation failed (unknown key id,
- *   DynamoDB Local not running, an AWS error), 2 for a usage error.
+ *   the admin API refusing, failing or not answering), 2 for a usage error.
  */
 export function runKeysCommand(
   args: readonly string[],
@@ -72,7 +76,7 @@ export function keysProgram(dependencies: KeysCommandDependencies): Command {
   const program = newProgram('npm run keys --', dependencies, KEYS_STYLE)
     .usage('<command> [options]')
     .description(
-      'Issues, lists, rolls, expires, moves, scopes, unbans and revokes Petstore API keys, shows their usage, checks tokens.',
+      'Issues, lists, rolls, expires, moves, scopes, unbans and revokes Petstore API keys through the admin API, shows their usage and audit trail, checks tokens.',
     )
     .helpCommand('help [command]', 'Show the help of a command.');
   for (const subcommand of SUBCOMMANDS) {
@@ -128,8 +132,7 @@ function overview(help: Help): string {
     `A plan change, a scope change, an expiry, the end of a roll's grace or a revocation reaches
 requests when the authorizer's cached result for the token expires, within ${AUTHORIZER_CACHE_TTL_SECONDS} s.
 
-Environment (local stack): DYNAMODB_PORT (default 8000) is DynamoDB Local's port on 127.0.0.1;
-${KEYS_TABLE.envVar} and ${COUNTERS_TABLE.envVar} override the tables' names (default ${KEYS_TABLE.localName},
-${COUNTERS_TABLE.localName}).`,
+Environment (local stack): ADMIN_PORT (default 3100) is the local admin API's port on 127.0.0.1;
+PETSTORE_DIR (default .petstore) holds the stack's credentials, which sign the requests.`,
   ].join('\n');
 }

@@ -1,50 +1,51 @@
 /**
- * `revoke`: revokes a key, after which the authorizer refuses it (401, docs/api.md,
- * "Authentication"); on a stage its API Gateway API key is disabled as well.
+ * `revoke`: revokes a key through the admin API (revokeKey, audited as `key.revoked`), after
+ * which the authorizer refuses it (401, docs/api.md, "Authentication"); on a stage the admin API
+ * also disables its API Gateway API key.
  */
+import type { ShownKey } from '../../../shared/keys/key-operations.ts';
 import { planName } from '../../../shared/plans.ts';
-import { apiKeyIdsNamed, disableApiKey } from './api-gateway.ts';
 import { type KeysCommandDependencies, keyIdSubcommand } from './command.ts';
-import { onKeysTable, type Target, unknownKey } from './target.ts';
+import { callAdmin, type Target } from './target.ts';
 
-/** `revoke <key-id> [--stage S]`. */
+/** `revoke <key-id> [--reason TEXT] [--stage S]`. */
 export const revoke = keyIdSubcommand(
   'revoke',
   'Revoke a key; requests with it are then refused with 401.',
   revokeKey,
 );
 
+/** How the admin API reports an API Gateway API key it could not disable. */
+const DISABLE_FAILED = 'FAILED to disable its API Gateway API key: ';
+
 /**
- * Revokes the key in the keys table and, on a stage, disables every API Gateway API key named
- * after it (a note on stderr when there is none).
+ * Revokes the key and prints what the admin API did: on a stage, each API Gateway API key named
+ * after it disabled (a note on stderr when there is none).
  *
- * @throws Error for an unknown key id, a failing keys table, or API Gateway refusing (the key
- *   stays revoked then, which the message says).
+ * @throws Error for an unknown key id, an admin API that fails or cannot be reached, or API
+ *   Gateway refusing to disable the API key (the key stays revoked then, which the message says).
  */
 async function revokeKey(
   keyId: string,
   target: Target,
-  { apiGateway, stdout, stderr }: KeysCommandDependencies,
+  { stdout, stderr }: KeysCommandDependencies,
+  reason: { reason?: string },
 ): Promise<void> {
-  const record = await onKeysTable(target, (keys) => keys.revokeKey(keyId));
-  if (!record) throw unknownKey(keyId, target);
-  stdout(
-    `Revoked key ${keyId} (${planName(record.plan)}, owner ${record.owner ?? '-'}) at ${record.revokedAt}.`,
+  const { key, apiGateway } = await callAdmin<{ key: ShownKey; apiGateway: readonly string[] }>(
+    target,
+    { method: 'POST', path: ['keys', keyId, 'revoke'], body: reason },
   );
-  if (!target.deployed) return;
-  try {
-    const apiKeyIds = await apiKeyIdsNamed(apiGateway, keyId);
-    if (apiKeyIds.length === 0) {
-      stderr(`keys: note: no API Gateway API key is named ${keyId}; nothing to disable.`);
+  stdout(
+    `Revoked key ${keyId} (${planName(key.plan)}, owner ${key.owner ?? '-'}) at ${key.revokedAt}.`,
+  );
+  for (const line of apiGateway) {
+    if (line.startsWith(DISABLE_FAILED)) {
+      throw new Error(
+        `Key ${keyId} is revoked (the authorizer refuses it), but disabling its API Gateway API key failed: ${line.slice(DISABLE_FAILED.length)}`,
+      );
     }
-    for (const apiKeyId of apiKeyIds) {
-      await disableApiKey(apiGateway, apiKeyId);
-      stdout(`Disabled API Gateway API key ${apiKeyId}.`);
-    }
-  } catch (error) {
-    throw new Error(
-      `Key ${keyId} is revoked (the authorizer refuses it), but disabling its API Gateway API key failed: ${(error as Error).message}`,
-      { cause: error },
-    );
+    if (line.startsWith('no API Gateway API key'))
+      stderr(`keys: note: ${line}; nothing to disable.`);
+    else stdout(`${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
   }
 }

@@ -4,25 +4,22 @@
  * kept working for a grace period. Design: docs/operations.md, "Rolling a key".
  */
 import { Option } from 'commander';
+import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../../../shared/keys/admin-schemas.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import {
   type KeysCommandDependencies,
   type KeysSubcommand,
   keyIdCommand,
   parseStage,
+  reasonOf,
+  reasonOption,
 } from './command.ts';
 import { DURATION_FORMAT, durationParser } from './duration.ts';
-import { onKeysTable, openTarget, type Target, unknownKey } from './target.ts';
+import { callAdmin, openTarget, type Target } from './target.ts';
 
-/** Default grace of the old token: 24 hours, in seconds. */
-export const DEFAULT_GRACE_SECONDS = 86_400;
-
-/** Longest grace: 30 days, in seconds. */
-const MAX_GRACE_SECONDS = 30 * 86_400;
-
-/** `roll <key-id> [--grace DURATION] [--stage S]`. */
+/** `roll <key-id> [--grace DURATION] [--reason TEXT] [--stage S]`. */
 export const roll: KeysSubcommand = {
-  forms: ['roll <key-id> [--grace DURATION]'],
+  forms: ['roll <key-id> [--grace DURATION] [--reason TEXT]'],
   register: (program, dependencies) =>
     keyIdCommand(
       program,
@@ -35,30 +32,35 @@ export const roll: KeysSubcommand = {
           `How long the old token keeps working: ${DURATION_FORMAT}, at most 30d; 0 ends it at once (default: 24h).`,
         ).argParser(durationParser(MAX_GRACE_SECONDS, '30d')),
       )
-      .action(async (keyId: string, options: { grace?: number; stage?: string }) => {
-        const target = await openTarget(parseStage(options.stage), dependencies);
-        await rollKey(keyId, options.grace ?? DEFAULT_GRACE_SECONDS, target, dependencies);
-      }),
+      .addOption(reasonOption())
+      .action(
+        async (keyId: string, options: { grace?: number; stage?: string; reason?: string }) => {
+          const target = await openTarget(parseStage(options.stage), dependencies);
+          const graceSeconds = options.grace ?? DEFAULT_GRACE_SECONDS;
+          await rollKey(keyId, { graceSeconds, ...reasonOf(options) }, target, dependencies);
+        },
+      ),
 };
 
 /**
- * Rolls the key in one transaction of the keys table (`DynamoDBKeyStore.rollKey`); prints what
- * happened and, as the LAST LINE OF STDOUT, the new token. A token still in an earlier grace is
- * ended first: at most two tokens of a key work at once.
+ * Rolls the key through the admin API (rollKey: one transaction of the keys table with its
+ * `key.rolled` entry); prints what happened and, as the LAST LINE OF STDOUT, the new token. A
+ * token still in an earlier grace is ended first: at most two tokens of a key work at once.
  *
- * @throws Error for an unknown or revoked key, a concurrent change (nothing changed), or a failing
- *   keys table.
+ * @throws Error for an unknown or revoked key, a concurrent change (nothing changed), or an
+ *   admin API that fails or cannot be reached.
  */
 async function rollKey(
   keyId: string,
-  graceSeconds: number,
+  body: { readonly graceSeconds: number; readonly reason?: string },
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  const rolled = await onKeysTable(target, (keys) =>
-    keys.rollKey(keyId, { graceSeconds, tokenStage: target.tokenStage }),
-  );
-  if (!rolled) throw unknownKey(keyId, target);
+  const rolled = await callAdmin<{ token: string; graceUntil?: string }>(target, {
+    method: 'POST',
+    path: ['keys', keyId, 'roll'],
+    body,
+  });
   stdout(`Rolled key ${keyId} on ${target.description}`);
   stdout(
     rolled.graceUntil

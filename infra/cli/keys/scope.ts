@@ -4,6 +4,7 @@
  * `insufficient_scope`.
  */
 import { type Command, Option } from 'commander';
+import type { ShownChange } from '../../../shared/keys/key-operations.ts';
 import { isScope, keyScopes, SCOPES, type Scope } from '../../../shared/keys/scopes.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { UsageError } from '../program.ts';
@@ -12,8 +13,10 @@ import {
   type KeysSubcommand,
   keyIdCommand,
   parseStage,
+  reasonOf,
+  reasonOption,
 } from './command.ts';
-import { onKeysTable, openTarget, type Target, unknownKey } from './target.ts';
+import { callAdmin, openTarget, type Target } from './target.ts';
 
 /** The `--scope` option as commander collects it: every value given, split at commas, unchecked. */
 export interface ScopeOptions {
@@ -53,34 +56,42 @@ export function scopeChoice({ scope }: ScopeOptions): Scope[] | undefined {
   return keyScopes(scope as Scope[]);
 }
 
-/** `set-scope <key-id> --scope S [--scope S] [--stage S]`. */
+/** `set-scope <key-id> --scope S [--scope S] [--reason TEXT] [--stage S]`. */
 export const setScope: KeysSubcommand = {
-  forms: [`set-scope <key-id> --scope ${SCOPES.join('|')}[,…]`],
+  forms: [`set-scope <key-id> --scope ${SCOPES.join('|')}[,…] [--reason TEXT]`],
   register: (program, dependencies) =>
     addScopeOption(
       keyIdCommand(program, 'set-scope', 'Set what a key may call, on every token of it.'),
       "The key's scopes:",
-    ).action(async (keyId: string, options: ScopeOptions & { stage?: string }) => {
-      const scopes = scopeChoice(options);
-      if (!scopes) throw new UsageError(`set-scope needs --scope ${SCOPES.join('|')}.`);
-      const target = await openTarget(parseStage(options.stage), dependencies);
-      await changeScopes(keyId, scopes, target, dependencies);
-    }),
+    )
+      .addOption(reasonOption())
+      .action(
+        async (keyId: string, options: ScopeOptions & { stage?: string; reason?: string }) => {
+          const scopes = scopeChoice(options);
+          if (!scopes) throw new UsageError(`set-scope needs --scope ${SCOPES.join('|')}.`);
+          const target = await openTarget(parseStage(options.stage), dependencies);
+          await changeScopes(keyId, { scopes, ...reasonOf(options) }, target, dependencies);
+        },
+      ),
 };
 
 /**
- * Sets the key's scopes on every token of it and says what changed.
+ * Sets the key's scopes on every token of it through the admin API (setKeyScopes, audited as
+ * `key.scope_changed`) and says what changed.
  *
- * @throws Error for an unknown key id or a failing keys table.
+ * @throws Error for an unknown key id or an admin API that fails or cannot be reached.
  */
 async function changeScopes(
   keyId: string,
-  scopes: readonly Scope[],
+  { scopes, reason }: { readonly scopes: readonly Scope[]; readonly reason?: string },
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  const changed = await onKeysTable(target, (keys) => keys.setScopes(keyId, scopes));
-  if (!changed) throw unknownKey(keyId, target);
+  const changed = await callAdmin<ShownChange>(target, {
+    method: 'PUT',
+    path: ['keys', keyId, 'scopes'],
+    body: { scopes, ...(reason !== undefined && { reason }) },
+  });
   stdout(`Key ${keyId} on ${target.description}`);
   stdout(`  scopes: ${describeScopes(changed.previous.scopes)} -> ${describeScopes(scopes)}`);
   stdout(

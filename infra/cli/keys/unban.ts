@@ -1,12 +1,12 @@
 /**
  * `unban`: lifts a key's temporary ban, given for repeated requests after a 429
- * (docs/rate-limits.md), at once instead of when it runs out.
+ * (docs/rate-limits.md), at once instead of when it runs out, through the admin API (unbanKey,
+ * audited as `key.unbanned` when there was a ban).
  */
 import { type KeysCommandDependencies, keyIdSubcommand } from './command.ts';
-import { isoTime } from './format.ts';
-import { onCountersTable, onKeysTable, type Target, unknownKey } from './target.ts';
+import { callAdmin, type Target } from './target.ts';
 
-/** `unban <key-id> [--stage S]`. */
+/** `unban <key-id> [--reason TEXT] [--stage S]`. */
 export const unban = keyIdSubcommand(
   'unban',
   "Lift a key's temporary ban (given for repeated requests after a 429).",
@@ -14,21 +14,27 @@ export const unban = keyIdSubcommand(
 );
 
 /**
- * Lifts the key's ban in the counters table (`unban` of the rate limiter's admin operations) and
- * says until when it would have run, or that there was none.
+ * Lifts the key's ban and says until when it would have run, or that there was none.
  *
- * @throws Error for an unknown key id or a failing keys or counters table.
+ * @throws Error for an unknown key id or an admin API that fails or cannot be reached.
  */
 async function unbanKey(
   keyId: string,
   target: Target,
   { stdout }: KeysCommandDependencies,
+  reason: { reason?: string },
 ): Promise<void> {
-  if (!(await onKeysTable(target, (keys) => keys.findById(keyId)))) throw unknownKey(keyId, target);
-  const lifted = await onCountersTable(target, ({ bans }) => bans.unban(keyId, Date.now()));
+  const { lifted, bannedUntil } = await callAdmin<{ lifted: boolean; bannedUntil?: string }>(
+    target,
+    {
+      method: 'POST',
+      path: ['keys', keyId, 'unban'],
+      body: reason,
+    },
+  );
   stdout(
     lifted
-      ? `Lifted the ban on key ${keyId}; it would have run until ${isoTime(lifted.bannedUntil)}.`
+      ? `Lifted the ban on key ${keyId}; it would have run until ${bannedUntil}.`
       : `Key ${keyId} is not banned; nothing to lift.`,
   );
 }

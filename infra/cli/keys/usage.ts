@@ -1,10 +1,10 @@
 /**
  * `usage`: a key's requests admitted and refused (429) per UTC day, and the last day it was used,
- * from the rate limiter's day items (shared/dynamodb/usage.ts); nothing is written for it.
+ * from the admin API's getKeyUsage (the rate limiter's day items, shared/dynamodb/usage.ts);
+ * nothing is written for it.
  */
 import { Option } from 'commander';
-import { lastUsedDay } from '../../../shared/dynamodb/usage.ts';
-import { ENTERPRISE_PLAN } from '../../../shared/plans.ts';
+import type { DayUsage } from '../../../shared/dynamodb/usage.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
 import { UsageError } from '../program.ts';
 import {
@@ -15,7 +15,7 @@ import {
 } from './command.ts';
 import { columns, formatCount } from './format.ts';
 import { NOT_USED } from './list.ts';
-import { onCountersTable, onKeysTable, openTarget, type Target, unknownKey } from './target.ts';
+import { callAdmin, openTarget, type Target } from './target.ts';
 
 /** Days `usage` shows without `--days`. */
 const DEFAULT_DAYS = 7;
@@ -61,7 +61,7 @@ function parseDays(text: string | undefined): number {
 /**
  * Prints one row per day, newest first, and the last day used within the days kept.
  *
- * @throws Error for an unknown key id or a failing keys or counters table.
+ * @throws Error for an unknown key id or an admin API that fails or cannot be reached.
  */
 async function printUsage(
   keyId: string,
@@ -69,18 +69,18 @@ async function printUsage(
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  const record = await onKeysTable(target, (keys) => keys.findById(keyId));
-  if (!record) throw unknownKey(keyId, target);
-  const spread = new Set(record.plan === ENTERPRISE_PLAN.id ? [keyId] : []);
-  const kept = await onCountersTable(target, ({ usage }) =>
-    usage.dailyUsage([keyId], RETENTION_DAYS, Date.now(), spread),
-  );
-  const daily = kept.get(keyId) ?? [];
+  const usage = await callAdmin<{ days: DayUsage[]; lastUsed?: string }>(target, {
+    method: 'GET',
+    path: ['keys', keyId, 'usage'],
+    query: { days: String(days) },
+  });
   stdout(`Requests of key ${keyId} on ${target.description}, per UTC day:`);
-  const rows = daily
-    .slice(0, days)
-    .map(({ day, admitted, refused }) => [day, formatCount(admitted), formatCount(refused)]);
+  const rows = usage.days.map(({ day, admitted, refused }) => [
+    day,
+    formatCount(admitted),
+    formatCount(refused),
+  ]);
   for (const line of columns([['DAY', 'ADMITTED', 'REFUSED (429)'], ...rows])) stdout(line);
-  stdout(`Last used: ${lastUsedDay(daily) ?? NOT_USED}`);
+  stdout(`Last used: ${usage.lastUsed ?? NOT_USED}`);
   stdout('Requests refused while the key was banned are not counted.');
 }

@@ -3,9 +3,13 @@
  * keys from a good copy, a table restored from point-in-time recovery or one given by name;
  * `restore.ts` is its argv entry. Every dependency is injected, for in-process tests.
  */
+
+import { randomUUID } from 'node:crypto';
 import { Option } from 'commander';
+import { changedFields } from '../../../shared/audit/entry.ts';
+import type { AuditPut, AuditRecorder } from '../../../shared/dynamodb/audit-log.ts';
 import { COUNTERS_TABLE, IDEMPOTENCY_TABLE } from '../../../shared/dynamodb/tables.ts';
-import { STAGES } from '../../stages.ts';
+import { STAGES, type StageName } from '../../stages.ts';
 import { parseStage } from '../keys/command.ts';
 import { oneOf } from '../keys/format.ts';
 import {
@@ -24,7 +28,7 @@ import {
   reportJson,
   reportLines,
 } from './report.ts';
-import { type Item, planPets, type RestorePlan } from './rules.ts';
+import { type Finding, type Item, planPets, type RestorePlan } from './rules.ts';
 import { applyWrites, raiseSequence, scanTable } from './tables.ts';
 import {
   ensureApiKey,
@@ -116,8 +120,9 @@ export function runRestoreCommand(
     .action(async (raw: RawOptions) => {
       const now = (dependencies.now ?? Date.now)();
       const options = parseOptions(raw, now);
-      const target = await openRestoreTarget(parseStage(raw.stage), options.table, dependencies);
-      const report = await restore(options, target, dependencies);
+      const stage = parseStage(raw.stage);
+      const target = await openRestoreTarget(stage, options.table, dependencies);
+      const report = await restore(options, stage, target, dependencies);
       if (options.json) dependencies.stdout(reportJson(report));
       else for (const line of reportLines(report)) dependencies.stdout(line);
       if (report.applied && incomplete(report)) code = 1;
@@ -176,6 +181,7 @@ function parseOptions(raw: RawOptions, nowMs: number): RestoreOptions {
  */
 async function restore(
   options: RestoreOptions,
+  stage: StageName | undefined,
   target: RestoreTarget,
   dependencies: RestoreCommandDependencies,
 ): Promise<Report> {
@@ -212,9 +218,7 @@ async function restore(
     liveTable: target.liveTable,
     goodTable,
     applied: options.apply,
-    findings: options.apply
-      ? await write(plan, RESTORABLE_TABLES[table].partitionKey.name, target, dependencies)
-      : plan.findings,
+    findings: options.apply ? await write(plan, table, stage, target, dependencies) : plan.findings,
     ...(plan.sequence && { sequence: plan.sequence }),
   };
   if (restored && !options.keep && !(options.apply && incomplete(report))) {
@@ -233,12 +237,21 @@ async function restore(
  */
 async function write(
   plan: RestorePlan,
-  partitionKey: string,
+  table: RestorableTable,
+  stage: StageName | undefined,
   target: RestoreTarget,
-  { apiGateway }: RestoreCommandDependencies,
+  { apiGateway, callerArn }: RestoreCommandDependencies,
 ): Promise<ReportedFinding[]> {
+  const partitionKey = RESTORABLE_TABLES[table].partitionKey.name;
   const { client, liveTable } = target;
   if (plan.sequence) await raiseSequence(client, liveTable, plan.sequence);
+  const recorder =
+    table === 'keys'
+      ? target.audit.recorder({
+          actor: { arn: await callerArn(stage), userAgent: 'petstore restore command' },
+          requestId: `restore-${randomUUID()}`,
+        })
+      : undefined;
   const findings: ReportedFinding[] = [];
   for (const finding of plan.findings) {
     if (finding.writes.length === 0) {
@@ -246,7 +259,8 @@ async function write(
       continue;
     }
     try {
-      const outcome = await applyWrites(client, liveTable, partitionKey, finding.writes);
+      const entry = recorder && restoredEntry(finding, recorder);
+      const outcome = await applyWrites(client, liveTable, partitionKey, finding.writes, entry);
       const restoredKey = outcome === 'written' ? finding.restoredKey : undefined;
       const gateway =
         restoredKey && target.deployed
@@ -259,4 +273,17 @@ async function write(
     }
   }
   return findings;
+}
+
+/**
+ * The `key.restored` entry of a key's finding, written in the finding's own transaction: the key's
+ * current row (the one without a roll's grace) as it was live (`expected`; none: missing) and as
+ * put back, field by field. `undefined` for a finding that puts back no token row.
+ */
+function restoredEntry(finding: Finding, recorder: AuditRecorder): AuditPut | undefined {
+  const row = finding.writes.find(
+    ({ item }) => typeof item.keyId === 'string' && item.graceUntil === undefined,
+  );
+  if (!row) return undefined;
+  return recorder('key.restored', row.item.keyId as string, changedFields(row.expected, row.item));
 }

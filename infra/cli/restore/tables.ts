@@ -14,6 +14,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { AuditPut } from '../../../shared/dynamodb/audit-log.ts';
 import { PET_ID_SEQUENCE_ID } from '../../../shared/dynamodb/id-blocks.ts';
 import type { Item, RestorePlan, Write } from './rules.ts';
 
@@ -63,7 +64,7 @@ export type WriteOutcome = 'written' | 'changed';
 
 /**
  * Puts a finding's items, each on its condition (`writeCondition`), together: one Put, or one
- * transaction for several.
+ * transaction for several or with an audit entry (`entry`, a key's `key.restored`).
  *
  * @returns `changed` when a condition failed: the live table changed after the comparison and
  *   nothing of the finding was written (a second run compares again).
@@ -74,6 +75,7 @@ export async function applyWrites(
   tableName: string,
   partitionKey: string,
   writes: readonly Write[],
+  entry?: AuditPut,
 ): Promise<WriteOutcome> {
   const puts = writes.map((write) => ({
     TableName: tableName,
@@ -81,9 +83,13 @@ export async function applyWrites(
     ...writeCondition(write, partitionKey),
   }));
   try {
-    if (puts.length === 1) await client.send(new PutCommand(puts[0] as (typeof puts)[0]));
+    if (puts.length === 1 && !entry) await client.send(new PutCommand(puts[0] as (typeof puts)[0]));
     else
-      await client.send(new TransactWriteCommand({ TransactItems: puts.map((Put) => ({ Put })) }));
+      await client.send(
+        new TransactWriteCommand({
+          TransactItems: [...puts.map((Put) => ({ Put })), ...(entry ? [entry] : [])],
+        }),
+      );
     return 'written';
   } catch (error) {
     const refused =

@@ -6,12 +6,25 @@ import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  apiKeyIdsNamed,
+  registerApiKey,
+  type UsagePlanDestination,
+} from '../../../shared/apigateway/key-registration.ts';
+import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
 import { KEYS_TABLE, PETS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
-import { STACK_OUTPUTS, type StageName, stackName } from '../../stages.ts';
-import { apiKeyIdsNamed, registerApiKey, usagePlanDestination } from '../keys/api-gateway.ts';
-import { type Deployment, type LocalDynamoDB, openLocalDynamoDB } from '../keys/target.ts';
-import { UndoSteps } from '../keys/undo.ts';
+import { UndoSteps } from '../../../shared/keys/undo.ts';
+import { isStandardPlanId, type PlanId } from '../../../shared/plans.ts';
+import { readSetting } from '../../../shared/settings.ts';
+import {
+  STACK_OUTPUTS,
+  STAGE_SETTINGS,
+  type StageName,
+  stackName,
+  usagePlanOutputName,
+} from '../../stages.ts';
+import { type Deployment, type LocalDynamoDB, openLocalDynamoDB } from '../local-dynamodb.ts';
 import type { CommandOutput } from '../program.ts';
 import { requireOutput, stackOutputs } from '../stack-outputs.ts';
 
@@ -30,7 +43,13 @@ export interface RestoreCommandDependencies extends CommandOutput {
   readonly local: LocalDynamoDB & {
     readonly petsTableName: string;
     readonly keysTableName: string;
+    readonly auditTableName: string;
   };
+  /**
+   * The IAM principal ARN running the command, the actor of its `key.restored` entries: on a stage
+   * STS GetCallerIdentity's, on the local stack `LOCAL_STACK_ACTOR_ARN`.
+   */
+  readonly callerArn: (stage: StageName | undefined) => Promise<string>;
   /**
    * A document client of DynamoDB Local when `endpoint` is given, otherwise of the deployed
    * stage's DynamoDB on AWS (default credential chain).
@@ -56,6 +75,8 @@ export interface RestoreTarget {
   readonly explain: (error: unknown, tableName: string) => Error;
   /** The stage's stack; absent on the local stack. */
   readonly deployed?: Deployment;
+  /** The audit table, where each key put back gets its `key.restored` entry. */
+  readonly audit: DynamoDBAuditLog;
 }
 
 /**
@@ -72,22 +93,32 @@ export async function openRestoreTarget(
   const { local, openClient, cloudFormation } = dependencies;
   if (stage === undefined) {
     const { where, explain } = await openLocalDynamoDB(local);
+    const client = openClient(local.endpoint);
     return {
       description: `the local stack (${where})`,
       liveTable: table === 'pets' ? local.petsTableName : local.keysTableName,
-      client: openClient(local.endpoint),
+      client,
       explain,
+      audit: new DynamoDBAuditLog(client, local.auditTableName, localRetention()),
     };
   }
   const stack = stackName(stage);
   const outputs = await stackOutputs(cloudFormation, stack);
   const output = table === 'pets' ? STACK_OUTPUTS.petsTableName : STACK_OUTPUTS.keysTableName;
+  const client = openClient();
   return {
     description: `stage ${stage} (stack ${stack})`,
     liveTable: requireOutput(outputs, output, stack),
-    client: openClient(),
+    client,
     explain: (error) => error as Error,
     deployed: { stack, outputs },
+    audit: new DynamoDBAuditLog(
+      client,
+      requireOutput(outputs, STACK_OUTPUTS.auditTableName, stack),
+      Number(
+        outputs.get(STACK_OUTPUTS.auditRetentionDays) ?? STAGE_SETTINGS[stage].auditRetentionDays,
+      ),
+    ),
   };
 }
 
@@ -108,7 +139,7 @@ export async function ensureApiKey(
   if ((await apiKeyIdsNamed(apiGateway, record.keyId)).length > 0) return undefined;
   const undo = new UndoSteps();
   const { apiKeyId, usagePlanId } = await undo.run(
-    () => registerApiKey(apiGateway, record, usagePlanDestination(record.plan, deployed), undo),
+    () => registerApiKey(apiGateway, record, destinationOf(record.plan, deployed), undo),
     (failure, undone) =>
       new Error(
         `API Gateway refused the API key of ${record.keyId} (${failure.message}); undone: ${undone.join(', ') || 'nothing'}.`,
@@ -116,4 +147,21 @@ export async function ensureApiKey(
       ),
   );
   return `API Gateway API key ${apiKeyId} re-created in usage plan ${usagePlanId}`;
+}
+
+/**
+ * Where the API key of a key on `plan` belongs on a stage, from its stack outputs: its standard
+ * plan's usage plan, or for Enterprise a usage plan of its own on the stack's RestApi.
+ *
+ * @throws Error when the stack lacks the output that `plan` needs.
+ */
+function destinationOf(plan: PlanId, { stack, outputs }: Deployment): UsagePlanDestination {
+  return isStandardPlanId(plan)
+    ? { kind: 'shared', usagePlanId: requireOutput(outputs, usagePlanOutputName(plan), stack) }
+    : { kind: 'own', stack, restApiId: requireOutput(outputs, STACK_OUTPUTS.restApiId, stack) };
+}
+
+/** The local stack's audit retention: `AUDIT_RETENTION_DAYS` as the functions read it. */
+function localRetention(): number {
+  return readSetting('AUDIT_RETENTION_DAYS');
 }

@@ -6,14 +6,13 @@ import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { writeCredentials } from '../../../infra/local/stack-files.ts';
 import { REPOSITORY_ROOT } from '../../../infra/repository.ts';
-import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
-import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
-import { KEYS_TABLE } from '../../../shared/dynamodb/tables.ts';
-import { closedPort, endpoint, keys, tableName } from '../../support/keys-command.ts';
+import { closedPort, keys, localStack } from '../../support/keys-command.ts';
+
+/** The port of this file's local admin API, as ADMIN_PORT names it. */
+const adminPort = () => new URL(localStack.adminApiUrl).port;
 
 describe('the keys entry, run as `npx tsx infra/cli/keys.ts`', () => {
   it('issues a key whose token, the last line of stdout, the store accepts', async () => {
-    const { DYNAMODB_ENDPOINT: _, ...environment } = process.env;
     const stackDir = await mkdtemp(join(tmpdir(), 'petstore-keys-'));
     writeCredentials(stackDir, inject('dynamoCredentials'));
 
@@ -22,14 +21,9 @@ describe('the keys entry, run as `npx tsx infra/cli/keys.ts`', () => {
       ['tsx', 'infra/cli/keys.ts', 'create', '--plan', 'pro'],
       {
         cwd: REPOSITORY_ROOT,
-        // The entry finds DynamoDB Local through DYNAMODB_PORT, its credentials through
-        // PETSTORE_DIR, and this file's table through KEYS_TABLE_NAME.
-        env: {
-          ...environment,
-          DYNAMODB_PORT: new URL(endpoint).port,
-          PETSTORE_DIR: stackDir,
-          [KEYS_TABLE.envVar]: tableName,
-        },
+        // The entry finds the admin API through ADMIN_PORT and the stack's credentials, which
+        // sign its requests, through PETSTORE_DIR.
+        env: { ...process.env, ADMIN_PORT: adminPort(), PETSTORE_DIR: stackDir },
       },
     );
     await rm(stackDir, { recursive: true });
@@ -38,49 +32,24 @@ describe('the keys entry, run as `npx tsx infra/cli/keys.ts`', () => {
     expect(await keys.findByToken(token)).toMatchObject({ plan: 'pro' });
   });
 
-  it('creates the tables it lacks on DYNAMODB_ENDPOINT and issues the key there', async () => {
+  it('exits 1 with one line when the admin API does not answer', async () => {
     const stackDir = await mkdtemp(join(tmpdir(), 'petstore-keys-'));
     writeCredentials(stackDir, inject('dynamoCredentials'));
-    const freshTable = `${tableName}-byo`;
-
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'infra/cli/keys.ts', 'create', '--plan', 'free'],
-      {
-        cwd: REPOSITORY_ROOT,
-        // The test file's other tables exist there already; this keys table does not.
-        env: { ...process.env, PETSTORE_DIR: stackDir, [KEYS_TABLE.envVar]: freshTable },
-      },
-    );
-    await rm(stackDir, { recursive: true });
-
-    const token = stdout.trimEnd().split('\n').at(-1) ?? '';
-    const store = new DynamoDBKeyStore(createDocumentClient(), freshTable);
-    expect(await store.findByToken(token)).toMatchObject({ plan: 'free' });
-  });
-
-  it('exits 1 with one line when DYNAMODB_ENDPOINT does not answer', async () => {
-    const stackDir = await mkdtemp(join(tmpdir(), 'petstore-keys-'));
-    writeCredentials(stackDir, inject('dynamoCredentials'));
-    const dead = `http://127.0.0.1:${await closedPort()}`;
+    const dead = await closedPort();
 
     const run = promisify(execFile)(
       process.execPath,
       ['--import', 'tsx', 'infra/cli/keys.ts', 'list'],
       {
         cwd: REPOSITORY_ROOT,
-        env: { ...process.env, PETSTORE_DIR: stackDir, DYNAMODB_ENDPOINT: dead },
+        env: { ...process.env, PETSTORE_DIR: stackDir, ADMIN_PORT: String(dead) },
       },
     );
 
     await expect(run).rejects.toMatchObject({
       code: 1,
       stdout: '',
-      stderr: expect.stringMatching(
-        new RegExp(
-          `^keys: DynamoDB at ${dead} \\(DYNAMODB_ENDPOINT\\) does not answer: connect ECONNREFUSED [^\\n]*\\n$`,
-        ),
-      ),
+      stderr: `keys: The admin API at http://127.0.0.1:${dead}/admin does not answer: start the local stack with \`npm start\`, or set ADMIN_PORT to the admin API port of the one running.\n`,
     });
     await rm(stackDir, { recursive: true });
   });

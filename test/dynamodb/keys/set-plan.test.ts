@@ -242,7 +242,7 @@ describe('keys command on a deployed stage', () => {
     expect(code).toBe(1);
     expect(stdout).toEqual([]);
     expect(stderr).toEqual([
-      `keys: API Gateway refused the move (TooManyRequestsException); undone: put API Gateway API key apikey-9 back in usage plan ${usagePlanId('pro')}, delete usage plan own-plan-9, put key ${record.keyId} back on Pro. Key ${record.keyId} stays on Pro (300 requests/minute, 10,000 requests/day).`,
+      `keys: API Gateway refused the move (TooManyRequestsException); undone: put API Gateway API key apikey-9 back in usage plan ${usagePlanId('pro')}, delete usage plan own-plan-9. Key ${record.keyId} stays on Pro. Retry after 5 seconds.`,
     ]);
     expect(await storedItem(record)).toEqual(record);
     expect(apiGatewayCalls().slice(-2)).toEqual([
@@ -290,7 +290,7 @@ describe('keys command on a deployed stage', () => {
 
     expect(code).toBe(1);
     expect(stderr).toEqual([
-      `keys: Key ${record.keyId} needs exactly one API Gateway API key named after it, and there are 0: nothing was changed.`,
+      `keys: Key ${record.keyId} needs exactly one API Gateway API key named after it, and there are 0: nothing was changed. Retry after 5 seconds.`,
     ]);
     expect(await storedItem(record)).toEqual(record);
     expect(apiGatewayCalls()).toEqual([['GetApiKeysCommand', { nameQuery: record.keyId }]]);

@@ -1,5 +1,6 @@
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { describe, expect, it } from 'vitest';
+import { ADMIN_FORBIDDEN_MESSAGE } from '../../../infra/gateway-responses.ts';
 import {
   closedPort,
   cloudFormation,
@@ -30,17 +31,17 @@ describe('keys command on the local stack', () => {
     },
   );
 
-  it('says to start the local stack when DynamoDB Local does not answer', async () => {
-    const deadEndpoint = `http://127.0.0.1:${await closedPort()}`;
+  it('says to start the local stack when its admin API does not answer', async () => {
+    const deadAdminApi = `http://127.0.0.1:${await closedPort()}/admin`;
 
     const { code, stderr } = await keysCommand(['list'], {
       ...localStack,
-      endpoint: deadEndpoint,
+      adminApiUrl: deadAdminApi,
     });
 
     expect(code).toBe(1);
     expect(stderr).toEqual([
-      `keys: DynamoDB Local at ${deadEndpoint} does not answer: start the local stack with \`npm start\`, or set DYNAMODB_PORT to the DynamoDB Local port of the one running.`,
+      `keys: The admin API at ${deadAdminApi} does not answer: start the local stack with \`npm start\`, or set ADMIN_PORT to the admin API port of the one running.`,
     ]);
   });
 
@@ -48,7 +49,7 @@ describe('keys command on the local stack', () => {
     const { code, stderr } = await keysCommand(['list'], {
       ...localStack,
       credentialsFile: '/nowhere/dynamodb.env',
-      hasCredentials: false,
+      credentials: undefined,
     });
 
     expect(code).toBe(1);
@@ -57,36 +58,25 @@ describe('keys command on the local stack', () => {
     ]);
   });
 
-  it('says to start the local stack when the keys table does not exist', async () => {
+  it('changes nothing and says why when the admin API refuses the signature', async () => {
+    const before = await keys.listKeys();
+
     const { code, stderr } = await keysCommand(['create', '--plan', 'free'], {
       ...localStack,
-      keysTableName: 'no-such-keys-table',
+      credentials: { accessKeyId: localStackKeyId(), secretAccessKey: 'not-the-secret' },
     });
 
     expect(code).toBe(1);
-    expect(stderr).toEqual([
-      expect.stringMatching(
-        /^keys: DynamoDB Local at .* has no table no-such-keys-table: .*npm start/,
-      ),
-    ]);
-  });
-
-  it('says to start the local stack when the counters table does not exist', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
-
-    const { code, stderr } = await keysCommand(['unban', record.keyId], {
-      ...localStack,
-      countersTableName: 'no-such-counters-table',
-    });
-
-    expect(code).toBe(1);
-    expect(stderr).toEqual([
-      expect.stringMatching(
-        /^keys: DynamoDB Local at .* has no table no-such-counters-table: .*npm start/,
-      ),
-    ]);
+    expect(stderr).toEqual([`keys: ${ADMIN_FORBIDDEN_MESSAGE}`]);
+    expect(await keys.listKeys()).toEqual(before);
   });
 });
+
+/** The access key id the local stack's admin API knows. */
+function localStackKeyId(): string {
+  const { credentials } = localStack;
+  return credentials && 'accessKeyId' in credentials ? credentials.accessKeyId : '';
+}
 
 describe('keys command on a deployed stage', () => {
   useDeployedStage();

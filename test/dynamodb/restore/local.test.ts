@@ -4,6 +4,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
 import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
 import { PET_ID_SEQUENCE_ID } from '../../../shared/dynamodb/id-blocks.ts';
 import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
@@ -21,6 +22,7 @@ import {
   liveTables,
   pointInTime,
   putItem,
+  RESTORE_CALLER,
   restoreCommand,
 } from '../../support/restore-command.ts';
 
@@ -181,6 +183,32 @@ describe('restore on the local stack', () => {
     );
     // A good copy given by name is the operator's: never deleted (nor anything else asked of AWS).
     expect(pointInTime.calls()).toEqual([]);
+  });
+
+  it('records each key it put back in one key.restored entry, by the principal running it', async () => {
+    // GIVEN the two runs above: one key put back, two left as is
+    const audit = new DynamoDBAuditLog(createDocumentClient(), liveTables.audit, 400);
+
+    // WHEN the keys' histories are read
+    const [restored, revoked, rescoped] = await Promise.all(
+      [deletedKey, revokedKey, rescopedKey].map(({ record }) => audit.history(record.keyId)),
+    );
+
+    // THEN the key put back has exactly one entry, written with it, and the others none
+    expect(restored).toEqual([
+      expect.objectContaining({
+        event: 'key.restored',
+        keyId: deletedKey.record.keyId,
+        actor: { arn: RESTORE_CALLER, userAgent: 'petstore restore command' },
+        requestId: expect.stringMatching(/^restore-/),
+        changes: expect.objectContaining({
+          plan: { after: 'free' },
+          owner: { after: 'deleted by hand' },
+        }),
+      }),
+    ]);
+    expect(JSON.stringify(restored)).not.toContain(deletedKey.record.keyHash);
+    expect([revoked, rescoped]).toEqual([[], []]);
   });
 
   it('never overwrites a pet changed after the comparison; a run again completes', async () => {

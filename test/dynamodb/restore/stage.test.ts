@@ -44,6 +44,7 @@ useDeployedStageOf({
   petsTableName: liveTables.pets,
   keysTableName: liveTables.keys,
   countersTableName: liveTables.counters,
+  auditTableName: liveTables.audit,
 });
 
 beforeAll(async () => {

@@ -20,11 +20,9 @@ describe('keys command check', () => {
     const token = generateToken('staging');
     const typo = `${token.slice(0, 12)}${token[12] === 'x' ? 'y' : 'x'}${token.slice(13)}`;
     const noTables = {
-      endpoint: 'http://127.0.0.1:1',
-      keysTableName: 'none',
-      countersTableName: 'none',
+      adminApiUrl: 'http://127.0.0.1:1/admin',
       credentialsFile: 'none',
-      hasCredentials: false,
+      region: 'us-east-1',
     };
 
     const { code, stderr } = await keysCommand(['check', typo], noTables);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UndoSteps } from '../../../infra/cli/keys/undo.ts';
+import { UndoSteps } from '../../../shared/keys/undo.ts';
 
 describe('UndoSteps', () => {
   it('returns what the work returns and undoes nothing when the work succeeds', async () => {

@@ -126,12 +126,12 @@ describe('keys command on the local stack', () => {
     {
       args: ['rotate'],
       message:
-        'Unknown command "rotate": use create, list, roll, set-expiry, set-plan, set-scope, revoke, unban, usage or check.',
+        'Unknown command "rotate": use create, list, roll, set-expiry, set-plan, set-scope, revoke, unban, usage, history, audit or check.',
     },
     {
       args: [],
       message:
-        'Give a command: create, list, roll, set-expiry, set-plan, set-scope, revoke, unban, usage or check.',
+        'Give a command: create, list, roll, set-expiry, set-plan, set-scope, revoke, unban, usage, history, audit or check.',
     },
   ])('answers $args with a usage error and exit status 2', async ({ args, message }) => {
     const before = await keys.listKeys();

@@ -13,6 +13,7 @@ async function restore(args: string[]) {
       endpoint: 'http://127.0.0.1:1',
       petsTableName: 'petstore-pets',
       keysTableName: 'petstore-keys',
+      auditTableName: 'petstore-audit',
       credentialsFile: '/nowhere/dynamodb.env',
       hasCredentials: false,
     },
@@ -22,6 +23,9 @@ async function restore(args: string[]) {
     dynamodb: new DynamoDBClient({ region: 'us-east-1' }),
     cloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
     apiGateway: new APIGatewayClient({ region: 'us-east-1' }),
+    callerArn: () => {
+      throw new Error('asked who runs it');
+    },
     now: () => Date.parse('2026-11-26T12:00:00Z'),
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(...line.split('\n')),

@@ -1,6 +1,6 @@
 /**
- * Undoing a multi-step operation of the keys command that failed half-way, so that no key is left
- * half-made or half-moved.
+ * Undoing a multi-step key operation that failed half-way (the admin API's API Gateway steps and
+ * its keys-table transaction), so that no key is left half-made or half-moved.
  */
 
 /** The undo actions of the steps done so far, run newest first when a later step fails. */

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { describe, expect, it } from 'vitest';
-import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../../infra/stages.ts';
+import { STACK_OUTPUTS, stackName } from '../../../infra/stages.ts';
 import {
   activeKeyIds,
   apiGateway,
@@ -20,7 +20,7 @@ import {
   tableName,
   usagePlanId,
   useDeployedStage,
-} from '../../support/in-memory-keys-command.ts';
+} from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('records the owner given with --owner', async () => {
@@ -210,7 +210,7 @@ describe('keys command on a deployed stage', () => {
     expect(stdout.some((line) => line.startsWith('pet_'))).toBe(false);
     expect(stderr).toEqual([
       expect.stringMatching(
-        /^keys: API Gateway refused the key \(LimitExceededException\); undone: .*revoke key key_[0-9a-f]{16}\. No usable key was issued\.$/,
+        /^keys: API Gateway refused the key \(LimitExceededException\); undone: .*delete API Gateway API key apikey-4\. No key was issued\. Retry after \d+ seconds\.$/,
       ),
     ]);
     expect(await activeKeyIds()).toEqual(activeBefore);
@@ -218,7 +218,7 @@ describe('keys command on a deployed stage', () => {
     expect(calls.slice(calls.findIndex(([name]) => name === refused) + 1)).toEqual(undone);
   });
 
-  it('stores nothing when the stack lacks the usage plan of the plan', async () => {
+  it('stores nothing when the stack lacks the admin API of the stage', async () => {
     cloudFormation.on(DescribeStacksCommand).resolves({
       Stacks: [
         {
@@ -235,7 +235,7 @@ describe('keys command on a deployed stage', () => {
 
     expect(code).toBe(1);
     expect(stderr).toEqual([
-      `keys: Stack petstore-staging has no output ${usagePlanOutputName('pro')}: deploy the stage again.`,
+      `keys: Stack petstore-staging has no output ${STACK_OUTPUTS.adminApiBaseUrl}: deploy the stage again.`,
     ]);
     expect(await keys.listKeys()).toEqual(before);
     expect(apiGateway.calls()).toEqual([]);

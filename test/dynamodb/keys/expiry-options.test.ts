@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  apiGateway,
-  keys,
-  keysCommand,
-  useDeployedStage,
-} from '../../support/in-memory-keys-command.ts';
+import { apiGateway, keys, keysCommand, useDeployedStage } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('issues a key that expires after --expires-in, and says when', async () => {

@@ -1,6 +1,7 @@
 /**
- * The API Gateway side of the keys command on a stage: each key's API key and its usage plan (the
- * standard plan's, or an Enterprise key's own), every change with its undo (docs/operations.md).
+ * The API Gateway side of the admin API's key operations on a stage: each key's API key and its
+ * usage plan (the standard plan's, or an Enterprise key's own), every change with its undo
+ * (docs/operations.md, "API keys").
  */
 import {
   type APIGatewayClient,
@@ -18,19 +19,27 @@ import {
   UpdateUsagePlanCommand,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
-import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/key-records.ts';
-import { API_STAGE_NAME } from '../../../shared/paths.ts';
+import { type ApiKeyRecord, limitsOfKey } from '../keys/key-records.ts';
+import type { UndoSteps } from '../keys/undo.ts';
+import { API_STAGE_NAME } from '../paths.ts';
 import {
   isStandardPlanId,
   type PlanId,
   planName,
   type RequestLimits,
+  type StandardPlanId,
   usagePlanSettings,
-} from '../../../shared/plans.ts';
-import { STACK_OUTPUTS, usagePlanOutputName } from '../../stages.ts';
-import { requireOutput } from '../stack-outputs.ts';
-import type { Deployment } from './target.ts';
-import type { UndoSteps } from './undo.ts';
+} from '../plans.ts';
+
+/**
+ * The stage's public API as the key operations change it: its stack's name (which names an
+ * Enterprise key's own usage plan), its RestApi and each standard plan's usage plan.
+ */
+export interface ApiGatewayTargets {
+  readonly stackName: string;
+  readonly restApiId: string;
+  readonly usagePlanIds: Readonly<Record<StandardPlanId, string>>;
+}
 
 /**
  * Where a key's API key belongs on a stage: the shared usage plan of a standard plan (a stack
@@ -40,18 +49,14 @@ export type UsagePlanDestination =
   | { readonly kind: 'shared'; readonly usagePlanId: string }
   | { readonly kind: 'own'; readonly stack: string; readonly restApiId: string };
 
-/**
- * Where the API key of a key on `plan` belongs on a stage (see `UsagePlanDestination`).
- *
- * @throws Error when the stack lacks the output that `plan` needs.
- */
+/** Where the API key of a key on `plan` belongs on a stage (see `UsagePlanDestination`). */
 export function usagePlanDestination(
   plan: PlanId,
-  { stack, outputs }: Deployment,
+  { stackName, restApiId, usagePlanIds }: ApiGatewayTargets,
 ): UsagePlanDestination {
   return isStandardPlanId(plan)
-    ? { kind: 'shared', usagePlanId: requireOutput(outputs, usagePlanOutputName(plan), stack) }
-    : { kind: 'own', stack, restApiId: requireOutput(outputs, STACK_OUTPUTS.restApiId, stack) };
+    ? { kind: 'shared', usagePlanId: usagePlanIds[plan] }
+    : { kind: 'own', stack: stackName, restApiId };
 }
 
 /** A usage plan as GetUsagePlans returns it, with its id. */

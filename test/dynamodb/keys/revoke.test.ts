@@ -8,7 +8,7 @@ import {
   keys,
   keysCommand,
   useDeployedStage,
-} from '../../support/in-memory-keys-command.ts';
+} from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('revokes a key, which the store then shows as revoked', async () => {

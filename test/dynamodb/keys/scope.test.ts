@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keys, keysCommand } from '../../support/in-memory-keys-command.ts';
+import { keys, keysCommand } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack: scopes', () => {
   it('issues a key with every scope when no --scope is given, and says so', async () => {

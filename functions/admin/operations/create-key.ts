@@ -1,0 +1,28 @@
+/**
+ * `POST /keys` (createKey; docs/admin-openapi.yaml): 201 `{ key, token, apiGateway }` with
+ * `Location`; the token is in no other answer and stored nowhere. Audit: `key.created`.
+ */
+
+import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { auditContextOf } from '../../../shared/http/iam-identity.ts';
+import { jsonResponse } from '../../../shared/http/responses.ts';
+import { parseOrThrow } from '../../../shared/http/validation.ts';
+import { CreateKeyBodySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+
+/** The Lambda handler of createKey. */
+export function createKeyHandler(operations: KeyOperations) {
+  return adminHandler(
+    async function createKey(event) {
+      const { reason, ...input } = parseOrThrow(
+        CreateKeyBodySchema,
+        event.body,
+        'body',
+        'invalid_body',
+      );
+      const created = await operations.createKey(input, auditContextOf(event, reason));
+      return jsonResponse(201, created, { Location: `keys/${created.key.keyId}` });
+    },
+    { body: true },
+  );
+}

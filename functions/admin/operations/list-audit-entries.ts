@@ -1,0 +1,34 @@
+/**
+ * `GET /audit?since=…[&until=…][&actor=…][&event=…]` (listAuditEntries): 200
+ * `{ since, until, entries }`, oldest first; 400 `invalid_parameter` for a bad or empty window.
+ */
+import { adminOperationOf } from '../../../shared/admin-operations.ts';
+import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { ApiError } from '../../../shared/http/errors.ts';
+import { jsonResponse } from '../../../shared/http/responses.ts';
+import { parseOrThrow } from '../../../shared/http/validation.ts';
+import { AuditQuerySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+
+/** The Lambda handler of listAuditEntries (`until` defaults to now). */
+export function listAuditEntriesHandler(operations: KeyOperations) {
+  return adminHandler(
+    async function listAuditEntries(event) {
+      const query = parseOrThrow(
+        AuditQuerySchema,
+        event.queryStringParameters ?? {},
+        'query',
+        'invalid_parameter',
+      );
+      const window = { ...query, until: query.until ?? new Date().toISOString() };
+      try {
+        const entries = await operations.auditWindow(window);
+        return jsonResponse(200, { since: window.since, until: window.until, entries });
+      } catch (error) {
+        if (error instanceof RangeError) throw new ApiError('invalid_parameter', error.message);
+        throw error;
+      }
+    },
+    { queryParameters: adminOperationOf('listAuditEntries').queryParameters },
+  );
+}

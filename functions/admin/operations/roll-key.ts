@@ -1,0 +1,34 @@
+/**
+ * `POST /keys/{keyId}/roll` (rollKey): 200 `{ key, token, graceUntil? }`; 409 `key_revoked`.
+ * Audit: `key.rolled`.
+ */
+
+import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { auditContextOf } from '../../../shared/http/iam-identity.ts';
+import { jsonResponse } from '../../../shared/http/responses.ts';
+import { parseOrThrow } from '../../../shared/http/validation.ts';
+import { RollKeyBodySchema } from '../../../shared/keys/admin-schemas.ts';
+import { type KeyOperations, shownKey } from '../../../shared/keys/key-operations.ts';
+import { keyIdOf } from './key-id.ts';
+
+/** The Lambda handler of rollKey. */
+export function rollKeyHandler(operations: KeyOperations) {
+  return adminHandler(
+    async function rollKey(event) {
+      const keyId = keyIdOf(event);
+      const { graceSeconds, reason } = parseOrThrow(
+        RollKeyBodySchema,
+        event.body,
+        'body',
+        'invalid_body',
+      );
+      const rolled = await operations.rollKey(keyId, graceSeconds, auditContextOf(event, reason));
+      return jsonResponse(200, {
+        key: shownKey(rolled.record),
+        token: rolled.token,
+        ...(rolled.graceUntil && { graceUntil: rolled.graceUntil }),
+      });
+    },
+    { body: true },
+  );
+}

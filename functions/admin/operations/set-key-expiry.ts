@@ -1,0 +1,27 @@
+/** `PUT /keys/{keyId}/expiry` (setKeyExpiry): 200 `{ previous, key, apiGateway }`. Audit: `key.expiry_set`. */
+
+import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { auditContextOf } from '../../../shared/http/iam-identity.ts';
+import { jsonResponse } from '../../../shared/http/responses.ts';
+import { parseOrThrow } from '../../../shared/http/validation.ts';
+import { SetExpiryBodySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import { keyIdOf } from './key-id.ts';
+
+/** The Lambda handler of setKeyExpiry (`expiresAt: null`: the key never expires). */
+export function setKeyExpiryHandler(operations: KeyOperations) {
+  return adminHandler(
+    async function setKeyExpiry(event) {
+      const keyId = keyIdOf(event);
+      const { expiresAt, reason } = parseOrThrow(
+        SetExpiryBodySchema,
+        event.body,
+        'body',
+        'invalid_body',
+      );
+      const context = auditContextOf(event, reason);
+      return jsonResponse(200, await operations.setExpiry(keyId, expiresAt ?? undefined, context));
+    },
+    { body: true },
+  );
+}

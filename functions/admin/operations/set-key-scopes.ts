@@ -1,0 +1,27 @@
+/** `PUT /keys/{keyId}/scopes` (setKeyScopes): 200 `{ previous, key, apiGateway }`. Audit: `key.scope_changed`. */
+
+import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { auditContextOf } from '../../../shared/http/iam-identity.ts';
+import { jsonResponse } from '../../../shared/http/responses.ts';
+import { parseOrThrow } from '../../../shared/http/validation.ts';
+import { SetScopesBodySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import { keyIdOf } from './key-id.ts';
+
+/** The Lambda handler of setKeyScopes. */
+export function setKeyScopesHandler(operations: KeyOperations) {
+  return adminHandler(
+    async function setKeyScopes(event) {
+      const keyId = keyIdOf(event);
+      const { scopes, reason } = parseOrThrow(
+        SetScopesBodySchema,
+        event.body,
+        'body',
+        'invalid_body',
+      );
+      const context = auditContextOf(event, reason);
+      return jsonResponse(200, await operations.setScopes(keyId, scopes, context));
+    },
+    { body: true },
+  );
+}

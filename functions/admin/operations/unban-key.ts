@@ -1,0 +1,29 @@
+/**
+ * `POST /keys/{keyId}/unban` (unbanKey): 200 `{ keyId, lifted, bannedUntil? }`. Audit:
+ * `key.unbanned`, only when a ban was lifted.
+ */
+
+import { adminHandler } from '../../../shared/http/admin-handler.ts';
+import { auditContextOf } from '../../../shared/http/iam-identity.ts';
+import { jsonResponse } from '../../../shared/http/responses.ts';
+import { parseOrThrow } from '../../../shared/http/validation.ts';
+import { ReasonBodySchema } from '../../../shared/keys/admin-schemas.ts';
+import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import { keyIdOf } from './key-id.ts';
+
+/** The Lambda handler of unbanKey. */
+export function unbanKeyHandler(operations: KeyOperations) {
+  return adminHandler(
+    async function unbanKey(event) {
+      const keyId = keyIdOf(event);
+      const { reason } = parseOrThrow(ReasonBodySchema, event.body, 'body', 'invalid_body');
+      const lifted = await operations.unbanKey(keyId, auditContextOf(event, reason));
+      return jsonResponse(200, {
+        keyId,
+        lifted: lifted !== undefined,
+        ...(lifted && { bannedUntil: new Date(lifted.bannedUntil * 1000).toISOString() }),
+      });
+    },
+    { body: true },
+  );
+}

@@ -1,0 +1,147 @@
+/**
+ * Audit entries: one per change to a key, written in the same DynamoDB transaction as the change
+ * (docs/operations.md, "The audit trail"). Nothing here knows DynamoDB.
+ */
+import { randomUUID } from 'node:crypto';
+
+/** Every event an audit entry records, one per kind of change to a key. */
+export const AUDIT_EVENTS = [
+  'key.created',
+  'key.rolled',
+  'key.expiry_set',
+  'key.plan_changed',
+  'key.scope_changed',
+  'key.revoked',
+  'key.unbanned',
+  'key.restored',
+] as const;
+
+/** An event of the audit trail, e.g. `key.revoked`. */
+export type AuditEvent = (typeof AUDIT_EVENTS)[number];
+
+/** Whether `name` is an audit event. */
+export function isAuditEvent(name: string): name is AuditEvent {
+  return (AUDIT_EVENTS as readonly string[]).includes(name);
+}
+
+/**
+ * Who made a change, as API Gateway's IAM authorization established it: never a value from the
+ * request's body.
+ */
+export interface Actor {
+  /** The caller's IAM principal ARN (`requestContext.identity.userArn`), e.g. an assumed role's. */
+  readonly arn: string;
+  /** The caller's IP address (`requestContext.identity.sourceIp`). */
+  readonly sourceIp?: string;
+  /** The caller's User-Agent (`requestContext.identity.userAgent`). */
+  readonly userAgent?: string;
+}
+
+/** The request a change came in, beside its actor: what every entry of it records. */
+export interface AuditContext {
+  readonly actor: Actor;
+  /** API Gateway's request id (`requestContext.requestId`); the restore command's run id. */
+  readonly requestId: string;
+  /** Why, as the caller said (`--reason`): free text, at most 500 characters. */
+  readonly reason?: string;
+}
+
+/** A changed field's value before and after; absent: the field was not set. */
+export interface FieldChange {
+  readonly before?: unknown;
+  readonly after?: unknown;
+}
+
+/** One entry of the audit trail. */
+export interface AuditEntry {
+  /** A random UUID (the audit table's partition key). */
+  readonly entryId: string;
+  /** ISO 8601 time of the change, UTC, milliseconds. */
+  readonly at: string;
+  readonly event: AuditEvent;
+  readonly keyId: string;
+  readonly actor: Actor;
+  readonly requestId: string;
+  /** Each changed field of the key, before and after; never a token, never its hash. */
+  readonly changes: Readonly<Record<string, FieldChange>>;
+  readonly reason?: string;
+}
+
+/** Fields of a key that no entry records: secrets, and the row's own bookkeeping. */
+const UNRECORDED_FIELDS: ReadonlySet<string> = new Set([
+  'keyHash',
+  'usageIdentifier',
+  'graceUntil',
+  'currentHash',
+  'rolledOutHash',
+]);
+
+/**
+ * The changed fields between two states of a key, each with its value before and after; fields
+ * never recorded (tokens' hashes, the usage identifier) are left out.
+ *
+ * @param before The key before the change; `undefined` for a new key.
+ * @param after The key after the change.
+ */
+export function changedFields(
+  before: object | undefined,
+  after: object,
+): Record<string, FieldChange> {
+  const was = (before ?? {}) as Readonly<Record<string, unknown>>;
+  const is = after as Readonly<Record<string, unknown>>;
+  const names = new Set([...Object.keys(was), ...Object.keys(is)]);
+  const changes: Record<string, FieldChange> = {};
+  for (const name of [...names].sort()) {
+    if (UNRECORDED_FIELDS.has(name)) continue;
+    const valueBefore = was[name];
+    const valueAfter = is[name];
+    if (JSON.stringify(valueBefore) === JSON.stringify(valueAfter)) continue;
+    changes[name] = {
+      ...(valueBefore !== undefined && { before: valueBefore }),
+      ...(valueAfter !== undefined && { after: valueAfter }),
+    };
+  }
+  return changes;
+}
+
+/**
+ * A new audit entry for a change to `keyId` made now.
+ *
+ * @param nowMs Epoch milliseconds of the change. @default Date.now()
+ */
+export function auditEntry(
+  event: AuditEvent,
+  keyId: string,
+  changes: Readonly<Record<string, FieldChange>>,
+  context: AuditContext,
+  nowMs = Date.now(),
+): AuditEntry {
+  return {
+    entryId: randomUUID(),
+    at: new Date(nowMs).toISOString(),
+    event,
+    keyId,
+    actor: context.actor,
+    requestId: context.requestId,
+    changes,
+    ...(context.reason !== undefined && { reason: context.reason }),
+  };
+}
+
+/** What a window query of the stage's entries keeps. */
+export interface AuditWindow {
+  /** ISO 8601 start, inclusive. */
+  readonly since: string;
+  /** ISO 8601 end, exclusive. */
+  readonly until: string;
+  /** Only entries of this actor (IAM principal ARN). @default - every actor */
+  readonly actor?: string;
+  /** Only entries of this event. @default - every event */
+  readonly event?: AuditEvent;
+}
+
+/**
+ * The actor of changes made on the local stack outside its admin API (the restore command's key
+ * writes): the local stack has no IAM, so one fixed principal stands for its operator.
+ */
+export const LOCAL_STACK_ACTOR_ARN = 'arn:aws:iam::000000000000:user/petstore-local-operator';

@@ -1,0 +1,191 @@
+/**
+ * The audit table (`AUDIT_TABLE`): entries are put, if absent, in the same TransactWriteItems as
+ * the change they record (never after it), and read by key (the `KeyHistory` index) or by window
+ * (the `AuditByDay` index, one Query per UTC day). No call here updates or deletes an entry.
+ */
+import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import {
+  type AuditContext,
+  type AuditEntry,
+  type AuditEvent,
+  type AuditWindow,
+  auditEntry,
+  type FieldChange,
+} from '../audit/entry.ts';
+import { requiredSetting } from '../settings.ts';
+import type { DynamoDBBase } from './base.ts';
+import { AUDIT_DAY_INDEX, KEY_HISTORY_INDEX } from './tables.ts';
+
+/** A write of a TransactWriteItems call, as the document client takes it. */
+export interface AuditPut {
+  readonly Put: {
+    readonly TableName: string;
+    readonly Item: Record<string, unknown>;
+    readonly ConditionExpression: string;
+    readonly ExpressionAttributeNames: Record<string, string>;
+  };
+}
+
+/**
+ * Records a change for the transaction that makes it: the audit entry's Put. The caller writes it
+ * in that transaction, and none for a change that changes nothing.
+ */
+export type AuditRecorder = (
+  event: AuditEvent,
+  keyId: string,
+  changes: Readonly<Record<string, FieldChange>>,
+) => AuditPut;
+
+/** An audit entry as the audit table holds it: the entry, its UTC day and its TTL. */
+interface AuditItem extends AuditEntry {
+  /** `YYYY-MM-DD` of `at` (the `AuditByDay` index's partition key). */
+  readonly day: string;
+  /** Epoch seconds after which DynamoDB's TTL deletes the entry (the retention). */
+  readonly expiresAt: number;
+}
+
+/** Most days a window may span: the longest retention (ten years), bounding its Queries. */
+export const MAX_WINDOW_DAYS = 3_660;
+
+/** Writes (as part of others' transactions) and reads the audit table. */
+export class DynamoDBAuditLog {
+  /**
+   * @param retentionDays Days an entry is kept before DynamoDB's TTL deletes it.
+   */
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    readonly tableName: string,
+    private readonly retentionDays: number,
+  ) {}
+
+  /**
+   * The log on `base`'s client, table `AUDIT_TABLE_NAME`, retention `AUDIT_RETENTION_DAYS`.
+   * @throws Error when the table's name is unset.
+   */
+  static from({ client, settings }: DynamoDBBase): DynamoDBAuditLog {
+    return new DynamoDBAuditLog(
+      client,
+      requiredSetting(settings, 'AUDIT_TABLE_NAME'),
+      settings.AUDIT_RETENTION_DAYS,
+    );
+  }
+
+  /**
+   * The recorder of one request's changes: each change's entry carries `context` (actor, request
+   * id, reason) and the time it is recorded.
+   *
+   * @param now Epoch milliseconds. @default Date.now
+   */
+  recorder(context: AuditContext, now: () => number = Date.now): AuditRecorder {
+    return (event, keyId, changes) => this.put(auditEntry(event, keyId, changes, context, now()));
+  }
+
+  /** The Put of `entry`, if no entry has its id (an entry is never overwritten). */
+  put(entry: AuditEntry): AuditPut {
+    const item: AuditItem = {
+      ...entry,
+      day: entry.at.slice(0, 10),
+      expiresAt: Math.floor(Date.parse(entry.at) / 1000) + this.retentionDays * 86_400,
+    };
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: { ...item },
+        ConditionExpression: 'attribute_not_exists(#entryId)',
+        ExpressionAttributeNames: { '#entryId': 'entryId' },
+      },
+    };
+  }
+
+  /** A key's entries, oldest first (the `KeyHistory` index: eventually consistent, ~1 s). */
+  async history(keyId: string, options: { signal?: AbortSignal } = {}): Promise<AuditEntry[]> {
+    return this.query(
+      {
+        IndexName: KEY_HISTORY_INDEX,
+        KeyConditionExpression: 'keyId = :keyId',
+        ExpressionAttributeValues: { ':keyId': keyId },
+      },
+      options.signal,
+    );
+  }
+
+  /**
+   * The stage's entries in a window, oldest first: one Query of the `AuditByDay` index per UTC
+   * day the window touches, `actor` and `event` as filters (admin traffic: a day holds few).
+   *
+   * @throws RangeError when the window is empty or spans more than `MAX_WINDOW_DAYS` days.
+   */
+  async window(window: AuditWindow, options: { signal?: AbortSignal } = {}): Promise<AuditEntry[]> {
+    const days = daysOf(window.since, window.until);
+    const filters = [
+      ...(window.actor === undefined ? [] : ['#actor.#arn = :actor']),
+      ...(window.event === undefined ? [] : ['#event = :event']),
+    ];
+    const entries: AuditEntry[] = [];
+    for (const day of days) {
+      entries.push(
+        ...(await this.query(
+          {
+            IndexName: AUDIT_DAY_INDEX,
+            KeyConditionExpression: '#day = :day AND #at BETWEEN :since AND :last',
+            ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
+            ExpressionAttributeNames: {
+              '#day': 'day',
+              '#at': 'at',
+              ...(window.actor !== undefined && { '#actor': 'actor', '#arn': 'arn' }),
+              ...(window.event !== undefined && { '#event': 'event' }),
+            },
+            ExpressionAttributeValues: {
+              ':day': day,
+              ':since': window.since,
+              // `until` is exclusive; BETWEEN is inclusive, and no ISO time sorts between these.
+              ':last': `${window.until.slice(0, -1)}\u0000`,
+              ...(window.actor !== undefined && { ':actor': window.actor }),
+              ...(window.event !== undefined && { ':event': window.event }),
+            },
+          },
+          options.signal,
+        )),
+      );
+    }
+    return entries;
+  }
+
+  /** Every page of a Query of the table, as entries without the table's own attributes. */
+  private async query(
+    input: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<AuditEntry[]> {
+    const entries: AuditEntry[] = [];
+    const pages = paginateQuery(
+      { client: this.client },
+      { TableName: this.tableName, ...input },
+      ...(signal ? [{ abortSignal: signal }] : []),
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        const { day: _day, expiresAt: _expiresAt, ...entry } = item as AuditItem;
+        entries.push(entry);
+      }
+    }
+    return entries;
+  }
+}
+
+/**
+ * The UTC days (`YYYY-MM-DD`) from the one holding `since` to the one holding `until`.
+ *
+ * @throws RangeError when `until` is not after `since`, or they span over `MAX_WINDOW_DAYS` days.
+ */
+function daysOf(since: string, until: string): string[] {
+  const start = Date.parse(since.slice(0, 10));
+  const end = Date.parse(until);
+  if (!(end > Date.parse(since))) throw new RangeError('until must be after since');
+  const count = Math.floor((end - 1 - start) / 86_400_000) + 1;
+  if (count > MAX_WINDOW_DAYS) {
+    throw new RangeError(`a window spans at most ${MAX_WINDOW_DAYS} days`);
+  }
+  return Array.from({ length: count }, (_, index) =>
+    new Date(start + index * 86_400_000).toISOString().slice(0, 10),
+  );
+}

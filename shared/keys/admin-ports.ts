@@ -1,0 +1,107 @@
+/**
+ * The ports of the admin API's key operations (key-operations.ts): the keys table with audited
+ * changes, the audit trail's reads, the counters' bans and usage, and a stage's API Gateway API
+ * keys. The adapters: shared/dynamodb/ (key-store.ts, audit-log.ts, bans.ts, usage.ts) and
+ * shared/apigateway/api-key-gateway.ts.
+ */
+import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
+import type { PlanId, RequestLimits } from '../plans.ts';
+import type { BanState, DayUsage } from '../rate-limit/key-status.ts';
+import type { IssuedKey, KeyChange, RolledKey } from './key-administration.ts';
+import type { ApiKeyRecord, ListedKey } from './key-records.ts';
+import type { Scope } from './scopes.ts';
+import type { TokenStage } from './token.ts';
+import type { UndoSteps } from './undo.ts';
+
+/** How a change is audited: its entry goes into the change's own transaction. */
+export interface KeyChangeAudit {
+  readonly context: AuditContext;
+  /**
+   * The key as the caller read it before steps of its own (API Gateway's): the change is made only
+   * while the attributes it guards still hold these values, else KeyChangedError.
+   * @default - the key as the store reads it
+   */
+  readonly expected?: ApiKeyRecord;
+}
+
+/** The keys table as the admin API changes it: each change with its audit entry, atomically. */
+export interface AuditedKeyStore {
+  /** Stores a key made by `newKey` with its `key.created` entry. */
+  storeKey(issued: IssuedKey, audit: KeyChangeAudit): Promise<void>;
+  findById(keyId: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(): Promise<ListedKey[]>;
+  setPlan(
+    keyId: string,
+    plan: PlanId,
+    limits: RequestLimits | undefined,
+    audit: KeyChangeAudit,
+  ): Promise<KeyChange | undefined>;
+  setScopes(
+    keyId: string,
+    scopes: readonly Scope[],
+    audit: KeyChangeAudit,
+  ): Promise<KeyChange | undefined>;
+  setExpiry(
+    keyId: string,
+    expiresAt: string | undefined,
+    audit: KeyChangeAudit,
+  ): Promise<KeyChange | undefined>;
+  revokeKey(keyId: string, audit: KeyChangeAudit): Promise<ApiKeyRecord | undefined>;
+  rollKey(
+    keyId: string,
+    options: { graceSeconds: number; tokenStage?: TokenStage; audit: KeyChangeAudit },
+  ): Promise<RolledKey | undefined>;
+}
+
+/** The audit trail's reads. */
+export interface AuditReader {
+  /** A key's entries, oldest first. */
+  history(keyId: string): Promise<AuditEntry[]>;
+  /** The stage's entries in a window, oldest first. @throws RangeError for a bad window. */
+  window(window: AuditWindow): Promise<AuditEntry[]>;
+}
+
+/** The counters table's bans, as an operator lifts them. */
+export interface BanAdministration {
+  /** The key's ban in force at `nowMs` (epoch ms), or `undefined`. */
+  banState(keyId: string, nowMs: number): Promise<BanState | undefined>;
+  /** Lifts the key's ban with its `key.unbanned` entry; `undefined`: none (nothing written). */
+  unban(keyId: string, nowMs: number, context: AuditContext): Promise<BanState | undefined>;
+}
+
+/** The counters table's daily usage per key. */
+export interface UsageReader {
+  /** Per key id, `days` days up to the one holding `nowMs`, newest first. */
+  dailyUsage(
+    keyIds: readonly string[],
+    days: number,
+    nowMs: number,
+    spreadKeyIds?: ReadonlySet<string>,
+  ): Promise<Map<string, DayUsage[]>>;
+}
+
+/**
+ * A stage's API Gateway API keys and usage plans, as the key operations change them; each method
+ * records the undo of every step it made in `undo` before a later step can fail.
+ */
+export interface ApiKeyGateway {
+  /**
+   * Creates the key's API key (value: its usage identifier) in its plan's usage plan (an
+   * Enterprise key: a usage plan of its own).
+   * @returns A line saying what was made.
+   */
+  register(record: ApiKeyRecord, undo: UndoSteps): Promise<string>;
+  /**
+   * Moves the key's API key into the usage plan of `next`'s plan.
+   * @returns Lines saying what was changed, and what to run once the stored plan changed too
+   *   (deleting an own usage plan the key left; a line, or `undefined` for nothing to do).
+   * @throws ApiGatewayStepError when there is not exactly one API key named after the key.
+   */
+  moveToPlan(
+    previous: ApiKeyRecord,
+    next: ApiKeyRecord,
+    undo: UndoSteps,
+  ): Promise<{ lines: string[]; afterStored: () => Promise<string | undefined> }>;
+  /** Disables every API key named after the key. @returns A line per API key (or for none). */
+  disable(keyId: string): Promise<string[]>;
+}

@@ -1,0 +1,323 @@
+/**
+ * The rules of each key operation, once, as the admin API's functions run them (issue 39): what a
+ * create registers, what a roll keeps, which plans accept limits, what moves between usage plans
+ * on a stage and how each step is undone, and the audit entry each change writes in its own
+ * transaction. Built from the keys command's infra/cli/keys/{create,roll,set-plan,scope,expiry,
+ * revoke,unban,usage,list}.ts, which become a client of the admin API.
+ *
+ * Order on a stage: API Gateway's steps first, then the keys table's transaction with the audit
+ * entry; when that transaction fails, the API Gateway steps are undone. So a failed change writes
+ * no entry, and an entry never records a change that did not hold. Revoking is the exception: the
+ * keys table first (the authorizer refuses the key from then on, whatever API Gateway does).
+ */
+import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
+import { ENTERPRISE_PLAN, type PlanId, planName, type RequestLimits } from '../plans.ts';
+import { RETENTION_DAYS } from '../rate-limit/counter-item.ts';
+import { type BanState, type DayUsage, lastUsedDay } from '../rate-limit/key-status.ts';
+import type {
+  ApiKeyGateway,
+  AuditedKeyStore,
+  AuditReader,
+  BanAdministration,
+  UsageReader,
+} from './admin-ports.ts';
+import { ApiGatewayStepError, KeyNotFoundError, KeyRevokedError } from './errors.ts';
+import type { RolledKey } from './key-administration.ts';
+import {
+  type ApiKeyRecord,
+  customLimits,
+  type ListedKey,
+  type NewKeyInput,
+  newKey,
+  withPlan,
+} from './key-records.ts';
+import type { Scope } from './scopes.ts';
+import type { TokenStage } from './token.ts';
+import { UndoSteps } from './undo.ts';
+
+/** What the operations run on: the stage's tables and, on a stage, its API Gateway API keys. */
+export interface KeyOperationsPorts {
+  readonly keys: AuditedKeyStore;
+  readonly audit: AuditReader;
+  readonly bans: BanAdministration;
+  readonly usage: UsageReader;
+  /** The prefix of new tokens: the stage's (`tokenStageOf(PETSTORE_STAGE)`). */
+  readonly tokenStage: TokenStage;
+  /** The stage's API keys and usage plans. @default - none: the local stack, no API keys */
+  readonly apiGateway?: ApiKeyGateway;
+  /** Epoch milliseconds. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** A key as the admin API shows it: never a token, its hash or the usage identifier. */
+export type ShownKey = Omit<ListedKey, 'keyHash' | 'usageIdentifier' | 'graceUntil'>;
+
+/** A key with its ban and its last day used, as `listKeys` and `getKey` answer it. */
+export interface KeyStatus {
+  readonly key: ShownKey;
+  /** The ban in force: ISO 8601 time it ends; `undefined`: not banned. */
+  readonly bannedUntil?: string;
+  /** Last UTC day (`YYYY-MM-DD`) with a request in the `RETENTION_DAYS` kept; `undefined`: none. */
+  readonly lastUsed?: string;
+}
+
+/** A key before and after a change, as shown, with what API Gateway did. */
+export interface ShownChange {
+  readonly previous: ShownKey;
+  readonly key: ShownKey;
+  /** One line per API Gateway change, e.g. `added API Gateway API key … to usage plan …`. */
+  readonly apiGateway: readonly string[];
+}
+
+/** `record` as the admin API shows it. */
+export function shownKey(record: ApiKeyRecord | ListedKey): ShownKey {
+  const { keyHash: _hash, usageIdentifier: _usage, graceUntil: _grace, ...shown } = record;
+  return shown;
+}
+
+/** The key operations of a stage (or the local stack), each audited (see the module's note). */
+export class KeyOperations {
+  private readonly now: () => number;
+
+  constructor(private readonly ports: KeyOperationsPorts) {
+    this.now = ports.now ?? Date.now;
+  }
+
+  /**
+   * Issues a key: on a stage its API key first, then the key's rows and its `key.created` entry
+   * in one transaction; undoes API Gateway's steps when the transaction fails.
+   *
+   * @returns The key and its token (shown once), with API Gateway's line on a stage.
+   * @throws RangeError for limits that do not fit the plan or no scope; ApiGatewayStepError.
+   */
+  async createKey(
+    input: Omit<NewKeyInput, 'tokenStage'>,
+    context: AuditContext,
+  ): Promise<{ key: ShownKey; token: string; apiGateway: readonly string[] }> {
+    const issued = newKey({ ...input, tokenStage: this.ports.tokenStage });
+    const { apiGateway } = this.ports;
+    const undo = new UndoSteps();
+    const lines = apiGateway
+      ? [
+          await undo.run(
+            () => apiGateway.register(issued.record, undo),
+            stepFailed('API Gateway refused the key', 'No key was issued.'),
+          ),
+        ]
+      : [];
+    await undo.run(() => this.ports.keys.storeKey(issued, { context }), undoneAfter);
+    return { key: shownKey(issued.record), token: issued.token, apiGateway: lines };
+  }
+
+  /** Every key, oldest first, with its ban and last day used. */
+  async listKeys(): Promise<KeyStatus[]> {
+    return this.withStatus(await this.ports.keys.listKeys());
+  }
+
+  /** @throws KeyNotFoundError */
+  async getKey(keyId: string): Promise<KeyStatus> {
+    const [status] = await this.withStatus([await this.existing(keyId)]);
+    return status as KeyStatus;
+  }
+
+  /**
+   * Issues a new token for the same key (same id, plan, limits, scopes, owner, expiry, counters
+   * and API Gateway API key); the current token works `graceSeconds` more, an older one ends now.
+   * One transaction with the `key.rolled` entry.
+   *
+   * @throws KeyNotFoundError; KeyRevokedError; KeyChangedError (a concurrent change).
+   */
+  async rollKey(keyId: string, graceSeconds: number, context: AuditContext): Promise<RolledKey> {
+    const rolled = await this.ports.keys.rollKey(keyId, {
+      graceSeconds,
+      tokenStage: this.ports.tokenStage,
+      audit: { context },
+    });
+    if (!rolled) throw new KeyNotFoundError(keyId);
+    return rolled;
+  }
+
+  /** Sets or removes (`undefined`) a key's expiry; `key.expiry_set`. @throws KeyNotFoundError */
+  async setExpiry(
+    keyId: string,
+    expiresAt: string | undefined,
+    context: AuditContext,
+  ): Promise<ShownChange> {
+    const changed = await this.ports.keys.setExpiry(keyId, expiresAt, { context });
+    if (!changed) throw new KeyNotFoundError(keyId);
+    return { previous: shownKey(changed.previous), key: shownKey(changed.record), apiGateway: [] };
+  }
+
+  /** Sets what a key may call; `key.scope_changed`. @throws KeyNotFoundError; RangeError */
+  async setScopes(
+    keyId: string,
+    scopes: readonly Scope[],
+    context: AuditContext,
+  ): Promise<ShownChange> {
+    const changed = await this.ports.keys.setScopes(keyId, scopes, { context });
+    if (!changed) throw new KeyNotFoundError(keyId);
+    return { previous: shownKey(changed.previous), key: shownKey(changed.record), apiGateway: [] };
+  }
+
+  /**
+   * Moves a key to `plan` (an Enterprise key: with its own `limits`). On a stage its API key moves
+   * between usage plans first; the keys table's change, with its `key.plan_changed` entry,
+   * follows only while the key's plan is still as read; if that fails, the move is undone. A key
+   * leaving Enterprise then loses its own usage plan.
+   *
+   * @throws KeyNotFoundError; KeyRevokedError; RangeError (limits that do not fit the plan);
+   *   KeyChangedError; ApiGatewayStepError.
+   */
+  async setPlan(
+    keyId: string,
+    plan: PlanId,
+    limits: RequestLimits | undefined,
+    context: AuditContext,
+  ): Promise<ShownChange> {
+    const own = customLimits(plan, limits);
+    const current = await this.existing(keyId);
+    if (current.revokedAt) {
+      throw new KeyRevokedError(keyId, {
+        revokedAt: current.revokedAt,
+        rule: 'a revoked key keeps its plan',
+      });
+    }
+    const { apiGateway } = this.ports;
+    const undo = new UndoSteps();
+    const moved = apiGateway
+      ? await undo.run(
+          () => apiGateway.moveToPlan(current, withPlan(current, plan, own), undo),
+          stepFailed(
+            'API Gateway refused the move',
+            `Key ${keyId} stays on ${planName(current.plan)}.`,
+          ),
+        )
+      : undefined;
+    const changed = await undo.run(
+      () => this.ports.keys.setPlan(keyId, plan, limits, { context, expected: current }),
+      undoneAfter,
+    );
+    if (!changed) throw new KeyNotFoundError(keyId);
+    const finished = await moved?.afterStored();
+    return {
+      previous: shownKey(changed.previous),
+      key: shownKey(changed.record),
+      apiGateway: [...(moved?.lines ?? []), ...(finished ? [finished] : [])],
+    };
+  }
+
+  /**
+   * Revokes a key (the first revocation time is kept; revoking again changes and records
+   * nothing), with its `key.revoked` entry; on a stage then disables its API keys.
+   *
+   * @returns The key, and API Gateway's lines: a failure to disable is one of them, since the key
+   *   is revoked (the authorizer refuses it) either way.
+   * @throws KeyNotFoundError; KeyChangedError.
+   */
+  async revokeKey(
+    keyId: string,
+    context: AuditContext,
+  ): Promise<{ key: ShownKey; apiGateway: readonly string[] }> {
+    const record = await this.ports.keys.revokeKey(keyId, { context });
+    if (!record) throw new KeyNotFoundError(keyId);
+    const { apiGateway } = this.ports;
+    const lines = apiGateway
+      ? await apiGateway
+          .disable(keyId)
+          .catch((error: Error) => [`FAILED to disable its API Gateway API key: ${error.message}`])
+      : [];
+    return { key: shownKey(record), apiGateway: lines };
+  }
+
+  /**
+   * Lifts a key's ban (its items and the `key.unbanned` entry in one transaction); a key that is
+   * not banned changes nothing and writes no entry.
+   *
+   * @returns The ban lifted, or `undefined`.
+   * @throws KeyNotFoundError.
+   */
+  async unbanKey(keyId: string, context: AuditContext): Promise<BanState | undefined> {
+    await this.existing(keyId);
+    return this.ports.bans.unban(keyId, this.now(), context);
+  }
+
+  /**
+   * A key's requests per UTC day, newest first, for `days` days (1 to `RETENTION_DAYS`).
+   * @throws KeyNotFoundError.
+   */
+  async usage(keyId: string, days: number): Promise<{ days: DayUsage[]; lastUsed?: string }> {
+    const record = await this.existing(keyId);
+    const spread = new Set(record.plan === ENTERPRISE_PLAN.id ? [keyId] : []);
+    const kept = await this.ports.usage.dailyUsage([keyId], RETENTION_DAYS, this.now(), spread);
+    const daily = kept.get(keyId) ?? [];
+    return { days: daily.slice(0, days), lastUsed: lastUsedDay(daily) };
+  }
+
+  /** A key's audit entries, oldest first. @throws KeyNotFoundError for a key never issued. */
+  async history(keyId: string): Promise<AuditEntry[]> {
+    const entries = await this.ports.audit.history(keyId);
+    if (entries.length === 0) await this.existing(keyId);
+    return entries;
+  }
+
+  /** The stage's entries in a window, oldest first. @throws RangeError for a bad window. */
+  async auditWindow(window: AuditWindow): Promise<AuditEntry[]> {
+    return this.ports.audit.window(window);
+  }
+
+  /** The key with this id. @throws KeyNotFoundError */
+  private async existing(keyId: string): Promise<ApiKeyRecord> {
+    const record = await this.ports.keys.findById(keyId);
+    if (!record) throw new KeyNotFoundError(keyId);
+    return record;
+  }
+
+  /** Keys with their ban (one GetItem each) and last day used (BatchGetItem). */
+  private async withStatus(keys: readonly (ApiKeyRecord | ListedKey)[]): Promise<KeyStatus[]> {
+    const now = this.now();
+    const enterprise = keys.filter((record) => record.plan === ENTERPRISE_PLAN.id);
+    const [bans, usage] = await Promise.all([
+      Promise.all(keys.map((record) => this.ports.bans.banState(record.keyId, now))),
+      this.ports.usage.dailyUsage(
+        keys.map((record) => record.keyId),
+        RETENTION_DAYS,
+        now,
+        new Set(enterprise.map((record) => record.keyId)),
+      ),
+    ]);
+    return keys.map((record, index) => {
+      const ban = bans[index];
+      const lastUsed = lastUsedDay(usage.get(record.keyId) ?? []);
+      return {
+        key: shownKey(record),
+        ...(ban && { bannedUntil: new Date(ban.bannedUntil * 1000).toISOString() }),
+        ...(lastUsed && { lastUsed }),
+      };
+    });
+  }
+}
+
+/**
+ * An `UndoSteps` explanation of a failed API Gateway step; a step that refused before changing
+ * anything (an `ApiGatewayStepError` of its own) is explained already.
+ */
+function stepFailed(what: string, outcome: string) {
+  return (failure: Error, undone: readonly string[]) =>
+    failure instanceof ApiGatewayStepError && undone.length === 0
+      ? failure
+      : new ApiGatewayStepError(
+          `${what} (${failure.message}); undone: ${undone.join(', ') || 'nothing'}. ${outcome}`,
+          { cause: failure },
+        );
+}
+
+/**
+ * The keys table's failure after API Gateway's steps were undone: the failure itself (its answer
+ * says what it means: a concurrent change, an unavailable table), naming the undone steps.
+ */
+function undoneAfter(failure: Error, undone: readonly string[]): Error {
+  if (undone.length > 0) {
+    failure.message = `${failure.message} (undone on API Gateway: ${undone.join(', ')})`;
+  }
+  return failure;
+}

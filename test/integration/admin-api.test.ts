@@ -1,0 +1,154 @@
+/**
+ * The local stack's admin API over HTTP (infra/local/admin-gateway.ts, the admin functions'
+ * entries each held to its grants): AWS_IAM as API Gateway checks it. An unsigned, a badly signed
+ * and a stale request each get 403 with an Error body and change nothing; an audit entry's actor
+ * is the signer's principal, whatever the request claims.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminApiClient } from '../../infra/cli/admin-api-client.ts';
+import { ADMIN_GATEWAY_RESPONSES, gatewayResponse } from '../../infra/gateway-responses.ts';
+import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/admin-gateway.ts';
+import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
+import type { AuditEntry } from '../../shared/audit/entry.ts';
+import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { createContainer } from '../../shared/dynamodb/container.ts';
+import { readSettings } from '../../shared/settings.ts';
+import { operatorCredentials } from '../support/keys-command-runner.ts';
+
+const keys = createContainer().keys;
+const audit = DynamoDBAuditLog.from({ client: createDocumentClient(), settings: readSettings() });
+const credentials = operatorCredentials();
+/** How far the gateway's clock is ahead of the real one, ms: moved to make a signature stale. */
+let aheadMs = 0;
+let gateway: LocalAdminGateway;
+
+beforeAll(async () => {
+  gateway = await startAdminGateway({
+    port: 0,
+    principals: [{ ...credentials, ...LOCAL_OPERATOR }],
+    region: LOCAL_REGION,
+    now: () => Date.now() + aheadMs,
+  });
+});
+afterAll(() => gateway.close());
+
+/** A client of the admin API signing with `signer`'s credentials (default: the stack's own). */
+function admin(signer = credentials, fetch?: typeof globalThis.fetch): AdminApiClient {
+  return new AdminApiClient({
+    baseUrl: gateway.url,
+    region: LOCAL_REGION,
+    credentials: signer,
+    fetch,
+  });
+}
+
+/** Everything a refused request could have changed: the keys and the audit trail since `since`. */
+async function state(since: string) {
+  return {
+    keys: await keys.listKeys(),
+    entries: await audit.window({ since, until: new Date(Date.now() + 60_000).toISOString() }),
+  };
+}
+
+describe('the local admin API', () => {
+  const since = new Date(Date.now() - 60_000).toISOString();
+
+  it.each([
+    {
+      refused: 'an unsigned request',
+      send: (request: RequestInit) => fetch(`${gateway.url}/keys`, request),
+      refusal: 'MISSING_AUTHENTICATION_TOKEN' as const,
+    },
+    {
+      refused: 'a request signed with a wrong secret',
+      send: () =>
+        admin({ ...credentials, secretAccessKey: 'not-the-secret' }).send({
+          method: 'POST',
+          path: ['keys'],
+          body: { plan: 'free' },
+        }),
+      refusal: 'INVALID_SIGNATURE' as const,
+    },
+    {
+      refused: 'a request signed more than 15 minutes ago',
+      send: async () => {
+        aheadMs = 16 * 60_000;
+        try {
+          return await admin().send({ method: 'POST', path: ['keys'], body: { plan: 'free' } });
+        } finally {
+          aheadMs = 0;
+        }
+      },
+      refusal: 'EXPIRED_TOKEN' as const,
+    },
+  ])(
+    'answers $refused with 403 and an Error body, and changes nothing',
+    async ({ send, refusal }) => {
+      const before = await state(since);
+
+      const answer = await send({
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ plan: 'free' }),
+      });
+      const { status, body } =
+        answer instanceof Response ? { status: answer.status, body: await answer.json() } : answer;
+
+      expect(status).toBe(403);
+      expect(body).toEqual(gatewayResponse(refusal, ADMIN_GATEWAY_RESPONSES).body);
+      expect(body).toMatchObject({ code: 'forbidden', status: 403 });
+      expect(await state(since)).toEqual(before);
+    },
+  );
+
+  it('records the signer as the actor of a change, whatever the request claims to be', async () => {
+    const { record } = await keys.createKey({ plan: 'free', owner: 'actor test' });
+
+    // GIVEN a signed request that names another principal in its headers
+    const changed = await admin(credentials, (url, init) =>
+      fetch(url, {
+        ...init,
+        headers: {
+          ...(init?.headers as Record<string, string>),
+          'User-Agent': 'billing-worker/2.1',
+          'X-Forwarded-For': '203.0.113.7',
+          'X-Amz-User-Arn': 'arn:aws:iam::111111111111:user/someone-else',
+        },
+      }),
+    ).send({
+      method: 'PUT',
+      path: ['keys', record.keyId, 'plan'],
+      body: { plan: 'pro', reason: 'invoice paid' },
+    });
+    // AND one whose body claims an actor
+    const claimed = await admin().send({
+      method: 'PUT',
+      path: ['keys', record.keyId, 'plan'],
+      body: { plan: 'business', actor: 'arn:aws:iam::111111111111:user/someone-else' },
+    });
+
+    // THEN the change is recorded as the signer's; the body's claim is refused and changes nothing
+    expect(changed.status).toBe(200);
+    expect(claimed).toMatchObject({ status: 400, body: { code: 'invalid_body' } });
+    const { entries } = await admin().call<{ entries: AuditEntry[] }>({
+      method: 'GET',
+      path: ['keys', record.keyId, 'history'],
+    });
+    expect(entries).toEqual([
+      expect.objectContaining({
+        event: 'key.plan_changed',
+        keyId: record.keyId,
+        actor: {
+          arn: LOCAL_OPERATOR.userArn,
+          sourceIp: '127.0.0.1',
+          userAgent: 'billing-worker/2.1',
+        },
+        changes: { plan: { before: 'free', after: 'pro' } },
+        reason: 'invoice paid',
+        requestId: changed.requestId,
+      }),
+    ]);
+    expect(await keys.findById(record.keyId)).toMatchObject({ plan: 'pro' });
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Admin API events as API Gateway passes them after AWS_IAM authorization: the signer's principal
+ * in `requestContext.identity` (userArn, accountId, caller, user agent), and the admin key
+ * operations on this test file's tables.
+ */
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { createKeyOperations } from '../../functions/admin/container.ts';
+import { createProxyEvent } from '../../infra/local/events.ts';
+import { type AdminOperationId, adminOperationOf } from '../../shared/admin-operations.ts';
+
+/** The principal that signs the requests of the tests: an assumed role's session. */
+export const SIGNER = 'arn:aws:sts::111111111111:assumed-role/petstore-operators/alice';
+
+/** The user agent the signer's SDK sends. */
+export const USER_AGENT = 'aws-sdk-js/3 petstore-keys';
+
+/** The key operations on the test file's keys, counters and audit tables (no API Gateway). */
+export const operations = createKeyOperations();
+
+/** What a test sends to one admin operation. */
+export interface AdminRequest {
+  readonly keyId?: string;
+  /** A JSON body, sent as application/json; a string as is. */
+  readonly body?: unknown;
+  readonly query?: Record<string, string>;
+  /** The signer's principal ARN; `null`: no IAM identity at all. @default SIGNER */
+  readonly arn?: string | null;
+  readonly headers?: Record<string, string>;
+}
+
+/** The event of `operationId` for `request`, as API Gateway passes it after IAM authorization. */
+export function adminEvent(
+  operationId: AdminOperationId,
+  request: AdminRequest = {},
+): APIGatewayProxyEvent {
+  const { method, path } = adminOperationOf(operationId);
+  const keyId = request.keyId ?? '';
+  const body =
+    request.body === undefined
+      ? null
+      : typeof request.body === 'string'
+        ? request.body
+        : JSON.stringify(request.body);
+  const event = createProxyEvent({
+    method,
+    resource: path,
+    path: path.replace('{keyId}', keyId),
+    pathParameters: path.includes('{keyId}') ? { keyId } : null,
+    query: new URLSearchParams(request.query ?? {}),
+    headers: {
+      ...(body !== null && { 'Content-Type': 'application/json' }),
+      'User-Agent': USER_AGENT,
+      ...request.headers,
+    },
+    body: body === null ? null : Buffer.from(body),
+    sourceIp: '203.0.113.7',
+  });
+  const arn = request.arn === undefined ? SIGNER : request.arn;
+  Object.assign(event.requestContext.identity, {
+    userArn: arn,
+    accountId: arn?.split(':')[4] ?? null,
+    caller: arn === null ? null : 'AROAEXAMPLE:alice',
+    userAgent: USER_AGENT,
+  });
+  return event;
+}
