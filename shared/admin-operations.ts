@@ -1,7 +1,6 @@
 /**
- * The admin API's operations as its functions know them: one row per operation of
- * docs/admin-openapi.yaml (method, path relative to the admin stage). The stack, the local stack
- * and the keys command build the admin route table (infra/admin-routes.ts) from these rows.
+ * The admin API's operations, a row each (docs/admin-openapi.yaml: method, path under the admin
+ * stage), from which infra/admin-routes.ts builds the admin route table.
  */
 import type { HttpMethod } from './operations.ts';
 
@@ -73,7 +72,6 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
 
 /**
  * The admin operation named `operationId`.
- *
  * @throws Error when no admin operation has that id.
  */
 export function adminOperationOf(operationId: AdminOperationId): AdminOperation {

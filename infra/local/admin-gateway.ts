@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
+import type { LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { logger } from '../../shared/logger.ts';
 import { ADMIN_ROUTES, adminResourcePaths } from '../admin-routes.ts';
 import {
@@ -28,6 +29,7 @@ import {
   sendProxyResult,
 } from './server.ts';
 import { checkSignature, type SigningPrincipal } from './sigv4.ts';
+import { LOCAL_OPERATOR, LOCAL_REGION } from './stack-files.ts';
 
 /** Options of {@link startAdminGateway}. */
 export interface AdminGatewayOptions {
@@ -157,4 +159,22 @@ async function handleAdminRequest(
   );
   if ('refusal' in integration) return sendAdminResponse(response, integration.refusal);
   sendProxyResult(response, integration.result);
+}
+
+/**
+ * The local admin API on `port`, admitting only the stack's own `credentials` (as the local
+ * operator), on the tables and `DYNAMODB_ENDPOINT` already in the environment.
+ * @throws PortInUseError when the port is taken.
+ */
+export function startLocalAdminApi(
+  port: number,
+  host: string,
+  credentials: LocalCredentials,
+): Promise<LocalAdminGateway> {
+  return startAdminGateway({
+    port,
+    host,
+    principals: [{ ...credentials, ...LOCAL_OPERATOR }],
+    region: LOCAL_REGION,
+  });
 }

@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { SettingName } from '../../shared/settings.ts';
-import { PortInUseError } from './errors.ts';
+import { LocalStackError, PortInUseError } from './errors.ts';
 
 /**
  * Fails fast when a port is taken, before starting something slow that would fail on it.
@@ -45,4 +45,40 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   if (address === null || typeof address === 'string') throw new Error('No TCP address');
   return address.port;
+}
+
+/** The ports of the two gateways: the public API's (`PORT`) and the admin API's (`ADMIN_PORT`). */
+export interface Ports {
+  readonly port: number;
+  readonly adminPort: number;
+}
+
+/**
+ * @param dynamoPort DynamoDB Local's port, when the stack starts one.
+ * @throws LocalStackError when two of the stack's listeners are given the same port (0 picks a
+ *   free one each).
+ */
+export function assertDistinctPorts(
+  { port, adminPort }: Ports,
+  dynamoPort: number | undefined,
+): void {
+  const named = [
+    ['PORT', port, 'the gateway'],
+    ['ADMIN_PORT', adminPort, 'the admin API'],
+    ['DYNAMODB_PORT', dynamoPort, 'DynamoDB Local'],
+  ] as const;
+  for (const [index, [name, value, service]] of named.entries()) {
+    const same = named.slice(index + 1).find(([, other]) => other === value && value !== 0);
+    if (same) {
+      throw new LocalStackError(
+        `${name} and ${same[0]} are both ${value}: ${service} and ${same[2]} need a port each; set one of them to another port.`,
+      );
+    }
+  }
+}
+
+/** @throws PortInUseError naming the variable of a port in use. */
+export async function assertPortsFree({ port, adminPort }: Ports, host: string): Promise<void> {
+  await assertPortFree(port, host, 'the gateway', 'PORT');
+  await assertPortFree(adminPort, host, 'the admin API', 'ADMIN_PORT');
 }

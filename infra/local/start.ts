@@ -8,12 +8,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
-import type { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
-import { PLAN_IDS } from '../../shared/plans.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/program.ts';
-import { type LocalAdminGateway, startAdminGateway } from './admin-gateway.ts';
+import { type LocalAdminGateway, startLocalAdminApi } from './admin-gateway.ts';
+import { issueKeysForEmptyStore, printBanner } from './banner.ts';
 import {
   assertJava,
   type DynamoDBLocal,
@@ -25,14 +23,12 @@ import { prepareExternalDynamoDB } from './external-dynamodb.ts';
 // The gateway imports the function handlers at their first request, after the env is set below.
 import { startGateway } from './gateway.ts';
 import { MAX_CONCURRENCY_ENV } from './invocation.ts';
-import { assertPortFree } from './ports.ts';
+import { assertDistinctPorts, assertPortsFree, type Ports } from './ports.ts';
 import { parseRegions, type RunningRegions, startRegions } from './regions.ts';
 import { provideSecrets } from './secrets.ts';
 import {
   credentialsEnv,
   dataDirectory,
-  LOCAL_OPERATOR,
-  LOCAL_REGION,
   loadOrCreateCredentials,
   removePidFile,
   stackDirectory,
@@ -75,7 +71,7 @@ async function start(inMemory: boolean): Promise<void> {
       `Stopped DynamoDB Local (pid ${leftBehind}) left behind by an earlier npm start.`,
     );
   }
-  await assertPortsFree(ports);
+  await assertPortsFree(ports, HOST);
   const credentials = useStackCredentials(directory);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const dynamoOptions: DynamoDBLocalOptions = {
@@ -194,7 +190,7 @@ async function startRegionsStack(names: readonly string[], inMemory: boolean): P
   Object.assign(process.env, running.homeEnv);
   const issued = await issueKeysForEmptyStore();
   // The admin API runs in the home region, where keys have their one writer (docs/architecture.md).
-  const admin = await startLocalAdminApi(settings.ADMIN_PORT, credentials);
+  const admin = await startLocalAdminApi(settings.ADMIN_PORT, HOST, credentials);
   const stopRegions = running.stop;
   stop = async () => void (await Promise.all([admin.close(), stopRegions()]));
   const [home] = running.regions;
@@ -226,7 +222,7 @@ async function startOnEndpoint(
       '--in-memory keeps the data of the DynamoDB Local that npm start runs, and with DYNAMODB_ENDPOINT set it runs none: drop one of them.',
     );
   }
-  await assertPortsFree(ports);
+  await assertPortsFree(ports, HOST);
   const credentials = useStackCredentials(directory);
   Object.assign(process.env, await prepareExternalDynamoDB(endpoint, credentials));
   provideSecrets(directory);
@@ -243,56 +239,6 @@ function useStackCredentials(directory: string): LocalCredentials {
   Object.assign(process.env, credentialsEnv(credentials));
   delete process.env.AWS_SESSION_TOKEN;
   return credentials;
-}
-
-/** The ports of the two gateways: the public API's (`PORT`) and the admin API's (`ADMIN_PORT`). */
-interface Ports {
-  readonly port: number;
-  readonly adminPort: number;
-}
-
-/**
- * @param dynamoPort DynamoDB Local's port, when the stack starts one.
- * @throws LocalStackError when two of the stack's listeners are given the same port (0 picks a
- *   free one each).
- */
-function assertDistinctPorts({ port, adminPort }: Ports, dynamoPort: number | undefined): void {
-  const named = [
-    ['PORT', port, 'the gateway'],
-    ['ADMIN_PORT', adminPort, 'the admin API'],
-    ['DYNAMODB_PORT', dynamoPort, 'DynamoDB Local'],
-  ] as const;
-  for (const [index, [name, value, service]] of named.entries()) {
-    const same = named.slice(index + 1).find(([, other]) => other === value && value !== 0);
-    if (same) {
-      throw new LocalStackError(
-        `${name} and ${same[0]} are both ${value}: ${service} and ${same[2]} need a port each; set one of them to another port.`,
-      );
-    }
-  }
-}
-
-/** @throws PortInUseError naming the variable of a port in use. */
-async function assertPortsFree({ port, adminPort }: Ports): Promise<void> {
-  await assertPortFree(port, HOST, 'the gateway', 'PORT');
-  await assertPortFree(adminPort, HOST, 'the admin API', 'ADMIN_PORT');
-}
-
-/**
- * The local admin API on `port`, admitting only the stack's own `credentials` (as the local
- * operator), on the tables and `DYNAMODB_ENDPOINT` already in the environment.
- * @throws PortInUseError when the port is taken.
- */
-function startLocalAdminApi(
-  port: number,
-  credentials: LocalCredentials,
-): Promise<LocalAdminGateway> {
-  return startAdminGateway({
-    port,
-    host: HOST,
-    principals: [{ ...credentials, ...LOCAL_OPERATOR }],
-    region: LOCAL_REGION,
-  });
 }
 
 /** The public and the admin gateway, stopped together. */
@@ -320,7 +266,7 @@ async function serve(
   const gateway = await startGateway({ port: ports.port, host: HOST });
   let admin: LocalAdminGateway;
   try {
-    admin = await startLocalAdminApi(ports.adminPort, credentials);
+    admin = await startLocalAdminApi(ports.adminPort, HOST, credentials);
   } catch (error) {
     await gateway.close();
     throw error;
@@ -337,37 +283,6 @@ async function serve(
     alsoStops,
   );
   return { close: async () => void (await Promise.all([gateway.close(), admin.close()])) };
-}
-
-type IssuedKey = Awaited<ReturnType<DynamoDBKeyStore['createKey']>>;
-
-/** One key per plan when the keys table is empty (a fresh store), else none. */
-async function issueKeysForEmptyStore(): Promise<IssuedKey[]> {
-  const keys = createContainer().keys;
-  if ((await keys.listKeys()).length > 0) return [];
-  const issued: IssuedKey[] = [];
-  for (const plan of PLAN_IDS) issued.push(await keys.createKey({ plan, owner: 'npm start' }));
-  return issued;
-}
-
-/**
- * Prints the banner: `first` (where the API and its data are), the keys issued, how to issue one
- * and try it on `url`, and what Ctrl-C stops.
- */
-function printBanner(url: string, first: string[], issued: IssuedKey[], alsoStops: string): void {
-  const lines = [...first];
-  if (issued.length > 0) {
-    lines.push('Keys issued for this new store (shown once; only their SHA-256 is kept):');
-    for (const { record, token } of issued) {
-      lines.push(`  ${record.plan.padEnd(8)} ${record.keyId}  ${token}`);
-    }
-  }
-  lines.push(
-    'Issue a key: npm run keys -- create --plan free',
-    `Try: curl -H "Authorization: Bearer ${issued[0]?.token ?? '<API_KEY>'}" ${url}/pets`,
-    `Ctrl-C stops the API${alsoStops}.`,
-  );
-  console.log(lines.join('\n'));
 }
 
 /** Whether a signal is being handled: the stack stops once. */

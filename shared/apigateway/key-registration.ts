@@ -70,7 +70,6 @@ export function ownUsagePlanName(stack: string, keyId: string): string {
 /**
  * Creates the API key of a stored key (and, for Enterprise, its own usage plan) and adds it to its
  * usage plan, recording how to undo each step in `undo`.
- *
  * @returns The API key's and the usage plan's ids.
  * @throws The API Gateway client's error, after the steps before it are recorded.
  */
@@ -158,7 +157,6 @@ export interface ApiKeyMove {
  * first, since API Gateway puts an API key in one usage plan per API stage only; then adds it to
  * the new one. Each step's undo goes into `undo`. Deleting the own usage plan of a key that
  * leaves Enterprise is the caller's, once the move has succeeded.
- *
  * @param previous The key before the move, whose limits an updated own usage plan is given back.
  * @param record The key after the move.
  * @returns Lines for the summary, one per change.
@@ -228,7 +226,6 @@ function ownUsagePlanSettings(keyId: string, limits: RequestLimits) {
 /**
  * Creates an Enterprise key's own usage plan on the stage `API_STAGE_NAME` of the stack's RestApi,
  * recording its deletion in `undo`.
- *
  * @returns The usage plan's id.
  */
 async function createOwnUsagePlan(

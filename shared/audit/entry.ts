@@ -79,7 +79,6 @@ const UNRECORDED_FIELDS: ReadonlySet<string> = new Set([
 /**
  * The changed fields between two states of a key, each with its value before and after; fields
  * never recorded (tokens' hashes, the usage identifier) are left out.
- *
  * @param before The key before the change; `undefined` for a new key.
  * @param after The key after the change.
  */
@@ -106,7 +105,6 @@ export function changedFields(
 
 /**
  * A new audit entry for a change to `keyId` made now.
- *
  * @param nowMs Epoch milliseconds of the change. @default Date.now()
  */
 export function auditEntry(

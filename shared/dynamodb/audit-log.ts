@@ -73,7 +73,6 @@ export class DynamoDBAuditLog {
   /**
    * The recorder of one request's changes: each change's entry carries `context` (actor, request
    * id, reason) and the time it is recorded.
-   *
    * @param now Epoch milliseconds. @default Date.now
    */
   recorder(context: AuditContext, now: () => number = Date.now): AuditRecorder {
@@ -112,7 +111,6 @@ export class DynamoDBAuditLog {
   /**
    * The stage's entries in a window, oldest first: one Query of the `AuditByDay` index per UTC
    * day the window touches, `actor` and `event` as filters (admin traffic: a day holds few).
-   *
    * @throws RangeError when the window is empty or spans more than `MAX_WINDOW_DAYS` days.
    */
   async window(window: AuditWindow, options: { signal?: AbortSignal } = {}): Promise<AuditEntry[]> {
@@ -174,7 +172,6 @@ export class DynamoDBAuditLog {
 
 /**
  * The UTC days (`YYYY-MM-DD`) from the one holding `since` to the one holding `until`.
- *
  * @throws RangeError when `until` is not after `since`, or they span over `MAX_WINDOW_DAYS` days.
  */
 function daysOf(since: string, until: string): string[] {

@@ -1,10 +1,6 @@
 /** The key store on DynamoDB: a row per token, a head item per key (docs/architecture.md). */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  ScanCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyChangeAudit } from '../keys/admin-ports.ts';
 import { KeyChangedError } from '../keys/errors.ts';
 import type {
@@ -18,7 +14,6 @@ import {
   customLimits,
   type KeyTokens,
   type ListedKey,
-  listedKeys,
   type NewKeyInput,
   newKey,
   rolledKey,
@@ -30,7 +25,7 @@ import {
 import { keyScopes, type Scope } from '../keys/scopes.ts';
 import type { TokenStage } from '../keys/token.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';
-import { regionsOf } from '../regions.ts';
+import { assertHomeRegion } from '../regions.ts';
 import { requiredSetting } from '../settings.ts';
 import type { DynamoDBAuditLog } from './audit-log.ts';
 import type { DynamoDBBase } from './base.ts';
@@ -38,7 +33,6 @@ import { type AuditedChange, KeyAuditor } from './key-audit.ts';
 import {
   CHANGE_ATTEMPTS,
   headAsRead,
-  isHead,
   KEY_ATTRIBUTES,
   type KeyHead,
   type RowUpdate,
@@ -46,6 +40,7 @@ import {
   valuesIfAny,
 } from './key-conditions.ts';
 import { DynamoDBKeyLookup } from './key-lookup.ts';
+import { scanKeys } from './key-scan.ts';
 
 /** A key as read through its head: the head, and the rows of the tokens it names. */
 interface KeyRows {
@@ -72,12 +67,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
     base: DynamoDBBase,
     audit?: DynamoDBAuditLog,
   ): Store {
-    const { names, own } = regionsOf(base.settings);
-    if (own !== 0) {
-      throw new Error(
-        `Keys are administered in the home region ${names[0]} only, not in ${names[own]}`,
-      );
-    }
+    assertHomeRegion(base.settings, 'Keys');
     return new this(base.client, requiredSetting(base.settings, 'KEYS_TABLE_NAME'), audit);
   }
 
@@ -144,17 +134,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
 
   /** Reads the whole table, strongly consistently: an ops command, not a request path. */
   async listKeys(): Promise<ListedKey[]> {
-    const rows: ApiKeyRecord[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new ScanCommand({ TableName: this.tableName, ExclusiveStartKey, ConsistentRead: true }),
-      );
-      const items = page.Items ?? [];
-      rows.push(...(items.filter((item) => !isHead(item)) as ApiKeyRecord[]));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return listedKeys(rows);
+    return scanKeys(this.client, this.tableName);
   }
 
   /**

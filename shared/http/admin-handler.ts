@@ -1,7 +1,6 @@
 /**
- * The middy chain of the admin API's functions (functions/admin/): the public operations' chain
- * without the per-key rate limiter (callers are IAM principals of the stage's account, not keys),
- * and the key operations' errors turned into Error answers.
+ * The admin API functions' middy chain: the public one without the per-key rate limiter (callers
+ * are IAM principals of the stage's account), the key operations' errors as Error answers.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';

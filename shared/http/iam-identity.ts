@@ -9,7 +9,6 @@ import { ApiError } from './errors.ts';
 /**
  * The audit context of an admin request: the actor from `requestContext.identity` (`userArn`,
  * `sourceIp`, `userAgent`), the request id from `requestContext.requestId`, and `reason`.
- *
  * @param reason The caller's reason, already validated (the body's `reason`).
  * @throws ApiError 403 `forbidden` when the event carries no IAM principal (an admin method
  *   without AWS_IAM authorization, which the stack never builds).

@@ -1,8 +1,6 @@
 /**
- * The ports of the admin API's key operations (key-operations.ts): the keys table with audited
- * changes, the audit trail's reads, the counters' bans and usage, and a stage's API Gateway API
- * keys. The adapters: shared/dynamodb/ (key-store.ts, audit-log.ts, bans.ts, usage.ts) and
- * shared/apigateway/api-key-gateway.ts.
+ * The ports of the admin API's key operations (key-operations.ts); their adapters are in
+ * shared/dynamodb/ and shared/apigateway/.
  */
 import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';

@@ -1,14 +1,9 @@
 /**
- * The rules of each key operation, once, as the admin API's functions run them (issue 39): what a
- * create registers, what a roll keeps, which plans accept limits, what moves between usage plans
- * on a stage and how each step is undone, and the audit entry each change writes in its own
- * transaction. Built from the keys command's infra/cli/keys/{create,roll,set-plan,scope,expiry,
- * revoke,unban,usage,list}.ts, which become a client of the admin API.
- *
- * Order on a stage: API Gateway's steps first, then the keys table's transaction with the audit
- * entry; when that transaction fails, the API Gateway steps are undone. So a failed change writes
- * no entry, and an entry never records a change that did not hold. Revoking is the exception: the
- * keys table first (the authorizer refuses the key from then on, whatever API Gateway does).
+ * The rules of each key operation, once, as the admin API's functions run them: what a create
+ * registers, what a roll keeps, which plans accept limits, what moves between usage plans and how
+ * each step is undone, and the audit entry each change writes in its own transaction. On a stage
+ * API Gateway's steps come first and the keys table's audited transaction last, so a failed change
+ * writes no entry; revoking is the exception (docs/operations.md, "The admin API").
  */
 import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
 import { ENTERPRISE_PLAN, type PlanId, planName, type RequestLimits } from '../plans.ts';
@@ -86,7 +81,6 @@ export class KeyOperations {
   /**
    * Issues a key: on a stage its API key first, then the key's rows and its `key.created` entry
    * in one transaction; undoes API Gateway's steps when the transaction fails.
-   *
    * @returns The key and its token (shown once), with API Gateway's line on a stage.
    * @throws RangeError for limits that do not fit the plan or no scope; ApiGatewayStepError.
    */
@@ -124,7 +118,6 @@ export class KeyOperations {
    * Issues a new token for the same key (same id, plan, limits, scopes, owner, expiry, counters
    * and API Gateway API key); the current token works `graceSeconds` more, an older one ends now.
    * One transaction with the `key.rolled` entry.
-   *
    * @throws KeyNotFoundError; KeyRevokedError; KeyChangedError (a concurrent change).
    */
   async rollKey(keyId: string, graceSeconds: number, context: AuditContext): Promise<RolledKey> {
@@ -164,7 +157,6 @@ export class KeyOperations {
    * between usage plans first; the keys table's change, with its `key.plan_changed` entry,
    * follows only while the key's plan is still as read; if that fails, the move is undone. A key
    * leaving Enterprise then loses its own usage plan.
-   *
    * @throws KeyNotFoundError; KeyRevokedError; RangeError (limits that do not fit the plan);
    *   KeyChangedError; ApiGatewayStepError.
    */
@@ -209,7 +201,6 @@ export class KeyOperations {
   /**
    * Revokes a key (the first revocation time is kept; revoking again changes and records
    * nothing), with its `key.revoked` entry; on a stage then disables its API keys.
-   *
    * @returns The key, and API Gateway's lines: a failure to disable is one of them, since the key
    *   is revoked (the authorizer refuses it) either way.
    * @throws KeyNotFoundError; KeyChangedError.
@@ -232,7 +223,6 @@ export class KeyOperations {
   /**
    * Lifts a key's ban (its items and the `key.unbanned` entry in one transaction); a key that is
    * not banned changes nothing and writes no entry.
-   *
    * @returns The ban lifted, or `undefined`.
    * @throws KeyNotFoundError.
    */

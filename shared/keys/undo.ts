@@ -1,7 +1,4 @@
-/**
- * Undoing a multi-step key operation that failed half-way (the admin API's API Gateway steps and
- * its keys-table transaction), so that no key is left half-made or half-moved.
- */
+/** Undoing a key operation that failed half-way: no key is left half-made or half-moved. */
 
 /** The undo actions of the steps done so far, run newest first when a later step fails. */
 export class UndoSteps {
@@ -9,7 +6,6 @@ export class UndoSteps {
 
   /**
    * Records how to undo a step that has just succeeded.
-   *
    * @param action What the undo does, as an imperative, e.g. `delete API Gateway API key x`.
    */
   add(action: string, undo: () => Promise<unknown>): void {
@@ -19,9 +15,7 @@ export class UndoSteps {
   /**
    * Runs `work`; if it throws, undoes every recorded step, newest first, and throws what `explain`
    * makes of the failure.
-   *
    * An undo that fails does not stop the others, since each one skipped would leave more behind.
-   *
    * @param explain Builds the error from the failure and one phrase per undo: its action, or its
    *   action followed by `FAILED (reason)`.
    */

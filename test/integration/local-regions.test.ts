@@ -35,7 +35,7 @@ afterEach(async () => {
 
 /** Runs `npm run keys -- <args>` (its entry, with tsx) on a stack. @returns Its stdout. */
 async function keysCommand(
-  stack: { dir: string; DYNAMODB_PORT: number },
+  stack: { dir: string; ADMIN_PORT?: number },
   args: string[],
 ): Promise<string> {
   // Without the run's DynamoDB Local and this file's tables: the stack's own, as a user has them.
@@ -49,7 +49,7 @@ async function keysCommand(
     ['infra/cli/keys.ts', ...args],
     {
       cwd: REPOSITORY_ROOT,
-      env: { ...inherited, PETSTORE_DIR: stack.dir, DYNAMODB_PORT: String(stack.DYNAMODB_PORT) },
+      env: { ...inherited, PETSTORE_DIR: stack.dir, ADMIN_PORT: String(stack.ADMIN_PORT) },
     },
   );
   return stdout;
@@ -84,6 +84,9 @@ describe('npm start -- --regions', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOU
     expect(started.stdout()).toMatch(new RegExp(`^Region us-east-1: ${home}$`, 'm'));
     expect(started.stdout()).toMatch(new RegExp(`^Region eu-west-1: ${other}$`, 'm'));
     expect(started.stdout()).toMatch(/^Home region: us-east-1 /m);
+    expect(started.stdout()).toMatch(
+      new RegExp(`^Admin API: http://127.0.0.1:${stack.ADMIN_PORT}/admin$`, 'm'),
+    );
     expect(dynamoDbLocalPids(stack.DYNAMODB_PORT)).toHaveLength(1);
     expect(dynamoDbLocalPids(stack.DYNAMODB_PORT + 1)).toHaveLength(1);
     const [, token] = started.stdout().match(/^ {2}pro +key_\w+ +(pet_local_\S+)$/m) ?? [];
