@@ -143,7 +143,10 @@ function createAccountStacks(
                   ? elsewhere[0]
                   : github.oidcProviderArns.find((arn) => accountOf(arn) === env.account),
               stages: STAGES.filter((other) => environments[other].account === env.account).map(
-                (other) => ({ stage: other, region: environments[other].region }),
+                (other) => {
+                  const { region } = environments[other];
+                  return { stage: other, regions: region === undefined ? undefined : [region] };
+                },
               ),
             }
           : undefined,

@@ -19,6 +19,7 @@ import {
   githubRoleName,
   githubRollbackRoleName,
   ROLLBACK_ON_FAILED_SMOKE,
+  regionalStackName,
   type StageName,
   stackName,
 } from '../stages.ts';
@@ -54,11 +55,12 @@ export interface GitHubRolesProps {
   /** The CDK bootstrap qualifier of the account's bootstrap roles, e.g. `hnb659fds`. */
   readonly qualifier: string;
   /**
-   * The stages that deploy into this construct's account, each with its region.
+   * The stages that deploy into this construct's account, each with its regions, the home region
+   * first (`stageRegions`: `petstore:<stage>:regions`).
    *
-   * @default region - the stack's region
+   * @default regions - the stack's region alone
    */
-  readonly stages: readonly { readonly stage: StageName; readonly region?: string }[];
+  readonly stages: readonly { readonly stage: StageName; readonly regions?: readonly string[] }[];
 }
 
 /**
@@ -70,9 +72,10 @@ export interface GitHubRolesProps {
  * A stage's roles trust only tokens whose `sub` is `repo:OWNER/REPO:environment:<stage>` (a job
  * of that GitHub environment, which production guards with required reviewers) and whose `aud` is
  * `sts.amazonaws.com`. The deploy role may only assume the stage's CDK bootstrap roles (deploy,
- * file-publishing, lookup) in its region: what it may change is what `cdk deploy` may. The
- * rollback role may only make `npm run rollback`'s calls on the stage's own stack, deployment
- * groups and functions. The pull-request role trusts `repo:OWNER/REPO:pull_request` and may
+ * file-publishing, lookup) in each of its regions: what it may change is what `cdk deploy` may.
+ * The rollback role may only make `npm run rollback`'s calls on the stage's own stack, deployment
+ * groups and functions in each of its regions (`petstore-<stage>` at home,
+ * `petstore-<stage>-<region>` elsewhere). The pull-request role trusts `repo:OWNER/REPO:pull_request` and may
  * assume only the lookup roles (read-only), for `cdk diff`. Role names are fixed, so there is one
  * construct per account.
  */
@@ -99,7 +102,7 @@ export class GitHubRoles extends Construct {
           thumbprints: GITHUB_THUMBPRINTS,
         });
     const stack = Stack.of(this);
-    const bootstrapRoleArn = (kind: string, region = stack.region) =>
+    const bootstrapRoleArn = (kind: string, region: string) =>
       stack.formatArn({
         service: 'iam',
         region: '',
@@ -107,10 +110,14 @@ export class GitHubRoles extends Construct {
         resourceName: `cdk-${props.qualifier}-${kind}-role-${stack.account}-${region}`,
       });
     this.stageRoles = new Map(
-      props.stages.map(({ stage, region }) => {
+      props.stages.map(({ stage, regions = [stack.region] }) => {
         const role = this.role(githubRoleName(stage), `${props.repository}:environment:${stage}`, {
           AssumeCdkBootstrapRoles: [
-            assumeRoles(DEPLOY_BOOTSTRAP_ROLES.map((kind) => bootstrapRoleArn(kind, region))),
+            assumeRoles(
+              regions.flatMap((region) =>
+                DEPLOY_BOOTSTRAP_ROLES.map((kind) => bootstrapRoleArn(kind, region)),
+              ),
+            ),
           ],
         });
         new CfnOutput(stack, ACCOUNT_STACK_OUTPUTS.deployRoleArn(stage), { value: role.roleArn });
@@ -121,22 +128,28 @@ export class GitHubRoles extends Construct {
       ROLLBACK_ON_FAILED_SMOKE.includes(stage),
     );
     this.rollbackRoles = new Map(
-      rollingBack.map(({ stage, region = stack.region }) => {
-        const arn = (service: string, resourceName: string) =>
-          `arn:${stack.partition}:${service}:${region}:${stack.account}:${resourceName}`;
-        const functions = arn('lambda', `function:${stackName(stage)}-*`);
+      rollingBack.map(({ stage, regions = [stack.region] }) => {
+        // Each region's stack is its own: petstore-<stage> at home, petstore-<stage>-<region>.
+        const inEach = (service: string, resourceName: (stack: string) => string) =>
+          regions.map(
+            (region, index) =>
+              `arn:${stack.partition}:${service}:${region}:${stack.account}:${resourceName(
+                index === 0 ? stackName(stage) : regionalStackName(stage, region),
+              )}`,
+          );
+        const functions = inEach('lambda', (name) => `function:${name}-*`);
         const statements = [
           new PolicyStatement({
             actions: ['cloudformation:DescribeStacks', 'cloudformation:ListStackResources'],
-            resources: [arn('cloudformation', `stack/${stackName(stage)}/*`)],
+            resources: inEach('cloudformation', (name) => `stack/${name}/*`),
           }),
           new PolicyStatement({
             actions: ['codedeploy:ListDeployments', 'codedeploy:StopDeployment'],
-            resources: [arn('codedeploy', 'deploymentgroup:*')],
+            resources: inEach('codedeploy', () => 'deploymentgroup:*'),
           }),
           new PolicyStatement({
             actions: ['lambda:GetAlias', 'lambda:ListVersionsByFunction', 'lambda:UpdateAlias'],
-            resources: [functions, `${functions}:*`],
+            resources: functions.flatMap((each) => [each, `${each}:*`]),
           }),
         ];
         const role = this.role(
@@ -163,7 +176,11 @@ export class GitHubRoles extends Construct {
       {
         AssumeCdkBootstrapRoles: [
           assumeRoles([
-            ...new Set(props.stages.map(({ region }) => bootstrapRoleArn('lookup', region))),
+            ...new Set(
+              props.stages.flatMap(({ regions = [stack.region] }) =>
+                regions.map((region) => bootstrapRoleArn('lookup', region)),
+              ),
+            ),
           ]),
         ],
       },
