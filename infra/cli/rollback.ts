@@ -1,5 +1,5 @@
 /**
- * `npm run rollback -- --stage staging|production [--operation listPets|createPet|getPet]`: the
+ * `npm run rollback -- --stage staging|production [--region R] [--operation listPets|createPet|getPet]`: the
  * argv entry of the rollback command (rollback/program.ts); AWS credentials from the default chain.
  */
 // The SDK's Node version notice is nothing a user of the command can act on.
@@ -10,12 +10,16 @@ import { CodeDeployClient } from '@aws-sdk/client-codedeploy';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { runMain } from './program.ts';
 import { ROLLBACK_STYLE, runRollbackCommand } from './rollback/program.ts';
+import { sdkRegion } from './stage-stacks.ts';
 
 await runMain(import.meta.url, ROLLBACK_STYLE, (args, output) =>
   runRollbackCommand(args, {
-    cloudFormation: new CloudFormationClient({}),
-    codeDeploy: new CodeDeployClient({}),
-    lambda: new LambdaClient({}),
+    clients: (region) => ({
+      cloudFormation: new CloudFormationClient({ region }),
+      codeDeploy: new CodeDeployClient({ region }),
+      lambda: new LambdaClient({ region }),
+    }),
+    homeRegion: sdkRegion,
     ...output,
   }),
 );

@@ -1,5 +1,6 @@
 import {
   CloudFormationClient,
+  DescribeStacksCommand,
   ListStackResourcesCommand,
   type StackResourceSummary,
 } from '@aws-sdk/client-cloudformation';
@@ -51,9 +52,12 @@ async function rollback(args: string[]) {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const code = await runRollbackCommand(args, {
-    cloudFormation: new CloudFormationClient({}),
-    codeDeploy: new CodeDeployClient({}),
-    lambda: new LambdaClient({}),
+    clients: (region) => ({
+      cloudFormation: new CloudFormationClient({ region }),
+      codeDeploy: new CodeDeployClient({ region }),
+      lambda: new LambdaClient({ region }),
+    }),
+    homeRegion: async () => 'eu-west-1',
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
   });
@@ -62,8 +66,26 @@ async function rollback(args: string[]) {
 
 const allCalls = () => [...cloudFormation.calls(), ...codeDeploy.calls(), ...lambda.calls()];
 
+/** The stacks' outputs, for DescribeStacks: one region (no Regions output) unless a test says. */
+function describeStacks(outputs: Record<string, string> = {}): void {
+  cloudFormation.on(DescribeStacksCommand).callsFake(({ StackName }) => ({
+    Stacks: [
+      {
+        StackName,
+        CreationTime: new Date(),
+        StackStatus: 'UPDATE_COMPLETE',
+        Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({
+          OutputKey,
+          OutputValue,
+        })),
+      },
+    ],
+  }));
+}
+
 beforeEach(() => {
   for (const mock of [cloudFormation, codeDeploy, lambda]) mock.reset();
+  describeStacks();
   const resources = stackResources();
   // Two pages, as ListStackResources pages a stack of many resources.
   cloudFormation
@@ -176,6 +198,50 @@ describe('npm run rollback', () => {
     expect(code).toBe(1);
     expect(stderr).toEqual([
       'rollback: Cannot read stack petstore-production (is the stage deployed, and are AWS credentials and region set?): Stack with id petstore-production does not exist',
+    ]);
+  });
+
+  it("rolls back only the region given, through that region's clients and its own stack", async () => {
+    describeStacks({ Regions: 'eu-west-1,eu-central-1' });
+    cloudFormation
+      .on(ListStackResourcesCommand, { StackName: 'petstore-staging-eu-central-1' })
+      .resolves({ StackResourceSummaries: stackResources() });
+
+    const { code, stdout } = await rollback(['--stage', 'staging', '--region', 'eu-central-1']);
+
+    expect(code).toBe(0);
+    const regions = async (calls: { thisValue: unknown }[]) =>
+      Promise.all(
+        calls.map((call) => (call.thisValue as LambdaClient).config.region() as Promise<string>),
+      );
+    expect(
+      cloudFormation.commandCalls(ListStackResourcesCommand).map((c) => c.args[0].input.StackName),
+    ).toEqual(['petstore-staging-eu-central-1']);
+    expect(new Set(await regions(cloudFormation.commandCalls(ListStackResourcesCommand)))).toEqual(
+      new Set(['eu-central-1']),
+    );
+    expect(new Set(await regions(lambda.commandCalls(UpdateAliasCommand)))).toEqual(
+      new Set(['eu-central-1']),
+    );
+    expect(lambda.commandCalls(UpdateAliasCommand)).toHaveLength(ROUTES.length);
+    expect(stdout.at(-1)).toBe(
+      "Rolled back eu-central-1 only; the stage's other regions (eu-west-1) take --region.",
+    );
+  });
+
+  it('rolls back the home region by default, and refuses a region the stage lacks', async () => {
+    describeStacks({ Regions: 'eu-west-1,eu-central-1' });
+
+    const home = await rollback(['--stage', 'staging']);
+    const elsewhere = await rollback(['--stage', 'staging', '--region', 'us-east-1']);
+
+    expect(home.code).toBe(0);
+    expect(home.stdout.at(-1)).toBe(
+      "Rolled back eu-west-1 only; the stage's other regions (eu-central-1) take --region.",
+    );
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toEqual([
+      'rollback: us-east-1 is not a region of staging, whose regions are eu-west-1, eu-central-1.',
     ]);
   });
 

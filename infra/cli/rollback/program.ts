@@ -1,11 +1,12 @@
 /**
- * The rollback command: `npm run rollback -- --stage S [--operation ID]` stops the stage's
- * CodeDeploy deployments in progress or, when none runs, moves each operation's alias `live` back
- * to the version before (stage.ts). A commander program; `rollback.ts` is its argv entry.
+ * The rollback command: `npm run rollback -- --stage S [--region R] [--operation ID]` stops the
+ * CodeDeploy deployments in progress of the stage in one region (the home region unless `--region`
+ * names another) or, when none runs, moves each operation's alias `live` back to the version
+ * before (stage.ts). A commander program; `rollback.ts` is its argv entry.
  */
 import { type Command, Option } from 'commander';
 import { ROUTES, routeOf } from '../../routes.ts';
-import { LIVE_ALIAS, STAGES, type StageName, stackName } from '../../stages.ts';
+import { LIVE_ALIAS, STACK_OUTPUTS, STAGES, type StageName } from '../../stages.ts';
 import {
   type CommandOutput,
   type CommandStyle,
@@ -13,6 +14,7 @@ import {
   newProgram,
   runProgram,
 } from '../program.ts';
+import { cloudFormationOutputs, type RegionStack, stageStacks } from '../stage-stacks.ts';
 import {
   type AliasMove,
   type DeployedOperation,
@@ -25,7 +27,12 @@ import {
 } from './stage.ts';
 
 /** The AWS clients and the output, injected so that tests run the command in-process. */
-export interface RollbackDependencies extends RollbackClients, CommandOutput {}
+export interface RollbackDependencies extends CommandOutput {
+  /** The AWS clients of `region`. */
+  readonly clients: (region: string) => RollbackClients;
+  /** The stage's home region, where its home stack is read (the SDK's: `AWS_REGION`). */
+  readonly homeRegion: () => Promise<string>;
+}
 
 /** How the rollback command reports errors: `rollback: <message>`, a usage error with the help. */
 export const ROLLBACK_STYLE: CommandStyle = { errorPrefix: 'rollback: ' };
@@ -34,14 +41,17 @@ export const ROLLBACK_STYLE: CommandStyle = { errorPrefix: 'rollback: ' };
  * Runs the rollback command. Each change is one line on stdout; an error is one line on stderr,
  * `rollback: <message>`, a usage error followed by the help.
  *
- * What it does, per stage (or per operation with `--operation`): when a deployment of any of the
- * operations is unfinished, it stops each one with automatic rollback and changes nothing else;
- * otherwise it moves every operation's alias back to its previous version, after checking that
- * each has one (when one has none, nothing is moved).
+ * What it does, in one region of the stage (its stack found through stage-stacks.ts; or per
+ * operation with `--operation`): when a deployment of any of the operations is unfinished, it
+ * stops each one with automatic rollback and changes nothing else; otherwise it moves every
+ * operation's alias back to its previous version, after checking that each has one (when one has
+ * none, nothing is moved). One region at a time, the home region by default: a rollback is a
+ * write, and a region that a failed pipeline never reached still serves the version before, which
+ * a rollback there would move past. It ends with a line naming the stage's other regions.
  *
  * @param args The arguments after `npm run rollback --`.
- * @returns 0 when done, 1 when an AWS call failed or an alias has no earlier version, 2 for a
- *   missing or unknown stage or operation, or another usage error.
+ * @returns 0 when done, 1 when an AWS call failed, the region is not the stage's or an alias has
+ *   no earlier version, 2 for a missing or unknown stage or operation, or another usage error.
  */
 export function runRollbackCommand(
   args: readonly string[],
@@ -61,6 +71,10 @@ function rollbackProgram(dependencies: RollbackDependencies): Command {
         .choices(STAGES)
         .makeOptionMandatory(),
     )
+    .option(
+      '--region <region>',
+      "The region of the stage to roll back (its stack petstore-<stage>-<region>). Default: the home region's.",
+    )
     .addOption(
       new Option('--operation <operationId>', 'Only this operation. Default: all of them.').choices(
         ROUTES.map((route) => route.operationId),
@@ -68,20 +82,40 @@ function rollbackProgram(dependencies: RollbackDependencies): Command {
     )
     .addHelpText(
       'after',
-      '\nAWS credentials and region come from the default chain (AWS_PROFILE, AWS_REGION, …).',
+      "\nAWS credentials and region come from the default chain (AWS_PROFILE, AWS_REGION, …); AWS_REGION is the stage's home region.",
     )
-    .action(async (options: { stage: StageName; operation?: DeployedOperation['operationId'] }) => {
+    .action(async (options: RollbackOptions) => {
       const routes = options.operation ? [routeOf(options.operation)] : ROUTES;
-      const operations = await findOperations(
-        dependencies.cloudFormation,
-        stackName(options.stage),
-        routes,
-      );
-      if (!(await stopUnfinished(operations, dependencies))) {
-        await moveAliasesBack(operations, dependencies);
+      const homeRegion = await dependencies.homeRegion();
+      const read = cloudFormationOutputs((region) => dependencies.clients(region).cloudFormation);
+      const region = options.region ?? homeRegion;
+      // One region given: stageStacks gives its stack alone.
+      const [stack] = (await stageStacks(options.stage, { homeRegion, region, read })) as [
+        RegionStack,
+      ];
+      const clients = dependencies.clients(region);
+      const operations = await findOperations(clients.cloudFormation, stack.stackName, routes);
+      const output = { ...clients, stdout: dependencies.stdout };
+      if (!(await stopUnfinished(operations, output))) await moveAliasesBack(operations, output);
+      const regions = stack.outputs.get(STACK_OUTPUTS.regions)?.split(',') ?? [];
+      const rest = regions.filter((each) => each !== region);
+      if (rest.length > 0) {
+        dependencies.stdout(
+          `Rolled back ${region} only; the stage's other regions (${rest.join(', ')}) take --region.`,
+        );
       }
     });
 }
+
+/** The rollback command's options, as commander parses them. */
+interface RollbackOptions {
+  readonly stage: StageName;
+  readonly region?: string;
+  readonly operation?: DeployedOperation['operationId'];
+}
+
+/** The clients of the region rolled back, and where to print. */
+type RegionOutput = RollbackClients & Pick<CommandOutput, 'stdout'>;
 
 /**
  * Stops every unfinished deployment of the operations, printing one line each.
@@ -90,7 +124,7 @@ function rollbackProgram(dependencies: RollbackDependencies): Command {
  */
 async function stopUnfinished(
   operations: readonly DeployedOperation[],
-  { codeDeploy, stdout }: RollbackDependencies,
+  { codeDeploy, stdout }: RegionOutput,
 ): Promise<boolean> {
   let stopped = false;
   for (const operation of operations) {
@@ -112,7 +146,7 @@ async function stopUnfinished(
  */
 async function moveAliasesBack(
   operations: readonly DeployedOperation[],
-  { lambda, stdout }: RollbackDependencies,
+  { lambda, stdout }: RegionOutput,
 ): Promise<void> {
   const moves: [DeployedOperation, AliasMove][] = [];
   for (const operation of operations)
