@@ -1,11 +1,11 @@
 /**
- * `npm run smoke -- (--stage staging|production [--outputs-file FILE] | --url URL) --key KEY`:
- * checks that a deployed stage (its stack's `ApiBaseUrl`, from CloudFormation or from the file
- * `cdk deploy --outputs-file` wrote) or the local stack answers as docs/openapi.yaml says, one line
- * per check. Each run creates one pet, `smoke <ISO time>`: the API has no delete.
+ * `npm run smoke -- (--stage staging|production [--region R | --global] [--outputs-file FILE]...
+ * | --url URL) --key KEY`: checks that a deployed stage (each region's `RegionalApiBaseUrl`, then
+ * the global `ApiBaseUrl`, from CloudFormation or from the files `cdk deploy --outputs-file`
+ * wrote) or the local stack answers as docs/openapi.yaml says, one line per check. Each run of
+ * the checks creates one pet, `smoke <ISO time>`: the API has no delete.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { Option } from 'commander';
 import {
@@ -18,7 +18,7 @@ import {
 import { deprecationHeaders } from '../../shared/http/deprecation.ts';
 import { RATE_LIMIT_HEADERS } from '../../shared/http/rate-limit-headers.ts';
 import { routeOf } from '../routes.ts';
-import { STACK_OUTPUTS, STAGES, type StageName, stackName } from '../stages.ts';
+import { STACK_OUTPUTS, STAGES, type StageName } from '../stages.ts';
 import {
   type CommandOutput,
   type CommandStyle,
@@ -28,13 +28,14 @@ import {
   runProgram,
   UsageError,
 } from './program.ts';
-import { requireOutput, stackOutputs } from './stack-outputs.ts';
+import { requireOutput } from './stack-outputs.ts';
+import { cloudFormationOutputs, outputsFiles, sdkRegion, stageStacks } from './stage-stacks.ts';
 
 /** How the smoke command reports errors: a usage error is the usage line alone. */
 const SMOKE_STYLE: CommandStyle = { errorPrefix: 'smoke: ', briefUsage: true };
 
 /** The command's arguments, as its usage line and help show them. */
-const ARGUMENTS = `(--stage ${STAGES.join('|')} [--outputs-file FILE] | --url URL) --key KEY`;
+const ARGUMENTS = `(--stage ${STAGES.join('|')} [--region REGION | --global] [--outputs-file FILE]... | --url URL) --key KEY`;
 
 /** The usage line printed on bad arguments. */
 export const USAGE = `usage: npm run smoke -- ${ARGUMENTS}`;
@@ -170,19 +171,29 @@ export function formatCheck({ name, ok, detail }: SmokeCheck): string {
 }
 
 /**
- * What the smoke command needs from outside: CloudFormation, for a stage's base URL when no
- * outputs file is given, and the output.
+ * What the smoke command needs from outside: CloudFormation in a region, for a stage's base URLs
+ * when no outputs file is given; the stage's home region; and the output.
  */
 export interface SmokeDependencies extends CommandOutput {
-  readonly cloudFormation: CloudFormationClient;
+  /** A CloudFormation client of `region`. */
+  readonly cloudFormation: (region: string) => CloudFormationClient;
+  /** The home region, where the stage's home stack is read (the SDK's: `AWS_REGION`). */
+  readonly homeRegion: () => Promise<string>;
+}
+
+/** A base URL the smoke test checks, and what it is: a region of the stage, or `global`. */
+export interface SmokeTarget {
+  readonly label?: string;
+  readonly url: string;
 }
 
 /**
- * Runs the smoke command: every check of {@link runSmoke}, one line each on stdout.
+ * Runs the smoke command: every check of {@link runSmoke} against each target, one line each on
+ * stdout, after a line naming the target (`us-west-2: https://…/v1/`) when it is a stage's.
  *
- * @returns 0 when every check passed, 1 when one failed (or the stack's output could not be
- *   read), 2 for a usage error: no key, not exactly one of `--stage` and `--url`, or
- *   `--outputs-file` without `--stage`.
+ * @returns 0 when every check passed, 1 when one failed (or a stack's output could not be read),
+ *   2 for a usage error: no key, not exactly one of `--stage` and `--url`, or `--region`,
+ *   `--global` or `--outputs-file` without `--stage`, or both `--region` and `--global`.
  */
 export function runSmokeCommand(
   args: readonly string[],
@@ -190,28 +201,60 @@ export function runSmokeCommand(
 ): Promise<ExitCode> {
   const program = newProgram('npm run smoke --', dependencies, SMOKE_STYLE)
     .usage(ARGUMENTS)
-    .description('Checks that a deployed stage or the local stack answers as the API says.')
+    .description(
+      "Checks that a deployed stage (each of its regions' own base URL, then its global address) or the local stack answers as the API says.",
+    )
     .addOption(
       new Option(
         '--stage <stage>',
-        "A deployed stage, its base URL from the stack's outputs.",
+        "A deployed stage, its base URLs from its stacks' outputs.",
       ).choices(STAGES),
     )
     .option(
+      '--region <region>',
+      "With --stage: only this region's own base URL (RegionalApiBaseUrl).",
+    )
+    .option('--global', 'With --stage: only the global address (ApiBaseUrl).')
+    .option(
       '--outputs-file <file>',
-      "With --stage: read ApiBaseUrl from this file, written by cdk deploy's --outputs-file, not from CloudFormation.",
+      "With --stage: read the outputs from this file, written by cdk deploy's --outputs-file, not from CloudFormation; repeat it for several.",
+      (file: string, files: string[] = []) => [...files, file],
     )
     .option('--url <url>', 'The base URL, ending in /v1, e.g. http://127.0.0.1:3000/v1.')
     .addOption(new Option('--key <key>', 'The bearer API key.').env('PETSTORE_API_KEY'))
+    .addHelpText(
+      'after',
+      "\nThe stage's home stack is read in the AWS SDK's region (AWS_REGION): the stage's home region.",
+    )
     .action(async (options: SmokeOptions) => {
-      const { stage, url, key, outputsFile } = options;
-      if (!key || (stage === undefined) === (url === undefined) || (outputsFile && !stage)) {
-        throw new UsageError('Give --key and one of --stage, --url; --outputs-file with --stage.');
+      const { stage, url, key, outputsFile, region, global } = options;
+      if (
+        !key ||
+        (stage === undefined) === (url === undefined) ||
+        ((outputsFile || region || global) && !stage) ||
+        (region && global)
+      ) {
+        throw new UsageError(
+          'Give --key and one of --stage, --url; --region, --global or --outputs-file with --stage.',
+        );
       }
-      const checks = await runSmoke(url ?? (await stageBaseUrl(dependencies, options)), key);
-      for (const check of checks) dependencies.stdout(formatCheck(check));
-      const failed = checks.filter((check) => !check.ok).length;
-      if (failed > 0) throw new Error(`${failed} of ${checks.length} checks failed.`);
+      const targets = url ? [{ url }] : await stageTargets(dependencies, options);
+      const failedAt: string[] = [];
+      let failed = 0;
+      let total = 0;
+      for (const target of targets) {
+        if (target.label) dependencies.stdout(`${target.label}: ${target.url}`);
+        const checks = await runSmoke(target.url, key);
+        for (const check of checks) dependencies.stdout(formatCheck(check));
+        const failing = checks.filter((check) => !check.ok).length;
+        if (failing > 0 && target.label) failedAt.push(target.label);
+        failed += failing;
+        total += checks.length;
+      }
+      if (failed > 0) {
+        const where = failedAt.length > 0 ? ` (${failedAt.join(', ')})` : '';
+        throw new Error(`${failed} of ${total} checks failed${where}.`);
+      }
     });
   return runProgram(program, args, dependencies, SMOKE_STYLE);
 }
@@ -219,35 +262,54 @@ export function runSmokeCommand(
 /** The smoke command's options, as commander parses them. */
 interface SmokeOptions {
   readonly stage?: StageName;
-  readonly outputsFile?: string;
+  readonly region?: string;
+  readonly global?: boolean;
+  readonly outputsFile?: string[];
   readonly url?: string;
   readonly key?: string;
 }
 
 /**
- * A deployed stage's base URL: its stack's output `ApiBaseUrl`, from the outputs file when one is
- * given (`{"petstore-staging": {"ApiBaseUrl": …}}`, as `cdk deploy --outputs-file` writes it: no
- * AWS call), otherwise from CloudFormation DescribeStacks.
+ * A deployed stage's base URLs, from its stacks' outputs (stage-stacks.ts): each region's own
+ * (`RegionalApiBaseUrl`), home first, then the global address (the home stack's `ApiBaseUrl`)
+ * unless it is one of them (a stage without a custom domain); only `--region`'s, or only the
+ * global address with `--global`. The outputs come from the files when given
+ * (`{"petstore-staging": {"ApiBaseUrl": …}}`, as `cdk deploy --outputs-file` writes them: no AWS
+ * call), otherwise from CloudFormation DescribeStacks in each stack's region.
  *
- * @throws Error when the file cannot be read or parsed, or the stack or its output is missing.
+ * @throws Error when a file cannot be read or parsed, or a stack or its output is missing.
  */
-async function stageBaseUrl(
-  { cloudFormation }: SmokeDependencies,
-  { stage, outputsFile }: SmokeOptions,
-): Promise<string> {
-  const stack = stackName(stage as StageName);
-  if (outputsFile === undefined) {
-    return requireOutput(
-      await stackOutputs(cloudFormation, stack),
-      STACK_OUTPUTS.apiBaseUrl,
-      stack,
-    );
-  }
-  const outputs = JSON.parse(await readFile(outputsFile, 'utf8')) as Record<string, unknown>;
-  const ofStack = (outputs[stack] ?? {}) as Record<string, string>;
-  return requireOutput(new Map(Object.entries(ofStack)), STACK_OUTPUTS.apiBaseUrl, stack);
+async function stageTargets(
+  dependencies: SmokeDependencies,
+  { stage, region, global, outputsFile }: SmokeOptions,
+): Promise<SmokeTarget[]> {
+  const homeRegion = await dependencies.homeRegion();
+  const read = outputsFile
+    ? await outputsFiles(outputsFile)
+    : cloudFormationOutputs(dependencies.cloudFormation);
+  const stacks = await stageStacks(stage as StageName, {
+    homeRegion,
+    region: global ? homeRegion : region,
+    read,
+  });
+  const home = region === undefined ? stacks.find((stack) => stack.home) : undefined;
+  const address = home && {
+    label: 'global',
+    url: requireOutput(home.outputs, STACK_OUTPUTS.apiBaseUrl, home.stackName),
+  };
+  if (global && address) return [address];
+  const regional = stacks.map(({ region: label, outputs, stackName }) => ({
+    label,
+    url: requireOutput(outputs, STACK_OUTPUTS.regionalApiBaseUrl, stackName),
+  }));
+  const checked = regional.some(({ url }) => url === address?.url);
+  return address && !checked ? [...regional, address] : regional;
 }
 
 await runMain(import.meta.url, SMOKE_STYLE, (args, output) =>
-  runSmokeCommand(args, { ...output, cloudFormation: new CloudFormationClient({}) }),
+  runSmokeCommand(args, {
+    ...output,
+    cloudFormation: (region) => new CloudFormationClient({ region }),
+    homeRegion: sdkRegion,
+  }),
 );

@@ -1,12 +1,13 @@
 /**
  * The deploy workflow's job graph (.github/workflows/deploy.yml), as GitHub will run it: one
- * synthesis whose cdk.out both stages deploy, staging's smoke test before production, production
- * behind its environment's reviewers, a rollback when production's smoke test fails, OIDC tokens
- * only where a role is assumed, one deploy per stage at a time, and a bound on every job.
+ * synthesis whose cdk.out both stages deploy, region by region (.ci/deploy-regions), staging's
+ * smoke tests before production, production behind its environment's reviewers once, a rollback
+ * of the region whose smoke test fails, OIDC tokens only where a role is assumed, one deploy per
+ * stage at a time, and a bound on every job.
  */
 import { describe, expect, it } from 'vitest';
 import { ROLLBACK_ON_FAILED_SMOKE, STAGES, type StageName } from '../../infra/stages.ts';
-import { expression, type Job, readWorkflow, type Step } from '../support/workflows.ts';
+import { expression, type Job, readText, readWorkflow, type Step } from '../support/workflows.ts';
 
 const deploy = readWorkflow('.github/workflows/deploy.yml');
 
@@ -51,27 +52,53 @@ describe('deploy workflow', () => {
     expect(steps[3]?.with).toMatchObject({ name: 'cdk.out', path: 'cdk.out' });
   });
 
-  it.each(STAGES)('%s deploys the downloaded cdk.out with its own role and region', (stage) => {
-    const { steps } = stageJob(stage);
-    const upper = stage.toUpperCase();
+  it.each(STAGES)(
+    '%s deploys the downloaded cdk.out region by region with its own role, then smoke-tests the global address',
+    (stage) => {
+      const { steps } = stageJob(stage);
+      const upper = stage.toUpperCase();
+      const key = { PETSTORE_API_KEY: expression('secrets.PETSTORE_API_KEY') };
 
-    expect(steps.map((step) => step.id ?? step.run ?? action(step)).slice(0, 6)).toEqual([
-      'actions/checkout',
-      './.github/actions/install',
-      'actions/download-artifact',
-      'aws-actions/configure-aws-credentials',
-      `npm run deploy -- ${stage} --app cdk.out --require-approval never --outputs-file "$RUNNER_TEMP/cdk-outputs.json"`,
-      'smoke',
-    ]);
-    expect(steps[2]?.with).toEqual({ name: 'cdk.out', path: 'cdk.out' });
-    expect(steps[3]?.with).toEqual({
-      'role-to-assume': expression(`vars.AWS_${upper}_ROLE_ARN`),
-      'aws-region': expression(`vars.AWS_${upper}_REGION`),
-    });
-    expect(steps[5]?.run).toBe(
-      `npm run smoke -- --stage ${stage} --outputs-file "$RUNNER_TEMP/cdk-outputs.json"`,
+      expect(steps.map((step) => step.id ?? step.run ?? action(step)).slice(0, 6)).toEqual([
+        'actions/checkout',
+        './.github/actions/install',
+        'actions/download-artifact',
+        'aws-actions/configure-aws-credentials',
+        'regions',
+        'smoke',
+      ]);
+      expect(steps[2]?.with).toEqual({ name: 'cdk.out', path: 'cdk.out' });
+      expect(steps[3]?.with).toEqual({
+        'role-to-assume': expression(`vars.AWS_${upper}_ROLE_ARN`),
+        'aws-region': expression(`vars.AWS_${upper}_REGION`),
+      });
+      expect(steps[4]?.run).toBe(`.ci/deploy-regions ${stage}`);
+      expect(steps[4]?.env).toEqual(key);
+      expect(steps[5]?.run).toBe(
+        `npm run smoke -- --stage ${stage} --global --outputs-file "$RUNNER_TEMP/cdk-outputs/$AWS_REGION.json"`,
+      );
+      expect(steps[5]?.env).toEqual(key);
+    },
+  );
+
+  it("deploys each region from the assembly's list, home first, with the cdk.out it downloaded", () => {
+    const script = readText('.ci/deploy-regions');
+
+    expect(script).toContain('npm run --silent deploy -- "$stage" --list-regions --app cdk.out');
+    expect(script).toContain(
+      'npm run deploy -- "$stage" --region "$region" --app cdk.out --require-approval never --outputs-file "$file"',
     );
-    expect(steps[5]?.env).toEqual({ PETSTORE_API_KEY: expression('secrets.PETSTORE_API_KEY') });
+    expect(script).toContain(
+      `npm run smoke -- --stage "$stage" --region "$region" "\${outputs[@]}"`,
+    );
+  });
+
+  it("asks for production's approval once: one job names each environment, with no matrix", () => {
+    for (const stage of STAGES) {
+      const jobs = Object.entries(deploy.jobs).filter(([, job]) => job.environment === stage);
+      expect(jobs.map(([id]) => id)).toEqual([stage]);
+      expect((stageJob(stage) as { strategy?: unknown }).strategy).toBeUndefined();
+    }
   });
 
   it('runs staging after the synthesis in environment staging, its smoke test last', () => {
@@ -90,19 +117,21 @@ describe('deploy workflow', () => {
     expect(production.environment).toBe('production');
   });
 
-  it('rolls production back through its rollback role when its smoke test fails, the job failing with the smoke test', () => {
+  it("rolls back the region whose smoke test failed through production's rollback role, the job failing with it", () => {
     const { steps } = stageJob('production');
     const [smoke, credentials, rollback] = steps.slice(-3);
-    const onFailedSmoke = "failure() && steps.smoke.outcome == 'failure'";
+    const onFailedSmoke = "failure() && steps.regions.outputs.smoke-failed != ''";
 
     expect(smoke?.id).toBe('smoke');
     expect(action(credentials ?? {})).toBe('aws-actions/configure-aws-credentials');
     expect(credentials?.if).toBe(onFailedSmoke);
-    expect(credentials?.with?.['role-to-assume']).toBe(
-      expression('vars.AWS_PRODUCTION_ROLLBACK_ROLE_ARN'),
-    );
+    expect(credentials?.with).toEqual({
+      'role-to-assume': expression('vars.AWS_PRODUCTION_ROLLBACK_ROLE_ARN'),
+      'aws-region': expression('vars.AWS_PRODUCTION_REGION'),
+    });
     expect(rollback?.if).toBe(onFailedSmoke);
-    expect(rollback?.run).toBe('npm run rollback -- --stage production');
+    expect(rollback?.env).toEqual({ REGION: expression('steps.regions.outputs.smoke-failed') });
+    expect(rollback?.run).toBe('npm run rollback -- --stage production --region "$REGION"');
     expect(steps.every((step) => !('continue-on-error' in step))).toBe(true);
   });
 

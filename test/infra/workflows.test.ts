@@ -81,6 +81,10 @@ describe('GitHub Actions files', () => {
     ).toEqual([]);
   });
 
+  it("the deploy jobs' region-by-region script, .ci/deploy-regions, passes shellcheck", () => {
+    expect(shellcheck(readText('.ci/deploy-regions'))).toBe('');
+  });
+
   it('shellcheck finds what it should in a run: script: an expression unquoted, a word split', () => {
     expect(shellcheck(withPlaceholders(`echo ${expression('matrix.stage')}`))).toMatch(/SC2086/);
   });

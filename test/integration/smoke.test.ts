@@ -4,7 +4,7 @@
  * workflow's smoke steps, run as written, against it.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,31 +54,115 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise
 function runScript(args: string[]): Promise<Run> {
   return run(process.execPath, ['--import', 'tsx', SMOKE_SCRIPT, ...args], {
     PETSTORE_API_KEY: '',
+    AWS_REGION: 'us-east-1',
+  });
+}
+
+/** The stage's home region in these runs, and its other region. */
+const REGIONS = ['us-east-1', 'us-west-2'] as const;
+
+/**
+ * Runs a script of the deploy workflow's `stage` job as GitHub does (`bash -e -o pipefail`, from
+ * the checkout), the stage's secret key set to `key`, AWS_REGION the home region's (as the
+ * credentials step sets it) and `$RUNNER_TEMP` as `runnerTemp`.
+ */
+function runWorkflowStep(
+  script: string,
+  key: string,
+  runnerTemp: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Run> {
+  return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+    RUNNER_TEMP: runnerTemp,
+    PETSTORE_API_KEY: key,
+    AWS_REGION: REGIONS[0],
+    ...env,
+  });
+}
+
+/** The `run:` of the deploy workflow's step `id` in the `stage` job, its key the stage's secret. */
+function workflowStep(stage: (typeof STAGES)[number], id: string): string {
+  const step = readWorkflow('.github/workflows/deploy.yml').jobs[stage]?.steps.find(
+    (each) => each.id === id,
+  );
+  if (!step?.run) throw new Error(`deploy.yml's ${stage} job has no step ${id}`);
+  expect(step.env).toEqual({ PETSTORE_API_KEY: expression('secrets.PETSTORE_API_KEY') });
+  return step.run;
+}
+
+/** A temporary `$RUNNER_TEMP`, removed after `use`. */
+async function withRunnerTemp<T>(use: (runnerTemp: string) => Promise<T>): Promise<T> {
+  const runnerTemp = await mkdtemp(join(tmpdir(), 'petstore-runner-'));
+  try {
+    return await use(runnerTemp);
+  } finally {
+    await rm(runnerTemp, { recursive: true });
+  }
+}
+
+/**
+ * Runs the deploy workflow's global smoke step of `stage` as written, `$RUNNER_TEMP` holding the
+ * home region's outputs file the deploy step wrote, its `ApiBaseUrl` the local gateway's.
+ */
+function runWorkflowSmoke(stage: (typeof STAGES)[number], key: string): Promise<Run> {
+  return withRunnerTemp(async (runnerTemp) => {
+    await mkdir(join(runnerTemp, 'cdk-outputs'));
+    const outputs = { [stackName(stage)]: { ApiBaseUrl: gateway.url } };
+    await writeFile(join(runnerTemp, 'cdk-outputs', `${REGIONS[0]}.json`), JSON.stringify(outputs));
+    return runWorkflowStep(workflowStep(stage, 'smoke'), key, runnerTemp);
   });
 }
 
 /**
- * Runs the deploy workflow's smoke step of `stage` as GitHub does (`bash -e -o pipefail`, from the
- * checkout, the step's `run:` as written), the stage's secret key set to `key` and `$RUNNER_TEMP`
- * holding the `cdk-outputs.json` the deploy step wrote, its `ApiBaseUrl` the local gateway's.
+ * An `npm` for .ci/deploy-regions in place of the real one: `deploy --list-regions` lists
+ * {@link REGIONS}, a region's `deploy` (which needs AWS) is recorded in `$CALLS` and writes the
+ * outputs file cdk would, that region's RegionalApiBaseUrl the local gateway's; `smoke` runs the
+ * real smoke command.
  */
-async function runWorkflowSmoke(stage: (typeof STAGES)[number], key: string): Promise<Run> {
-  const step = readWorkflow('.github/workflows/deploy.yml').jobs[stage]?.steps.find(
-    (each) => each.id === 'smoke',
-  );
-  if (!step?.run) throw new Error(`deploy.yml's ${stage} job has no smoke step`);
-  expect(step.env).toEqual({ PETSTORE_API_KEY: expression('secrets.PETSTORE_API_KEY') });
-  const runnerTemp = await mkdtemp(join(tmpdir(), 'petstore-runner-'));
-  try {
-    const outputs = { [stackName(stage)]: { ApiBaseUrl: gateway.url } };
-    await writeFile(join(runnerTemp, 'cdk-outputs.json'), JSON.stringify(outputs));
-    return await run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
-      RUNNER_TEMP: runnerTemp,
-      PETSTORE_API_KEY: key,
+const FAKE_NPM = `#!/usr/bin/env bash
+set -euo pipefail
+[ "$2" = --silent ] && shift
+case "$2" in
+  smoke) shift 3; exec "$NODE" --import tsx infra/cli/smoke.ts "$@" ;;
+  deploy)
+    stage=$4
+    if [ "$5" = --list-regions ]; then printf '%s\n' ${REGIONS.join(' ')}; exit 0; fi
+    region=$6
+    echo "deploy $stage $region" >>"$CALLS"
+    file=\${*: -1}
+    stack=petstore-$stage
+    [ "$region" = ${REGIONS[0]} ] || stack=$stack-$region
+    printf '{"%s": {"Regions": "%s", "RegionalApiBaseUrl": "%s"}}' "$stack" ${REGIONS.join(',')} "$GATEWAY" >"$file" ;;
+esac
+`;
+
+/**
+ * Runs the deploy workflow's region-by-region step of `stage` as written, with {@link FAKE_NPM}.
+ *
+ * @returns The run, the deploys it made, and what it wrote to `$GITHUB_OUTPUT`.
+ */
+function runWorkflowRegions(stage: (typeof STAGES)[number], key: string) {
+  return withRunnerTemp(async (runnerTemp) => {
+    const bin = join(runnerTemp, 'bin');
+    await mkdir(bin);
+    await writeFile(join(bin, 'npm'), FAKE_NPM, { mode: 0o755 });
+    const calls = join(runnerTemp, 'calls');
+    const githubOutput = join(runnerTemp, 'github-output');
+    await writeFile(calls, '');
+    await writeFile(githubOutput, '');
+    const result = await runWorkflowStep(workflowStep(stage, 'regions'), key, runnerTemp, {
+      PATH: `${bin}:${process.env.PATH}`,
+      NODE: process.execPath,
+      CALLS: calls,
+      GATEWAY: `${gateway.url}/`,
+      GITHUB_OUTPUT: githubOutput,
     });
-  } finally {
-    await rm(runnerTemp, { recursive: true });
-  }
+    return {
+      ...result,
+      deploys: (await readFile(calls, 'utf8')).trim().split('\n'),
+      githubOutput: await readFile(githubOutput, 'utf8'),
+    };
+  });
 }
 
 describe('smoke test', () => {
@@ -132,17 +216,46 @@ describe('smoke test', () => {
   });
 
   it.each(STAGES)(
-    "passes through deploy.yml's %s smoke step as written, the URL from cdk deploy's outputs file",
+    "passes through deploy.yml's %s global smoke step as written, the URL from the home region's outputs file",
     async (stage) => {
       const passing = await runWorkflowSmoke(stage, token);
       const failing = await runWorkflowSmoke(stage, 'not-a-key');
 
       expect([passing.status, passing.stderr]).toEqual([0, '']);
       expect(passing.stdout.match(/^ok {3}/gm)).toHaveLength(6);
+      expect(passing.stdout).toContain(`global: ${gateway.url}`);
       expect(failing.status).toBe(1);
-      expect(failing.stderr).toContain('smoke: 5 of 6 checks failed.');
+      expect(failing.stderr).toContain('smoke: 5 of 6 checks failed (global).');
     },
   );
+
+  it.each(STAGES)(
+    "deploys %s region by region in deploy.yml's step as written, each smoke-tested at its own URL",
+    async (stage) => {
+      const { status, stdout, stderr, deploys, githubOutput } = await runWorkflowRegions(
+        stage,
+        token,
+      );
+
+      expect([status, stderr]).toEqual([0, '']);
+      expect(deploys).toEqual(REGIONS.map((region) => `deploy ${stage} ${region}`));
+      expect(stdout.match(/^ok {3}/gm)).toHaveLength(12);
+      expect(stdout.match(/^us-(east-1|west-2): /gm)).toEqual(['us-east-1: ', 'us-west-2: ']);
+      expect(githubOutput).toBe('');
+    },
+  );
+
+  it('stops at the first region whose smoke test fails, and names it for the rollback', async () => {
+    const { status, stderr, deploys, githubOutput } = await runWorkflowRegions(
+      'production',
+      'not-a-key',
+    );
+
+    expect(status).toBe(1);
+    expect(deploys).toEqual(['deploy production us-east-1']);
+    expect(stderr).toContain('smoke: 5 of 6 checks failed (us-east-1).');
+    expect(githubOutput).toBe('smoke-failed=us-east-1\n');
+  });
 
   it('fails with one line when the outputs file lacks the stage', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'petstore-outputs-'));
@@ -162,7 +275,7 @@ describe('smoke test', () => {
     expect([result.status, result.stdout, result.stderr]).toEqual([
       1,
       '',
-      'smoke: Stack petstore-production has no output ApiBaseUrl: deploy the stage again.\n',
+      `smoke: No outputs of stack petstore-production in ${file}.\n`,
     ]);
   });
 
@@ -188,6 +301,8 @@ describe('smoke test', () => {
     [['--stage', 'dev', '--key', 'k']],
     [['--stage', 'staging', '--url', 'http://x', '--key', 'k']],
     [['--url', 'http://x', '--outputs-file', 'cdk-outputs.json', '--key', 'k']],
+    [['--url', 'http://x', '--region', 'us-east-1', '--key', 'k']],
+    [['--stage', 'staging', '--region', 'us-east-1', '--global', '--key', 'k']],
   ])('prints the usage line and exits 2 for the arguments %j', async (args) => {
     const { status, stderr } = await runScript(args);
 
@@ -200,7 +315,7 @@ describe('smoke test', () => {
 
     expect(status).toBe(0);
     expect(stdout).toMatch(
-      /^Usage: npm run smoke -- \(--stage staging\|production \[--outputs-file FILE\] \| --url URL\) --key KEY$/m,
+      /^Usage: npm run smoke -- \(--stage staging\|production \[--region REGION \| --global\] \[--outputs-file FILE\]\.\.\. \| --url URL\) --key KEY$/m,
     );
     expect(stdout).toContain('(env: PETSTORE_API_KEY)');
     expect(stderr).toBe('');
