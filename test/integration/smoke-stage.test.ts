@@ -11,6 +11,7 @@ import { runSmokeCommand } from '../../infra/cli/smoke.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { regionalStackName, STACK_OUTPUTS, stackName } from '../../infra/stages.ts';
 import { issueToken } from '../support/api-client.ts';
+import { describedStack } from '../support/cloudformation.ts';
 
 const cloudFormation = mockClient(CloudFormationClient);
 let east: LocalGateway;
@@ -40,24 +41,11 @@ function deployProduction(global: string): void {
   cloudFormation.on(DescribeStacksCommand).callsFake(async ({ StackName }, getClient) => {
     const [name, regional] = stacks[await getClient().config.region()] ?? [];
     if (StackName !== name) throw new Error(`Stack with id ${StackName} does not exist`);
-    const outputs = {
+    return describedStack(StackName, {
       [STACK_OUTPUTS.regions]: regions,
-      [STACK_OUTPUTS.regionalApiBaseUrl]: regional,
+      [STACK_OUTPUTS.regionalApiBaseUrl]: regional as string,
       [STACK_OUTPUTS.apiBaseUrl]: global,
-    };
-    return {
-      Stacks: [
-        {
-          StackName,
-          CreationTime: new Date(),
-          StackStatus: 'UPDATE_COMPLETE',
-          Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({
-            OutputKey,
-            OutputValue,
-          })),
-        },
-      ],
-    };
+    });
   });
 }
 

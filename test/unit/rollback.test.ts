@@ -19,6 +19,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runRollbackCommand } from '../../infra/cli/rollback/program.ts';
 import { ROUTES } from '../../infra/routes.ts';
+import { describedStack } from '../support/cloudformation.ts';
 
 const cloudFormation = mockClient(CloudFormationClient);
 const codeDeploy = mockClient(CodeDeployClient);
@@ -68,19 +69,9 @@ const allCalls = () => [...cloudFormation.calls(), ...codeDeploy.calls(), ...lam
 
 /** The stacks' outputs, for DescribeStacks: one region (no Regions output) unless a test says. */
 function describeStacks(outputs: Record<string, string> = {}): void {
-  cloudFormation.on(DescribeStacksCommand).callsFake(({ StackName }) => ({
-    Stacks: [
-      {
-        StackName,
-        CreationTime: new Date(),
-        StackStatus: 'UPDATE_COMPLETE',
-        Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({
-          OutputKey,
-          OutputValue,
-        })),
-      },
-    ],
-  }));
+  cloudFormation
+    .on(DescribeStacksCommand)
+    .callsFake(({ StackName }) => describedStack(StackName, outputs));
 }
 
 beforeEach(() => {

@@ -5,6 +5,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { outputsFiles, stageStacks } from '../../infra/cli/stage-stacks.ts';
+import { describedStack } from '../support/cloudformation.ts';
 
 const cloudFormation = mockClient(CloudFormationClient);
 
@@ -17,19 +18,7 @@ function deploy(deployed: Deployed): void {
     const region = await getClient().config.region();
     const outputs = deployed[region]?.[StackName];
     if (!outputs) throw new Error(`Stack with id ${StackName} does not exist`);
-    return {
-      Stacks: [
-        {
-          StackName,
-          StackStatus: 'UPDATE_COMPLETE',
-          CreationTime: new Date(),
-          Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({
-            OutputKey,
-            OutputValue,
-          })),
-        },
-      ],
-    };
+    return describedStack(StackName, outputs);
   });
 }
 
