@@ -3,6 +3,9 @@
  * read from the synthesized template, evaluated against sample GitHub OIDC claims; what each role
  * may do; the provider, created or imported; the outputs the workflows' variables come from.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +26,7 @@ import {
   STAGES,
   type StageName,
 } from '../../infra/stages.ts';
+import { cfnLintTemplates } from '../support/cfn-lint.ts';
 import {
   deploymentApp,
   ENVIRONMENTS,
@@ -297,9 +301,13 @@ describe('a stage in two regions', () => {
   // GIVEN production at home in us-east-1 and also in us-west-2, staging in us-east-1 alone
   const account = '222222222222';
   const regions = ['us-east-1', 'us-west-2'];
+  let app: App;
   let template: Template;
   beforeAll(() => {
-    const app = new App({ context: cdkJson.context });
+    app = new App({
+      context: cdkJson.context,
+      outdir: mkdtempSync(join(tmpdir(), 'petstore-github-roles-')),
+    });
     const stack = new Stack(app, 'Account', { env: { account, region: 'us-east-1' } });
     new GitHubRoles(stack, 'GitHub', {
       repository: REPOSITORY,
@@ -361,6 +369,16 @@ describe('a stage in two regions', () => {
         Resource: functions.flatMap((each) => [each, `${each}:*`]),
       },
     ]);
+  });
+
+  it('passes cfn-lint', () => {
+    const { directory } = app.synth();
+    const result = cfnLintTemplates(directory);
+    rmSync(directory, { recursive: true, force: true });
+
+    expect(result.files).toHaveLength(1);
+    expect(result.findings, result.stderr).toEqual([]);
+    expect(result.status).toBe(0);
   });
 
   it("lets the pull-request role assume each region's lookup role once", () => {
