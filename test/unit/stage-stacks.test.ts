@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { outputsFiles, stageStacks } from '../../infra/cli/stage-stacks.ts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { outputsFiles, sdkRegion, stageStacks } from '../../infra/cli/stage-stacks.ts';
 import { describedStack } from '../support/cloudformation.ts';
 
 const cloudFormation = mockClient(CloudFormationClient);
@@ -142,6 +142,26 @@ describe('outputsFiles', () => {
     expect(cloudFormation.calls()).toHaveLength(0);
     await expect(read('petstore-staging', 'us-east-1')).rejects.toThrow(
       'No outputs of stack petstore-staging in',
+    );
+  });
+});
+
+describe('sdkRegion', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("is the SDK's region: AWS_REGION", async () => {
+    vi.stubEnv('AWS_REGION', 'eu-west-3');
+    expect(await sdkRegion()).toBe('eu-west-3');
+  });
+
+  it('asks for AWS_REGION when the SDK has no region', async () => {
+    for (const name of ['AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_PROFILE']) {
+      vi.stubEnv(name, undefined);
+    }
+    vi.stubEnv('AWS_CONFIG_FILE', '/nonexistent/config');
+    vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', '/nonexistent/credentials');
+    await expect(sdkRegion()).rejects.toThrow(
+      "No AWS region: set AWS_REGION to the stage's home region.",
     );
   });
 });
