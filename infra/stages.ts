@@ -147,6 +147,11 @@ export function stackName(stage: StageName): string {
   return `${SERVICE_NAME}-${stage}`;
 }
 
+/** CloudFormation stack name of a stage's region other than its home, e.g. `petstore-production-us-west-2`. */
+export function regionalStackName(stage: StageName, region: string): string {
+  return `${stackName(stage)}-${region}`;
+}
+
 /** Name of the alias of each operation's function that API Gateway invokes and CodeDeploy moves. */
 export const LIVE_ALIAS = 'live';
 
