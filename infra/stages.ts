@@ -147,7 +147,10 @@ export function stackName(stage: StageName): string {
   return `${SERVICE_NAME}-${stage}`;
 }
 
-/** CloudFormation stack name of a stage's region other than its home, e.g. `petstore-production-us-west-2`. */
+/**
+ * CloudFormation stack name of a stage in one of its regions other than the home region, e.g.
+ * `petstore-production-us-west-2` (the home region's stack is {@link stackName}'s).
+ */
 export function regionalStackName(stage: StageName, region: string): string {
   return `${stackName(stage)}-${region}`;
 }
@@ -177,6 +180,10 @@ export const STACK_OUTPUTS = {
   auditTableName: 'AuditTableName',
   /** Days an audit entry is kept (the stage's `auditRetentionDays`). */
   auditRetentionDays: 'AuditRetentionDays',
+  /** The stage's regions, comma-separated, the home region first (every region's stack). */
+  regions: 'Regions',
+  /** Base URL of this region's own API, ending in `/v1/` (not the global address). */
+  regionalApiBaseUrl: 'RegionalApiBaseUrl',
 } as const;
 
 /** Name of the stack output holding the id of a plan's usage plan, e.g. `UsagePlanIdFree`. */
