@@ -78,7 +78,7 @@ function fakeApiGateway() {
     [HOME, OTHER].map((region) => [region, { apiKeys: new Map(), planKeys: new Set() }]),
   );
   const on = <I, O>(
-    command: new (input: I) => unknown,
+    command: new (...args: never[]) => { readonly input: I },
     answer: (input: I, region: RegionState, name: string) => O,
   ) =>
     apiGateway.on(command as never).callsFake(async (input: I, getClient) => {
