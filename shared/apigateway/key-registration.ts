@@ -135,14 +135,24 @@ export async function registerApiKey(
   return { apiKeyId, usagePlanId };
 }
 
+/** The API keys named after a key id (see `registerApiKey`), with whether each is enabled. */
+export async function apiKeysNamed(
+  apiGateway: APIGatewayClient,
+  keyId: string,
+): Promise<{ id: string; enabled: boolean }[]> {
+  // nameQuery matches by prefix, hence the exact comparison.
+  const { items = [] } = await apiGateway.send(new GetApiKeysCommand({ nameQuery: keyId }));
+  return items.flatMap(({ id, name, enabled }) =>
+    id && name === keyId ? [{ id, enabled: enabled === true }] : [],
+  );
+}
+
 /** Ids of the API keys named after a key id (see `registerApiKey`); normally one. */
 export async function apiKeyIdsNamed(
   apiGateway: APIGatewayClient,
   keyId: string,
 ): Promise<string[]> {
-  // nameQuery matches by prefix, hence the exact comparison.
-  const { items = [] } = await apiGateway.send(new GetApiKeysCommand({ nameQuery: keyId }));
-  return items.flatMap(({ id, name }) => (id && name === keyId ? [id] : []));
+  return (await apiKeysNamed(apiGateway, keyId)).map(({ id }) => id);
 }
 
 /** The usage plans an API key is in (GetUsagePlans with a key filter, every page). */
