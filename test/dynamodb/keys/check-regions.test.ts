@@ -5,66 +5,28 @@
  * Gateway mocked per region (told apart by each client's region): an API key missing, enabled
  * while the key is revoked, or in another plan's usage plan differs, with exit status 1.
  */
-import {
-  type APIGatewayClient,
-  GetApiKeysCommand,
-  GetUsagePlansCommand,
-} from '@aws-sdk/client-api-gateway';
-import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { GetApiKeysCommand, GetUsagePlansCommand } from '@aws-sdk/client-api-gateway';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  regionalStackName,
-  STACK_OUTPUTS,
-  stackName,
-  usagePlanOutputName,
-} from '../../../infra/stages.ts';
-import { PLAN_IDS } from '../../../shared/plans.ts';
-import {
-  adminApis,
-  apiGateway,
-  cloudFormation,
-  keys,
-  keysCommand,
-  useDeployedStage,
-} from '../../support/keys-command.ts';
+import { regionalStackName, STACK_OUTPUTS } from '../../../infra/stages.ts';
+import * as stage from '../../support/keys-command.ts';
 
-const HOME = 'us-east-1';
-const OTHER = 'us-west-2';
-const stackOf = (region: string) =>
-  region === HOME ? stackName('staging') : regionalStackName('staging', region);
+const { keys, keysCommand, apiGateway } = stage;
+const { home: HOME, other: OTHER } = stage.TWO_REGIONS;
 
 /** What each region's API Gateway holds of the test's key: its API key and usage plan. */
 let held: Record<string, { enabled: boolean; usagePlanId: string } | undefined>;
 
-useDeployedStage();
+stage.useDeployedStage();
 beforeEach(() => {
-  cloudFormation.on(DescribeStacksCommand).callsFake(({ StackName }) => {
-    const region = StackName === stackName('staging') ? HOME : OTHER;
-    return {
-      Stacks: [
-        {
-          StackName,
-          StackStatus: 'UPDATE_COMPLETE',
-          CreationTime: new Date(),
-          Outputs: [
-            { OutputKey: STACK_OUTPUTS.adminApiBaseUrl, OutputValue: adminApis.stage.url },
-            { OutputKey: STACK_OUTPUTS.regions, OutputValue: `${HOME},${OTHER}` },
-            ...PLAN_IDS.map((plan) => ({
-              OutputKey: usagePlanOutputName(plan),
-              OutputValue: `${region}-${plan}`,
-            })),
-          ],
-        },
-      ],
-    };
-  });
-  const regionOf = (getClient: unknown) => (getClient as () => APIGatewayClient)().config.region();
+  stage.mockTwoRegionStacks([
+    { OutputKey: STACK_OUTPUTS.adminApiBaseUrl, OutputValue: stage.adminApis.stage.url },
+  ]);
   apiGateway.on(GetApiKeysCommand).callsFake(async ({ nameQuery }, getClient) => {
-    const apiKey = held[await regionOf(getClient)];
+    const apiKey = held[await stage.clientRegion(getClient)];
     return { items: apiKey ? [{ id: `api-key-1`, name: nameQuery, enabled: apiKey.enabled }] : [] };
   });
   apiGateway.on(GetUsagePlansCommand).callsFake(async (_input, getClient) => {
-    const apiKey = held[await regionOf(getClient)];
+    const apiKey = held[await stage.clientRegion(getClient)];
     return {
       items: apiKey ? [{ id: apiKey.usagePlanId, name: `plan ${apiKey.usagePlanId}` }] : [],
     };
@@ -110,7 +72,7 @@ describe('keys check <key-id> on a stage of two regions', () => {
       `  ${HOME}: API key api-key-1 disabled, in usage plan ${HOME}-pro (plan ${HOME}-pro)`,
       `  ${OTHER}: API key api-key-1 enabled, in usage plan ${OTHER}-free (plan ${OTHER}-free)`,
       `  ${OTHER}: DIFFERS: API key api-key-1 is enabled, and the key is revoked`,
-      `  ${OTHER}: DIFFERS: API key api-key-1 is in usage plans ${OTHER}-free (plan ${OTHER}-free), not in Pro's of stack ${stackOf(OTHER)}`,
+      `  ${OTHER}: DIFFERS: API key api-key-1 is in usage plans ${OTHER}-free (plan ${OTHER}-free), not in Pro's of stack ${regionalStackName('staging', OTHER)}`,
     ]);
     expect(stderr).toEqual([
       `keys: Key ${record.keyId} differs from the keys table in ${OTHER}: see docs/operations.md, "Keys in every region", for the repair.`,

@@ -7,35 +7,30 @@
  * (told apart by each client's region).
  */
 import {
-  type APIGatewayClient,
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
   GetApiKeysCommand,
 } from '@aws-sdk/client-api-gateway';
-import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  regionalStackName,
-  STACK_OUTPUTS,
-  stackName,
-  usagePlanOutputName,
-} from '../../../infra/stages.ts';
+import { regionalStackName, STACK_OUTPUTS } from '../../../infra/stages.ts';
 import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
-import { PLAN_IDS } from '../../../shared/plans.ts';
+import {
+  clientRegion,
+  mockTwoRegionStacks,
+  TWO_REGIONS,
+} from '../../support/keys-command-runner.ts';
 import {
   apiGateway,
-  cloudFormation,
   copyTable,
   deleteItem,
   liveTables,
   restoreCommand,
 } from '../../support/restore-command.ts';
 
-const HOME = 'us-east-1';
-const OTHER = 'us-west-2';
+const { home: HOME, other: OTHER } = TWO_REGIONS;
 const keys = new DynamoDBKeyStore(createDocumentClient(), liveTables.keys);
 const goodCopy = `${liveTables.keys}-good`;
 let lost: ApiKeyRecord;
@@ -50,32 +45,14 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
-  cloudFormation.reset();
   apiGateway.reset();
   calls = [];
-  cloudFormation.on(DescribeStacksCommand).callsFake(({ StackName }) => {
-    const region = StackName === stackName('staging') ? HOME : OTHER;
-    return {
-      Stacks: [
-        {
-          StackName,
-          StackStatus: 'UPDATE_COMPLETE',
-          CreationTime: new Date(),
-          Outputs: [
-            { OutputKey: STACK_OUTPUTS.regions, OutputValue: `${HOME},${OTHER}` },
-            { OutputKey: STACK_OUTPUTS.keysTableName, OutputValue: liveTables.keys },
-            { OutputKey: STACK_OUTPUTS.auditTableName, OutputValue: liveTables.audit },
-            ...PLAN_IDS.map((plan) => ({
-              OutputKey: usagePlanOutputName(plan),
-              OutputValue: `${region}-${plan}`,
-            })),
-          ],
-        },
-      ],
-    };
-  });
+  mockTwoRegionStacks([
+    { OutputKey: STACK_OUTPUTS.keysTableName, OutputValue: liveTables.keys },
+    { OutputKey: STACK_OUTPUTS.auditTableName, OutputValue: liveTables.audit },
+  ]);
   const record = (command: string) => async (input: unknown, getClient: unknown) => {
-    const region = await (getClient as () => APIGatewayClient)().config.region();
+    const region = await clientRegion(getClient);
     calls.push(`${region} ${command} ${JSON.stringify(input)}`);
     return command === 'GetApiKeys' ? { items: [] } : { id: `${region}-api-key` };
   };
