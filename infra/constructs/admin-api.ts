@@ -221,7 +221,8 @@ export interface AdminProps extends Omit<ServiceFunctionProps, 'definition'> {
   readonly retentionDays: number;
   /**
    * The stage's regions, the home region (this stack's) first: the admin functions register keys
-   * in each region's usage plans, found by the name of its stack (`regionalStackName`).
+   * in each region's usage plans, found by the name of its stack (`regionalStackName`). One
+   * region or none (an environment-agnostic stack) is the default's.
    * @default - this stack's region alone
    */
   readonly regions?: { readonly stage: StageName; readonly names: readonly string[] };
@@ -239,7 +240,8 @@ export interface AdminProps extends Omit<ServiceFunctionProps, 'definition'> {
  * @returns The admin API and its functions, in the route table's order.
  */
 export function addAdmin(stack: Stack, props: AdminProps) {
-  const { publicApi, roleArns, retentionDays, regions, ...functionProps } = props;
+  const { publicApi, roleArns, retentionDays, regions: _regions, ...functionProps } = props;
+  const regions = (props.regions?.names.length ?? 0) > 1 ? props.regions : undefined;
   const api = new AdminApi(stack, 'AdminApi', { logs: props.logs, roleArns });
   const environment = {
     ...props.environment,

@@ -11,7 +11,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
 import cdkJson from '../../cdk.json' with { type: 'json' };
-import { ADMIN_ROUTES, adminRouteOf, apiGatewayGrants } from '../../infra/admin-routes.ts';
+import { ADMIN_ROUTES, adminRouteOf } from '../../infra/admin-routes.ts';
 import { stageOptions } from '../../infra/app.ts';
 import { AdminApi } from '../../infra/constructs/admin-api.ts';
 import { STACK_OUTPUTS, STAGES } from '../../infra/stages.ts';
@@ -169,43 +169,6 @@ describe.each(STAGES)('the %s stage', (stage) => {
         ].sort();
         expect(granted).toEqual(expected);
       }
-    });
-  });
-
-  describe('API Gateway grants with two regions (issue 41, item 5)', () => {
-    const regions = ['us-east-1', 'us-west-2'];
-    const grants = (route: (typeof ADMIN_ROUTES)[number]) =>
-      apiGatewayGrants(route.apiGatewayAccess ?? [], { partition: 'aws', regions }).flatMap(
-        ({ action, resources }) => resources.map((resource) => `${action} ${resource}`),
-      );
-
-    it('name every region of the stage for each call of a row, and no other region', () => {
-      for (const route of ADMIN_ROUTES) {
-        const pairs = grants(route);
-        const inRegion = (region: string) =>
-          pairs
-            .filter((pair) => pair.includes(`:apigateway:${region}::`))
-            .map((pair) => pair.replace(`arn:aws:apigateway:${region}::`, ''));
-        expect(pairs.length).toBe(inRegion('us-east-1').length + inRegion('us-west-2').length);
-        const everywhere = (route.apiGatewayAccess ?? [])
-          .filter(({ otherRegionsOnly }) => !otherRegionsOnly)
-          .flatMap(({ method, paths }) => paths.map((path) => `apigateway:${method} ${path}`));
-        expect(inRegion('us-east-1').sort()).toEqual([...everywhere].sort());
-        expect(inRegion('us-west-2')).toEqual(expect.arrayContaining(everywhere));
-      }
-    });
-
-    it("let createKey look up usage plans by name in the other region only, which the home region's settings name", () => {
-      const lookUps = grants(adminRouteOf('createKey')).filter((pair) =>
-        pair.startsWith('apigateway:GET '),
-      );
-      expect(lookUps).toEqual(['apigateway:GET arn:aws:apigateway:us-west-2::/usageplans']);
-      expect(
-        apiGatewayGrants(adminRouteOf('createKey').apiGatewayAccess ?? [], {
-          partition: 'aws',
-          regions: ['us-east-1'],
-        }).map(({ action }) => action),
-      ).not.toContain('apigateway:GET');
     });
   });
 
