@@ -234,14 +234,14 @@ export interface AdminProps extends Omit<ServiceFunctionProps, 'definition'> {
  * no CodeDeploy canary: admin calls are too few for a canary's alarms to judge a version
  * (docs/operations.md). The functions get the audit retention and the public API's stack name,
  * RestApi id and usage plan ids (`USAGE_PLAN_ID_FREE`, …), and with several regions each
- * region's stack name (`PETSTORE_REGION_STACKS`) and API Gateway grants in each. Outputs `AdminApiBaseUrl` and
- * `AuditRetentionDays`.
+ * region's stack name (`PETSTORE_REGION_STACKS`) and API Gateway grants in each. Outputs
+ * `AdminApiBaseUrl` and `AuditRetentionDays`.
  *
  * @returns The admin API and its functions, in the route table's order.
  */
 export function addAdmin(stack: Stack, props: AdminProps) {
-  const { publicApi, roleArns, retentionDays, regions: _regions, ...functionProps } = props;
-  const regions = (props.regions?.names.length ?? 0) > 1 ? props.regions : undefined;
+  const { publicApi, roleArns, retentionDays, regions: given, ...functionProps } = props;
+  const regions = given && given.names.length > 1 ? given : undefined;
   const api = new AdminApi(stack, 'AdminApi', { logs: props.logs, roleArns });
   const environment = {
     ...props.environment,

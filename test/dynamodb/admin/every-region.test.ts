@@ -29,19 +29,22 @@ const HOME = 'us-east-1';
 const OTHER = 'us-west-2';
 const STACKS = { [HOME]: stackName('staging'), [OTHER]: regionalStackName('staging', OTHER) };
 
-/** The admin functions' settings on the home region of a stage of two regions. */
-const operations = createKeyOperations({
-  ...process.env,
-  AWS_REGION: HOME,
-  PETSTORE_REGIONS: `${HOME},${OTHER}`,
-  PETSTORE_STAGE: 'staging',
-  PETSTORE_STACK_NAME: STACKS[HOME],
-  PETSTORE_REGION_STACKS: `${STACKS[HOME]},${STACKS[OTHER]}`,
-  PUBLIC_REST_API_ID: `api-${HOME}`,
-  USAGE_PLAN_ID_FREE: `${HOME}-free`,
-  USAGE_PLAN_ID_PRO: `${HOME}-pro`,
-  USAGE_PLAN_ID_BUSINESS: `${HOME}-business`,
-});
+/** The admin functions (a container of their own) on the home region of a stage of two regions. */
+const container = (env: Record<string, string> = {}) =>
+  createKeyOperations({
+    ...process.env,
+    AWS_REGION: HOME,
+    PETSTORE_REGIONS: `${HOME},${OTHER}`,
+    PETSTORE_STAGE: 'staging',
+    PETSTORE_STACK_NAME: STACKS[HOME],
+    PETSTORE_REGION_STACKS: `${STACKS[HOME]},${STACKS[OTHER]}`,
+    PUBLIC_REST_API_ID: `api-${HOME}`,
+    USAGE_PLAN_ID_FREE: `${HOME}-free`,
+    USAGE_PLAN_ID_PRO: `${HOME}-pro`,
+    USAGE_PLAN_ID_BUSINESS: `${HOME}-business`,
+    ...env,
+  });
+const operations = container();
 const client = createDocumentClient();
 const audit = DynamoDBAuditLog.from({ client, settings: readSettings() });
 const keys = new DynamoDBKeyStore(client, requiredSetting(readSettings(), 'KEYS_TABLE_NAME'));
@@ -229,5 +232,25 @@ describe('the admin API on a stage of two regions', () => {
     expect(apiKeysEverywhere()).toEqual(state0);
     expect((await keys.findById(key.keyId))?.plan).toBe('free');
     expect((await audit.history(key.keyId)).map(({ event }) => event)).toEqual(['key.created']);
+  });
+
+  it("looks the other region's usage plans up once per container", async () => {
+    const fresh = container();
+
+    await fresh.createKey({ plan: 'free' }, context);
+    await fresh.createKey({ plan: 'business' }, context);
+
+    expect(calls.filter((call) => call === `${OTHER} GetUsagePlansCommand`)).toHaveLength(1);
+    expect(calls.filter((call) => call === `${HOME} GetUsagePlansCommand`)).toEqual([]);
+  });
+
+  it("refuses a key when a region has no usage plans of its stack's name, undoing the home region", async () => {
+    const wrong = regionalStackName('staging', 'eu-west-1');
+    const misnamed = container({ PETSTORE_REGION_STACKS: `${STACKS[HOME]},${wrong}` });
+
+    await expect(misnamed.createKey({ plan: 'free' }, context)).rejects.toThrow(
+      `API Gateway refused the key (Stack ${wrong} has no usage plan ${wrong}-Free, ${wrong}-Pro, ${wrong}-Business in this region: nothing was changed.); undone: delete API Gateway API key ${HOME}-apikey-1. No key was issued.`,
+    );
+    expect(apiKeysEverywhere()).toEqual([]);
   });
 });
