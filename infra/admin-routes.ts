@@ -50,6 +50,13 @@ function keyUpdate(table: TableDefinition = KEYS_TABLE): TableAccess {
 /** Finding a key's API Gateway API key (GetApiKeys) and the usage plans it is in. */
 const FIND_API_KEY: ApiGatewayAccess = { method: 'GET', paths: ['/apikeys', '/usageplans'] };
 
+/** Finding another region's usage plans by name (GetUsagePlans), which home's settings name. */
+const FIND_USAGE_PLANS: ApiGatewayAccess = {
+  method: 'GET',
+  paths: ['/usageplans'],
+  otherRegionsOnly: true,
+};
+
 /** One row of the admin route table: the operation and its function. */
 export interface AdminRouteDefinition extends FunctionDefinition, AdminOperation {}
 
@@ -66,6 +73,7 @@ const ADMIN_FUNCTIONS: Readonly<Record<AdminOperationId, FunctionDefinition>> = 
     tableAccess: [{ table: KEYS_TABLE, actions: ['dynamodb:PutItem'] }, AUDIT_WRITE],
     // Registered before the key is stored; undone (DELETE) when storing fails.
     apiGatewayAccess: [
+      FIND_USAGE_PLANS,
       { method: 'POST', paths: ['/apikeys', '/usageplans', '/usageplans/*/keys'] },
       { method: 'DELETE', paths: ['/apikeys/*', '/usageplans/*'] },
     ],
@@ -163,6 +171,32 @@ export function adminRouteOf(operationId: AdminOperationId): AdminRouteDefinitio
   const route = ADMIN_ROUTES.find((row) => row.operationId === operationId);
   if (!route) throw new Error(`No admin route has the operation ${operationId}`);
   return route;
+}
+
+/** One IAM statement's action (`apigateway:<method>`) and resources. */
+export interface ApiGatewayGrant {
+  readonly action: string;
+  readonly resources: readonly string[];
+}
+
+/**
+ * The IAM statements of a function's API Gateway calls (`apiGatewayAccess` of its row) in every
+ * region of its stage and no other: one per method, resources
+ * `arn:<partition>:apigateway:<region>::<path>`; an access `otherRegionsOnly` names every region
+ * but the first (none with one region).
+ * @param regions The stage's regions, the home region first.
+ */
+export function apiGatewayGrants(
+  access: readonly ApiGatewayAccess[],
+  { partition, regions }: { readonly partition: string; readonly regions: readonly string[] },
+): ApiGatewayGrant[] {
+  return access.flatMap(({ method, paths, otherRegionsOnly }) => {
+    const where = otherRegionsOnly ? regions.slice(1) : regions;
+    const resources = where.flatMap((region) =>
+      paths.map((path) => `arn:${partition}:apigateway:${region}::${path}`),
+    );
+    return resources.length > 0 ? [{ action: `apigateway:${method}`, resources }] : [];
+  });
 }
 
 /** Distinct resource paths of the admin API, each with the methods it serves (405 and `Allow`). */

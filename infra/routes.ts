@@ -66,6 +66,8 @@ export interface TableAccess {
 export interface ApiGatewayAccess {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly paths: readonly string[];
+  /** Only in the stage's regions other than the home region (a look-up by name there). */
+  readonly otherRegionsOnly?: boolean;
 }
 
 /** A Lambda function of the service: its handler file, construct id, DynamoDB calls and secrets. */

@@ -24,6 +24,13 @@ const RegionList = v.pipe(
   v.transform((text) => text.split(',').map((name) => name.trim())),
 );
 
+/** Names separated by commas, e.g. stack names. */
+const NameList = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9-]+(,[A-Za-z0-9-]+)*$/, 'must be names separated by commas'),
+  v.transform((text) => text.split(',')),
+);
+
 /** Every setting by variable name, defaults as text. Each function gets only its own tables. */
 export const SettingsSchema = v.object({
   /** Tables' names (dynamodb/tables.ts). */
@@ -39,6 +46,11 @@ export const SettingsSchema = v.object({
    * usage plan, in which they manage keys' API Gateway API keys; unset on the local stack.
    */
   PETSTORE_STACK_NAME: v.optional(Text),
+  /**
+   * The admin functions on a stage of several regions: each region's stack name, in
+   * `PETSTORE_REGIONS`' order (the home stack first), whose usage plans they find by name.
+   */
+  PETSTORE_REGION_STACKS: v.optional(NameList),
   PUBLIC_REST_API_ID: v.optional(Text),
   USAGE_PLAN_ID_FREE: v.optional(Text),
   USAGE_PLAN_ID_PRO: v.optional(Text),

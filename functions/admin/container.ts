@@ -4,12 +4,14 @@
  */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { ApiGatewayKeyGateway } from '../../shared/apigateway/api-key-gateway.ts';
+import { EveryRegionKeyGateway } from '../../shared/apigateway/every-region-gateway.ts';
 import type { ApiGatewayTargets } from '../../shared/apigateway/key-registration.ts';
 import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { createDynamoDBBase } from '../../shared/dynamodb/base.ts';
 import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
+import type { ApiKeyGateway } from '../../shared/keys/admin-ports.ts';
 import { KeyOperations } from '../../shared/keys/key-operations.ts';
 import { tokenStageOf } from '../../shared/keys/token.ts';
 import { DEFAULT_SPREAD_POLICY } from '../../shared/rate-limit/shards.ts';
@@ -43,8 +45,36 @@ export function createKeyOperations(env: NodeJS.ProcessEnv = process.env): KeyOp
     ),
     usage: new DynamoDBKeyUsage(client, countersTable, DEFAULT_SPREAD_POLICY.shards, regions),
     tokenStage: tokenStageOf(settings.PETSTORE_STAGE),
-    ...(targets && { apiGateway: new ApiGatewayKeyGateway(new APIGatewayClient({}), targets) }),
+    ...(targets && { apiGateway: apiKeyGatewayOf(settings, targets) }),
   });
+}
+
+/**
+ * The stage's API keys: in its region alone, or with several regions in each of them
+ * (`PETSTORE_REGION_STACKS` naming each region's stack), each through a client of its region.
+ * @throws Error when there are several regions and not one stack name for each.
+ */
+function apiKeyGatewayOf(settings: Settings, targets: ApiGatewayTargets): ApiKeyGateway {
+  const { names } = regionsOf(settings);
+  const home = new ApiGatewayKeyGateway(new APIGatewayClient({}), targets);
+  if (names.length === 1) return home;
+  const stacks = settings.PETSTORE_REGION_STACKS ?? [];
+  if (stacks.length !== names.length || stacks[0] !== targets.stackName) {
+    throw new Error(
+      `PETSTORE_REGION_STACKS (${stacks}) must name the stack of each of PETSTORE_REGIONS (${names}), ${targets.stackName} first`,
+    );
+  }
+  return new EveryRegionKeyGateway(
+    names.map((region, at) => ({
+      region,
+      gateway:
+        at === 0
+          ? home
+          : new ApiGatewayKeyGateway(new APIGatewayClient({ region }), {
+              stackName: stacks[at] as string,
+            }),
+    })),
+  );
 }
 /**
  * The stage's public API for the key operations, or `undefined` without `PUBLIC_REST_API_ID`

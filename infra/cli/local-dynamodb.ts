@@ -24,9 +24,9 @@ export interface CommandTables {
   readonly nameOf: (table: TableDefinition) => string;
   /**
    * A document client of DynamoDB Local with the stack's credentials, or of AWS for an empty
-   * endpoint (even when `DYNAMODB_ENDPOINT` is set in the shell).
+   * endpoint (even when `DYNAMODB_ENDPOINT` is set in the shell), in `region` when given.
    */
-  readonly client: (endpoint: string) => DynamoDBDocumentClient;
+  readonly client: (endpoint: string, region?: string) => DynamoDBDocumentClient;
 }
 
 /**
@@ -53,9 +53,10 @@ export function commandTables(): CommandTables {
           : undefined,
     },
     nameOf,
-    client: (endpoint) =>
+    client: (endpoint, region) =>
       createDocumentClient({
         endpoint,
+        region,
         local: endpoint && credentials ? { ...credentials, region: LOCAL_REGION } : undefined,
         settings,
       }),

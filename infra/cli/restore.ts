@@ -33,7 +33,7 @@ await runMain(import.meta.url, RESTORE_STYLE, (args, output) => {
       return Arn;
     },
     // An empty endpoint means AWS.
-    openClient: (endpoint = '') => client(endpoint),
+    openClient: (endpoint = '', region = undefined) => client(endpoint, region),
     dynamodb: new DynamoDBClient({}),
     cloudFormation: new CloudFormationClient({}),
     apiGateway: new APIGatewayClient({}),

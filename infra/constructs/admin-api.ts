@@ -30,7 +30,7 @@ import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
 import { ADMIN_ROUTES, type AdminRouteDefinition } from '../admin-routes.ts';
 import { ADMIN_GATEWAY_RESPONSES } from '../gateway-responses.ts';
 import { BINARY_MEDIA_TYPES } from '../routes.ts';
-import { STACK_OUTPUTS } from '../stages.ts';
+import { regionalStackName, STACK_OUTPUTS, type StageName } from '../stages.ts';
 import { accessLogFormat } from './access-log.ts';
 import { alarmOnSum } from './alarms.ts';
 import type { PetstoreApi } from './petstore-api.ts';
@@ -219,6 +219,13 @@ export interface AdminProps extends Omit<ServiceFunctionProps, 'definition'> {
   readonly roleArns?: readonly string[];
   /** Days an audit entry is kept (`AUDIT_RETENTION_DAYS`, output `AuditRetentionDays`). */
   readonly retentionDays: number;
+  /**
+   * The stage's regions, the home region (this stack's) first: the admin functions register keys
+   * in each region's usage plans, found by the name of its stack (`regionalStackName`). One
+   * region or none (an environment-agnostic stack) is the default's.
+   * @default - this stack's region alone
+   */
+  readonly regions?: { readonly stage: StageName; readonly names: readonly string[] };
 }
 
 /**
@@ -226,13 +233,15 @@ export interface AdminProps extends Omit<ServiceFunctionProps, 'definition'> {
  * stack's scope (construct ids from the rows), each with an alarm on its errors; plain functions,
  * no CodeDeploy canary: admin calls are too few for a canary's alarms to judge a version
  * (docs/operations.md). The functions get the audit retention and the public API's stack name,
- * RestApi id and usage plan ids (`USAGE_PLAN_ID_FREE`, …). Outputs `AdminApiBaseUrl` and
- * `AuditRetentionDays`.
+ * RestApi id and usage plan ids (`USAGE_PLAN_ID_FREE`, …), and with several regions each
+ * region's stack name (`PETSTORE_REGION_STACKS`) and API Gateway grants in each. Outputs
+ * `AdminApiBaseUrl` and `AuditRetentionDays`.
  *
  * @returns The admin API and its functions, in the route table's order.
  */
 export function addAdmin(stack: Stack, props: AdminProps) {
-  const { publicApi, roleArns, retentionDays, ...functionProps } = props;
+  const { publicApi, roleArns, retentionDays, regions: given, ...functionProps } = props;
+  const regions = given && given.names.length > 1 ? given : undefined;
   const api = new AdminApi(stack, 'AdminApi', { logs: props.logs, roleArns });
   const environment = {
     ...props.environment,
@@ -245,12 +254,20 @@ export function addAdmin(stack: Stack, props: AdminProps) {
         plan.usagePlanId,
       ]),
     ),
+    ...(regions && {
+      PETSTORE_REGION_STACKS: regions.names
+        .map((region, at) =>
+          at === 0 ? stack.stackName : regionalStackName(regions.stage, region),
+        )
+        .join(','),
+    }),
   };
   const functions = ADMIN_ROUTES.map((route) => {
     const admin = new ServiceFunction(stack, route.constructId, {
       ...functionProps,
       environment,
       definition: route,
+      ...(regions && { apiGatewayRegions: regions.names }),
     });
     alarmOnSum(admin, 'Errors', admin.function.metricErrors(), `${route.constructId} errors`);
     api.addOperation(route, admin.function);

@@ -24,6 +24,7 @@ import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { standardUsagePlanName } from '../../shared/apigateway/key-registration.ts';
 import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
 import {
@@ -242,7 +243,7 @@ export class PetstoreApi extends Construct {
     const plan = PLANS[planId];
     const settings = usagePlanSettings(plan);
     return this.restApi.addUsagePlan(`UsagePlan${plan.name}`, {
-      name: `${Stack.of(this).stackName}-${plan.name}`,
+      name: standardUsagePlanName(Stack.of(this).stackName, planId),
       description:
         `${plan.name} plan: ${plan.perMinute} requests per minute and ${plan.perDay} per day, ` +
         `enforced by the functions. This usage plan is the edge backstop at ${BACKSTOP_FACTOR}x: ` +

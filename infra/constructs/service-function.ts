@@ -22,6 +22,7 @@ import { Construct } from 'constructs';
 import type { TableDefinition } from '../../shared/dynamodb/tables.ts';
 import type { SecretDefinition } from '../../shared/secret-definitions.ts';
 import { SECRET_READ_BOUNDS } from '../../shared/secrets.ts';
+import { apiGatewayGrants } from '../admin-routes.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
 import { FUNCTION_TIMEOUT_SECONDS, type FunctionDefinition } from '../routes.ts';
 import { alarmOnSum } from './alarms.ts';
@@ -96,6 +97,14 @@ export interface ServiceFunctionProps {
    * @default true
    */
   readonly sourceMaps?: boolean;
+
+  /**
+   * The regions whose API Gateway the function's `apiGatewayAccess` reaches: the stage's, the
+   * home region first (`apiGatewayGrants`).
+   *
+   * @default - the stack's region alone
+   */
+  readonly apiGatewayRegions?: readonly string[];
 }
 
 /**
@@ -172,25 +181,24 @@ export class ServiceFunction extends Construct {
     if (definition.tableAccess.length > 0) logs.encryptionKey.grantDecrypt(role);
 
     const { partition, region } = Stack.of(this);
-    for (const { method, paths } of definition.apiGatewayAccess ?? []) {
+    const access = definition.apiGatewayAccess ?? [];
+    const regions = props.apiGatewayRegions ?? [region];
+    for (const { action, resources } of apiGatewayGrants(access, { partition, regions })) {
       role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: [`apigateway:${method}`],
-          resources: paths.map((path) => `arn:${partition}:apigateway:${region}::${path}`),
-        }),
+        new PolicyStatement({ actions: [action], resources: [...resources] }),
       );
     }
-    const wildcardPaths = new Set(
-      (definition.apiGatewayAccess ?? []).flatMap(({ paths }) =>
-        paths.filter((path) => path.includes('*')),
-      ),
-    );
     // cdk-nag names a resource as synthesized: pseudo parameters, or the stage's own values.
     const named = (value: string, pseudo: string) => (Token.isUnresolved(value) ? pseudo : value);
-    const prefix = `arn:${named(partition, '<AWS::Partition>')}:apigateway:${named(region, '<AWS::Region>')}::`;
-    for (const path of wildcardPaths) {
+    const synthesized = apiGatewayGrants(access, {
+      partition: named(partition, '<AWS::Partition>'),
+      regions: regions.map((each) => named(each, '<AWS::Region>')),
+    });
+    const resources = new Set(synthesized.flatMap(({ resources }) => resources));
+    for (const resource of resources) {
+      if (!resource.includes('*')) continue;
       Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${prefix}${path}]`,
+        id: `AwsSolutions-IAM5[Resource::${resource}]`,
         reason:
           'An admin function changes API keys and usage plans whose ids exist only once made (API Gateway has no tag condition for them); each statement names one resource type and one HTTP method.',
       });

@@ -19,11 +19,14 @@ import {
   UpdateUsagePlanCommand,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
+import { ApiGatewayStepError } from '../keys/errors.ts';
 import { type ApiKeyRecord, limitsOfKey } from '../keys/key-records.ts';
 import type { UndoSteps } from '../keys/undo.ts';
 import { API_STAGE_NAME } from '../paths.ts';
 import {
   isStandardPlanId,
+  PLAN_IDS,
+  PLANS,
   type PlanId,
   planName,
   type RequestLimits,
@@ -57,6 +60,39 @@ export function usagePlanDestination(
   return isStandardPlanId(plan)
     ? { kind: 'shared', usagePlanId: usagePlanIds[plan] }
     : { kind: 'own', stack: stackName, restApiId };
+}
+
+/** Name of a stack's usage plan of a standard plan, e.g. `petstore-staging-Free`. */
+export function standardUsagePlanName(stack: string, plan: StandardPlanId): string {
+  return `${stack}-${PLANS[plan].name}`;
+}
+
+/**
+ * The targets of the stack `stackName` in the region of `apiGateway`, found by its usage plans'
+ * names (`standardUsagePlanName`, every page of GetUsagePlans): a region other than the home
+ * region, whose stack's outputs the admin functions do not get. The RestApi is the one of the
+ * Free usage plan's API stage.
+ * @throws ApiGatewayStepError naming what is missing: nothing was changed.
+ */
+export async function findStackTargets(
+  apiGateway: APIGatewayClient,
+  stackName: string,
+): Promise<ApiGatewayTargets> {
+  const byName = new Map<string, UsagePlan>();
+  for await (const page of paginateGetUsagePlans({ client: apiGateway }, {})) {
+    for (const usagePlan of page.items ?? []) byName.set(usagePlan.name ?? '', usagePlan);
+  }
+  const named = (plan: StandardPlanId) => byName.get(standardUsagePlanName(stackName, plan));
+  const missing = PLAN_IDS.filter((plan) => !named(plan)?.id);
+  const restApiId = named('free')?.apiStages?.[0]?.apiId;
+  if (missing.length > 0 || restApiId === undefined) {
+    const names = missing.map((plan) => standardUsagePlanName(stackName, plan));
+    throw new ApiGatewayStepError(
+      `Stack ${stackName} has no usage plan ${names.join(', ') || 'on an API stage'} in this region: nothing was changed.`,
+    );
+  }
+  const usagePlanIds = Object.fromEntries(PLAN_IDS.map((plan) => [plan, named(plan)?.id]));
+  return { stackName, restApiId, usagePlanIds: usagePlanIds as Record<StandardPlanId, string> };
 }
 
 /** A usage plan as GetUsagePlans returns it, with its id. */
@@ -99,14 +135,24 @@ export async function registerApiKey(
   return { apiKeyId, usagePlanId };
 }
 
+/** The API keys named after a key id (see `registerApiKey`), with whether each is enabled. */
+export async function apiKeysNamed(
+  apiGateway: APIGatewayClient,
+  keyId: string,
+): Promise<{ id: string; enabled: boolean }[]> {
+  // nameQuery matches by prefix, hence the exact comparison.
+  const { items = [] } = await apiGateway.send(new GetApiKeysCommand({ nameQuery: keyId }));
+  return items.flatMap(({ id, name, enabled }) =>
+    id && name === keyId ? [{ id, enabled: enabled === true }] : [],
+  );
+}
+
 /** Ids of the API keys named after a key id (see `registerApiKey`); normally one. */
 export async function apiKeyIdsNamed(
   apiGateway: APIGatewayClient,
   keyId: string,
 ): Promise<string[]> {
-  // nameQuery matches by prefix, hence the exact comparison.
-  const { items = [] } = await apiGateway.send(new GetApiKeysCommand({ nameQuery: keyId }));
-  return items.flatMap(({ id, name }) => (id && name === keyId ? [id] : []));
+  return (await apiKeysNamed(apiGateway, keyId)).map(({ id }) => id);
 }
 
 /** The usage plans an API key is in (GetUsagePlans with a key filter, every page). */
@@ -198,6 +244,10 @@ export async function moveApiKey(
   }
   if (!from.some(({ id }) => id === usagePlanId)) {
     await addToUsagePlan(apiGateway, apiKeyId, usagePlanId);
+    // Undone when a later step fails: another region's, with several regions.
+    undo.add(`remove API Gateway API key ${apiKeyId} from usage plan ${usagePlanId}`, () =>
+      apiGateway.send(new DeleteUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId })),
+    );
     lines.push(`added API Gateway API key ${apiKeyId} to usage plan ${usagePlanId}`);
   }
   return lines;

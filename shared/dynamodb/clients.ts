@@ -37,6 +37,8 @@ export interface DocumentClientOptions {
   readonly local?: LocalCredentials;
   /** @default readSettings() */
   readonly settings?: Settings;
+  /** AWS region without an endpoint (a stage's other region). @default - the SDK's */
+  readonly region?: string;
 }
 
 /**
@@ -55,6 +57,7 @@ export function createDocumentClient(options: DocumentClientOptions = {}): Dynam
       // Without it the SDK only logs a warning and keeps waiting.
       throwOnRequestTimeout: true,
     },
+    ...(options.region && { region: options.region }),
     ...(url && {
       endpoint: url,
       region: local?.region ?? LOCAL_REGION,

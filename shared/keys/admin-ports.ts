@@ -86,20 +86,20 @@ export interface ApiKeyGateway {
   /**
    * Creates the key's API key (value: its usage identifier) in its plan's usage plan (an
    * Enterprise key: a usage plan of its own).
-   * @returns A line saying what was made.
+   * @returns Lines saying what was made.
    */
-  register(record: ApiKeyRecord, undo: UndoSteps): Promise<string>;
+  register(record: ApiKeyRecord, undo: UndoSteps): Promise<string[]>;
   /**
    * Moves the key's API key into the usage plan of `next`'s plan.
    * @returns Lines saying what was changed, and what to run once the stored plan changed too
-   *   (deleting an own usage plan the key left; a line, or `undefined` for nothing to do).
+   *   (deleting an own usage plan the key left; its lines, none for nothing to do).
    * @throws ApiGatewayStepError when there is not exactly one API key named after the key.
    */
   moveToPlan(
     previous: ApiKeyRecord,
     next: ApiKeyRecord,
     undo: UndoSteps,
-  ): Promise<{ lines: string[]; afterStored: () => Promise<string | undefined> }>;
+  ): Promise<{ lines: string[]; afterStored: () => Promise<string[]> }>;
   /** Disables every API key named after the key. @returns A line per API key (or for none). */
   disable(keyId: string): Promise<string[]>;
 }

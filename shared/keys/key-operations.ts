@@ -92,12 +92,10 @@ export class KeyOperations {
     const { apiGateway } = this.ports;
     const undo = new UndoSteps();
     const lines = apiGateway
-      ? [
-          await undo.run(
-            () => apiGateway.register(issued.record, undo),
-            stepFailed('API Gateway refused the key', 'No key was issued.'),
-          ),
-        ]
+      ? await undo.run(
+          () => apiGateway.register(issued.record, undo),
+          stepFailed('API Gateway refused the key', 'No key was issued.'),
+        )
       : [];
     await undo.run(() => this.ports.keys.storeKey(issued, { context }), undoneAfter);
     return { key: shownKey(issued.record), token: issued.token, apiGateway: lines };
@@ -190,11 +188,11 @@ export class KeyOperations {
       undoneAfter,
     );
     if (!changed) throw new KeyNotFoundError(keyId);
-    const finished = await moved?.afterStored();
+    const finished = (await moved?.afterStored()) ?? [];
     return {
       previous: shownKey(changed.previous),
       key: shownKey(changed.record),
-      apiGateway: [...(moved?.lines ?? []), ...(finished ? [finished] : [])],
+      apiGateway: [...(moved?.lines ?? []), ...finished],
     };
   }
 
@@ -212,11 +210,7 @@ export class KeyOperations {
     const record = await this.ports.keys.revokeKey(keyId, { context });
     if (!record) throw new KeyNotFoundError(keyId);
     const { apiGateway } = this.ports;
-    const lines = apiGateway
-      ? await apiGateway
-          .disable(keyId)
-          .catch((error: Error) => [`FAILED to disable its API Gateway API key: ${error.message}`])
-      : [];
+    const lines = apiGateway ? await apiGateway.disable(keyId).catch(disableFailed) : [];
     return { key: shownKey(record), apiGateway: lines };
   }
 
@@ -285,6 +279,11 @@ export class KeyOperations {
       };
     });
   }
+}
+
+/** The line of a revoked key whose API keys could not be disabled. */
+export function disableFailed(error: Error): string[] {
+  return [`FAILED to disable its API Gateway API key: ${error.message}`];
 }
 
 /**

@@ -26,7 +26,12 @@ import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/ke
 import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/admin-gateway.ts';
 import type { LambdaHandler } from '../../infra/local/invocation.ts';
 import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
-import { STACK_OUTPUTS, stackName, usagePlanOutputName } from '../../infra/stages.ts';
+import {
+  regionalStackName,
+  STACK_OUTPUTS,
+  stackName,
+  usagePlanOutputName,
+} from '../../infra/stages.ts';
 import type { AdminOperationId } from '../../shared/admin-operations.ts';
 import { ApiGatewayKeyGateway } from '../../shared/apigateway/api-key-gateway.ts';
 import type { KeyAdministration } from '../../shared/keys/key-administration.ts';
@@ -207,5 +212,45 @@ export function useDeployedStageOf(
         },
       ],
     }));
+  });
+}
+
+/** The regions of a mocked staging of two regions, the home region first. */
+export const TWO_REGIONS = { home: 'us-east-1', other: 'us-west-2' } as const;
+
+/** The region of the client that sends a mocked command (`callsFake`'s `getClient`). */
+export function clientRegion(getClient: unknown): Promise<string> {
+  return (getClient as () => APIGatewayClient)().config.region();
+}
+
+/**
+ * CloudFormation, mocked (after a reset) for a staging of `TWO_REGIONS`: each region's stack
+ * (`petstore-staging` in the home region, `petstore-staging-us-west-2`) with the output
+ * `Regions`, usage plans `<region>-<plan>`, and `outputs` besides.
+ */
+export function mockTwoRegionStacks(
+  outputs: readonly { OutputKey: string; OutputValue: string }[],
+): void {
+  const { home, other } = TWO_REGIONS;
+  cloudFormation.reset();
+  cloudFormation.on(DescribeStacksCommand).callsFake(({ StackName }) => {
+    const region = StackName === regionalStackName('staging', other) ? other : home;
+    return {
+      Stacks: [
+        {
+          StackName,
+          StackStatus: 'UPDATE_COMPLETE',
+          CreationTime: new Date(),
+          Outputs: [
+            ...outputs,
+            { OutputKey: STACK_OUTPUTS.regions, OutputValue: `${home},${other}` },
+            ...PLAN_IDS.map((plan) => ({
+              OutputKey: usagePlanOutputName(plan),
+              OutputValue: `${region}-${plan}`,
+            })),
+          ],
+        },
+      ],
+    };
   });
 }

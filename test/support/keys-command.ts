@@ -40,7 +40,7 @@ export const bans = new DynamoDBRateLimitBans(documentClient, countersTableName)
 
 /** The admin APIs of the local stack and of the "deployed stage", on this file's tables. */
 const audit = DynamoDBAuditLog.from({ client: documentClient, settings: readSettings() });
-const adminApis = await startAdminApis({
+export const adminApis = await startAdminApis({
   keys: new DynamoDBKeyStore(documentClient, tableName, audit),
   audit,
   bans: new DynamoDBRateLimitBans(documentClient, countersTableName, undefined, undefined, audit),

@@ -2,6 +2,7 @@
  * What every subcommand of the keys command shares: its dependencies, the shape of a subcommand
  * module, the `--stage` option that picks the target and the `--reason` of every change.
  */
+import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { type Command, Option } from 'commander';
 import { MAX_REASON_LENGTH } from '../../../shared/keys/admin-schemas.ts';
 import { isStageName, STAGES, type StageName } from '../../stages.ts';
@@ -12,7 +13,22 @@ import { openTarget, type Target, type TargetDependencies } from './target.ts';
  * What the command needs from the outside world, injected so that tests run it in-process: where
  * the admin APIs are and who signs for the operator, and the output.
  */
-export interface KeysCommandDependencies extends TargetDependencies, CommandOutput {}
+export interface KeysCommandDependencies extends TargetDependencies, CommandOutput {
+  /**
+   * API Gateway in a region of a deployed stage, for `check <key-id>`.
+   * @default - a client of that region with `stageCredentials`
+   */
+  readonly apiGatewayIn?: (region: string) => APIGatewayClient;
+}
+
+/** What `--region` does for the commands that read a stage's regions. */
+export const REGION_DESCRIPTION =
+  "One region of the stage (with --stage). Default: every region of the stage, home first (the home stack's output Regions); the home region is your AWS region's.";
+
+/** The `--region <region>` option of the commands that read each region of a stage. */
+export function regionOption(): Option {
+  return new Option('--region <region>', REGION_DESCRIPTION);
+}
 
 /** One subcommand of the keys command (`create`, `list`, …): a module each. */
 export interface KeysSubcommand {

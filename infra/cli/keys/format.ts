@@ -42,3 +42,18 @@ export function columns(rows: readonly (readonly string[])[]): string[] {
       .trimEnd(),
   );
 }
+
+/**
+ * A line of the admin API's `apiGateway` answer: on a stage of several regions it starts with
+ * its region (`us-west-2: disabled API Gateway API key abc`), on one region it does not.
+ * @returns The region (or `undefined`), and the line without it.
+ */
+export function regionLine(line: string): { region?: string; text: string } {
+  const prefixed = /^([a-z]{2}(?:-[a-z]+)+-\d+): (.*)$/.exec(line);
+  return prefixed ? { region: prefixed[1], text: prefixed[2] ?? '' } : { text: line };
+}
+
+/** ` in <region>` for a message, or nothing without a region. */
+export function inRegion(region: string | undefined): string {
+  return region ? ` in ${region}` : '';
+}

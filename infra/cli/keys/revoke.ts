@@ -6,6 +6,7 @@
 import type { ShownKey } from '../../../shared/keys/key-operations.ts';
 import { planName } from '../../../shared/plans.ts';
 import { type KeysCommandDependencies, keyIdSubcommand } from './command.ts';
+import { inRegion, regionLine } from './format.ts';
 import { callAdmin, type Target } from './target.ts';
 
 /** `revoke <key-id> [--reason TEXT] [--stage S]`. */
@@ -38,14 +39,17 @@ async function revokeKey(
   stdout(
     `Revoked key ${keyId} (${planName(key.plan)}, owner ${key.owner ?? '-'}) at ${key.revokedAt}.`,
   );
-  for (const line of apiGateway) {
-    if (line.startsWith(DISABLE_FAILED)) {
-      throw new Error(
-        `Key ${keyId} is revoked (the authorizer refuses it), but disabling its API Gateway API key failed: ${line.slice(DISABLE_FAILED.length)}`,
-      );
-    }
-    if (line.startsWith('no API Gateway API key'))
-      stderr(`keys: note: ${line}; nothing to disable.`);
-    else stdout(`${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
+  const failures: string[] = [];
+  for (const { region, text } of apiGateway.map(regionLine)) {
+    if (text.startsWith(DISABLE_FAILED)) {
+      failures.push(`${text.slice(DISABLE_FAILED.length)}${region ? ` (${region})` : ''}`);
+    } else if (text.startsWith('no API Gateway API key'))
+      stderr(`keys: note: ${text}${inRegion(region)}; nothing to disable.`);
+    else stdout(`${text.charAt(0).toUpperCase()}${text.slice(1)}${inRegion(region)}.`);
+  }
+  if (failures.length > 0) {
+    throw new Error(
+      `Key ${keyId} is revoked (the authorizer refuses it), but disabling its API Gateway API key failed: ${failures.join('; ')}`,
+    );
   }
 }

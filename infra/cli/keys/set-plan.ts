@@ -14,7 +14,7 @@ import {
   reasonOf,
   reasonOption,
 } from './command.ts';
-import { describePlan } from './format.ts';
+import { describePlan, inRegion, regionLine } from './format.ts';
 import { addPlanOptions, type PlanChoice, type PlanOptions, planChoice } from './plan-options.ts';
 import { callAdmin, openTarget, type Target } from './target.ts';
 
@@ -65,21 +65,24 @@ async function movePlan(
   stdout(`Moved key ${keyId} on ${target.description}`);
   stdout(`  from: ${describePlan(previous)}`);
   stdout(`  to:   ${describePlan(key)}`);
+  const isDeletion = (line: string) =>
+    /usage plan \S+, the key's own|^FAILED/.test(regionLine(line).text);
   const [moves, deletions] = [
-    apiGateway.filter((line) => !/usage plan \S+, the key's own|^FAILED/.test(line)),
-    apiGateway.filter((line) => /usage plan \S+, the key's own|^FAILED/.test(line)),
+    apiGateway.filter((line) => !isDeletion(line)),
+    apiGateway.filter(isDeletion).map(regionLine),
   ];
   for (const line of moves) stdout(`  ${line}`);
   stdout(
     `Requests with the key get the new limits when the authorizer's cached result expires, within ${AUTHORIZER_CACHE_TTL_SECONDS} s.`,
   );
-  for (const line of deletions) {
-    const failed = DELETE_FAILED.exec(line);
+  const failures: string[] = [];
+  for (const { region, text } of deletions) {
+    const failed = DELETE_FAILED.exec(text);
     if (failed) {
-      throw new Error(
-        `Key ${keyId} has moved, but its old usage plan ${failed[1]} could not be deleted (${failed[2]}): ${failed[3]}.`,
+      failures.push(
+        `its old usage plan ${failed[1]}${inRegion(region)} could not be deleted (${failed[2]}): ${failed[3]}`,
       );
-    }
-    stdout(`${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
+    } else stdout(`${text.charAt(0).toUpperCase()}${text.slice(1)}${inRegion(region)}.`);
   }
+  if (failures.length > 0) throw new Error(`Key ${keyId} has moved, but ${failures.join('; ')}.`);
 }

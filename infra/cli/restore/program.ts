@@ -9,6 +9,7 @@ import { Option } from 'commander';
 import { changedFields } from '../../../shared/audit/entry.ts';
 import type { AuditPut, AuditRecorder } from '../../../shared/dynamodb/audit-log.ts';
 import { COUNTERS_TABLE, IDEMPOTENCY_TABLE } from '../../../shared/dynamodb/tables.ts';
+import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
 import { STAGES, type StageName } from '../../stages.ts';
 import { parseStage } from '../keys/command.ts';
 import { oneOf } from '../keys/format.ts';
@@ -59,6 +60,7 @@ interface RawOptions {
   overwrite?: boolean;
   keep?: boolean;
   stage?: string;
+  region?: string;
   json?: boolean;
 }
 
@@ -116,12 +118,22 @@ export function runRestoreCommand(
         `${STAGES.join('|')}: a deployed stage, its tables found through the stack outputs (AWS credentials from the default chain). Without it: the local stack of \`npm start\`.`,
       ),
     )
+    .option(
+      '--region <region>',
+      "With --stage: compare (and --to restores) that region's replica of the table; writes go through the home region only, and replication carries them. Default: the home region (your AWS region).",
+    )
     .option('--json', 'Print one JSON document (findings and counts) instead of lines.')
     .action(async (raw: RawOptions) => {
       const now = (dependencies.now ?? Date.now)();
       const options = parseOptions(raw, now);
       const stage = parseStage(raw.stage);
-      const target = await openRestoreTarget(stage, options.table, dependencies);
+      const target = await openRestoreTarget(stage, options.table, dependencies, raw.region);
+      const home = target.regions[0];
+      if (options.apply && home && target.region !== undefined && target.region !== home.region) {
+        throw new Error(
+          `--apply writes through the home region ${home.region} only, and replication carries the writes to the other regions: drop --region ${target.region} (without --apply it compares ${target.region}'s replica).`,
+        );
+      }
       const report = await restore(options, stage, target, dependencies);
       if (options.json) dependencies.stdout(reportJson(report));
       else for (const line of reportLines(report)) dependencies.stdout(line);
@@ -162,6 +174,9 @@ function parseOptions(raw: RawOptions, nowMs: number): RestoreOptions {
   if (raw.keep && raw.to === undefined) {
     throw new UsageError('--keep is for --to: the command deletes only a table it restored.');
   }
+  if (raw.region !== undefined && raw.stage === undefined) {
+    throw new UsageError('--region is for a deployed stage (--stage): the local stack has one.');
+  }
   return {
     table,
     source:
@@ -188,12 +203,7 @@ async function restore(
   const { table, source } = options;
   const restored = 'at' in source;
   const goodTable = restored
-    ? await restoreToPointInTime(
-        dependencies.dynamodb,
-        target.liveTable,
-        source.at,
-        dependencies.stderr,
-      )
+    ? await restoreToPointInTime(target.dynamodb, target.liveTable, source.at, dependencies.stderr)
     : source.tableName;
   const scan = async (tableName: string): Promise<Item[]> => {
     try {
@@ -222,7 +232,7 @@ async function restore(
     ...(plan.sequence && { sequence: plan.sequence }),
   };
   if (restored && !options.keep && !(options.apply && incomplete(report))) {
-    await deleteRestoredTable(dependencies.dynamodb, goodTable);
+    await deleteRestoredTable(target.dynamodb, goodTable);
     dependencies.stderr(`Deleted ${goodTable} (--keep keeps it).`);
   } else if (restored) {
     dependencies.stderr(`Kept ${goodTable}: a run again with the same --to uses it.`);
@@ -240,7 +250,7 @@ async function write(
   table: RestorableTable,
   stage: StageName | undefined,
   target: RestoreTarget,
-  { apiGateway, callerArn }: RestoreCommandDependencies,
+  { callerArn }: RestoreCommandDependencies,
 ): Promise<ReportedFinding[]> {
   const partitionKey = RESTORABLE_TABLES[table].partitionKey.name;
   const { client, liveTable } = target;
@@ -262,17 +272,28 @@ async function write(
       const entry = recorder && restoredEntry(finding, recorder);
       const outcome = await applyWrites(client, liveTable, partitionKey, finding.writes, entry);
       const restoredKey = outcome === 'written' ? finding.restoredKey : undefined;
-      const gateway =
-        restoredKey && target.deployed
-          ? await ensureApiKey(apiGateway, restoredKey, target.deployed)
-          : undefined;
-      const changes = gateway ? [...finding.changes, gateway] : finding.changes;
+      const gateway = restoredKey ? await ensureApiKeys(restoredKey, target) : [];
+      const changes = [...finding.changes, ...gateway];
       findings.push({ ...finding, changes, outcome });
     } catch (error) {
       findings.push({ ...finding, outcome: 'failed', error: (error as Error).message });
     }
   }
   return findings;
+}
+
+/**
+ * `ensureApiKey` in every region of the stage, home first: a phrase per region that needed one
+ * (prefixed with its region when the stage has several). None on the local stack.
+ * @throws Error for the first region whose API Gateway refuses (after its own undo).
+ */
+async function ensureApiKeys(record: ApiKeyRecord, target: RestoreTarget): Promise<string[]> {
+  const phrases: string[] = [];
+  for (const { region, stackName: stack, outputs, apiGateway } of target.regions) {
+    const phrase = await ensureApiKey(apiGateway, record, { stack, outputs });
+    if (phrase) phrases.push(target.regions.length > 1 ? `${region}: ${phrase}` : phrase);
+  }
+  return phrases;
 }
 
 /**

@@ -2,9 +2,9 @@
  * Where the restore command works: the local stack (DynamoDB Local, or `DYNAMODB_ENDPOINT`) or a
  * deployed stage (`--stage`, its tables found through the stack outputs), as the keys command.
  */
-import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   apiKeyIdsNamed,
@@ -21,12 +21,12 @@ import {
   STACK_OUTPUTS,
   STAGE_SETTINGS,
   type StageName,
-  stackName,
   usagePlanOutputName,
 } from '../../stages.ts';
 import { type Deployment, type LocalDynamoDB, openLocalDynamoDB } from '../local-dynamodb.ts';
 import type { CommandOutput } from '../program.ts';
-import { requireOutput, stackOutputs } from '../stack-outputs.ts';
+import { requireOutput } from '../stack-outputs.ts';
+import { cloudFormationOutputs, type RegionStack, stageStacks } from '../stage-stacks.ts';
 
 /** The tables a restore puts items back into. */
 export const RESTORABLE_TABLES = { pets: PETS_TABLE, keys: KEYS_TABLE } as const;
@@ -52,17 +52,30 @@ export interface RestoreCommandDependencies extends CommandOutput {
   readonly callerArn: (stage: StageName | undefined) => Promise<string>;
   /**
    * A document client of DynamoDB Local when `endpoint` is given, otherwise of the deployed
-   * stage's DynamoDB on AWS (default credential chain).
+   * stage's DynamoDB on AWS (default credential chain), in `region` when given (another region
+   * than the home region).
    */
-  readonly openClient: (endpoint?: string) => DynamoDBDocumentClient;
-  /** The stage's DynamoDB on AWS, for point-in-time recovery (`--to`). */
+  readonly openClient: (endpoint?: string, region?: string) => DynamoDBDocumentClient;
+  /** The stage's DynamoDB on AWS in its home region, for point-in-time recovery (`--to`). */
   readonly dynamodb: DynamoDBClient;
-  /** Reads a deployed stage's stack outputs (DescribeStacks). */
+  /** Reads a deployed stage's stack outputs (DescribeStacks) in its home region. */
   readonly cloudFormation: CloudFormationClient;
-  /** Re-creates a restored key's API key and usage plan binding on a stage. */
+  /** Re-creates a restored key's API key and usage plan binding on a stage's home region. */
   readonly apiGateway: APIGatewayClient;
+  /**
+   * The clients of a stage's region other than the home region.
+   * @default - new clients of that region (default credential chain)
+   */
+  readonly regionClients?: (region: string) => RegionClients;
   /** Epoch milliseconds. @default Date.now */
   readonly now?: () => number;
+}
+
+/** The clients of one region of a stage. */
+export interface RegionClients {
+  readonly dynamodb: DynamoDBClient;
+  readonly apiGateway: APIGatewayClient;
+  readonly cloudFormation: CloudFormationClient;
 }
 
 /** The live table of a restore, where it is, and how a failure on a table reads. */
@@ -73,8 +86,17 @@ export interface RestoreTarget {
   readonly client: DynamoDBDocumentClient;
   /** Turns a failure on a table into an error that tells the operator what to do. */
   readonly explain: (error: unknown, tableName: string) => Error;
-  /** The stage's stack; absent on the local stack. */
+  /** The stage's stack in the region read; absent on the local stack. */
   readonly deployed?: Deployment;
+  /** The region read, as `--region` gives it (absent: the home region, or the local stack). */
+  readonly region?: string;
+  /** DynamoDB of the region read, for point-in-time recovery (`--to`). */
+  readonly dynamodb: DynamoDBClient;
+  /**
+   * Every region of the stage, home first, each with its API Gateway: where a key put back gets
+   * its API key again. None on the local stack.
+   */
+  readonly regions: readonly (RegionStack & { readonly apiGateway: APIGatewayClient })[];
   /** The audit table, where each key put back gets its `key.restored` entry. */
   readonly audit: DynamoDBAuditLog;
 }
@@ -89,8 +111,9 @@ export async function openRestoreTarget(
   stage: StageName | undefined,
   table: RestorableTable,
   dependencies: RestoreCommandDependencies,
+  region?: string,
 ): Promise<RestoreTarget> {
-  const { local, openClient, cloudFormation } = dependencies;
+  const { local, openClient, cloudFormation, dynamodb } = dependencies;
   if (stage === undefined) {
     const { where, explain } = await openLocalDynamoDB(local);
     const client = openClient(local.endpoint);
@@ -100,25 +123,53 @@ export async function openRestoreTarget(
       client,
       explain,
       audit: new DynamoDBAuditLog(client, local.auditTableName, localRetention()),
+      dynamodb,
+      regions: [],
     };
   }
-  const stack = stackName(stage);
-  const outputs = await stackOutputs(cloudFormation, stack);
+  const homeRegion = await cloudFormation.config.region();
+  const clientsOf = (each: string): RegionClients =>
+    each === homeRegion ? dependencies : (dependencies.regionClients ?? newRegionClients)(each);
+  const stacks = await stageStacks(stage, {
+    homeRegion,
+    read: cloudFormationOutputs((each) => clientsOf(each).cloudFormation),
+  });
+  const read = stacks.find((each) => each.region === (region ?? homeRegion));
+  if (!read) {
+    const names = stacks.map((each) => each.region).join(', ');
+    throw new Error(`${region} is not a region of ${stage}, whose regions are ${names}.`);
+  }
+  const { stackName: stack, outputs } = read;
   const output = table === 'pets' ? STACK_OUTPUTS.petsTableName : STACK_OUTPUTS.keysTableName;
-  const client = openClient();
+  const client = read.home ? openClient() : openClient(undefined, read.region);
+  const [home] = stacks as [RegionStack];
   return {
-    description: `stage ${stage} (stack ${stack})`,
+    description: `stage ${stage} (stack ${stack}${read.home ? '' : ` in ${read.region}`})`,
     liveTable: requireOutput(outputs, output, stack),
     client,
     explain: (error) => error as Error,
     deployed: { stack, outputs },
+    ...(region !== undefined && { region }),
+    dynamodb: clientsOf(read.region).dynamodb,
+    regions: stacks.map((each) => ({ ...each, apiGateway: clientsOf(each.region).apiGateway })),
+    // Written in the home region only (see `write`), whose stack names the audit table.
     audit: new DynamoDBAuditLog(
       client,
-      requireOutput(outputs, STACK_OUTPUTS.auditTableName, stack),
+      requireOutput(home.outputs, STACK_OUTPUTS.auditTableName, home.stackName),
       Number(
-        outputs.get(STACK_OUTPUTS.auditRetentionDays) ?? STAGE_SETTINGS[stage].auditRetentionDays,
+        home.outputs.get(STACK_OUTPUTS.auditRetentionDays) ??
+          STAGE_SETTINGS[stage].auditRetentionDays,
       ),
     ),
+  };
+}
+
+/** New clients of `region`, with the default credential chain. */
+function newRegionClients(region: string): RegionClients {
+  return {
+    dynamodb: new DynamoDBClient({ region }),
+    apiGateway: new APIGatewayClient({ region }),
+    cloudFormation: new CloudFormationClient({ region }),
   };
 }
 

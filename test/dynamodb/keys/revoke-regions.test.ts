@@ -1,0 +1,102 @@
+/**
+ * `npm run keys -- revoke <key-id> --stage S` on a stage of two regions (issue 41, item 5): the
+ * admin API (in-process, its operations on API Gateway in both regions, mocked per region)
+ * revokes in the keys table first and disables the key's API key in each region; the command
+ * prints each region's line with its region, and a region that could not disable its API key
+ * makes it fail naming that region, with the key revoked all the same.
+ */
+import {
+  APIGatewayClient,
+  GetApiKeysCommand,
+  UpdateApiKeyCommand,
+} from '@aws-sdk/client-api-gateway';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { STACK_OUTPUTS, stackName } from '../../../infra/stages.ts';
+import { ApiGatewayKeyGateway } from '../../../shared/apigateway/api-key-gateway.ts';
+import { EveryRegionKeyGateway } from '../../../shared/apigateway/every-region-gateway.ts';
+import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
+import { DynamoDBRateLimitBans } from '../../../shared/dynamodb/bans.ts';
+import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
+import { DynamoDBKeyUsage } from '../../../shared/dynamodb/usage.ts';
+import { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import { readSettings } from '../../../shared/settings.ts';
+import * as stage from '../../support/keys-command.ts';
+
+const { home: HOME, other: OTHER } = stage.TWO_REGIONS;
+const { documentClient, tableName, countersTableName, keys, keysCommand, apiGateway } = stage;
+
+/** The deployed stage's admin API with its API keys in both regions (usage plans unused here). */
+const audit = DynamoDBAuditLog.from({ client: documentClient, settings: readSettings() });
+const targets = {
+  stackName: stackName('staging'),
+  restApiId: 'api',
+  usagePlanIds: { free: 'f', pro: 'p', business: 'b' },
+};
+const adminApi = await stage.startAdminApi(
+  new KeyOperations({
+    keys: new DynamoDBKeyStore(documentClient, tableName, audit),
+    audit,
+    bans: new DynamoDBRateLimitBans(documentClient, countersTableName, undefined, undefined, audit),
+    usage: new DynamoDBKeyUsage(documentClient, countersTableName),
+    tokenStage: 'staging',
+    apiGateway: new EveryRegionKeyGateway(
+      [HOME, OTHER].map((region) => ({
+        region,
+        gateway: new ApiGatewayKeyGateway(new APIGatewayClient({ region }), targets),
+      })),
+    ),
+  }),
+);
+afterAll(() => adminApi.close());
+
+/** The region whose UpdateApiKey fails, if any. */
+let failing: string | undefined;
+
+beforeEach(() => {
+  failing = undefined;
+  apiGateway.reset();
+  stage.mockTwoRegionStacks([
+    { OutputKey: STACK_OUTPUTS.adminApiBaseUrl, OutputValue: adminApi.url },
+  ]);
+  apiGateway.on(GetApiKeysCommand).callsFake(async ({ nameQuery }, getClient) => ({
+    items: [{ id: `${await stage.clientRegion(getClient)}-api-key`, name: nameQuery }],
+  }));
+  apiGateway.on(UpdateApiKeyCommand).callsFake(async (_input, getClient) => {
+    const region = await stage.clientRegion(getClient);
+    if (region === failing) throw new Error('Rate exceeded');
+    return {};
+  });
+});
+
+describe('keys revoke on a stage of two regions', () => {
+  it("prints each region's disabled API key with its region", async () => {
+    const { record } = await keys.createKey({ plan: 'free' });
+
+    const { code, stdout } = await keysCommand(['revoke', record.keyId, '--stage', 'staging']);
+
+    expect(code).toBe(0);
+    expect(stdout.slice(1)).toEqual([
+      `Disabled API Gateway API key ${HOME}-api-key in ${HOME}.`,
+      `Disabled API Gateway API key ${OTHER}-api-key in ${OTHER}.`,
+    ]);
+  });
+
+  it('fails naming the region that could not disable its API key, the key revoked all the same', async () => {
+    const { record } = await keys.createKey({ plan: 'free' });
+    failing = OTHER;
+
+    const { code, stdout, stderr } = await keysCommand([
+      'revoke',
+      record.keyId,
+      '--stage',
+      'staging',
+    ]);
+
+    expect(code).toBe(1);
+    expect(stdout.slice(1)).toEqual([`Disabled API Gateway API key ${HOME}-api-key in ${HOME}.`]);
+    expect(stderr).toEqual([
+      `keys: Key ${record.keyId} is revoked (the authorizer refuses it), but disabling its API Gateway API key failed: Rate exceeded (${OTHER})`,
+    ]);
+    expect((await keys.findById(record.keyId))?.revokedAt).toBeDefined();
+  });
+});
