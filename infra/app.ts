@@ -201,7 +201,7 @@ export function stageOptions(
     alarmEmail: alarmEmail === undefined ? undefined : String(alarmEmail),
     webAcl: webAcl === undefined ? undefined : String(webAcl) === 'true',
     ipRateLimit: ipRateLimit === undefined ? undefined : Number(ipRateLimit),
-    domain: domainOptions(app, stage, environment),
+    domain: domainOptions(app, stage, environment, environment.region),
   };
 }
 

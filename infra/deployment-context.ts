@@ -129,38 +129,49 @@ export function githubSettings(scope: Construct): GitHubSettings | undefined {
 }
 
 /**
- * The value of `stage`'s `first` and `second` options, both set or both unset.
+ * The values of the context keys `first` and `second`, both set or both unset.
  *
  * @throws Error naming the two keys when only one is set.
  */
-function pair(scope: Construct, stage: StageName, [first, second]: [StageOption, StageOption]) {
-  const values = [read(scope, contextKey(stage, first)), read(scope, contextKey(stage, second))];
+function pair(scope: Construct, [first, second]: [string, string]) {
+  const values = [read(scope, first), read(scope, second)];
   if ((values[0] === undefined) !== (values[1] === undefined)) {
-    throw new Error(
-      `${contextKey(stage, first)} and ${contextKey(stage, second)} go together: set both or neither`,
-    );
+    throw new Error(`${first} and ${second} go together: set both or neither`);
   }
   return values;
 }
 
 /**
- * `stage`'s custom domain: `petstore:<stage>:domainName` with `:certificateArn`, optionally
- * `:hostedZoneId` with `:hostedZoneName` (the alias record) and `:executeApiEndpoint`.
+ * `stage`'s custom domain in one of its regions: `petstore:<stage>:domainName` with the region's
+ * certificate (`:certificateArn` in the home region, `:certificateArn:<region>` in each other
+ * one), optionally `:hostedZoneId` with `:hostedZoneName` (the alias record: with several
+ * `:regions`, this region's latency record, out of DNS when `:evacuate` names it) and
+ * `:executeApiEndpoint`.
  *
- * @param environment The stage's account and region: a certificate must be in both.
+ * @param environment The stack's account and region: its certificate must be in both.
+ * @param homeRegion The stage's home region (the first of `:regions`); undefined, or the stack's
+ *   own region, reads `:certificateArn`.
  * @returns Undefined when no domain is set.
- * @throws Error when one of a pair is missing, a value has the wrong shape, the certificate is in
- *   another account or region, the domain is not in the zone, or `executeApiEndpoint` is not
- *   true or false or is set without a domain.
+ * @throws Error when one of a pair is missing (the region's certificate key named), a value has
+ *   the wrong shape, the certificate is in another account or region, the domain is not in the
+ *   zone, `executeApiEndpoint` is not true or false, `executeApiEndpoint` or `evacuate` is set
+ *   without a domain, or `evacuate` names a region not of the stage, every region, or is set
+ *   without several regions and a zone.
  */
 export function domainOptions(
   scope: Construct,
   stage: StageName,
   environment: Environment,
+  homeRegion: string | undefined,
 ): ApiDomainOptions | undefined {
   const key = (option: StageOption) => contextKey(stage, option);
-  pair(scope, stage, ['domainName', 'certificateArn']);
-  const [zoneId, zoneName] = pair(scope, stage, ['hostedZoneId', 'hostedZoneName']);
+  const { region } = environment;
+  const certificateKey =
+    homeRegion === undefined || region === undefined || region === homeRegion
+      ? key('certificateArn')
+      : `${key('certificateArn')}:${region}`;
+  pair(scope, [key('domainName'), certificateKey]);
+  const [zoneId, zoneName] = pair(scope, [key('hostedZoneId'), key('hostedZoneName')]);
   const domainName = matching(
     scope,
     key('domainName'),
@@ -169,7 +180,7 @@ export function domainOptions(
   );
   const certificateArn = matching(
     scope,
-    key('certificateArn'),
+    certificateKey,
     CERTIFICATE_ARN,
     'an ACM certificate ARN, arn:aws:acm:<region>:<account>:certificate/<id>',
   );
@@ -180,21 +191,21 @@ export function domainOptions(
     'true or false',
   );
   if (domainName === undefined || certificateArn === undefined) {
-    for (const option of ['hostedZoneId', 'executeApiEndpoint'] as const) {
+    for (const option of ['hostedZoneId', 'executeApiEndpoint', 'evacuate'] as const) {
       if (read(scope, key(option)) !== undefined) {
         throw new Error(`${key(option)} applies only with ${key('domainName')}`);
       }
     }
     return undefined;
   }
-  const [, region, account] = CERTIFICATE_ARN.exec(certificateArn) ?? [];
+  const [, certificateRegion, account] = CERTIFICATE_ARN.exec(certificateArn) ?? [];
   for (const [what, value, wanted] of [
-    ['region', region, environment.region],
+    ['region', certificateRegion, region],
     ['account', account, environment.account],
   ]) {
     if (wanted !== undefined && value !== wanted) {
       throw new Error(
-        `${key('certificateArn')} is in ${what} ${value}, but a REGIONAL custom domain needs a certificate in the stage's ${what}, ${wanted}`,
+        `${certificateKey} is in ${what} ${value}, but a REGIONAL custom domain needs a certificate in the stack's ${what}, ${wanted}`,
       );
     }
   }
@@ -214,10 +225,52 @@ export function domainOptions(
     }
     hostedZone = { hostedZoneId: zoneId, zoneName: name };
   }
+  const regions =
+    read(scope, key('regions'))
+      ?.split(',')
+      .map((name) => name.trim()) ?? [];
+  const latency = regions.length > 1 && hostedZone !== undefined && region !== undefined;
+  if (!latency && read(scope, key('evacuate')) !== undefined) {
+    throw new Error(
+      `${key('evacuate')} applies only with several ${key('regions')} and ${key('hostedZoneId')}`,
+    );
+  }
   return {
     domainName,
     certificateArn,
     hostedZone,
     executeApiEndpoint: executeApiEndpoint === 'true',
+    latency: latency
+      ? { region, evacuated: evacuated(scope, stage, regions).has(region) }
+      : undefined,
   };
+}
+
+/**
+ * The regions `petstore:<stage>:evacuate` takes out of the domain's DNS (comma-separated), read
+ * once the stage has several `regions` and a hosted zone.
+ *
+ * @throws Error when it names a region not in `regions`, or every one of them (Route 53 then
+ *   answers with all of them as if healthy).
+ */
+function evacuated(scope: Construct, stage: StageName, regions: readonly string[]): Set<string> {
+  const key = contextKey(stage, 'evacuate');
+  const names = new Set(
+    read(scope, key)
+      ?.split(',')
+      .map((name) => name.trim()) ?? [],
+  );
+  for (const name of names) {
+    if (!regions.includes(name)) {
+      throw new Error(
+        `${key} must name regions of ${contextKey(stage, 'regions')} (${regions.join(',')}); got '${name}'`,
+      );
+    }
+  }
+  if (names.size === regions.length) {
+    throw new Error(
+      `${key} names every region of the stage; Route 53 would then answer with all of them, as if healthy`,
+    );
+  }
+  return names;
 }

@@ -135,7 +135,8 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
  * running the per-key rate limiter on the counters table (the primary limit); the
  * {@link PetstoreApi}; the {@link Monitoring} (alarm topic, every alarm notifying it, dashboard).
  * Every function gets the stage in `PETSTORE_STAGE`, so that the service's own metrics carry it.
- * Outputs: the names of `STACK_OUTPUTS` and one `usagePlanOutputName(plan)` per plan.
+ * Outputs: the names of `STACK_OUTPUTS` (`RegionalDomainName` with a domain, `HealthCheckId` with
+ * latency records) and one `usagePlanOutputName(plan)` per plan.
  *
  * Access logs need the API Gateway account's CloudWatch role, which this stack never creates (two
  * stages in one account would fight over it): deploy the `AccountStack` once per account
@@ -264,6 +265,15 @@ export class PetstoreStack extends Stack {
       new CfnOutput(this, usagePlanOutputName(planId), { value: usagePlan.usagePlanId });
     }
     new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, { value: this.api.url });
+    new CfnOutput(this, STACK_OUTPUTS.regionalApiBaseUrl, { value: this.api.regionalUrl });
+    const { domain } = this.api;
+    if (domain) {
+      const value = domain.domain.domainNameAliasDomainName;
+      new CfnOutput(this, STACK_OUTPUTS.regionalDomainName, { value });
+    }
+    if (domain?.healthCheck) {
+      new CfnOutput(this, STACK_OUTPUTS.healthCheckId, { value: domain.healthCheck.healthCheckId });
+    }
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.api.restApi.restApiId });
     for (const [name, definition] of [
       [STACK_OUTPUTS.petsTableName, PETS_TABLE],

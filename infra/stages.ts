@@ -69,7 +69,8 @@ export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
 
 /**
  * The options a stage takes from the CDK context: alarm e-mail, web ACL, IP rate limit; the AWS
- * account and region it deploys into; its custom domain (docs/operations.md, "Custom domain");
+ * account and region (or regions, home first) it deploys into; its custom domain and the regions
+ * operators took out of its DNS (docs/operations.md, "Custom domain" and "Failover");
  * the roles admitted to its admin API and its audit retention (docs/operations.md, "API keys").
  */
 export type StageOption =
@@ -78,11 +79,13 @@ export type StageOption =
   | 'ipRateLimit'
   | 'account'
   | 'region'
+  | 'regions'
   | 'domainName'
   | 'certificateArn'
   | 'hostedZoneId'
   | 'hostedZoneName'
   | 'executeApiEndpoint'
+  | 'evacuate'
   | 'adminRoleArns'
   | 'auditRetentionDays';
 
@@ -154,6 +157,18 @@ export const LIVE_ALIAS = 'live';
 export const STACK_OUTPUTS = {
   /** Base URL of the API, ending in `/v1/`: the custom domain's when the stage has one. */
   apiBaseUrl: 'ApiBaseUrl',
+  /**
+   * This region's own base URL, ending in `/v1/`: its `execute-api` URL, or, when the domain
+   * disabled that endpoint, the domain's URL, reached in this region through `RegionalDomainName`.
+   */
+  regionalApiBaseUrl: 'RegionalApiBaseUrl',
+  /**
+   * With a custom domain: the host of this region's domain (`d-….execute-api.<region>.amazonaws.com`),
+   * to connect to with the domain's name as TLS SNI and `Host`.
+   */
+  regionalDomainName: 'RegionalDomainName',
+  /** With latency records: the id of this region's Route 53 health check (the manual override). */
+  healthCheckId: 'HealthCheckId',
   /** Id of the RestApi. */
   restApiId: 'RestApiId',
   /** Physical name of the pets table (read by the restore command). */
