@@ -85,7 +85,7 @@ export interface ApiDomainProps extends ApiDomainOptions {
  * With `latency`, as API Gateway's documented regional failover: each region's stack serves the
  * same domain name with its own certificate, and its alias record is a LATENCY record
  * (`SetIdentifier` and `Region` = the region) with a health check of its own, because an alias
- * record's target health reflects only API Gateway. The health check (`CALCULATED`, threshold 1)
+ * record's target health (evaluated too) reflects only API Gateway. The health check (`CALCULATED`, threshold 1)
  * has one child, a `CLOUDWATCH_METRIC` check of {@link healthAlarm}: Route 53 reads single-metric
  * alarms only (no composite or metric-math alarm), and the calculated parent is what the operators'
  * override moves (a `HealthThreshold` above its children's count is unhealthy whatever they say; an inverted check
@@ -145,10 +145,17 @@ export class ApiDomain extends Construct {
           healthThreshold: children.length + (latency.evacuated ? 1 : 0),
         });
       }
+      const target = new ApiGatewayDomain(this.domain);
       new ARecord(this, 'AliasRecord', {
         zone: HostedZone.fromHostedZoneAttributes(this, 'Zone', props.hostedZone),
         recordName: props.domainName,
-        target: RecordTarget.fromAlias(new ApiGatewayDomain(this.domain)),
+        // A latency record also follows API Gateway's own health in the region, which a region
+        // without requests (API Gateway down there) could not bring to the alarm.
+        target: RecordTarget.fromAlias(
+          latency
+            ? { bind: (...args) => ({ ...target.bind(...args), evaluateTargetHealth: true }) }
+            : target,
+        ),
         ...(latency && {
           region: latency.region,
           setIdentifier: latency.region,

@@ -136,6 +136,7 @@ describe('a stage in two regions behind one domain', () => {
         AliasTarget: {
           DNSName: { 'Fn::GetAtt': [domain, 'RegionalDomainName'] },
           HostedZoneId: { 'Fn::GetAtt': [domain, 'RegionalHostedZoneId'] },
+          EvaluateTargetHealth: true,
         },
       });
     },
