@@ -4,21 +4,24 @@
  * home region), its alias record a LATENCY record with a health check of its own, built on an
  * alarm of the region's 5xx share that Route 53 can read; the operators' override
  * (`petstore:<stage>:evacuate`); the outputs a region is reached and overridden by; cfn-lint on
- * the templates. Until the app builds one stack per region, each region's PetstoreStack is built
- * here in a stage of its own, as the app will.
+ * the templates, with cdk-nag and Control Tower. Until the app builds one stack per region, the
+ * test builds production's as the app will (`<stage>/Petstore-<region>`), beside a one-region
+ * staging.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Stage } from 'aws-cdk-lib';
+import { App, Stage, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
+import { BUNDLING_STACKS, FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT } from 'aws-cdk-lib/cx-api';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import cdkJson from '../../cdk.json' with { type: 'json' };
 import {
   REGION_UNHEALTHY_MINUTES,
   REGION_UNHEALTHY_SHARE,
 } from '../../infra/constructs/api-domain.ts';
+import { addControlTowerChecks } from '../../infra/control-tower.ts';
 import { domainOptions } from '../../infra/deployment-context.ts';
 import { PetstoreStack } from '../../infra/petstore-stack.ts';
 import { contextKey, STACK_OUTPUTS } from '../../infra/stages.ts';
@@ -64,27 +67,48 @@ afterAll(() => {
 });
 
 /**
- * Production's PetstoreStack in each region, as the app will build them (one stage per region,
- * the domain from `domainOptions`), functions unbundled; synthesized into a temporary directory.
+ * The app as it will be with production in two regions (construct paths `production/Petstore` and
+ * `production/Petstore-us-west-2`, the domain from `domainOptions`) and staging in one, with the
+ * app's cdk-nag and Control Tower checks failing the synthesis; functions unbundled, synthesized
+ * into a temporary directory.
+ *
+ * @returns Production's template in each region, and the assembly's directory.
+ * @throws The synthesis' Error on a cdk-nag or Control Tower finding.
  */
 function build(context: Record<string, string>) {
   const outdir = mkdtempSync(join(tmpdir(), 'petstore-cdk-regions-'));
   outdirs.push(outdir);
   const app = new App({
-    context: { ...cdkJson.context, [BUNDLING_STACKS]: [], ...context },
+    context: {
+      ...cdkJson.context,
+      [BUNDLING_STACKS]: [],
+      [FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: true,
+      ...context,
+    },
     outdir,
   });
-  const templates = Object.fromEntries(
-    REGIONS.map((region) => {
-      const env = { account: ACCOUNT, region };
-      const stack = new PetstoreStack(new Stage(app, `production-${region}`, { env }), 'Petstore', {
-        stage: 'production',
-        domain: domainOptions(app, 'production', env, REGIONS[0]),
-      });
-      return [region, Template.fromStack(stack)];
-    }),
-  ) as Record<Region, Template>;
+  const staging = new Stage(app, 'staging', {
+    env: { account: '111111111111', region: 'eu-west-1' },
+  });
+  new PetstoreStack(staging, 'Petstore', { stage: 'staging' });
+  const production = new Stage(app, 'production', {
+    env: { account: ACCOUNT, region: REGIONS[0] },
+  });
+  const stacks = REGIONS.map((region) => {
+    const env = { account: ACCOUNT, region };
+    const id = region === REGIONS[0] ? 'Petstore' : `Petstore-${region}`;
+    return new PetstoreStack(production, id, {
+      stage: 'production',
+      env,
+      domain: domainOptions(app, 'production', env, REGIONS[0]),
+    });
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  addControlTowerChecks(app);
   app.synth();
+  const templates = Object.fromEntries(
+    stacks.map((stack, index) => [REGIONS[index], Template.fromStack(stack)]),
+  ) as Record<Region, Template>;
   return { outdir, templates };
 }
 
@@ -203,10 +227,11 @@ describe('a stage in two regions behind one domain', () => {
     },
   );
 
-  it('passes cfn-lint, the health checks’ alarm regions included', () => {
+  it('passes cfn-lint (the health checks’ alarm regions included), cdk-nag and the Control Tower rules', () => {
+    // cdk-nag and Control Tower: the synthesis in build() fails on a finding
     const result = cfnLintTemplates(built.outdir);
 
-    expect(result.files).toHaveLength(REGIONS.length);
+    expect(result.files).toHaveLength(REGIONS.length + 1);
     expect(result.findings, result.stderr).toEqual([]);
     expect(result.status).toBe(0);
   });
