@@ -163,8 +163,9 @@ export const STACK_OUTPUTS = {
    */
   regionalApiBaseUrl: 'RegionalApiBaseUrl',
   /**
-   * With a custom domain: the host of this region's domain (`d-….execute-api.<region>.amazonaws.com`),
-   * to connect to with the domain's name as TLS SNI and `Host`.
+   * With a custom domain: the host of this region's domain
+   * (`d-….execute-api.<region>.amazonaws.com`), to connect to with the domain's name as TLS SNI
+   * and `Host`.
    */
   regionalDomainName: 'RegionalDomainName',
   /** With latency records: the id of this region's Route 53 health check (the manual override). */

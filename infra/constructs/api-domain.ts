@@ -84,13 +84,14 @@ export interface ApiDomainProps extends ApiDomainOptions {
  *
  * With `latency`, as API Gateway's documented regional failover: each region's stack serves the
  * same domain name with its own certificate, and its alias record is a LATENCY record
- * (`SetIdentifier` and `Region` = the region) with a health check of its own, because an alias
- * record's target health (evaluated too) reflects only API Gateway. The health check (`CALCULATED`, threshold 1)
- * has one child, a `CLOUDWATCH_METRIC` check of {@link healthAlarm}: Route 53 reads single-metric
- * alarms only (no composite or metric-math alarm), and the calculated parent is what the operators'
- * override moves (a `HealthThreshold` above its children's count is unhealthy whatever they say; an inverted check
- * would put a failing region back). The alarm ignores periods without requests: a region out of
- * DNS keeps its state until requests (its regional address, a smoke test) show it healthy.
+ * (`SetIdentifier` and `Region` = the region) that evaluates its target's health (API Gateway's
+ * own, no more) and has a health check of its own. That check is `CALCULATED` (threshold 1) on one
+ * child, a `CLOUDWATCH_METRIC` check of {@link healthAlarm}: Route 53 reads only single-metric
+ * alarms with a plain statistic (its `CloudWatchAlarmConfiguration` holds one metric: no composite,
+ * no metric math). The parent is what the operators' override moves: a `HealthThreshold` above
+ * its children's count is unhealthy whatever they say (an inverted check would instead turn a
+ * failing region healthy). The alarm ignores periods without requests, so a region out of DNS
+ * stays out until requests (cached DNS, its regional address, a smoke test) show it healthy.
  * Health checks are global resources; each region's stack makes its own.
  */
 export class ApiDomain extends Construct {
@@ -100,7 +101,7 @@ export class ApiDomain extends Construct {
   /** The custom domain. */
   readonly domain: DomainName;
 
-  /** The region's health check on its latency record, when `latency` and `hostedZone` were given. */
+  /** The region's health check on its latency record, given `latency` and `hostedZone`. */
   readonly healthCheck?: HealthCheck;
 
   /**
