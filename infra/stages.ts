@@ -69,7 +69,8 @@ export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
 
 /**
  * The options a stage takes from the CDK context: alarm e-mail, web ACL, IP rate limit; the AWS
- * account and region it deploys into; its custom domain (docs/operations.md, "Custom domain");
+ * account and region(s) it deploys into, and the 1.0.0 tables' conversion (docs/operations.md,
+ * "Regions"); its custom domain (docs/operations.md, "Custom domain");
  * the roles admitted to its admin API and its audit retention (docs/operations.md, "API keys").
  */
 export type StageOption =
@@ -78,6 +79,9 @@ export type StageOption =
   | 'ipRateLimit'
   | 'account'
   | 'region'
+  | 'regions'
+  | 'tableNames'
+  | 'tableConversion'
   | 'domainName'
   | 'certificateArn'
   | 'hostedZoneId'
@@ -142,9 +146,20 @@ function capitalized(stage: StageName): string {
   return `${stage.charAt(0).toUpperCase()}${stage.slice(1)}`;
 }
 
-/** CloudFormation stack name of a stage, e.g. `petstore-staging`. */
-export function stackName(stage: StageName): string {
-  return `${SERVICE_NAME}-${stage}`;
+/**
+ * CloudFormation stack name of a stage in one of its regions: the home region's (`region` omitted
+ * or equal to `homeRegion`) is `petstore-<stage>`, e.g. `petstore-staging`; another region's is
+ * {@link regionalStackName}.
+ */
+export function stackName(stage: StageName, region?: string, homeRegion?: string): string {
+  return region === undefined || region === homeRegion
+    ? `${SERVICE_NAME}-${stage}`
+    : regionalStackName(stage, region);
+}
+
+/** CloudFormation stack name of a stage in a region other than its home, e.g. `petstore-production-us-west-2`. */
+export function regionalStackName(stage: StageName, region: string): string {
+  return `${stackName(stage)}-${region}`;
 }
 
 /** Name of the alias of each operation's function that API Gateway invokes and CodeDeploy moves. */
@@ -172,6 +187,8 @@ export const STACK_OUTPUTS = {
   auditTableName: 'AuditTableName',
   /** Days an audit entry is kept (the stage's `auditRetentionDays`). */
   auditRetentionDays: 'AuditRetentionDays',
+  /** The stage's regions, comma-separated, the home region first (in every region's stack). */
+  regions: 'Regions',
 } as const;
 
 /** Name of the stack output holding the id of a plan's usage plan, e.g. `UsagePlanIdFree`. */
