@@ -11,6 +11,7 @@ import {
   BillingMode,
   type ITable,
   MultiRegionConsistency,
+  StreamViewType,
   Table,
   TableEncryption,
   TableEncryptionV2,
@@ -74,7 +75,8 @@ export interface StageTables {
  *   `KMSMasterKeyId` accepts), streams NEW_AND_OLD_IMAGES (what replicas need);
  * - several regions, in another region: the replicas by name, ARNs in the stack's region;
  * - `detach`: the 1.0.0 tables by name alone; `import`: those and, for `cdk import`, a global
- *   table each with what the 1.0.0 table had (name, keys, GSIs, TTL, key, stream), Retain.
+ *   table each with what the 1.0.0 table had (name, keys, GSIs, TTL, key, PITR, deletion
+ *   protection; the audit table's stream NEW_AND_OLD_IMAGES, as switched before), Retain.
  */
 export function createStageTables(stack: Stack, props: StageTablesProps): StageTables {
   const { settings, regions } = props;
@@ -168,9 +170,12 @@ function globalTable(
     ),
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     timeToLiveAttribute: definition.timeToLiveAttribute,
-    // Replicas need NEW_AND_OLD_IMAGES, which TableV2 then sets; one replica keeps 1.0.0's stream.
+    // Replicas need NEW_AND_OLD_IMAGES, which TableV2 then sets on every table; the audit table's
+    // stream is switched to it by hand before the import (docs/operations.md).
     dynamoStream:
-      replicaRegions.length === 0 && definition.streamNewImages ? AUDIT_STREAM_VIEW : undefined,
+      replicaRegions.length === 0 && definition.streamNewImages
+        ? StreamViewType.NEW_AND_OLD_IMAGES
+        : undefined,
     deletionProtection: props.production || definition.alwaysRetained === true,
     removalPolicy: removalPolicyOf(definition, props),
     resourcePolicy: audit ? appendOnlyPolicy() : undefined,
