@@ -69,8 +69,9 @@ export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
 
 /**
  * The options a stage takes from the CDK context: alarm e-mail, web ACL, IP rate limit; the AWS
- * account and region (or regions, home first) it deploys into; its custom domain and the regions
- * operators took out of its DNS (docs/operations.md, "Custom domain" and "Failover");
+ * account and region(s) it deploys into, and the 1.0.0 tables' conversion (docs/operations.md,
+ * "Regions"); its custom domain and the regions operators took out of its DNS (docs/operations.md,
+ * "Custom domain" and "Failover");
  * the roles admitted to its admin API and its audit retention (docs/operations.md, "API keys").
  */
 export type StageOption =
@@ -80,6 +81,8 @@ export type StageOption =
   | 'account'
   | 'region'
   | 'regions'
+  | 'tableNames'
+  | 'tableConversion'
   | 'domainName'
   | 'certificateArn'
   | 'hostedZoneId'
@@ -145,9 +148,20 @@ function capitalized(stage: StageName): string {
   return `${stage.charAt(0).toUpperCase()}${stage.slice(1)}`;
 }
 
-/** CloudFormation stack name of a stage, e.g. `petstore-staging`. */
-export function stackName(stage: StageName): string {
-  return `${SERVICE_NAME}-${stage}`;
+/**
+ * CloudFormation stack name of a stage in one of its regions: the home region's (`region` omitted
+ * or equal to `homeRegion`) is `petstore-<stage>`, e.g. `petstore-staging`; another region's is
+ * {@link regionalStackName}.
+ */
+export function stackName(stage: StageName, region?: string, homeRegion?: string): string {
+  return region === undefined || region === homeRegion
+    ? `${SERVICE_NAME}-${stage}`
+    : regionalStackName(stage, region);
+}
+
+/** CloudFormation stack name of a stage in a region other than its home, e.g. `petstore-production-us-west-2`. */
+export function regionalStackName(stage: StageName, region: string): string {
+  return `${stackName(stage)}-${region}`;
 }
 
 /** Name of the alias of each operation's function that API Gateway invokes and CodeDeploy moves. */
@@ -188,6 +202,8 @@ export const STACK_OUTPUTS = {
   auditTableName: 'AuditTableName',
   /** Days an audit entry is kept (the stage's `auditRetentionDays`). */
   auditRetentionDays: 'AuditRetentionDays',
+  /** The stage's regions, comma-separated, the home region first (in every region's stack). */
+  regions: 'Regions',
 } as const;
 
 /** Name of the stack output holding the id of a plan's usage plan, e.g. `UsagePlanIdFree`. */

@@ -4,28 +4,21 @@
  * home region), its alias record a LATENCY record with a health check of its own, built on an
  * alarm of the region's 5xx share that Route 53 can read; the operators' override
  * (`petstore:<stage>:evacuate`); the outputs a region is reached and overridden by; cfn-lint on
- * the templates, with cdk-nag and Control Tower. Until the app builds one stack per region, the
- * test builds production's as the app will (`<stage>/Petstore-<region>`), beside a one-region
- * staging.
+ * the app's templates, with cdk-nag and Control Tower: production in two regions
+ * (`petstore:production:regions=us-east-1,us-west-2`), staging in one.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { App, Stage, Validations } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { BUNDLING_STACKS, FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT } from 'aws-cdk-lib/cx-api';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import cdkJson from '../../cdk.json' with { type: 'json' };
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   REGION_UNHEALTHY_MINUTES,
   REGION_UNHEALTHY_SHARE,
 } from '../../infra/constructs/api-domain.ts';
-import { addControlTowerChecks } from '../../infra/control-tower.ts';
 import { domainOptions } from '../../infra/deployment-context.ts';
-import { PetstoreStack } from '../../infra/petstore-stack.ts';
+import type { PetstoreStack } from '../../infra/petstore-stack.ts';
 import { contextKey, STACK_OUTPUTS } from '../../infra/stages.ts';
 import { cfnLintTemplates } from '../support/cfn-lint.ts';
+import { deploymentApp, environmentContext } from '../support/deployment-app.ts';
 
 // Two whole stacks, unbundled: seconds each on a busy machine, the CDK's modules loaded cold.
 vi.setConfig({ testTimeout: 120_000 });
@@ -61,55 +54,23 @@ function optionsIn(context: Record<string, string>, region: string) {
   );
 }
 
-const outdirs: string[] = [];
-afterAll(() => {
-  for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
-});
-
 /**
- * The app as it will be with production in two regions (construct paths `production/Petstore` and
- * `production/Petstore-us-west-2`, the domain from `domainOptions`) and staging in one, with the
- * app's cdk-nag and Control Tower checks failing the synthesis; functions unbundled, synthesized
- * into a temporary directory.
+ * The app with production in two regions (home `us-east-1`) and staging in one, each in its
+ * account, under the app's cdk-nag and Control Tower checks, synthesized (functions unbundled).
  *
- * @returns Production's template in each region, and the assembly's directory.
- * @throws The synthesis' Error on a cdk-nag or Control Tower finding.
+ * @returns Production's template in each region, and the cloud assembly's directory.
+ * @throws The synthesis' Error on a cdk-nag or Control Tower finding, or a refused setting.
  */
 function build(context: Record<string, string>) {
-  const outdir = mkdtempSync(join(tmpdir(), 'petstore-cdk-regions-'));
-  outdirs.push(outdir);
-  const app = new App({
-    context: {
-      ...cdkJson.context,
-      [BUNDLING_STACKS]: [],
-      [FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: true,
-      ...context,
-    },
-    outdir,
-  });
-  const staging = new Stage(app, 'staging', {
-    env: { account: '111111111111', region: 'eu-west-1' },
-  });
-  new PetstoreStack(staging, 'Petstore', { stage: 'staging' });
-  const production = new Stage(app, 'production', {
-    env: { account: ACCOUNT, region: REGIONS[0] },
-  });
-  const stacks = REGIONS.map((region) => {
-    const env = { account: ACCOUNT, region };
-    const id = region === REGIONS[0] ? 'Petstore' : `Petstore-${region}`;
-    return new PetstoreStack(production, id, {
-      stage: 'production',
-      env,
-      domain: domainOptions(app, 'production', env, REGIONS[0]),
-    });
-  });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  addControlTowerChecks(app);
-  app.synth();
-  const templates = Object.fromEntries(
-    stacks.map((stack, index) => [REGIONS[index], Template.fromStack(stack)]),
-  ) as Record<Region, Template>;
-  return { outdir, templates };
+  const { app, stacks, regionalStacks } = deploymentApp({ ...environmentContext(), ...context });
+  const { directory } = app.synth();
+  const [west] = regionalStacks.production;
+  expect(west?.region).toBe('us-west-2');
+  const templates: Record<Region, Template> = {
+    'us-east-1': Template.fromStack(stacks.production),
+    'us-west-2': Template.fromStack(west as PetstoreStack),
+  };
+  return { outdir: directory, templates };
 }
 
 /** The one resource of `type` whose logical id starts with `prefix`, with its logical id. */
@@ -231,7 +192,10 @@ describe('a stage in two regions behind one domain', () => {
     // cdk-nag and Control Tower: the synthesis in build() fails on a finding
     const result = cfnLintTemplates(built.outdir);
 
-    expect(result.files).toHaveLength(REGIONS.length + 1);
+    // the app's templates: both of production's regions among them
+    expect(
+      result.files.filter((file) => /productionPetstore(uswest2)?[0-9A-F]{8}\./.test(file)),
+    ).toHaveLength(2);
     expect(result.findings, result.stderr).toEqual([]);
     expect(result.status).toBe(0);
   });
