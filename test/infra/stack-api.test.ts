@@ -248,6 +248,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
         [
           STACK_OUTPUTS.apiBaseUrl,
           STACK_OUTPUTS.regionalApiBaseUrl,
+          STACK_OUTPUTS.regions,
           STACK_OUTPUTS.restApiId,
           STACK_OUTPUTS.petsTableName,
           STACK_OUTPUTS.keysTableName,
