@@ -226,7 +226,7 @@ describe('the manual override', () => {
   });
 });
 
-describe('one region, or no zone', () => {
+describe('one region, no zone, or no domain', () => {
   it('routes a stage of one region without latency records (its simple record: custom-domain.test.ts)', () => {
     const { [key('regions')]: _, ...oneRegion } = CONTEXT;
 
@@ -240,6 +240,22 @@ describe('one region, or no zone', () => {
       hostedZone: undefined,
       latency: undefined,
     });
+  });
+
+  it("names each region's execute-api address without a domain, with no record and no health check", () => {
+    // GIVEN production in two regions without a custom domain
+    const { templates } = build({ [key('regions')]: REGIONS.join(',') });
+
+    for (const region of REGIONS) {
+      const template = templates[region];
+      const url = output(template, STACK_OUTPUTS.apiBaseUrl);
+      // THEN each region's own execute-api URL is both its address and the one clients call
+      expect(JSON.stringify(url), region).toContain('.execute-api.');
+      expect(output(template, STACK_OUTPUTS.regionalApiBaseUrl), region).toEqual(url);
+      expect(output(template, STACK_OUTPUTS.healthCheckId), region).toBeUndefined();
+      template.resourceCountIs('AWS::Route53::RecordSet', 0);
+      template.resourceCountIs('AWS::Route53::HealthCheck', 0);
+    }
   });
 });
 
