@@ -1,6 +1,7 @@
 /**
- * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one `PetstoreStack` in the
- * stage's account and region, and an `AccountStack` per account and region the stages use;
+ * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one `PetstoreStack` per region
+ * of the stage (the home region's, then each other region's with its `RegionKeyStack`), and an
+ * `AccountStack` per account and region the stages use;
  * cdk-nag's AWS Solutions checks fail an unacknowledged finding, AWS Control Tower's proactive
  * controls (infra/control-tower.ts) a violation.
  */
@@ -17,6 +18,7 @@ import { FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SERVICE_NAME } from '../shared/logger.ts';
 import { AccountStack } from './constructs/account-stack.ts';
+import { RegionKeyStack } from './constructs/region-key-stack.ts';
 import { addControlTowerChecks } from './control-tower.ts';
 import {
   bootstrapQualifier,
@@ -24,6 +26,8 @@ import {
   type GitHubSettings,
   githubSettings,
   stageEnvironment,
+  stageRegions,
+  tableSettings,
 } from './deployment-context.ts';
 import { PetstoreStack, type PetstoreStackProps } from './petstore-stack.ts';
 import { APP_CONTEXT, contextKey, STAGES, type StageName, type StageOption } from './stages.ts';
@@ -46,12 +50,29 @@ export function accountStackName(stage: StageName): string {
 /** Construct id of the stack inside each stage: the CLI selects it as `<stage>/Petstore`. */
 export const PETSTORE_STACK_ID = 'Petstore';
 
+/** Construct id of a stage's stack in a region other than its home, e.g. `Petstore-us-west-2`. */
+export function regionalStackId(region: string): string {
+  return `${PETSTORE_STACK_ID}-${region}`;
+}
+
+/** Construct id of a stage's key stack in a region other than its home, e.g. `PetstoreKey-us-west-2`. */
+export function regionKeyStackId(region: string): string {
+  return `${PETSTORE_STACK_ID}Key-${region}`;
+}
+
 /** The app and its stacks, for the CLI (which synthesizes it) and the tests. */
 export interface PetstoreApp {
   readonly app: App;
   /** The account stack of each stage's account and region (one object when they share both). */
   readonly accountStacks: Readonly<Record<StageName, AccountStack>>;
+  /** The account stacks of the regions other than a stage's home that no home region shares. */
+  readonly regionalAccountStacks: readonly AccountStack[];
+  /** Each stage's home region's stack. */
   readonly stacks: Readonly<Record<StageName, PetstoreStack>>;
+  /** Each stage's stacks in its other regions, in the order of its regions. */
+  readonly regionalStacks: Readonly<Record<StageName, readonly PetstoreStack[]>>;
+  /** Each stage's key stacks in its other regions, in the order of its regions. */
+  readonly regionKeyStacks: Readonly<Record<StageName, readonly RegionKeyStack[]>>;
 }
 
 /**
@@ -77,19 +98,49 @@ export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
   const environments = Object.fromEntries(
     STAGES.map((stage) => [stage, stageEnvironment(app, stage)]),
   ) as Record<StageName, Environment>;
+  const regions = Object.fromEntries(
+    STAGES.map((stage) => [stage, stageRegions(app, stage)]),
+  ) as Record<StageName, string[]>;
   const accountStacks = createAccountStacks(app, environments, githubSettings(app));
-  const stacks = Object.fromEntries(
-    STAGES.map((stage) => [
-      stage,
-      new PetstoreStack(new Stage(app, stage, { env: environments[stage] }), PETSTORE_STACK_ID, {
+  const regionalAccountStacks = createRegionalAccountStacks(app, environments, regions);
+  const stacks = {} as Record<StageName, PetstoreStack>;
+  const regionalStacks = {} as Record<StageName, PetstoreStack[]>;
+  const regionKeyStacks = {} as Record<StageName, RegionKeyStack[]>;
+  for (const stage of STAGES) {
+    const scope = new Stage(app, stage, { env: environments[stage] });
+    const common = { stage, regions: regions[stage], tableSettings: tableSettings(app, stage) };
+    const home = new PetstoreStack(scope, PETSTORE_STACK_ID, {
+      ...common,
+      env: environments[stage],
+      ...stageOptions(app, stage, environments[stage], regions[stage][0]),
+    });
+    stacks[stage] = home;
+    regionKeyStacks[stage] = [];
+    regionalStacks[stage] = regions[stage].slice(1).map((region) => {
+      const env = { account: environments[stage].account, region };
+      const keyStack = new RegionKeyStack(scope, regionKeyStackId(region), {
         stage,
-        ...stageOptions(app, stage, environments[stage]),
-      }),
-    ]),
-  ) as Record<StageName, PetstoreStack>;
+        region,
+        env,
+        removalPolicy: home.logs.removalPolicy,
+      });
+      // The home stack's replicas name the key by its alias there: the key comes first.
+      home.addStackDependency(keyStack);
+      regionKeyStacks[stage].push(keyStack);
+      const regional = new PetstoreStack(scope, regionalStackId(region), {
+        ...common,
+        ...stageOptions(app, stage, env, regions[stage][0]),
+        env,
+      });
+      // Its functions read the replicas the home stack makes (and its key's ARN from keyStack).
+      regional.addStackDependency(home);
+      regional.addStackDependency(keyStack);
+      return regional;
+    });
+  }
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   addControlTowerChecks(app);
-  return { app, accountStacks, stacks };
+  return { app, accountStacks, regionalAccountStacks, stacks, regionalStacks, regionKeyStacks };
 }
 
 /**
@@ -157,6 +208,33 @@ function createAccountStacks(
 }
 
 /**
+ * One `AccountStack` (API Gateway's CloudWatch role, no GitHub roles: those stay in the account's
+ * first account stack) per account and region that a stage deploys into besides its home region
+ * and that no stage's home region shares, named `<accountStackName(stage)>-<region>`, e.g.
+ * `petstore-account-production-us-west-2`, for the first stage there. The home regions' account
+ * stacks keep their names (`createAccountStacks`), so adding a region replaces none.
+ */
+function createRegionalAccountStacks(
+  app: App,
+  environments: Record<StageName, Environment>,
+  regions: Record<StageName, string[]>,
+): AccountStack[] {
+  const where = ({ account, region }: Environment) => `${account}/${region}`;
+  const covered = new Set(STAGES.map((stage) => where(environments[stage])));
+  const stacks: AccountStack[] = [];
+  for (const stage of STAGES) {
+    for (const region of regions[stage].slice(1)) {
+      const env = { account: environments[stage].account, region };
+      if (covered.has(where(env))) continue;
+      covered.add(where(env));
+      const name = `${accountStackName(stage)}-${region}`;
+      stacks.push(new AccountStack(app, name, { stackName: name, env }));
+    }
+  }
+  return stacks;
+}
+
+/**
  * The options an operator set for `stage` in the CDK context (`-c key=value` or `cdk.json`):
  * `petstore:<stage>:alarmEmail`, `petstore:<stage>:webAcl` (`true` or `false`),
  * `petstore:<stage>:ipRateLimit` (requests per IP per 5 minutes), the custom domain
@@ -164,7 +242,9 @@ function createAccountStacks(
  * `AdminApi`) and `petstore:<stage>:auditRetentionDays`. Unset ones keep the stage's defaults
  * (`STAGE_SETTINGS`).
  *
- * @param environment The stage's account and region, which its certificate must share.
+ * @param environment The account and region of the stack, which its certificate must share.
+ * @param homeRegion The stage's home region (by default `environment`'s): the custom domain's
+ *   certificate key there is `:certificateArn`, elsewhere `:certificateArn:<region>`.
  * @throws Error when webAcl is neither true nor false, ipRateLimit is not a number,
  *   auditRetentionDays not a whole number, or a domain setting is refused.
  */
@@ -172,6 +252,7 @@ export function stageOptions(
   app: App,
   stage: StageName,
   environment: Environment,
+  homeRegion: string | undefined = environment.region,
 ): Pick<
   PetstoreStackProps,
   'alarmEmail' | 'webAcl' | 'ipRateLimit' | 'domain' | 'adminRoleArns' | 'auditRetentionDays'
@@ -204,7 +285,7 @@ export function stageOptions(
     alarmEmail: alarmEmail === undefined ? undefined : String(alarmEmail),
     webAcl: webAcl === undefined ? undefined : String(webAcl) === 'true',
     ipRateLimit: ipRateLimit === undefined ? undefined : Number(ipRateLimit),
-    domain: domainOptions(app, stage, environment),
+    domain: domainOptions(app, stage, environment, homeRegion),
   };
 }
 

@@ -5,8 +5,9 @@
  */
 import type { Environment } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { TABLES, type TableDefinition } from '../shared/dynamodb/tables.ts';
 import type { ApiDomainOptions } from './constructs/api-domain.ts';
-import { APP_CONTEXT, contextKey, type StageName, type StageOption } from './stages.ts';
+import { APP_CONTEXT, contextKey, type StageName, type StageOption, stackName } from './stages.ts';
 
 /** The GitHub repository whose workflows deploy, and how its roles reach the bootstrap roles. */
 export interface GitHubSettings {
@@ -52,25 +53,61 @@ function matching(scope: Construct, key: string, pattern: RegExp, allowed: strin
 }
 
 /**
- * The AWS account and region `stage` deploys into: `petstore:<stage>:account` and
- * `petstore:<stage>:region`, each unset one from `CDK_DEFAULT_ACCOUNT` / `CDK_DEFAULT_REGION`
- * (the CDK CLI's credentials); without either the stage is environment-agnostic there.
+ * The AWS account and home region `stage` deploys into: `petstore:<stage>:account`, and the first
+ * of {@link stageRegions}; an unset account comes from `CDK_DEFAULT_ACCOUNT` (the CDK CLI's
+ * credentials); without either the stage is environment-agnostic there.
  *
- * @throws Error when the account is not 12 digits or the region not a region name.
+ * @throws Error when the account is not 12 digits, or as {@link stageRegions}.
  */
 export function stageEnvironment(scope: Construct, stage: StageName): Environment {
   return {
     account:
       matching(scope, contextKey(stage, 'account'), ACCOUNT, 'a 12-digit AWS account id') ??
       process.env.CDK_DEFAULT_ACCOUNT,
-    region:
-      matching(
-        scope,
-        contextKey(stage, 'region'),
-        REGION,
-        'an AWS region name such as eu-west-1',
-      ) ?? process.env.CDK_DEFAULT_REGION,
+    region: stageRegions(scope, stage)[0],
   };
+}
+
+/** Region names separated by commas (spaces removed first). */
+const REGIONS = /^[a-z]{2}(-[a-z]+)+-\d+(,[a-z]{2}(-[a-z]+)+-\d+)*$/;
+
+/**
+ * The regions `stage` deploys into, the home region first: `petstore:<stage>:regions`
+ * (comma-separated, e.g. `us-east-1,us-west-2`); unset, the one region `petstore:<stage>:region`
+ * or `CDK_DEFAULT_REGION`, or none when the stage is environment-agnostic.
+ *
+ * @returns Region names, each once; empty when no region is known.
+ * @throws Error when a name is not a region name, a region is named twice, or `:region` is set
+ *   to another region than the first of `:regions`.
+ */
+export function stageRegions(scope: Construct, stage: StageName): string[] {
+  const regionsKey = contextKey(stage, 'regions');
+  const region = matching(
+    scope,
+    contextKey(stage, 'region'),
+    REGION,
+    'an AWS region name such as eu-west-1',
+  );
+  const list = read(scope, regionsKey)?.replaceAll(' ', '');
+  if (list === undefined) {
+    const single = region ?? process.env.CDK_DEFAULT_REGION;
+    return single === undefined ? [] : [single];
+  }
+  if (!REGIONS.test(list)) {
+    throw new Error(
+      `${regionsKey} must be AWS region names separated by commas, the home region first, e.g. us-east-1,us-west-2; got '${list}'`,
+    );
+  }
+  const regions = list.split(',');
+  if (new Set(regions).size < regions.length) {
+    throw new Error(`${regionsKey} names a region twice; got '${list}'`);
+  }
+  if (region !== undefined && region !== regions[0]) {
+    throw new Error(
+      `${contextKey(stage, 'region')} (${region}) and ${regionsKey} (${list}) name different home regions: set only ${regionsKey}, or make its first region ${region}`,
+    );
+  }
+  return regions;
 }
 
 /**
@@ -129,38 +166,49 @@ export function githubSettings(scope: Construct): GitHubSettings | undefined {
 }
 
 /**
- * The value of `stage`'s `first` and `second` options, both set or both unset.
+ * The values of the context keys `first` and `second`, both set or both unset.
  *
  * @throws Error naming the two keys when only one is set.
  */
-function pair(scope: Construct, stage: StageName, [first, second]: [StageOption, StageOption]) {
-  const values = [read(scope, contextKey(stage, first)), read(scope, contextKey(stage, second))];
+function pair(scope: Construct, [first, second]: [string, string]) {
+  const values = [read(scope, first), read(scope, second)];
   if ((values[0] === undefined) !== (values[1] === undefined)) {
-    throw new Error(
-      `${contextKey(stage, first)} and ${contextKey(stage, second)} go together: set both or neither`,
-    );
+    throw new Error(`${first} and ${second} go together: set both or neither`);
   }
   return values;
 }
 
 /**
- * `stage`'s custom domain: `petstore:<stage>:domainName` with `:certificateArn`, optionally
- * `:hostedZoneId` with `:hostedZoneName` (the alias record) and `:executeApiEndpoint`.
+ * `stage`'s custom domain in one of its regions: `petstore:<stage>:domainName` with the region's
+ * certificate (`:certificateArn` in the home region, `:certificateArn:<region>` in each other
+ * one), optionally `:hostedZoneId` with `:hostedZoneName` (the alias record: with several
+ * `:regions`, this region's latency record, out of DNS when `:evacuate` names it) and
+ * `:executeApiEndpoint`.
  *
- * @param environment The stage's account and region: a certificate must be in both.
+ * @param environment The stack's account and region: its certificate must be in both.
+ * @param homeRegion The stage's home region (the first of `:regions`); undefined, or the stack's
+ *   own region, reads `:certificateArn`.
  * @returns Undefined when no domain is set.
- * @throws Error when one of a pair is missing, a value has the wrong shape, the certificate is in
- *   another account or region, the domain is not in the zone, or `executeApiEndpoint` is not
- *   true or false or is set without a domain.
+ * @throws Error when one of a pair is missing (the region's certificate key named), a value has
+ *   the wrong shape, the certificate is in another account or region, the domain is not in the
+ *   zone, `executeApiEndpoint` is not true or false, `executeApiEndpoint` or `evacuate` is set
+ *   without a domain, or `evacuate` names a region not of the stage, every region, or is set
+ *   without several regions and a zone.
  */
 export function domainOptions(
   scope: Construct,
   stage: StageName,
   environment: Environment,
+  homeRegion: string | undefined,
 ): ApiDomainOptions | undefined {
   const key = (option: StageOption) => contextKey(stage, option);
-  pair(scope, stage, ['domainName', 'certificateArn']);
-  const [zoneId, zoneName] = pair(scope, stage, ['hostedZoneId', 'hostedZoneName']);
+  const { region } = environment;
+  const certificateKey =
+    homeRegion === undefined || region === undefined || region === homeRegion
+      ? key('certificateArn')
+      : `${key('certificateArn')}:${region}`;
+  pair(scope, [key('domainName'), certificateKey]);
+  const [zoneId, zoneName] = pair(scope, [key('hostedZoneId'), key('hostedZoneName')]);
   const domainName = matching(
     scope,
     key('domainName'),
@@ -169,7 +217,7 @@ export function domainOptions(
   );
   const certificateArn = matching(
     scope,
-    key('certificateArn'),
+    certificateKey,
     CERTIFICATE_ARN,
     'an ACM certificate ARN, arn:aws:acm:<region>:<account>:certificate/<id>',
   );
@@ -180,21 +228,21 @@ export function domainOptions(
     'true or false',
   );
   if (domainName === undefined || certificateArn === undefined) {
-    for (const option of ['hostedZoneId', 'executeApiEndpoint'] as const) {
+    for (const option of ['hostedZoneId', 'executeApiEndpoint', 'evacuate'] as const) {
       if (read(scope, key(option)) !== undefined) {
         throw new Error(`${key(option)} applies only with ${key('domainName')}`);
       }
     }
     return undefined;
   }
-  const [, region, account] = CERTIFICATE_ARN.exec(certificateArn) ?? [];
+  const [, certificateRegion, account] = CERTIFICATE_ARN.exec(certificateArn) ?? [];
   for (const [what, value, wanted] of [
-    ['region', region, environment.region],
+    ['region', certificateRegion, region],
     ['account', account, environment.account],
   ]) {
     if (wanted !== undefined && value !== wanted) {
       throw new Error(
-        `${key('certificateArn')} is in ${what} ${value}, but a REGIONAL custom domain needs a certificate in the stage's ${what}, ${wanted}`,
+        `${certificateKey} is in ${what} ${value}, but a REGIONAL custom domain needs a certificate in the stack's ${what}, ${wanted}`,
       );
     }
   }
@@ -214,10 +262,122 @@ export function domainOptions(
     }
     hostedZone = { hostedZoneId: zoneId, zoneName: name };
   }
+  const regions = stageRegions(scope, stage);
+  const latency = regions.length > 1 && hostedZone !== undefined && region !== undefined;
+  if (!latency && read(scope, key('evacuate')) !== undefined) {
+    throw new Error(
+      `${key('evacuate')} applies only with several ${key('regions')} and ${key('hostedZoneId')}`,
+    );
+  }
   return {
     domainName,
     certificateArn,
     hostedZone,
     executeApiEndpoint: executeApiEndpoint === 'true',
+    latency: latency
+      ? { region, evacuated: evacuated(scope, stage, regions).has(region) }
+      : undefined,
   };
+}
+
+/**
+ * The regions `petstore:<stage>:evacuate` takes out of the domain's DNS (comma-separated), read
+ * once the stage has several `regions` and a hosted zone.
+ *
+ * @throws Error when it names a region not in `regions`, or every one of them (Route 53 then
+ *   answers with all of them as if healthy).
+ */
+function evacuated(scope: Construct, stage: StageName, regions: readonly string[]): Set<string> {
+  const key = contextKey(stage, 'evacuate');
+  const names = new Set(
+    read(scope, key)
+      ?.split(',')
+      .map((name) => name.trim()) ?? [],
+  );
+  for (const name of names) {
+    if (!regions.includes(name)) {
+      throw new Error(
+        `${key} must name regions of ${contextKey(stage, 'regions')} (${regions.join(',')}); got '${name}'`,
+      );
+    }
+  }
+  if (names.size === regions.length) {
+    throw new Error(
+      `${key} names every region of the stage; Route 53 would then answer with all of them, as if healthy`,
+    );
+  }
+  return names;
+}
+
+/**
+ * The steps of turning a 1.0.0 stage's tables (`AWS::DynamoDB::Table`) into global tables with no
+ * table replaced (docs/operations.md, "Converting 1.0.0's tables"): `retain` keeps the tables
+ * when they leave the stack (staging's are DESTROY); `detach` takes them out of the template, the
+ * stack reading them by name; `import` adds them back as `AWS::DynamoDB::GlobalTable`s for
+ * `cdk import`, still read by name. After the import the setting goes and the regions come.
+ */
+export const TABLE_CONVERSION_STEPS = ['retain', 'detach', 'import'] as const;
+
+/** A step of {@link TABLE_CONVERSION_STEPS}. */
+export type TableConversionStep = (typeof TABLE_CONVERSION_STEPS)[number];
+
+/** How a stage's tables are named and where it is in their conversion. */
+export interface StageTableSettings {
+  /**
+   * Physical name of each table by construct id (`petstore:<stage>:tableNames`, e.g.
+   * `PetsTable=petstore-production-PetsTable1A2B3C-XYZ,...`): the names a 1.0.0 stage's tables
+   * got from CloudFormation. Unset: CloudFormation names a one-region stage's tables, and a
+   * stage of several regions names its global tables {@link globalTableName}.
+   */
+  readonly names?: Readonly<Record<string, string>>;
+  /** The conversion step under way (`petstore:<stage>:tableConversion`). @default - none */
+  readonly conversion?: TableConversionStep;
+}
+
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+
+/**
+ * The physical name of a global table of a stage with no `tableNames`, the same in every region
+ * (so that each region's stack names its replica with no cross-region reference):
+ * `petstore-<stage>-<constructId>`, e.g. `petstore-production-PetsTable`.
+ */
+export function globalTableName(stage: StageName, definition: TableDefinition): string {
+  return `${stackName(stage)}-${definition.constructId}`;
+}
+
+/**
+ * `stage`'s {@link StageTableSettings}: `petstore:<stage>:tableNames` and
+ * `petstore:<stage>:tableConversion`.
+ *
+ * @throws Error when a name is not `<constructId>=<table name>` of a table of `TABLES`, the names
+ *   leave a table out, the step is not one of {@link TABLE_CONVERSION_STEPS}, or `detach` or
+ *   `import` is set without the names.
+ */
+export function tableSettings(scope: Construct, stage: StageName): StageTableSettings {
+  const namesKey = contextKey(stage, 'tableNames');
+  const conversionKey = contextKey(stage, 'tableConversion');
+  const ids = TABLES.map((definition) => definition.constructId);
+  const pairs = read(scope, namesKey)
+    ?.split(',')
+    .map((pair) => pair.trim().split('='));
+  for (const [id, name, ...rest] of pairs ?? []) {
+    if (!ids.includes(id ?? '') || name === undefined || !TABLE_NAME.test(name) || rest.length) {
+      throw new Error(
+        `${namesKey} must be <construct id>=<table name> for each of ${ids.join(', ')}, separated by commas; got '${[id, name, ...rest].join('=')}'`,
+      );
+    }
+  }
+  const names = pairs && Object.fromEntries(pairs);
+  const missing = names && ids.filter((id) => names[id] === undefined);
+  if (missing?.length) throw new Error(`${namesKey} leaves out ${missing.join(', ')}`);
+  const conversion = matching(
+    scope,
+    conversionKey,
+    new RegExp(`^(${TABLE_CONVERSION_STEPS.join('|')})$`),
+    TABLE_CONVERSION_STEPS.join(', or '),
+  ) as TableConversionStep | undefined;
+  if ((conversion === 'detach' || conversion === 'import') && names === undefined) {
+    throw new Error(`${conversionKey}=${conversion} needs ${namesKey}: the 1.0.0 tables' names`);
+  }
+  return { names, conversion };
 }

@@ -2,26 +2,18 @@
  * The stack of one deployment stage: the tables at its own scope, the authorizer's function, one
  * {@link OperationFunction} per route and the {@link PetstoreApi}, built from the shared tables.
  */
-import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import {
-  type Attribute,
-  AttributeType,
-  BillingMode,
-  Table,
-  TableEncryption,
-} from 'aws-cdk-lib/aws-dynamodb';
-import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
 import {
   AUDIT_TABLE,
   COUNTERS_TABLE,
   KEYS_TABLE,
-  type KeyAttribute,
   PETS_TABLE,
-  TABLES,
   type TableDefinition,
 } from '../shared/dynamodb/tables.ts';
 import { SERVICE_NAME } from '../shared/logger.ts';
@@ -30,16 +22,21 @@ import { type BanPolicy, DEFAULT_BAN_POLICY } from '../shared/rate-limit/rate-li
 import type { SecretDefinition } from '../shared/secret-definitions.ts';
 import { type AdminApi, addAdmin } from './constructs/admin-api.ts';
 import type { ApiDomainOptions } from './constructs/api-domain.ts';
-import { AUDIT_STREAM_VIEW, AuditEvents } from './constructs/audit-events.ts';
-import { appendOnlyPolicy, validRetention } from './constructs/audit-table.ts';
+import { AuditEvents } from './constructs/audit-events.ts';
+import { validRetention } from './constructs/audit-table.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
+import { stageKeyArnReference } from './constructs/region-key-stack.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { StageKey, type StageLogs } from './constructs/stage-key.ts';
-import { AUTHORIZER, functionSecrets, ROUTES } from './routes.ts';
+import { createStageSecrets } from './constructs/stage-secrets.ts';
+import { createStageTables } from './constructs/stage-tables.ts';
+import type { StageTableSettings } from './deployment-context.ts';
+import { AUTHORIZER, ROUTES } from './routes.ts';
 import {
   isStageName,
+  regionalStackName,
   STACK_OUTPUTS,
   STAGE_SETTINGS,
   STAGES,
@@ -49,16 +46,10 @@ import {
   usagePlanOutputName,
 } from './stages.ts';
 
-const ATTRIBUTE_TYPES: Readonly<Record<KeyAttribute['type'], AttributeType>> = {
-  S: AttributeType.STRING,
-  N: AttributeType.NUMBER,
-};
-
-function attribute(key: KeyAttribute): Attribute {
-  return { name: key.name, type: ATTRIBUTE_TYPES[key.type] };
-}
-
-/** Props of {@link PetstoreStack}. Its CloudFormation name is always `stackName(stage)`. */
+/**
+ * Props of {@link PetstoreStack}. Its CloudFormation name is `stackName(stage)` in the home region,
+ * `regionalStackName(stage, region)` in another (`env.region`).
+ */
 export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
   /**
    * The deployment stage the stack serves. In production the tables and logs outlive the stack
@@ -122,76 +113,120 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
 
   /** Days an audit entry is kept (1 to 3650). @default STAGE_SETTINGS[stage].auditRetentionDays */
   readonly auditRetentionDays?: number;
+
+  /**
+   * The stage's regions, the home region first (`stageRegions`); the stack serves `env.region`.
+   * Several: the home stack holds the global tables and replicated secrets, the admin API and the
+   * audit pipe; another region's stack serves the API from that region's replicas.
+   *
+   * @default - one region, the stack's
+   */
+  readonly regions?: readonly string[];
+
+  /** The tables' names and conversion step (`tableSettings`). @default - none */
+  readonly tableSettings?: StageTableSettings;
 }
 
 /**
- * One stage of the Petstore API, named `stackName(stage)`.
+ * One stage of the Petstore API in one of its regions, named `stackName(stage)` in the home region
+ * and `regionalStackName(stage, region)` in another.
  *
- * Resources: the stage's KMS key ({@link StageKey}); the tables of `TABLES` (on-demand,
- * point-in-time recovery, their GSIs and TTL, encrypted with the key), kept
- * at the stack's scope under their construct ids so that their logical ids never change; the
- * authorizer's {@link ServiceFunction}; one {@link OperationFunction} per route (served through
- * its `live` alias, shifted by CodeDeploy, rolled back on its own alarms), each
- * running the per-key rate limiter on the counters table (the primary limit); the
- * {@link PetstoreApi}; the {@link Monitoring} (alarm topic, every alarm notifying it, dashboard).
- * Every function gets the stage in `PETSTORE_STAGE`, so that the service's own metrics carry it.
- * Outputs: the names of `STACK_OUTPUTS` and one `usagePlanOutputName(plan)` per plan.
+ * Resources: the stage's KMS key ({@link StageKey}; another region's is its `RegionKeyStack`'s,
+ * deployed first); the tables of `TABLES` ({@link createStageTables}: one region's tables, or
+ * the global tables whose replicas the other regions' stacks read by name); the secrets
+ * ({@link createStageSecrets}, replicated into the other regions); the authorizer's
+ * {@link ServiceFunction}; one {@link OperationFunction} per route (served through its `live`
+ * alias, shifted by CodeDeploy, rolled back on its own alarms), each running the per-key rate
+ * limiter on the counters table (the primary limit); the {@link PetstoreApi}; the
+ * {@link Monitoring} (alarm topic, every alarm notifying it, dashboard). The home region's stack
+ * alone adds the admin API and the audit pipe. Every function gets the stage in `PETSTORE_STAGE`
+ * and the stage's regions, home first, in `PETSTORE_REGIONS` (Lambda sets its own `AWS_REGION`).
+ * Outputs: the names of `STACK_OUTPUTS` (the admin API's in the home region only,
+ * `RegionalDomainName` with a domain, `HealthCheckId` with latency records) and one
+ * `usagePlanOutputName(plan)` per plan.
  *
  * Access logs need the API Gateway account's CloudWatch role, which this stack never creates (two
  * stages in one account would fight over it): deploy the `AccountStack` once per account
  * and region first.
  *
- * @throws Error when `stage` is not one of `STAGES`, or when `banPolicy` holds a number that is not
- *   a whole number >= 1.
+ * @throws Error when `stage` is not one of `STAGES`, when `banPolicy` holds a number that is not
+ *   a whole number >= 1, or when `env.region` is not one of several `regions`.
  */
 export class PetstoreStack extends Stack {
   /** The stage's API. */
   readonly api: PetstoreApi;
 
   /**
-   * The stage's customer managed KMS key (`alias/petstore-<stage>`, see {@link StageKey}): every
-   * table and log group of the stage is encrypted with it, and so must those that later
-   * constructs add (pass it as a table's `encryptionKey`, or make log groups with
-   * `stageLogGroup(scope, id, this.logs)`).
+   * The stage's customer managed KMS key of the stack's region (`alias/petstore-<stage>`, see
+   * {@link StageKey}): every table and log group of the stage is encrypted with it, and so must
+   * those that later constructs add (pass it as a table's `encryptionKey`, or make log groups
+   * with `stageLogGroup(scope, id, this.logs)`).
    */
   readonly key: IKey;
 
   /** How the stage's log groups keep their events: the key, `logRetentionDays`, the removal policy. */
   readonly logs: StageLogs;
 
-  /** The stage's admin API (keys and their audit trail), IAM-authorized. */
-  readonly adminApi: AdminApi;
+  /** The stage's admin API (keys and their audit trail), IAM-authorized: home region only. */
+  readonly adminApi?: AdminApi;
 
-  /** The stage's tables, by definition. */
-  readonly tables: ReadonlyMap<TableDefinition, Table>;
+  /** The stage's tables (this region's replicas), by definition. */
+  readonly tables: ReadonlyMap<TableDefinition, ITable>;
 
-  /** The stage's secrets, by definition: those the functions read (`functionSecrets()`). */
-  readonly secrets: ReadonlyMap<SecretDefinition, Secret>;
+  /** The stage's secrets (this region's replicas), by definition: those of `functionSecrets()`. */
+  readonly secrets: ReadonlyMap<SecretDefinition, ISecret>;
+
+  /** The stage's regions, the home region first (empty: one, environment-agnostic). */
+  readonly regions: readonly string[];
+
+  /** Whether the stack is the stage's home region's (its only one, with one region). */
+  readonly home: boolean;
 
   constructor(scope: Construct, id: string, props: PetstoreStackProps) {
     if (!isStageName(props.stage)) {
       throw new Error(`stage must be one of ${STAGES.join(', ')}; got '${props.stage}'`);
     }
     const banPolicy = validBanPolicy(props.banPolicy ?? DEFAULT_BAN_POLICY);
-    super(scope, id, { ...props, stackName: stackName(props.stage) });
+    const regions = props.regions ?? [];
+    const region = props.env?.region;
+    const home = regions.length <= 1 || region === regions[0];
+    if (!home && (region === undefined || !regions.includes(region))) {
+      throw new Error(`env.region must be one of regions (${regions.join(', ')}); got ${region}`);
+    }
+    super(scope, id, {
+      ...props,
+      stackName: home ? stackName(props.stage) : regionalStackName(props.stage, region as string),
+    });
+    this.regions = regions;
+    this.home = home;
     const settings = STAGE_SETTINGS[props.stage];
     const sourceMaps = props.sourceMaps ?? settings.sourceMaps;
     const production = props.stage === 'production';
     const removalPolicy = production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
-    this.key = new StageKey(this, 'Key', { stage: props.stage, removalPolicy }).key;
+    // Another region's key (its RegionKeyStack's) is used by ARN, so that grants go into this
+    // stack's role policies (the account's IAM decides) rather than into the key's policy.
+    this.key = home
+      ? new StageKey(this, 'Key', { stage: props.stage, removalPolicy }).key
+      : Key.fromKeyArn(this, 'RegionKey', stageKeyArnReference(props.stage));
     this.logs = {
       encryptionKey: this.key,
       retentionDays: settings.logRetentionDays,
       removalPolicy,
     };
 
-    this.tables = new Map(
-      TABLES.map((definition) => [
-        definition,
-        this.createTable(definition, production, removalPolicy),
-      ]),
-    );
-    new AuditEvents(this, 'AuditEvents', { table: this.table(AUDIT_TABLE) });
+    const stageTables = createStageTables(this, {
+      stage: props.stage,
+      regions,
+      key: this.key,
+      production,
+      removalPolicy,
+      settings: props.tableSettings ?? {},
+    });
+    this.tables = stageTables.tables;
+    if (home && stageTables.owned) {
+      new AuditEvents(this, 'AuditEvents', { table: this.table(AUDIT_TABLE) });
+    }
+    const regionList = regions.length > 0 ? regions.join(',') : Aws.REGION;
     const environment = {
       ...Object.fromEntries(
         [...this.tables].map(([definition, table]) => [definition.envVar, table.tableName]),
@@ -199,13 +234,14 @@ export class PetstoreStack extends Stack {
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       PETSTORE_STAGE: props.stage,
+      PETSTORE_REGIONS: regionList,
     };
-    this.secrets = new Map(
-      functionSecrets().map((definition) => [
-        definition,
-        this.createSecret(definition, removalPolicy),
-      ]),
-    );
+    this.secrets = createStageSecrets(this, {
+      stage: props.stage,
+      regions,
+      key: this.key,
+      removalPolicy,
+    });
     const common = { tables: this.tables, secrets: this.secrets, logs: this.logs, sourceMaps };
     const authorizer = new ServiceFunction(this, AUTHORIZER.constructId, {
       ...common,
@@ -243,17 +279,19 @@ export class PetstoreStack extends Stack {
       this.api.addOperation(route, operation.alias);
       return operation;
     });
-    const admin = addAdmin(this, {
-      publicApi: this.api,
-      roleArns: props.adminRoleArns,
-      retentionDays: validRetention(props.auditRetentionDays ?? settings.auditRetentionDays),
-      ...common,
-      environment,
-    });
-    this.adminApi = admin.api;
+    const admin = home
+      ? addAdmin(this, {
+          publicApi: this.api,
+          roleArns: props.adminRoleArns,
+          retentionDays: validRetention(props.auditRetentionDays ?? settings.auditRetentionDays),
+          ...common,
+          environment,
+        })
+      : undefined;
+    this.adminApi = admin?.api;
     const monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api,
-      functions: [...operations, authorizer, ...admin.functions],
+      functions: [...operations, authorizer, ...(admin?.functions ?? [])],
       tables: this.tables,
       serviceMetric,
       alarmEmail: props.alarmEmail,
@@ -264,6 +302,15 @@ export class PetstoreStack extends Stack {
       new CfnOutput(this, usagePlanOutputName(planId), { value: usagePlan.usagePlanId });
     }
     new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, { value: this.api.url });
+    new CfnOutput(this, STACK_OUTPUTS.regionalApiBaseUrl, { value: this.api.regionalUrl });
+    const { domain } = this.api;
+    if (domain) {
+      const value = domain.domain.domainNameAliasDomainName;
+      new CfnOutput(this, STACK_OUTPUTS.regionalDomainName, { value });
+    }
+    if (domain?.healthCheck) {
+      new CfnOutput(this, STACK_OUTPUTS.healthCheckId, { value: domain.healthCheck.healthCheckId });
+    }
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.api.restApi.restApiId });
     for (const [name, definition] of [
       [STACK_OUTPUTS.petsTableName, PETS_TABLE],
@@ -275,53 +322,10 @@ export class PetstoreStack extends Stack {
     }
     new CfnOutput(this, STACK_OUTPUTS.dashboardUrl, { value: monitoring.dashboardUrl });
     new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, { value: monitoring.topic.topicArn });
+    new CfnOutput(this, STACK_OUTPUTS.regions, { value: regionList });
   }
 
-  private createTable(
-    definition: TableDefinition,
-    production: boolean,
-    removalPolicy: RemovalPolicy,
-  ): Table {
-    const table = new Table(this, definition.constructId, {
-      partitionKey: attribute(definition.partitionKey),
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      encryption: TableEncryption.CUSTOMER_MANAGED,
-      encryptionKey: this.key,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      timeToLiveAttribute: definition.timeToLiveAttribute,
-      stream: definition.streamNewImages ? AUDIT_STREAM_VIEW : undefined,
-      deletionProtection: production || definition.alwaysRetained === true,
-      removalPolicy: definition.alwaysRetained ? RemovalPolicy.RETAIN : removalPolicy,
-      resourcePolicy: definition === AUDIT_TABLE ? appendOnlyPolicy() : undefined,
-    });
-    for (const index of definition.globalSecondaryIndexes) {
-      table.addGlobalSecondaryIndex({
-        indexName: index.indexName,
-        partitionKey: attribute(index.partitionKey),
-        sortKey: index.sortKey && attribute(index.sortKey),
-      });
-    }
-    return table;
-  }
-
-  /**
-   * A secret of the stage: 64 random letters and digits that CloudFormation has Secrets Manager
-   * generate, so the value is in no template or repository.
-   */
-  private createSecret(definition: SecretDefinition, removalPolicy: RemovalPolicy): Secret {
-    const secret = new Secret(this, definition.constructId, {
-      description: `${this.stackName}: ${definition.description}`,
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      removalPolicy,
-    });
-    Validations.of(secret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason: definition.withoutRotation,
-    });
-    return secret;
-  }
-
-  private table(definition: TableDefinition): Table {
+  private table(definition: TableDefinition): ITable {
     const table = this.tables.get(definition);
     if (!table) throw new Error(`Table ${definition.constructId} is not one of TABLES`);
     return table;

@@ -69,7 +69,9 @@ export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
 
 /**
  * The options a stage takes from the CDK context: alarm e-mail, web ACL, IP rate limit; the AWS
- * account and region it deploys into; its custom domain (docs/operations.md, "Custom domain");
+ * account and region(s) it deploys into, and the 1.0.0 tables' conversion (docs/operations.md,
+ * "Regions"); its custom domain and the regions operators took out of its DNS (docs/operations.md,
+ * "Custom domain" and "Failover");
  * the roles admitted to its admin API and its audit retention (docs/operations.md, "API keys").
  */
 export type StageOption =
@@ -78,11 +80,15 @@ export type StageOption =
   | 'ipRateLimit'
   | 'account'
   | 'region'
+  | 'regions'
+  | 'tableNames'
+  | 'tableConversion'
   | 'domainName'
   | 'certificateArn'
   | 'hostedZoneId'
   | 'hostedZoneName'
   | 'executeApiEndpoint'
+  | 'evacuate'
   | 'adminRoleArns'
   | 'auditRetentionDays';
 
@@ -142,15 +148,18 @@ function capitalized(stage: StageName): string {
   return `${stage.charAt(0).toUpperCase()}${stage.slice(1)}`;
 }
 
-/** CloudFormation stack name of a stage, e.g. `petstore-staging`. */
-export function stackName(stage: StageName): string {
-  return `${SERVICE_NAME}-${stage}`;
+/**
+ * CloudFormation stack name of a stage in one of its regions: the home region's (`region` omitted
+ * or equal to `homeRegion`) is `petstore-<stage>`, e.g. `petstore-staging`; another region's is
+ * {@link regionalStackName}.
+ */
+export function stackName(stage: StageName, region?: string, homeRegion?: string): string {
+  return region === undefined || region === homeRegion
+    ? `${SERVICE_NAME}-${stage}`
+    : regionalStackName(stage, region);
 }
 
-/**
- * CloudFormation stack name of a stage in one of its regions other than the home region, e.g.
- * `petstore-production-us-west-2` (the home region's stack is {@link stackName}'s).
- */
+/** CloudFormation stack name of a stage in a region other than its home, e.g. `petstore-production-us-west-2`. */
 export function regionalStackName(stage: StageName, region: string): string {
   return `${stackName(stage)}-${region}`;
 }
@@ -162,6 +171,19 @@ export const LIVE_ALIAS = 'live';
 export const STACK_OUTPUTS = {
   /** Base URL of the API, ending in `/v1/`: the custom domain's when the stage has one. */
   apiBaseUrl: 'ApiBaseUrl',
+  /**
+   * This region's own base URL, ending in `/v1/`: its `execute-api` URL, or, when the domain
+   * disabled that endpoint, the domain's URL, reached in this region through `RegionalDomainName`.
+   */
+  regionalApiBaseUrl: 'RegionalApiBaseUrl',
+  /**
+   * With a custom domain: the host of this region's domain
+   * (`d-….execute-api.<region>.amazonaws.com`), to connect to with the domain's name as TLS SNI
+   * and `Host`.
+   */
+  regionalDomainName: 'RegionalDomainName',
+  /** With latency records: the id of this region's Route 53 health check (the manual override). */
+  healthCheckId: 'HealthCheckId',
   /** Id of the RestApi. */
   restApiId: 'RestApiId',
   /** Physical name of the pets table (read by the restore command). */

@@ -116,6 +116,12 @@ export class PetstoreApi extends Construct {
   /** The base URL clients call, ending in `/v1/`: the custom domain's, or the `execute-api` one. */
   readonly url: string;
 
+  /**
+   * This region's own base URL, ending in `/v1/`: the `execute-api` one while that endpoint is on,
+   * else the domain's, which reaches this region through the domain's regional name.
+   */
+  readonly regionalUrl: string;
+
   private readonly authorizer: RequestAuthorizer;
 
   /**
@@ -138,9 +144,11 @@ export class PetstoreApi extends Construct {
     super(scope, id);
     const { stackName } = Stack.of(this);
     this.accessLogs = stageLogGroup(this, 'AccessLogs', props.logs);
+    const executeApiEndpoint =
+      props.domain === undefined || props.domain.executeApiEndpoint === true;
     this.restApi = createRestApi(this, stackName, this.accessLogs, {
       webAcl: props.webAcl !== undefined,
-      executeApiEndpoint: props.domain === undefined || props.domain.executeApiEndpoint === true,
+      executeApiEndpoint,
     });
     // API Gateway writes execution logs to a group of this name, creating it (unencrypted, never
     // expiring) unless it exists: the stack makes it first, with the stage's key and retention.
@@ -152,6 +160,7 @@ export class PetstoreApi extends Construct {
       this.domain = new ApiDomain(this, 'Domain', { ...props.domain, restApi: this.restApi });
     }
     this.url = this.domain?.url ?? this.restApi.url;
+    this.regionalUrl = executeApiEndpoint ? this.restApi.url : this.url;
     this.invokeRole = new Role(this, 'InvokeRole', {
       assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
       inlinePolicies: { Invoke: this.invokePolicy },

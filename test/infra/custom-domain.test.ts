@@ -86,6 +86,18 @@ describe('a stage with a custom domain', () => {
     );
   });
 
+  it("names the region's own address: the domain's, reached on its regional name, and no health check", () => {
+    const template = templates.production;
+    const output = (name: string) => template.findOutputs(name)[name]?.Value;
+
+    expect(output(STACK_OUTPUTS.regionalApiBaseUrl)).toBe('https://api.example.com/v1/');
+    expect(output(STACK_OUTPUTS.regionalDomainName)).toEqual({
+      'Fn::GetAtt': [only(template, 'AWS::ApiGateway::DomainName').id, 'RegionalDomainName'],
+    });
+    expect(output(STACK_OUTPUTS.healthCheckId)).toBeUndefined();
+    template.resourceCountIs('AWS::Route53::HealthCheck', 0);
+  });
+
   it("points the zone's alias A record at the domain's regional name", () => {
     const domain = only(templates.production, 'AWS::ApiGateway::DomainName').id;
 
@@ -117,6 +129,10 @@ describe('a stage with a custom domain', () => {
     );
     production.resourceCountIs('AWS::ApiGateway::DomainName', 1);
     production.resourceCountIs('AWS::Route53::RecordSet', 0);
+    // the region's own address is then its execute-api URL
+    expect(JSON.stringify(production.findOutputs(STACK_OUTPUTS.regionalApiBaseUrl))).toContain(
+      '.execute-api.',
+    );
     // the endpoint setting takes effect at a new deployment of the stage: CDK's deployment id
     // hashes the RestApi's properties, so each variant has its own
     const deployment = (template: Template) => only(template, 'AWS::ApiGateway::Deployment').id;
@@ -139,6 +155,9 @@ describe('a stage with a custom domain', () => {
     expect(JSON.stringify(staging.findOutputs(STACK_OUTPUTS.apiBaseUrl))).toContain(
       '.execute-api.',
     );
+    const value = (name: string) => staging.findOutputs(name)[name]?.Value;
+    expect(value(STACK_OUTPUTS.regionalApiBaseUrl)).toEqual(value(STACK_OUTPUTS.apiBaseUrl));
+    expect(value(STACK_OUTPUTS.regionalDomainName)).toBeUndefined();
   });
 });
 
@@ -212,11 +231,11 @@ describe('custom domain settings refused', () => {
     ],
     [
       { ...domain, [key('certificateArn')]: CERTIFICATE_ARN.replace(region, 'eu-west-1') },
-      "petstore:production:certificateArn is in region eu-west-1, but a REGIONAL custom domain needs a certificate in the stage's region, us-east-1",
+      "petstore:production:certificateArn is in region eu-west-1, but a REGIONAL custom domain needs a certificate in the stack's region, us-east-1",
     ],
     [
       { ...domain, [key('certificateArn')]: CERTIFICATE_ARN.replace(account, '111111111111') },
-      "petstore:production:certificateArn is in account 111111111111, but a REGIONAL custom domain needs a certificate in the stage's account, 222222222222",
+      "petstore:production:certificateArn is in account 111111111111, but a REGIONAL custom domain needs a certificate in the stack's account, 222222222222",
     ],
     [
       {
@@ -240,7 +259,7 @@ describe('custom domain settings refused', () => {
     ],
   ])('refuses %o', (context, message) => {
     expect(() =>
-      domainOptions(new App({ context }), 'production', ENVIRONMENTS.production),
+      domainOptions(new App({ context }), 'production', ENVIRONMENTS.production, region),
     ).toThrow(message);
   });
 

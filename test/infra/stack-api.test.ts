@@ -247,6 +247,8 @@ describe.each(STAGES)('the %s stage', (stage) => {
       expect(Object.keys(outputs).sort()).toEqual(
         [
           STACK_OUTPUTS.apiBaseUrl,
+          STACK_OUTPUTS.regionalApiBaseUrl,
+          STACK_OUTPUTS.regions,
           STACK_OUTPUTS.restApiId,
           STACK_OUTPUTS.petsTableName,
           STACK_OUTPUTS.keysTableName,
@@ -285,6 +287,10 @@ describe.each(STAGES)('the %s stage', (stage) => {
           ],
         ],
       });
+      // without a custom domain the region's own address is the one clients call
+      expect(outputs[STACK_OUTPUTS.regionalApiBaseUrl]?.Value).toEqual(
+        outputs[STACK_OUTPUTS.apiBaseUrl]?.Value,
+      );
     });
   });
 });
