@@ -101,7 +101,7 @@ export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
   const regions = Object.fromEntries(
     STAGES.map((stage) => [stage, stageRegions(app, stage)]),
   ) as Record<StageName, string[]>;
-  const accountStacks = createAccountStacks(app, environments, githubSettings(app));
+  const accountStacks = createAccountStacks(app, environments, regions, githubSettings(app));
   const regionalAccountStacks = createRegionalAccountStacks(app, environments, regions);
   const stacks = {} as Record<StageName, PetstoreStack>;
   const regionalStacks = {} as Record<StageName, PetstoreStack[]>;
@@ -148,7 +148,8 @@ export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
  * or region holds once is created twice: named `ACCOUNT_STACK_NAME` when the stages share both,
  * else `accountStackName(<first stage there>)`. Given `github`, the first account stack of each
  * account holds the GitHub roles of the stages deploying into that account, with the provider ARN
- * that names the account (an environment-agnostic account takes the one naming no stage's).
+ * that names the account (an environment-agnostic account takes the one naming no stage's), and
+ * lets them reach each of their stage's `regions`.
  *
  * @returns Each stage's account stack.
  * @throws Error when provider ARNs name accounts no stage deploys into.
@@ -156,6 +157,7 @@ export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
 function createAccountStacks(
   app: App,
   environments: Record<StageName, Environment>,
+  regions: Record<StageName, string[]>,
   github: GitHubSettings | undefined,
 ): Record<StageName, AccountStack> {
   const where = ({ account, region }: Environment) => `${account}/${region}`;
@@ -194,10 +196,10 @@ function createAccountStacks(
                   ? elsewhere[0]
                   : github.oidcProviderArns.find((arn) => accountOf(arn) === env.account),
               stages: STAGES.filter((other) => environments[other].account === env.account).map(
-                (other) => {
-                  const { region } = environments[other];
-                  return { stage: other, regions: region === undefined ? undefined : [region] };
-                },
+                (other) => ({
+                  stage: other,
+                  regions: regions[other].length > 0 ? regions[other] : undefined,
+                }),
               ),
             }
           : undefined,

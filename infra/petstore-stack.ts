@@ -282,6 +282,7 @@ export class PetstoreStack extends Stack {
     const admin = home
       ? addAdmin(this, {
           publicApi: this.api,
+          regions: { stage: props.stage, names: regions },
           roleArns: props.adminRoleArns,
           retentionDays: validRetention(props.auditRetentionDays ?? settings.auditRetentionDays),
           ...common,

@@ -204,8 +204,6 @@ export const STACK_OUTPUTS = {
   auditRetentionDays: 'AuditRetentionDays',
   /** The stage's regions, comma-separated, the home region first (every region's stack). */
   regions: 'Regions',
-  /** Base URL of this region's own API, ending in `/v1/` (not the global address). */
-  regionalApiBaseUrl: 'RegionalApiBaseUrl',
 } as const;
 
 /** Name of the stack output holding the id of a plan's usage plan, e.g. `UsagePlanIdFree`. */
