@@ -151,7 +151,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
-    it("passes every table name by its env var, the Powertools settings, the stage, the stage's source-map setting, and the operations the default ban policy", () => {
+    it("passes every table name by its env var, the Powertools settings, the stage, its one region, the stage's source-map setting, and the operations the default ban policy", () => {
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
         expect(Properties.Environment.Variables).toEqual({
@@ -162,6 +162,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           POWERTOOLS_METRICS_NAMESPACE: 'Petstore',
           POWERTOOLS_LOG_LEVEL: 'INFO',
           PETSTORE_STAGE: stage,
+          PETSTORE_REGIONS: { Ref: 'AWS::Region' },
           ...(STAGE_SETTINGS[stage].sourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
           ...(OPERATION_IDS.includes(id) ? banEnvironment(DEFAULT_BAN_POLICY) : {}),
           ...secretsEnvironment(id),

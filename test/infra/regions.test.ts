@@ -1,0 +1,384 @@
+/**
+ * A stage in several regions (issue 41, items 1, 2, 3 and 9): production in us-east-1 (home) and
+ * us-west-2, staging in us-east-1 alone, synthesized once with cdk-nag's AWS Solutions checks and
+ * Control Tower's rules on (a finding fails the hook), every template of the assembly through
+ * cfn-lint; one region's template as before; the 1.0.0 tables' conversion steps.
+ */
+import { join } from 'node:path';
+import type { Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import cdkJson from '../../cdk.json' with { type: 'json' };
+import { createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
+import { stageKeyArnParameter } from '../../infra/constructs/region-key-stack.ts';
+import { replicatedSecretName } from '../../infra/constructs/stage-secrets.ts';
+import { globalTableName, stageRegions } from '../../infra/deployment-context.ts';
+import { functionSecrets } from '../../infra/routes.ts';
+import { STACK_OUTPUTS } from '../../infra/stages.ts';
+import { TABLES } from '../../shared/dynamodb/tables.ts';
+import { cfnLintTemplates } from '../support/cfn-lint.ts';
+import { logicalId, outdir } from '../support/petstore-app.ts';
+import mainOneRegion from './one-region-production.json' with { type: 'json' };
+
+const ACCOUNT = '111111111111';
+const HOME = 'us-east-1';
+const OTHER = 'us-west-2';
+
+/** The context of the app under test: cdk.json's, and each stage's account and region(s). */
+function context(extra: Record<string, string> = {}): Record<string, unknown> {
+  return {
+    ...cdkJson.context,
+    'petstore:production:account': ACCOUNT,
+    'petstore:staging:account': ACCOUNT,
+    'petstore:staging:region': HOME,
+    'petstore:production:region': HOME,
+    ...extra,
+  };
+}
+
+/** The app with production in two regions, built and synthesized (checks on) once. */
+let app: PetstoreApp;
+let home: Template;
+let regional: Template;
+let keyStack: Template;
+
+beforeAll(() => {
+  app = createPetstoreApp({
+    context: context({ 'petstore:production:regions': `${HOME},${OTHER}` }),
+    outdir: join(outdir, 'two-regions'),
+  });
+  // cdk-nag and the Control Tower rules run here: a finding fails the hook.
+  app.app.synth();
+  home = Template.fromStack(app.stacks.production);
+  regional = Template.fromStack(app.regionalStacks.production[0] as Stack);
+  keyStack = Template.fromStack(app.regionKeyStacks.production[0] as Stack);
+}, 300_000);
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
+const resourcesOf = (template: Template, type: string) =>
+  Object.entries(template.findResources(type)) as [string, Resource][];
+
+/** Every `dynamodb:` statement's resources in the IAM policies of `template`, flattened. */
+function dynamodbResources(template: Template): unknown[] {
+  return resourcesOf(template, 'AWS::IAM::Policy').flatMap(([, policy]) =>
+    (
+      policy.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
+    ).Statement.filter((statement) =>
+      [statement.Action].flat().join().includes('dynamodb:'),
+    ).flatMap((statement) => [statement.Resource].flat()),
+  );
+}
+
+describe('production in two regions', () => {
+  it('has one stack per region, named after the stage and the region, the home one as before', () => {
+    expect(app.stacks.production.stackName).toBe('petstore-production');
+    expect(app.stacks.production.node.path).toBe('production/Petstore');
+    expect(app.regionalStacks.production.map((stack) => [stack.stackName, stack.region])).toEqual([
+      ['petstore-production-us-west-2', OTHER],
+    ]);
+    expect(app.regionalStacks.production[0]?.node.path).toBe('production/Petstore-us-west-2');
+    expect(app.regionKeyStacks.production.map((stack) => stack.stackName)).toEqual([
+      'petstore-production-us-west-2-key',
+    ]);
+    expect(app.regionalStacks.staging).toEqual([]);
+  });
+
+  it('serves the whole API in each region; the admin API and the audit pipe only at home', () => {
+    for (const template of [home, regional]) {
+      template.resourceCountIs('AWS::ApiGateway::RestApi', template === home ? 2 : 1);
+      expect(resourcesOf(template, 'AWS::ApiGateway::UsagePlan')).toHaveLength(3);
+      expect(resourcesOf(template, 'AWS::WAFv2::WebACL')).toHaveLength(1);
+      expect(resourcesOf(template, 'AWS::CodeDeploy::DeploymentGroup').length).toBeGreaterThan(0);
+      expect(resourcesOf(template, 'AWS::CloudWatch::Dashboard')).toHaveLength(1);
+    }
+    // The pipe reads the home replica's stream (NEW_AND_OLD_IMAGES now) with its INSERT filter.
+    home.hasResourceProperties('AWS::Pipes::Pipe', {
+      Source: { 'Fn::GetAtt': [logicalId(app.stacks.production, 'AuditTable'), 'StreamArn'] },
+      SourceParameters: Match.objectLike({
+        FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'] }) }] },
+      }),
+    });
+    home.resourceCountIs('AWS::Pipes::Pipe', 1);
+    regional.resourceCountIs('AWS::Pipes::Pipe', 0);
+    regional.resourceCountIs('AWS::DynamoDB::GlobalTable', 0);
+    regional.resourceCountIs('AWS::DynamoDB::Table', 0);
+    expect(Object.keys(regional.findOutputs(STACK_OUTPUTS.adminApiBaseUrl))).toEqual([]);
+  });
+
+  it('makes every table a global table with a replica, PITR, deletion protection and the stage key of each region', () => {
+    const tables = resourcesOf(home, 'AWS::DynamoDB::GlobalTable');
+    expect(tables.map(([id]) => id).sort()).toEqual(
+      TABLES.map((d) => logicalId(app.stacks.production, d.constructId)).sort(),
+    );
+    for (const definition of TABLES) {
+      home.hasResource('AWS::DynamoDB::GlobalTable', {
+        DeletionPolicy: 'Retain',
+        Properties: Match.objectLike({
+          TableName: globalTableName('production', definition),
+          MultiRegionConsistency: 'EVENTUAL',
+          StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+          Replicas: Match.arrayWith([
+            Match.objectLike({
+              Region: OTHER,
+              DeletionProtectionEnabled: true,
+              PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+              SSESpecification: {
+                KMSMasterKeyId: `arn:aws:kms:${OTHER}:${ACCOUNT}:alias/petstore-production`,
+              },
+            }),
+            Match.objectLike({
+              Region: HOME,
+              DeletionProtectionEnabled: true,
+              PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+              SSESpecification: {
+                KMSMasterKeyId: { 'Fn::GetAtt': [logicalId(app.stacks.production, 'Key'), 'Arn'] },
+              },
+            }),
+          ]),
+        }),
+      });
+    }
+    for (const [, table] of tables) expect(table.Properties.Replicas).toHaveLength(2);
+  });
+
+  it('creates the other region key, with its alias and the parameter the regional stack reads, before the home stack', () => {
+    keyStack.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/petstore-production' });
+    keyStack.hasResourceProperties('AWS::SSM::Parameter', {
+      Name: stageKeyArnParameter('production'),
+    });
+    const [keys] = app.regionKeyStacks.production;
+    expect(app.stacks.production.dependencies).toContain(keys);
+    expect(app.regionalStacks.production[0]?.dependencies).toContain(app.stacks.production);
+  });
+
+  it('replicates every secret into the other region under its key, and the other region reads its replica', () => {
+    for (const definition of functionSecrets()) {
+      home.hasResourceProperties('AWS::SecretsManager::Secret', {
+        Name: replicatedSecretName('production', definition),
+        ReplicaRegions: [
+          {
+            Region: OTHER,
+            KmsKeyId: `arn:aws:kms:${OTHER}:${ACCOUNT}:alias/petstore-production`,
+          },
+        ],
+      });
+      const arn = `arn:aws:secretsmanager:${OTHER}:${ACCOUNT}:secret:${replicatedSecretName('production', definition)}`;
+      regional.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ [definition.arnSetting]: arn }) },
+      });
+    }
+    regional.resourceCountIs('AWS::SecretsManager::Secret', 0);
+  });
+
+  it("grants each region's functions only their own region's replicas", () => {
+    const regionalArns = dynamodbResources(regional);
+    expect(regionalArns.length).toBeGreaterThan(0);
+    for (const arn of regionalArns) {
+      expect(String(arn)).toMatch(
+        new RegExp(`^arn:aws:dynamodb:${OTHER}:${ACCOUNT}:table/petstore-production-`),
+      );
+    }
+    // The home stack's grants are its global tables' own ARNs (those of the home replicas).
+    const tableIds = TABLES.map((d) => logicalId(app.stacks.production, d.constructId));
+    for (const arn of dynamodbResources(home)) {
+      const json = JSON.stringify(arn);
+      expect(json).not.toContain(OTHER);
+      expect(tableIds.some((id) => json.includes(id))).toBe(true);
+    }
+  });
+
+  it('gives every function of every region the stage regions, home first, and every stack the Regions output', () => {
+    for (const template of [home, regional]) {
+      for (const [, fn] of resourcesOf(template, 'AWS::Lambda::Function')) {
+        expect(
+          (fn.Properties.Environment as { Variables: Record<string, string> }).Variables
+            .PETSTORE_REGIONS,
+        ).toBe(`${HOME},${OTHER}`);
+      }
+      template.hasOutput(STACK_OUTPUTS.regions, { Value: `${HOME},${OTHER}` });
+    }
+  });
+
+  it('keeps staging in one region, with its 1.0.0 tables', () => {
+    const staging = Template.fromStack(app.stacks.staging);
+    staging.resourceCountIs('AWS::DynamoDB::Table', TABLES.length);
+    staging.resourceCountIs('AWS::DynamoDB::GlobalTable', 0);
+    staging.hasOutput(STACK_OUTPUTS.regions, { Value: HOME });
+  });
+
+  it('adds an account stack for the other region, the GitHub roles staying in the first', () => {
+    expect(app.regionalAccountStacks.map((stack) => [stack.stackName, stack.region])).toEqual([
+      ['petstore-account-production-us-west-2', OTHER],
+    ]);
+    Template.fromStack(app.regionalAccountStacks[0] as Stack).resourceCountIs(
+      'AWS::ApiGateway::Account',
+      1,
+    );
+    expect(app.regionalAccountStacks[0]?.github).toBeUndefined();
+  });
+
+  it('passes cfn-lint on every template of the assembly', () => {
+    const { files, findings, status, stderr } = cfnLintTemplates(join(outdir, 'two-regions'));
+    // account stacks, staging, production's home, key and regional stacks
+    expect(files).toHaveLength(6);
+    expect({ findings, stderr }).toEqual({ findings: [], stderr: '' });
+    expect(status).toBe(0);
+  }, 120_000);
+});
+
+describe('the regions setting', () => {
+  const regionsOf = (extra: Record<string, string>) =>
+    stageRegions(createBareScope(extra), 'production');
+
+  it('is the list, home first; unset, the one region', () => {
+    expect(regionsOf({ 'petstore:production:regions': 'us-east-1, eu-west-1' })).toEqual([
+      'us-east-1',
+      'eu-west-1',
+    ]);
+    expect(regionsOf({ 'petstore:production:region': 'eu-west-1' })).toEqual(['eu-west-1']);
+    expect(
+      regionsOf({
+        'petstore:production:region': 'us-east-1',
+        'petstore:production:regions': 'us-east-1,us-west-2',
+      }),
+    ).toEqual(['us-east-1', 'us-west-2']);
+  });
+
+  it('refuses another home region in :region, a region twice, or no region name', () => {
+    expect(() =>
+      regionsOf({
+        'petstore:production:region': 'eu-west-1',
+        'petstore:production:regions': 'us-east-1,us-west-2',
+      }),
+    ).toThrow(/petstore:production:region \(eu-west-1\) and petstore:production:regions/);
+    expect(() => regionsOf({ 'petstore:production:regions': 'us-east-1,us-east-1' })).toThrow(
+      /names a region twice/,
+    );
+    expect(() => regionsOf({ 'petstore:production:regions': 'us-east-1;oops' })).toThrow(
+      /must be AWS region names separated by commas/,
+    );
+  });
+});
+
+/** A construct whose context is `extra` alone (no app to build). */
+function createBareScope(extra: Record<string, string>) {
+  return { node: { tryGetContext: (key: string) => extra[key] } } as never;
+}
+
+/** The content hash ending a Lambda version's or an API deployment's logical id. */
+const CONTENT_HASH = /((?:CurrentVersion|Deployment)[0-9A-F]{8})[0-9a-f]{32}$/;
+
+describe('one region, as before', () => {
+  /** An app of one region per stage, staging detaching its tables. */
+  let oneRegion: PetstoreApp;
+  /** The 1.0.0 tables' names, as CloudFormation made them. */
+  const names = Object.fromEntries(
+    TABLES.map((d) => [d.constructId, `petstore-prod-${d.constructId}-1A2B3C`]),
+  );
+  const tableNames = Object.entries(names)
+    .map(([id, name]) => `${id}=${name}`)
+    .join(',');
+
+  beforeAll(() => {
+    oneRegion = createPetstoreApp({
+      context: context({
+        'petstore:staging:tableNames': tableNames,
+        'petstore:staging:tableConversion': 'detach',
+      }),
+      outdir: join(outdir, 'one-region'),
+    });
+  }, 300_000);
+
+  it("synthesizes main's resources (logical ids and types) and outputs, plus the Regions output", () => {
+    const template = Template.fromStack(oneRegion.stacks.production).toJSON() as {
+      Resources: Record<string, Resource>;
+      Outputs: Record<string, unknown>;
+    };
+    const resources = Object.fromEntries(
+      Object.entries(template.Resources)
+        .map(([id, { Type }]) => [id.replace(CONTENT_HASH, '$1'), Type])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
+    );
+    expect(resources).toEqual(mainOneRegion.resources);
+    expect(Object.keys(template.Outputs).sort()).toEqual(
+      [...mainOneRegion.outputs, STACK_OUTPUTS.regions].sort(),
+    );
+  });
+
+  describe('converting 1.0.0 tables', () => {
+    let importing: PetstoreApp;
+
+    beforeAll(() => {
+      importing = createPetstoreApp({
+        context: context({
+          'petstore:production:tableNames': tableNames,
+          'petstore:production:tableConversion': 'import',
+          'petstore:staging:tableConversion': 'retain',
+        }),
+        outdir: join(outdir, 'import'),
+      });
+    }, 300_000);
+
+    it('retain: keeps every 1.0.0 table when it leaves the stack (staging)', () => {
+      const tables = resourcesOf(
+        Template.fromStack(importing.stacks.staging),
+        'AWS::DynamoDB::Table',
+      );
+      expect(tables).toHaveLength(TABLES.length);
+      for (const [, table] of tables) expect(table.DeletionPolicy).toBe('Retain');
+    });
+
+    it('detach: takes the tables out of the template, the functions reading them by name', () => {
+      const template = Template.fromStack(oneRegion.stacks.staging);
+      template.resourceCountIs('AWS::DynamoDB::Table', 0);
+      template.resourceCountIs('AWS::DynamoDB::GlobalTable', 0);
+      template.resourceCountIs('AWS::Pipes::Pipe', 0);
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ PETS_TABLE_NAME: names.PetsTable }) },
+      });
+    });
+
+    it('import: a global table per 1.0.0 table, under its logical id, with what it had, Retain, and nothing else changed', () => {
+      const before = Template.fromStack(oneRegion.stacks.production);
+      const after = Template.fromStack(importing.stacks.production);
+      after.resourceCountIs('AWS::DynamoDB::Table', 0);
+      for (const definition of TABLES) {
+        const id = logicalId(oneRegion.stacks.production, definition.constructId);
+        const table = before.toJSON().Resources[id].Properties;
+        const global = after.toJSON().Resources[id];
+        expect(global.Type).toBe('AWS::DynamoDB::GlobalTable');
+        expect(global.DeletionPolicy).toBe('Retain');
+        const { Replicas, ...properties } = global.Properties;
+        expect(properties).toEqual({
+          TableName: names[definition.constructId],
+          AttributeDefinitions: table.AttributeDefinitions,
+          KeySchema: table.KeySchema,
+          BillingMode: 'PAY_PER_REQUEST',
+          ...(table.GlobalSecondaryIndexes && {
+            GlobalSecondaryIndexes: table.GlobalSecondaryIndexes,
+          }),
+          ...(table.TimeToLiveSpecification && {
+            TimeToLiveSpecification: table.TimeToLiveSpecification,
+          }),
+          SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
+          ...(table.StreamSpecification && {
+            StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+          }),
+        });
+        expect(Replicas).toEqual([
+          expect.objectContaining({
+            Region: HOME,
+            DeletionProtectionEnabled: table.DeletionProtectionEnabled,
+            PointInTimeRecoverySpecification: table.PointInTimeRecoverySpecification,
+            SSESpecification: { KMSMasterKeyId: table.SSESpecification.KMSMasterKeyId },
+            ...(table.ResourcePolicy && { ResourcePolicy: table.ResourcePolicy }),
+          }),
+        ]);
+      }
+      // The functions still read the tables by name: the import changes no other resource.
+      after.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ PETS_TABLE_NAME: names.PetsTable }) },
+      });
+    });
+  });
+});
