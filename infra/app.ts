@@ -27,10 +27,10 @@ import {
   githubSettings,
   stageEnvironment,
   stageRegions,
-  tableSettings,
 } from './deployment-context.ts';
 import { PetstoreStack, type PetstoreStackProps } from './petstore-stack.ts';
 import { APP_CONTEXT, contextKey, STAGES, type StageName, type StageOption } from './stages.ts';
+import { tableSettings } from './table-settings.ts';
 
 /**
  * Name of the stack holding the API Gateway account's CloudWatch role (and the GitHub roles),

@@ -32,7 +32,6 @@ import { ServiceFunction } from './constructs/service-function.ts';
 import { StageKey, type StageLogs } from './constructs/stage-key.ts';
 import { createStageSecrets } from './constructs/stage-secrets.ts';
 import { createStageTables } from './constructs/stage-tables.ts';
-import type { StageTableSettings } from './deployment-context.ts';
 import { AUTHORIZER, ROUTES } from './routes.ts';
 import {
   isStageName,
@@ -45,6 +44,7 @@ import {
   stackName,
   usagePlanOutputName,
 } from './stages.ts';
+import type { StageTableSettings } from './table-settings.ts';
 
 /**
  * Props of {@link PetstoreStack}. Its CloudFormation name is `stackName(stage)` in the home region,
@@ -101,11 +101,7 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
    */
   readonly deployment?: StageSettings['deployment'];
 
-  /**
-   * `NODE_OPTIONS=--enable-source-maps` on every function.
-   *
-   * @default STAGE_SETTINGS[stage].sourceMaps
-   */
+  /** `NODE_OPTIONS=--enable-source-maps` on every function. @default STAGE_SETTINGS[stage].sourceMaps */
   readonly sourceMaps?: boolean;
 
   /** The only IAM roles the admin API admits. @default - the account's, by their own policy */
@@ -118,7 +114,6 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
    * The stage's regions, the home region first (`stageRegions`); the stack serves `env.region`.
    * Several: the home stack holds the global tables and replicated secrets, the admin API and the
    * audit pipe; another region's stack serves the API from that region's replicas.
-   *
    * @default - one region, the stack's
    */
   readonly regions?: readonly string[];
@@ -146,8 +141,7 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
  * `usagePlanOutputName(plan)` per plan.
  *
  * Access logs need the API Gateway account's CloudWatch role, which this stack never creates (two
- * stages in one account would fight over it): deploy the `AccountStack` once per account
- * and region first.
+ * stages in one account would fight over it): deploy the `AccountStack` once per account and region first.
  *
  * @throws Error when `stage` is not one of `STAGES`, when `banPolicy` holds a number that is not
  *   a whole number >= 1, or when `env.region` is not one of several `regions`.

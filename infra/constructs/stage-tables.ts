@@ -24,8 +24,8 @@ import {
   TABLES,
   type TableDefinition,
 } from '../../shared/dynamodb/tables.ts';
-import { globalTableName, type StageTableSettings } from '../deployment-context.ts';
 import type { StageName } from '../stages.ts';
+import { globalTableName, type StageTableSettings } from '../table-settings.ts';
 import { AUDIT_STREAM_VIEW } from './audit-events.ts';
 import { appendOnlyPolicy } from './audit-table.ts';
 import { stageKeyAlias } from './stage-key.ts';

@@ -1,8 +1,4 @@
-/**
- * The `ApiKeyGateway` port over every region of a stage (docs/operations.md, "Keys in every
- * region"): the same API key value and usage-plan binding in each region's public API, since a
- * request reaches whichever region the address sends it to.
- */
+/** The `ApiKeyGateway` port over every region of a stage (docs/operations.md, "Keys in every region"). */
 import type { ApiKeyGateway } from '../keys/admin-ports.ts';
 import { disableFailed } from '../keys/key-operations.ts';
 import type { ApiKeyRecord } from '../keys/key-records.ts';
@@ -16,9 +12,8 @@ export interface RegionKeyGateway {
 }
 
 /**
- * A key's API keys in every region, the home region first, one region after the other: every
- * step of every region goes into the one `UndoSteps` of the change, so a failure in any region
- * undoes the steps of all of them. Each line is prefixed with its region.
+ * A key's API keys in every region, home first, one after the other, all steps in the change's one
+ * `UndoSteps` (a failure in any region undoes all of them); each line prefixed with its region.
  */
 export class EveryRegionKeyGateway implements ApiKeyGateway {
   /** @param regions The stage's regions, home first (`PETSTORE_REGIONS`), each with its gateway. */
@@ -46,10 +41,7 @@ export class EveryRegionKeyGateway implements ApiKeyGateway {
     };
   }
 
-  /**
-   * Disables the key's API keys in every region; a region that fails is a line of its own and
-   * does not stop the others (the key is revoked in the keys table already).
-   */
+  /** Disables the key's API keys in every region; a region that fails is a line, not a stop. */
   async disable(keyId: string): Promise<string[]> {
     const lines = await Promise.all(
       this.regions.map(({ region, gateway }) =>

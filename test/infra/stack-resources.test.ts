@@ -176,10 +176,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       if (secrets.length === 0) return {};
       return {
         ...Object.fromEntries(
-          secrets.map((secret) => [
-            secret.arnSetting,
-            { Ref: logicalId(stack(), secret.constructId) },
-          ]),
+          secrets.map((each) => [each.arnSetting, { Ref: logicalId(stack(), each.constructId) }]),
         ),
         PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'true',
         PARAMETERS_SECRETS_EXTENSION_CACHE_SIZE: '1000',
@@ -252,11 +249,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
           counters,
         ],
         CreatePetFunction: [
-          {
-            Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
-            Effect: 'Allow',
-            Resource: pets,
-          },
+          { Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: pets },
           counters,
           {
             Action: ['dynamodb:ConditionCheckItem', 'dynamodb:PutItem'],
