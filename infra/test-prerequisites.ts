@@ -4,7 +4,7 @@
  * before anything else runs. `npm run test:unit` needs none of them.
  */
 import { spawnSync } from 'node:child_process';
-import { runMain } from './cli/program.ts';
+import { runMain } from './cli/common/program.ts';
 import { assertJava } from './local/dynamodb-local.ts';
 import { LocalStackError } from './local/errors.ts';
 

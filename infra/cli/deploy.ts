@@ -25,7 +25,7 @@ import {
   runMain,
   runProgram,
   UsageError,
-} from './program.ts';
+} from './common/program.ts';
 
 /** How the deploy command reports errors: a usage error is the usage line alone. */
 const DEPLOY_STYLE: CommandStyle = { errorPrefix: 'deploy: ', briefUsage: true };

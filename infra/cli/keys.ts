@@ -14,8 +14,8 @@ import {
   readCredentials,
   stackDirectory,
 } from '../local/stack-files.ts';
+import { runMain } from './common/program.ts';
 import { KEYS_STYLE, runKeysCommand } from './keys/program.ts';
-import { runMain } from './program.ts';
 
 await runMain(import.meta.url, KEYS_STYLE, (args, output) => {
   const settings = readSettings();

@@ -19,7 +19,7 @@ import {
   newProgram,
   runMain,
   runProgram,
-} from './program.ts';
+} from './common/program.ts';
 
 /** The load scenarios' npm project: Artillery and its cloud SDKs, kept out of the API's install. */
 export const LOAD_PROJECT = resolve(REPOSITORY_ROOT, 'load');

@@ -12,8 +12,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { LOCAL_STACK_ACTOR_ARN } from '../../shared/audit/entry.ts';
 import { AUDIT_TABLE, KEYS_TABLE, PETS_TABLE } from '../../shared/dynamodb/tables.ts';
-import { commandTables } from './local-dynamodb.ts';
-import { runMain } from './program.ts';
+import { commandTables } from './common/local-dynamodb.ts';
+import { runMain } from './common/program.ts';
 import { RESTORE_STYLE, runRestoreCommand } from './restore/program.ts';
 
 await runMain(import.meta.url, RESTORE_STYLE, (args, output) => {

@@ -8,9 +8,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CodeDeployClient } from '@aws-sdk/client-codedeploy';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { runMain } from './program.ts';
+import { runMain } from './common/program.ts';
+import { sdkRegion } from './common/stage-stacks.ts';
 import { ROLLBACK_STYLE, runRollbackCommand } from './rollback/program.ts';
-import { sdkRegion } from './stage-stacks.ts';
 
 await runMain(import.meta.url, ROLLBACK_STYLE, (args, output) =>
   runRollbackCommand(args, {

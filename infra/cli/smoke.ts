@@ -27,9 +27,14 @@ import {
   runMain,
   runProgram,
   UsageError,
-} from './program.ts';
-import { requireOutput } from './stack-outputs.ts';
-import { cloudFormationOutputs, outputsFiles, sdkRegion, stageStacks } from './stage-stacks.ts';
+} from './common/program.ts';
+import { requireOutput } from './common/stack-outputs.ts';
+import {
+  cloudFormationOutputs,
+  outputsFiles,
+  sdkRegion,
+  stageStacks,
+} from './common/stage-stacks.ts';
 
 /** How the smoke command reports errors: a usage error is the usage line alone. */
 const SMOKE_STYLE: CommandStyle = { errorPrefix: 'smoke: ', briefUsage: true };

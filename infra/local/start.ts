@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { readSettings } from '../../shared/settings.ts';
-import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/program.ts';
+import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/common/program.ts';
 import { type LocalAdminGateway, startLocalAdminApi } from './admin-gateway.ts';
 import { issueKeysForEmptyStore, printBanner } from './banner.ts';
 import {

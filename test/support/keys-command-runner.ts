@@ -6,9 +6,7 @@
  * stack outputs name. The command signs with the run's credentials as the local stack's operator.
  */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach } from 'vitest';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { createKeyHandler } from '../../functions/admin/operations/create-key.ts';
 import { getKeyHandler } from '../../functions/admin/operations/get-key.ts';
 import { getKeyHistoryHandler } from '../../functions/admin/operations/get-key-history.ts';
@@ -26,36 +24,14 @@ import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/ke
 import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/admin-gateway.ts';
 import type { LambdaHandler } from '../../infra/local/invocation.ts';
 import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
-import {
-  regionalStackName,
-  STACK_OUTPUTS,
-  stackName,
-  usagePlanOutputName,
-} from '../../infra/stages.ts';
+import { stackName } from '../../infra/stages.ts';
 import type { AdminOperationId } from '../../shared/admin-operations.ts';
 import { ApiGatewayKeyGateway } from '../../shared/apigateway/api-key-gateway.ts';
 import type { KeyAdministration } from '../../shared/keys/key-administration.ts';
 import { KeyOperations, type KeyOperationsPorts } from '../../shared/keys/key-operations.ts';
-import { PLAN_IDS, type RequestLimits } from '../../shared/plans.ts';
+import type { RequestLimits } from '../../shared/plans.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
-
-/** CloudFormation, mocked: a test sets the stack outputs (see `useDeployedStageOf`). */
-export const cloudFormation = mockClient(CloudFormationClient);
-/** API Gateway, mocked: a test sets its answers and reads its calls. */
-export const apiGateway = mockClient(APIGatewayClient);
-
-/** The id of the stage's usage plan of a standard plan, as the mocked stack outputs give it. */
-export const usagePlanId = (plan: string) => `usage-plan-${plan}`;
-
-/** The stage's RestApi, as the mocked stack outputs give it. */
-export const restApiId = 'rest-api-1';
-
-/** The name of an Enterprise key's own usage plan on the staging stage. */
-export const ownPlanName = (keyId: string) => `${stackName('staging')}-enterprise-${keyId}`;
-
-/** Every API Gateway call, in order, as [command, input]. */
-export const apiGatewayCalls = () =>
-  apiGateway.calls().map((call) => [call.args[0].constructor.name, call.args[0].input]);
+import { restApiId, usagePlanId } from './stage-mocks.ts';
 
 /** The credentials the command signs with: the run's, standing for the local stack's operator. */
 export function operatorCredentials(): { accessKeyId: string; secretAccessKey: string } {
@@ -165,92 +141,4 @@ export function keyFixtures(keys: KeyAdministration) {
     activeKeyIds: async (): Promise<string[]> =>
       (await keys.listKeys()).filter((key) => !key.revokedAt).map((key) => key.keyId),
   };
-}
-
-/**
- * Before each test of the calling `describe`: a deployed stage whose stack outputs name `local`'s
- * tables (its pets table too when given), `restApiId`, a usage plan per standard plan
- * (`usagePlanId`) and, when given, the admin API at `adminApiUrl()`; and no API Gateway
- * behaviour until the test sets one.
- */
-export function useDeployedStageOf(
-  local: {
-    readonly keysTableName: string;
-    readonly countersTableName: string;
-    readonly petsTableName?: string;
-    readonly auditTableName?: string;
-  },
-  adminApiUrl?: () => string,
-): void {
-  beforeEach(() => {
-    cloudFormation.reset();
-    apiGateway.reset();
-    cloudFormation.on(DescribeStacksCommand).callsFake(({ StackName }) => ({
-      Stacks: [
-        {
-          StackName,
-          StackStatus: 'UPDATE_COMPLETE',
-          CreationTime: new Date(),
-          Outputs: [
-            ...(adminApiUrl === undefined
-              ? []
-              : [{ OutputKey: STACK_OUTPUTS.adminApiBaseUrl, OutputValue: adminApiUrl() }]),
-            ...(local.petsTableName === undefined
-              ? []
-              : [{ OutputKey: STACK_OUTPUTS.petsTableName, OutputValue: local.petsTableName }]),
-            { OutputKey: STACK_OUTPUTS.keysTableName, OutputValue: local.keysTableName },
-            ...(local.auditTableName === undefined
-              ? []
-              : [{ OutputKey: STACK_OUTPUTS.auditTableName, OutputValue: local.auditTableName }]),
-            { OutputKey: STACK_OUTPUTS.countersTableName, OutputValue: local.countersTableName },
-            { OutputKey: STACK_OUTPUTS.restApiId, OutputValue: restApiId },
-            ...PLAN_IDS.map((plan) => ({
-              OutputKey: usagePlanOutputName(plan),
-              OutputValue: usagePlanId(plan),
-            })),
-          ],
-        },
-      ],
-    }));
-  });
-}
-
-/** The regions of a mocked staging of two regions, the home region first. */
-export const TWO_REGIONS = { home: 'us-east-1', other: 'us-west-2' } as const;
-
-/** The region of the client that sends a mocked command (`callsFake`'s `getClient`). */
-export function clientRegion(getClient: unknown): Promise<string> {
-  return (getClient as () => APIGatewayClient)().config.region();
-}
-
-/**
- * CloudFormation, mocked (after a reset) for a staging of `TWO_REGIONS`: each region's stack
- * (`petstore-staging` in the home region, `petstore-staging-us-west-2`) with the output
- * `Regions`, usage plans `<region>-<plan>`, and `outputs` besides.
- */
-export function mockTwoRegionStacks(
-  outputs: readonly { OutputKey: string; OutputValue: string }[],
-): void {
-  const { home, other } = TWO_REGIONS;
-  cloudFormation.reset();
-  cloudFormation.on(DescribeStacksCommand).callsFake(({ StackName }) => {
-    const region = StackName === regionalStackName('staging', other) ? other : home;
-    return {
-      Stacks: [
-        {
-          StackName,
-          StackStatus: 'UPDATE_COMPLETE',
-          CreationTime: new Date(),
-          Outputs: [
-            ...outputs,
-            { OutputKey: STACK_OUTPUTS.regions, OutputValue: `${home},${other}` },
-            ...PLAN_IDS.map((plan) => ({
-              OutputKey: usagePlanOutputName(plan),
-              OutputValue: `${region}-${plan}`,
-            })),
-          ],
-        },
-      ],
-    };
-  });
 }

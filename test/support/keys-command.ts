@@ -15,15 +15,11 @@ import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import {
-  keyFixtures,
-  keysCommandOn,
-  localStackAt,
-  startAdminApis,
-  useDeployedStageOf,
-} from './keys-command-runner.ts';
+import { keyFixtures, keysCommandOn, localStackAt, startAdminApis } from './keys-command-runner.ts';
+import { useDeployedStageOf } from './stage-mocks.ts';
 
 export * from './keys-command-runner.ts';
+export * from './stage-mocks.ts';
 
 /** The run's DynamoDB Local. */
 export const endpoint = requiredSetting(readSettings(), 'DYNAMODB_ENDPOINT');

@@ -24,7 +24,7 @@ import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { KEYS_TABLE, PETS_TABLE, type TableDefinition } from '../../shared/dynamodb/tables.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 
-export { apiGateway, apiGatewayCalls, cloudFormation, usagePlanId } from './keys-command-runner.ts';
+export { apiGateway, apiGatewayCalls, cloudFormation, usagePlanId } from './stage-mocks.ts';
 
 /** The run's DynamoDB Local. */
 export const endpoint = requiredSetting(readSettings(), 'DYNAMODB_ENDPOINT');

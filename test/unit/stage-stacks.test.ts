@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { outputsFiles, sdkRegion, stageStacks } from '../../infra/cli/stage-stacks.ts';
+import { outputsFiles, sdkRegion, stageStacks } from '../../infra/cli/common/stage-stacks.ts';
 import { describedStack } from '../support/cloudformation.ts';
 
 const cloudFormation = mockClient(CloudFormationClient);

@@ -6,15 +6,15 @@
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { AUDIT_EVENTS, type AuditEntry, type FieldChange } from '../../../shared/audit/entry.ts';
+import { parseStage } from '../common/stage.ts';
+import { columns } from '../common/text.ts';
 import {
   type KeysCommandDependencies,
   type KeysSubcommand,
   keyIdCommand,
-  parseStage,
   stageOption,
 } from './command.ts';
 import { DURATION_FORMAT, durationParser, parseInstant } from './duration.ts';
-import { columns } from './format.ts';
 import { callAdmin, openTarget, type Target } from './target.ts';
 
 /** The columns of a listing of entries. */

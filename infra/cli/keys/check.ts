@@ -6,8 +6,9 @@
  */
 
 import { inspectToken } from '../../../shared/keys/token.ts';
-import { UsageError } from '../program.ts';
-import { type KeysSubcommand, parseStage, regionOption, stageOption } from './command.ts';
+import { UsageError } from '../common/program.ts';
+import { parseStage } from '../common/stage.ts';
+import { type KeysSubcommand, regionOption, stageOption } from './command.ts';
 import { checkRegions } from './region-check.ts';
 
 /** A key id as the admin API issues it. */

@@ -5,8 +5,9 @@
 import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { type Command, Option } from 'commander';
 import { MAX_REASON_LENGTH } from '../../../shared/keys/admin-schemas.ts';
-import { isStageName, STAGES, type StageName } from '../../stages.ts';
-import { type CommandOutput, UsageError } from '../program.ts';
+import { STAGES } from '../../stages.ts';
+import type { CommandOutput } from '../common/program.ts';
+import { parseStage } from '../common/stage.ts';
 import { openTarget, type Target, type TargetDependencies } from './target.ts';
 
 /**
@@ -70,16 +71,6 @@ export function reasonOf(options: { readonly reason?: string }): { reason?: stri
 /** The `--stage <stage>` option, which every subcommand takes (a string; `parseStage` checks it). */
 export function stageOption(): Option {
   return new Option('--stage <stage>', `${STAGES.join('|')}. ${STAGE_DESCRIPTION}`);
-}
-
-/**
- * The stage named by `--stage`, or `undefined` (the local stack) without it.
- *
- * @throws UsageError for a name that is no stage.
- */
-export function parseStage(stage: string | undefined): StageName | undefined {
-  if (stage === undefined || isStageName(stage)) return stage;
-  throw new UsageError(`Unknown stage "${stage}": use one of ${STAGES.join(', ')}.`);
 }
 
 /**

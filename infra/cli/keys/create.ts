@@ -6,11 +6,11 @@
 import type { ShownKey } from '../../../shared/keys/key-operations.ts';
 import type { Scope } from '../../../shared/keys/scopes.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
-import { UsageError } from '../program.ts';
+import { UsageError } from '../common/program.ts';
+import { parseStage } from '../common/stage.ts';
 import {
   type KeysCommandDependencies,
   type KeysSubcommand,
-  parseStage,
   reasonOf,
   reasonOption,
   stageOption,

@@ -5,12 +5,12 @@
 import { type Command, Option } from 'commander';
 import type { ShownChange } from '../../../shared/keys/key-operations.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
-import { UsageError } from '../program.ts';
+import { UsageError } from '../common/program.ts';
+import { parseStage } from '../common/stage.ts';
 import {
   type KeysCommandDependencies,
   type KeysSubcommand,
   keyIdCommand,
-  parseStage,
   reasonOf,
   reasonOption,
 } from './command.ts';

@@ -16,33 +16,6 @@ export function describePlan(record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | '
   return `${planName(record.plan)} (${formatCount(perMinute)} requests/minute, ${formatCount(perDay)} requests/day)`;
 }
 
-/** `a`, `a or b`, `a, b or c`, for messages. */
-export function oneOf(items: readonly string[]): string {
-  return items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items.join('');
-}
-
-/**
- * Rows as lines of left-aligned columns, each column as wide as its widest cell, two spaces
- * apart, without trailing spaces.
- *
- * @param rows Cells of text without line breaks; rows may differ in length.
- * @returns One line per row.
- */
-export function columns(rows: readonly (readonly string[])[]): string[] {
-  const widths: number[] = [];
-  for (const row of rows) {
-    row.forEach((cell, column) => {
-      widths[column] = Math.max(widths[column] ?? 0, cell.length);
-    });
-  }
-  return rows.map((row) =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join('  ')
-      .trimEnd(),
-  );
-}
-
 /**
  * A line of the admin API's `apiGateway` answer: on a stage of several regions it starts with
  * its region (`us-west-2: disabled API Gateway API key abc`), on one region it does not.

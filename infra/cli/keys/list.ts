@@ -9,14 +9,11 @@ import type { KeyStatus, ShownKey } from '../../../shared/keys/key-operations.ts
 import { keyRefusal, limitsOfKey } from '../../../shared/keys/key-records.ts';
 import { planName } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
-import {
-  type KeysCommandDependencies,
-  type KeysSubcommand,
-  parseStage,
-  stageOption,
-} from './command.ts';
+import { parseStage } from '../common/stage.ts';
+import { columns } from '../common/text.ts';
+import { type KeysCommandDependencies, type KeysSubcommand, stageOption } from './command.ts';
 import { durationParser } from './duration.ts';
-import { columns, formatCount } from './format.ts';
+import { formatCount } from './format.ts';
 import { describeScopes } from './scope.ts';
 import { callAdmin, openTarget, type Target } from './target.ts';
 

@@ -14,7 +14,7 @@ import {
   type RequestLimits,
   validateLimits,
 } from '../../../shared/plans.ts';
-import { UsageError } from '../program.ts';
+import { UsageError } from '../common/program.ts';
 
 /** The plan options as commander parses them: text, unchecked. */
 export interface PlanOptions {

@@ -11,14 +11,14 @@ import {
   newProgram,
   runProgram,
   UsageError,
-} from '../program.ts';
+} from '../common/program.ts';
+import { oneOf } from '../common/text.ts';
 import { audit, history } from './audit.ts';
 import { check } from './check.ts';
 import { type KeysCommandDependencies, type KeysSubcommand, STAGE_DESCRIPTION } from './command.ts';
 import { create } from './create.ts';
 import { DURATION_FORMAT } from './duration.ts';
 import { setExpiry } from './expiry.ts';
-import { oneOf } from './format.ts';
 import { list } from './list.ts';
 import { LIMIT_OPTIONS } from './plan-options.ts';
 import { revoke } from './revoke.ts';

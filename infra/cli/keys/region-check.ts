@@ -15,7 +15,7 @@ import {
 import type { KeyStatus, ShownKey } from '../../../shared/keys/key-operations.ts';
 import { isStandardPlanId, planName } from '../../../shared/plans.ts';
 import { type StageName, usagePlanOutputName } from '../../stages.ts';
-import { cloudFormationOutputs, type RegionStack, stageStacks } from '../stage-stacks.ts';
+import { type RegionStack, stacksOfStage } from '../common/stage-stacks.ts';
 import type { KeysCommandDependencies } from './command.ts';
 import { callAdmin, openTarget } from './target.ts';
 
@@ -72,13 +72,15 @@ export async function checkRegions(
   const { cloudFormation, stageCredentials, stdout } = dependencies;
   const target = await openTarget(stage, dependencies);
   const { key } = await callAdmin<KeyStatus>(target, { method: 'GET', path: ['keys', keyId] });
-  const homeRegion = await cloudFormation.config.region();
-  const read = cloudFormationOutputs((each) =>
-    each === homeRegion
-      ? cloudFormation
-      : new CloudFormationClient({ region: each, credentials: stageCredentials }),
+  const stacks = await stacksOfStage(
+    stage,
+    {
+      cloudFormation,
+      cloudFormationIn: (each) =>
+        new CloudFormationClient({ region: each, credentials: stageCredentials }),
+    },
+    region,
   );
-  const stacks = await stageStacks(stage, { homeRegion, region, read });
   const apiGatewayIn =
     dependencies.apiGatewayIn ??
     ((each: string) => new APIGatewayClient({ region: each, credentials: stageCredentials }));

@@ -6,11 +6,11 @@
 import { Option } from 'commander';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../../../shared/keys/admin-schemas.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
+import { parseStage } from '../common/stage.ts';
 import {
   type KeysCommandDependencies,
   type KeysSubcommand,
   keyIdCommand,
-  parseStage,
   reasonOf,
   reasonOption,
 } from './command.ts';

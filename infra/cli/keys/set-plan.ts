@@ -6,11 +6,11 @@
 import type { ShownChange } from '../../../shared/keys/key-operations.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
+import { parseStage } from '../common/stage.ts';
 import {
   type KeysCommandDependencies,
   type KeysSubcommand,
   keyIdCommand,
-  parseStage,
   reasonOf,
   reasonOption,
 } from './command.ts';

@@ -13,7 +13,7 @@ import {
   AdminApiError,
   type AdminRequest,
 } from '../admin-api-client.ts';
-import { requireOutput, stackOutputs } from '../stack-outputs.ts';
+import { requireOutput, stackOutputs } from '../common/stack-outputs.ts';
 
 /** What opening a target needs from the outside world (part of the command's dependencies). */
 export interface TargetDependencies {

@@ -6,14 +6,11 @@
 import { Option } from 'commander';
 import type { DayUsage } from '../../../shared/dynamodb/usage.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
-import { UsageError } from '../program.ts';
-import {
-  type KeysCommandDependencies,
-  type KeysSubcommand,
-  keyIdCommand,
-  parseStage,
-} from './command.ts';
-import { columns, formatCount } from './format.ts';
+import { UsageError } from '../common/program.ts';
+import { parseStage } from '../common/stage.ts';
+import { columns } from '../common/text.ts';
+import { type KeysCommandDependencies, type KeysSubcommand, keyIdCommand } from './command.ts';
+import { formatCount } from './format.ts';
 import { NOT_USED } from './list.ts';
 import { callAdmin, openTarget, type Target } from './target.ts';
 

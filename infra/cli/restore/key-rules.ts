@@ -15,6 +15,16 @@ interface StoredKey {
   readonly rows: ReadonlyMap<string, ApiKeyRecord>;
 }
 
+/** Whether a scanned item is a key's head (`isHead`): read as one. */
+function isHeadItem(item: Item): item is Item & KeyHead {
+  return isHead(item);
+}
+
+/** A head or token row as a write's item: its attributes as a scan returns them. */
+function itemOf(record: KeyHead | ApiKeyRecord): Item {
+  return { ...record };
+}
+
 /** The keys of a table's items, by key id. */
 function keysOf(items: readonly Item[]): Map<string, StoredKey> {
   const keys = new Map<string, { head?: KeyHead; rows: Map<string, ApiKeyRecord> }>();
@@ -24,9 +34,11 @@ function keysOf(items: readonly Item[]): Map<string, StoredKey> {
     return key;
   };
   for (const item of items) {
-    if (isHead(item)) entry(item.keyHash as string).head = item as unknown as KeyHead;
-    else
-      entry(item.keyId as string).rows.set(item.keyHash as string, item as unknown as ApiKeyRecord);
+    if (isHeadItem(item)) entry(item.keyHash).head = item;
+    else {
+      const row = item as Item & ApiKeyRecord;
+      entry(row.keyId).rows.set(row.keyHash, row);
+    }
   }
   return keys;
 }
@@ -123,7 +135,7 @@ function planKey(keyId: string, good: StoredKey, live: StoredKey | undefined): F
       state: 'missing',
       changes: [`put back: head and ${tokens} (${planName(goodCurrent.plan)})`],
       kept: [],
-      writes: [goodHead, ...rows].map((item) => ({ item: item as unknown as Item })),
+      writes: [goodHead, ...rows].map((record) => ({ item: itemOf(record) })),
       restoredKey: goodCurrent,
     };
   }
@@ -145,7 +157,7 @@ function planKey(keyId: string, good: StoredKey, live: StoredKey | undefined): F
   const writes: Write[] = [];
   if (!live?.head) {
     changes.push('head put back');
-    writes.push({ item: goodHead as unknown as Item });
+    writes.push({ item: itemOf(goodHead) });
   } else if (head.currentHash !== goodHead.currentHash) {
     kept.push('rolled since the good copy: its tokens stay as the live table has them');
   }
@@ -157,13 +169,13 @@ function planKey(keyId: string, good: StoredKey, live: StoredKey | undefined): F
       const next = narrowed(liveRow, liveRow, goodRow ?? goodCurrent);
       changes.push(...narrowings(liveRow, goodRow ?? goodCurrent));
       kept.push(...keptAsLive(liveRow, goodRow ?? goodCurrent));
-      if (!sameItem(next as unknown as Item, liveRow as unknown as Item)) {
-        writes.push({ item: next as unknown as Item, expected: liveRow as unknown as Item });
+      if (!sameItem(itemOf(next), itemOf(liveRow))) {
+        writes.push({ item: itemOf(next), expected: itemOf(liveRow) });
       }
     } else if (goodRow) {
       changes.push(`token row ${hash.slice(0, 8)}… put back`);
       const row = reference ? narrowed(goodRow, reference, goodRow) : goodRow;
-      writes.push({ item: row as unknown as Item });
+      writes.push({ item: itemOf(row) });
     } else {
       kept.push(`token row ${hash.slice(0, 8)}… is in neither table: roll the key`);
     }
@@ -172,7 +184,7 @@ function planKey(keyId: string, good: StoredKey, live: StoredKey | undefined): F
   if (writes.length === 0 && kept.length === 0) return undefined;
   // Rewriting the live head as read: the writes land only while no roll has moved it.
   if (writes.length > 0 && live?.head) {
-    writes.push({ item: live.head as unknown as Item, expected: live.head as unknown as Item });
+    writes.push({ item: itemOf(live.head), expected: itemOf(live.head) });
   }
   return { subject, state: 'differs', changes: unique(changes), kept: unique(kept), writes };
 }

@@ -11,7 +11,7 @@ import {
   TableAlreadyExistsException,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { UsageError } from '../program.ts';
+import { UsageError } from '../common/program.ts';
 
 /** The days point-in-time recovery reaches back (AWS's fixed retention period). */
 export const RECOVERY_DAYS = 35;

@@ -11,15 +11,15 @@ import type { AuditPut, AuditRecorder } from '../../../shared/dynamodb/audit-log
 import { COUNTERS_TABLE, IDEMPOTENCY_TABLE } from '../../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
 import { STAGES, type StageName } from '../../stages.ts';
-import { parseStage } from '../keys/command.ts';
-import { oneOf } from '../keys/format.ts';
 import {
   type CommandStyle,
   type ExitCode,
   newProgram,
   runProgram,
   UsageError,
-} from '../program.ts';
+} from '../common/program.ts';
+import { parseStage } from '../common/stage.ts';
+import { oneOf } from '../common/text.ts';
 import { planKeys } from './key-rules.ts';
 import { deleteRestoredTable, parseRestoreTime, restoreToPointInTime } from './point-in-time.ts';
 import {
@@ -289,9 +289,9 @@ async function write(
  */
 async function ensureApiKeys(record: ApiKeyRecord, target: RestoreTarget): Promise<string[]> {
   const phrases: string[] = [];
-  for (const { region, stackName: stack, outputs, apiGateway } of target.regions) {
-    const phrase = await ensureApiKey(apiGateway, record, { stack, outputs });
-    if (phrase) phrases.push(target.regions.length > 1 ? `${region}: ${phrase}` : phrase);
+  for (const stack of target.regions) {
+    const phrase = await ensureApiKey(stack.apiGateway, record, stack);
+    if (phrase) phrases.push(target.regions.length > 1 ? `${stack.region}: ${phrase}` : phrase);
   }
   return phrases;
 }

@@ -2,11 +2,12 @@
  * What the restore command prints: a line per finding and a summary line of counts, or with
  * `--json` one JSON document for scripts.
  */
-import { columns } from '../keys/format.ts';
+import { columns } from '../common/text.ts';
 import type { Finding, RestorePlan } from './rules.ts';
+import type { WriteOutcome } from './tables.ts';
 
 /** How a finding's writes ended in a run with `--apply`. */
-export type Outcome = 'written' | 'changed' | 'failed';
+export type Outcome = WriteOutcome | 'failed';
 
 /** A finding with, after `--apply`, how its writes ended and what else was done for it. */
 export interface ReportedFinding extends Finding {

@@ -23,10 +23,10 @@ import {
   type StageName,
   usagePlanOutputName,
 } from '../../stages.ts';
-import { type Deployment, type LocalDynamoDB, openLocalDynamoDB } from '../local-dynamodb.ts';
-import type { CommandOutput } from '../program.ts';
-import { requireOutput } from '../stack-outputs.ts';
-import { cloudFormationOutputs, type RegionStack, stageStacks } from '../stage-stacks.ts';
+import { type LocalDynamoDB, openLocalDynamoDB } from '../common/local-dynamodb.ts';
+import type { CommandOutput } from '../common/program.ts';
+import { requireOutput } from '../common/stack-outputs.ts';
+import { type RegionStack, stacksOfStage } from '../common/stage-stacks.ts';
 
 /** The tables a restore puts items back into. */
 export const RESTORABLE_TABLES = { pets: PETS_TABLE, keys: KEYS_TABLE } as const;
@@ -86,8 +86,6 @@ export interface RestoreTarget {
   readonly client: DynamoDBDocumentClient;
   /** Turns a failure on a table into an error that tells the operator what to do. */
   readonly explain: (error: unknown, tableName: string) => Error;
-  /** The stage's stack in the region read; absent on the local stack. */
-  readonly deployed?: Deployment;
   /** The region read, as `--region` gives it (absent: the home region, or the local stack). */
   readonly region?: string;
   /** DynamoDB of the region read, for point-in-time recovery (`--to`). */
@@ -127,14 +125,14 @@ export async function openRestoreTarget(
       regions: [],
     };
   }
-  const homeRegion = await cloudFormation.config.region();
-  const clientsOf = (each: string): RegionClients =>
-    each === homeRegion ? dependencies : (dependencies.regionClients ?? newRegionClients)(each);
-  const stacks = await stageStacks(stage, {
-    homeRegion,
-    read: cloudFormationOutputs((each) => clientsOf(each).cloudFormation),
+  const clientsIn = dependencies.regionClients ?? newRegionClients;
+  const stacks = await stacksOfStage(stage, {
+    cloudFormation,
+    cloudFormationIn: (each) => clientsIn(each).cloudFormation,
   });
-  const read = stacks.find((each) => each.region === (region ?? homeRegion));
+  const clientsOf = (stack: RegionStack): RegionClients =>
+    stack.home ? dependencies : clientsIn(stack.region);
+  const read = region === undefined ? stacks[0] : stacks.find((each) => each.region === region);
   if (!read) {
     const names = stacks.map((each) => each.region).join(', ');
     throw new Error(`${region} is not a region of ${stage}, whose regions are ${names}.`);
@@ -148,10 +146,9 @@ export async function openRestoreTarget(
     liveTable: requireOutput(outputs, output, stack),
     client,
     explain: (error) => error as Error,
-    deployed: { stack, outputs },
     ...(region !== undefined && { region }),
-    dynamodb: clientsOf(read.region).dynamodb,
-    regions: stacks.map((each) => ({ ...each, apiGateway: clientsOf(each.region).apiGateway })),
+    dynamodb: clientsOf(read).dynamodb,
+    regions: stacks.map((each) => ({ ...each, apiGateway: clientsOf(each).apiGateway })),
     // Written in the home region only (see `write`), whose stack names the audit table.
     audit: new DynamoDBAuditLog(
       client,
@@ -163,6 +160,9 @@ export async function openRestoreTarget(
     ),
   };
 }
+
+/** A stage's stack in one region: its name and outputs. */
+type StackOf = Pick<RegionStack, 'stackName' | 'outputs'>;
 
 /** New clients of `region`, with the default credential chain. */
 function newRegionClients(region: string): RegionClients {
@@ -184,13 +184,13 @@ function newRegionClients(region: string): RegionClients {
 export async function ensureApiKey(
   apiGateway: APIGatewayClient,
   record: ApiKeyRecord,
-  deployed: Deployment,
+  stack: StackOf,
 ): Promise<string | undefined> {
   if (record.revokedAt) return undefined;
   if ((await apiKeyIdsNamed(apiGateway, record.keyId)).length > 0) return undefined;
   const undo = new UndoSteps();
   const { apiKeyId, usagePlanId } = await undo.run(
-    () => registerApiKey(apiGateway, record, destinationOf(record.plan, deployed), undo),
+    () => registerApiKey(apiGateway, record, destinationOf(record.plan, stack), undo),
     (failure, undone) =>
       new Error(
         `API Gateway refused the API key of ${record.keyId} (${failure.message}); undone: ${undone.join(', ') || 'nothing'}.`,
@@ -206,7 +206,7 @@ export async function ensureApiKey(
  *
  * @throws Error when the stack lacks the output that `plan` needs.
  */
-function destinationOf(plan: PlanId, { stack, outputs }: Deployment): UsagePlanDestination {
+function destinationOf(plan: PlanId, { stackName: stack, outputs }: StackOf): UsagePlanDestination {
   return isStandardPlanId(plan)
     ? { kind: 'shared', usagePlanId: requireOutput(outputs, usagePlanOutputName(plan), stack) }
     : { kind: 'own', stack, restApiId: requireOutput(outputs, STACK_OUTPUTS.restApiId, stack) };

@@ -13,8 +13,8 @@ import {
   type ExitCode,
   newProgram,
   runProgram,
-} from '../program.ts';
-import { cloudFormationOutputs, type RegionStack, stageStacks } from '../stage-stacks.ts';
+} from '../common/program.ts';
+import { cloudFormationOutputs, type RegionStack, stageStacks } from '../common/stage-stacks.ts';
 import {
   type AliasMove,
   type DeployedOperation,

@@ -22,7 +22,7 @@ import {
 } from '@aws-sdk/client-lambda';
 import type { RouteDefinition } from '../../routes.ts';
 import { LIVE_ALIAS } from '../../stages.ts';
-import { cannotReadStack } from '../stack-outputs.ts';
+import { cannotReadStack } from '../common/stack-outputs.ts';
 
 /** An operation's resources in a deployed stack (physical names). */
 export interface DeployedOperation {

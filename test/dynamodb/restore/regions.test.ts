@@ -18,17 +18,13 @@ import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
 import {
-  clientRegion,
-  mockTwoRegionStacks,
-  TWO_REGIONS,
-} from '../../support/keys-command-runner.ts';
-import {
   apiGateway,
   copyTable,
   deleteItem,
   liveTables,
   restoreCommand,
 } from '../../support/restore-command.ts';
+import { clientRegion, mockTwoRegionStacks, TWO_REGIONS } from '../../support/stage-mocks.ts';
 
 const { home: HOME, other: OTHER } = TWO_REGIONS;
 const keys = new DynamoDBKeyStore(createDocumentClient(), liveTables.keys);

@@ -20,7 +20,6 @@ import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
-import { useDeployedStageOf } from '../../support/keys-command-runner.ts';
 import {
   apiGateway,
   apiGatewayCalls,
@@ -31,6 +30,7 @@ import {
   restoreCommand,
   usagePlanId,
 } from '../../support/restore-command.ts';
+import { useDeployedStageOf } from '../../support/stage-mocks.ts';
 
 const keys = new DynamoDBKeyStore(createDocumentClient(), liveTables.keys);
 const restorePoint = new Date(Date.now() - 3_600_000);

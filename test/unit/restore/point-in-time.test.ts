@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { UsageError } from '../../../infra/cli/program.ts';
+import { UsageError } from '../../../infra/cli/common/program.ts';
 import {
   deleteRestoredTable,
   parseRestoreTime,

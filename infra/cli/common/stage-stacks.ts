@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { regionalStackName, STACK_OUTPUTS, type StageName, stackName } from '../stages.ts';
+import { regionalStackName, STACK_OUTPUTS, type StageName, stackName } from '../../stages.ts';
 import { stackOutputs } from './stack-outputs.ts';
 
 /** A stage's stack in one of its regions, as deployed. */
@@ -78,6 +78,29 @@ export async function stageStacks(
     stacks.push({ region: each, home: isHome, stackName: name, outputs });
   }
   return stacks;
+}
+
+/**
+ * The stage's stacks ({@link stageStacks}) as the keys and restore commands read them: the home
+ * region is `cloudFormation`'s (the SDK's region), whose client reads the home stack; each other
+ * region's stack is read with `cloudFormationIn(region)`.
+ *
+ * @param region Only this region's stack. Default: every region of the stage, home first.
+ * @throws Error as {@link stageStacks}.
+ */
+export async function stacksOfStage(
+  stage: StageName,
+  clients: {
+    readonly cloudFormation: CloudFormationClient;
+    readonly cloudFormationIn: (region: string) => CloudFormationClient;
+  },
+  region?: string,
+): Promise<RegionStack[]> {
+  const homeRegion = await clients.cloudFormation.config.region();
+  const read = cloudFormationOutputs((each) =>
+    each === homeRegion ? clients.cloudFormation : clients.cloudFormationIn(each),
+  );
+  return stageStacks(stage, { homeRegion, region, read });
 }
 
 /**

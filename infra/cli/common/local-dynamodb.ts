@@ -5,16 +5,16 @@
  */
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import type { TableDefinition } from '../../shared/dynamodb/tables.ts';
-import { readSettings } from '../../shared/settings.ts';
-import { prepareExternalDynamoDB } from '../local/external-dynamodb.ts';
+import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
+import type { TableDefinition } from '../../../shared/dynamodb/tables.ts';
+import { readSettings } from '../../../shared/settings.ts';
+import { prepareExternalDynamoDB } from '../../local/external-dynamodb.ts';
 import {
   CREDENTIALS_FILE,
   LOCAL_REGION,
   readCredentials,
   stackDirectory,
-} from '../local/stack-files.ts';
+} from '../../local/stack-files.ts';
 
 /** A command's way to its tables, from the settings. */
 export interface CommandTables {
@@ -61,12 +61,6 @@ export function commandTables(): CommandTables {
         settings,
       }),
   };
-}
-
-/** A deployed stage's stack and its outputs, by output name. */
-export interface Deployment {
-  readonly stack: string;
-  readonly outputs: ReadonlyMap<string, string>;
 }
 
 /** The local stack's DynamoDB as a command reaches it: its URL, credentials, and readying. */
