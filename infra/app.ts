@@ -20,17 +20,9 @@ import { SERVICE_NAME } from '../shared/logger.ts';
 import { AccountStack } from './constructs/account-stack.ts';
 import { RegionKeyStack } from './constructs/region-key-stack.ts';
 import { addControlTowerChecks } from './control-tower.ts';
-import {
-  bootstrapQualifier,
-  domainOptions,
-  type GitHubSettings,
-  githubSettings,
-  stageEnvironment,
-  stageRegions,
-} from './deployment-context.ts';
-import { PetstoreStack, type PetstoreStackProps } from './petstore-stack.ts';
-import { APP_CONTEXT, contextKey, STAGES, type StageName, type StageOption } from './stages.ts';
-import { tableSettings } from './table-settings.ts';
+import { type DeploymentConfig, deploymentConfig } from './deployment-config.ts';
+import { PetstoreStack } from './petstore-stack.ts';
+import { APP_CONTEXT, STAGES, type StageName } from './stages.ts';
 
 /**
  * Name of the stack holding the API Gateway account's CloudWatch role (and the GitHub roles),
@@ -78,62 +70,63 @@ export interface PetstoreApp {
 /**
  * Builds the app. Bundles the functions (local esbuild, a few seconds) but does not synthesize.
  *
- * A stage's account and region come from `petstore:<stage>:account` and `:region`, else from
- * `CDK_DEFAULT_ACCOUNT` and `CDK_DEFAULT_REGION`, which the CDK CLI sets from the caller's
- * credentials; without them the stacks are environment-agnostic (`stageEnvironment`). A
- * `petstore:bootstrapQualifier` becomes the CDK's own (`@aws-cdk/core:bootstrapQualifier`).
+ * The stacks are composed from `deploymentConfig` (infra/deployment-config.ts: every context
+ * key, read and checked before any stack exists). A `petstore:bootstrapQualifier` becomes the
+ * CDK's own (`@aws-cdk/core:bootstrapQualifier`).
  *
  * @param props App props; tests pass `context` (the feature flags of `cdk.json`) and `outdir`.
- * @throws Error when a context value is refused (`stageOptions`, `githubSettings`).
+ * @throws Error when a context value is refused (`deploymentConfig`), or provider ARNs name
+ *   accounts no stage deploys into.
  */
 export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
   const app = new App(props);
   // The CDK CLI (2.1148) sets this false, taking the report over, and then exits 0 on a failed
   // validation: the app prints the report and exits 1 itself, so that `cdk synth` fails.
   app.node.setContext(FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT, true);
-  if (app.node.tryGetContext(APP_CONTEXT.bootstrapQualifier) !== undefined) {
+  const config = deploymentConfig(app);
+  if (config.bootstrapQualifier !== undefined) {
     // Every stack then deploys through the bootstrap roles and bucket the GitHub roles reach.
-    app.node.setContext(BOOTSTRAP_QUALIFIER_CONTEXT, bootstrapQualifier(app));
+    app.node.setContext(BOOTSTRAP_QUALIFIER_CONTEXT, config.bootstrapQualifier);
   }
-  const environments = Object.fromEntries(
-    STAGES.map((stage) => [stage, stageEnvironment(app, stage)]),
-  ) as Record<StageName, Environment>;
-  const regions = Object.fromEntries(
-    STAGES.map((stage) => [stage, stageRegions(app, stage)]),
-  ) as Record<StageName, string[]>;
-  const accountStacks = createAccountStacks(app, environments, regions, githubSettings(app));
-  const regionalAccountStacks = createRegionalAccountStacks(app, environments, regions);
+  const accountStacks = createAccountStacks(app, config);
+  const regionalAccountStacks = createRegionalAccountStacks(app, config);
   const stacks = {} as Record<StageName, PetstoreStack>;
   const regionalStacks = {} as Record<StageName, PetstoreStack[]>;
   const regionKeyStacks = {} as Record<StageName, RegionKeyStack[]>;
   for (const stage of STAGES) {
-    const scope = new Stage(app, stage, { env: environments[stage] });
-    const common = { stage, regions: regions[stage], tableSettings: tableSettings(app, stage) };
-    const home = new PetstoreStack(scope, PETSTORE_STACK_ID, {
+    const {
+      environment,
+      regions,
+      tableSettings,
+      stacks: [home, ...others],
+    } = config.stages[stage];
+    const scope = new Stage(app, stage, { env: environment });
+    const common = { stage, regions: [...regions], tableSettings };
+    const homeStack = new PetstoreStack(scope, PETSTORE_STACK_ID, {
       ...common,
-      env: environments[stage],
-      ...stageOptions(app, stage, environments[stage], regions[stage][0]),
+      env: environment,
+      ...home?.options,
     });
-    stacks[stage] = home;
+    stacks[stage] = homeStack;
     regionKeyStacks[stage] = [];
-    regionalStacks[stage] = regions[stage].slice(1).map((region) => {
-      const env = { account: environments[stage].account, region };
+    regionalStacks[stage] = others.map(({ env, options }) => {
+      const region = env.region as string;
       const keyStack = new RegionKeyStack(scope, regionKeyStackId(region), {
         stage,
         region,
         env,
-        removalPolicy: home.logs.removalPolicy,
+        removalPolicy: homeStack.logs.removalPolicy,
       });
       // The home stack's replicas name the key by its alias there: the key comes first.
-      home.addStackDependency(keyStack);
+      homeStack.addStackDependency(keyStack);
       regionKeyStacks[stage].push(keyStack);
       const regional = new PetstoreStack(scope, regionalStackId(region), {
         ...common,
-        ...stageOptions(app, stage, env, regions[stage][0]),
+        ...options,
         env,
       });
       // Its functions read the replicas the home stack makes (and its key's ARN from keyStack).
-      regional.addStackDependency(home);
+      regional.addStackDependency(homeStack);
       regional.addStackDependency(keyStack);
       return regional;
     });
@@ -156,14 +149,12 @@ export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
  */
 function createAccountStacks(
   app: App,
-  environments: Record<StageName, Environment>,
-  regions: Record<StageName, string[]>,
-  github: GitHubSettings | undefined,
+  { stages, github }: DeploymentConfig,
 ): Record<StageName, AccountStack> {
   const where = ({ account, region }: Environment) => `${account}/${region}`;
   const firstStage = (like: (environment: Environment) => boolean) =>
-    STAGES.find((stage) => like(environments[stage])) as StageName;
-  const accounts = new Set(STAGES.map((stage) => environments[stage].account));
+    STAGES.find((stage) => like(stages[stage].environment)) as StageName;
+  const accounts = new Set(STAGES.map((stage) => stages[stage].environment.account));
   const accountOf = (arn: string) => arn.split(':')[4];
   const elsewhere = github?.oidcProviderArns.filter((arn) => !accounts.has(accountOf(arn))) ?? [];
   if (elsewhere.length > (accounts.has(undefined) ? 1 : 0)) {
@@ -171,10 +162,10 @@ function createAccountStacks(
       `${APP_CONTEXT.githubOidcProviderArn} names an account no stage deploys into: ${elsewhere.join(', ')}`,
     );
   }
-  const single = new Set(STAGES.map((stage) => where(environments[stage]))).size === 1;
+  const single = new Set(STAGES.map((stage) => where(stages[stage].environment))).size === 1;
   const stacks = new Map<StageName, AccountStack>();
   for (const stage of STAGES) {
-    const env = environments[stage];
+    const env = stages[stage].environment;
     const first = firstStage((other) => where(other) === where(env));
     if (first !== stage) {
       stacks.set(stage, stacks.get(first) as AccountStack);
@@ -195,12 +186,12 @@ function createAccountStacks(
                 env.account === undefined
                   ? elsewhere[0]
                   : github.oidcProviderArns.find((arn) => accountOf(arn) === env.account),
-              stages: STAGES.filter((other) => environments[other].account === env.account).map(
-                (other) => ({
-                  stage: other,
-                  regions: regions[other].length > 0 ? regions[other] : undefined,
-                }),
-              ),
+              stages: STAGES.filter(
+                (other) => stages[other].environment.account === env.account,
+              ).map((other) => ({
+                stage: other,
+                regions: stages[other].regions.length > 0 ? stages[other].regions : undefined,
+              })),
             }
           : undefined,
       }),
@@ -216,17 +207,13 @@ function createAccountStacks(
  * `petstore-account-production-us-west-2`, for the first stage there. The home regions' account
  * stacks keep their names (`createAccountStacks`), so adding a region replaces none.
  */
-function createRegionalAccountStacks(
-  app: App,
-  environments: Record<StageName, Environment>,
-  regions: Record<StageName, string[]>,
-): AccountStack[] {
+function createRegionalAccountStacks(app: App, { stages }: DeploymentConfig): AccountStack[] {
   const where = ({ account, region }: Environment) => `${account}/${region}`;
-  const covered = new Set(STAGES.map((stage) => where(environments[stage])));
+  const covered = new Set(STAGES.map((stage) => where(stages[stage].environment)));
   const stacks: AccountStack[] = [];
   for (const stage of STAGES) {
-    for (const region of regions[stage].slice(1)) {
-      const env = { account: environments[stage].account, region };
+    for (const region of stages[stage].regions.slice(1)) {
+      const env = { account: stages[stage].environment.account, region };
       if (covered.has(where(env))) continue;
       covered.add(where(env));
       const name = `${accountStackName(stage)}-${region}`;
@@ -234,61 +221,6 @@ function createRegionalAccountStacks(
     }
   }
   return stacks;
-}
-
-/**
- * The options an operator set for `stage` in the CDK context (`-c key=value` or `cdk.json`):
- * `petstore:<stage>:alarmEmail`, `petstore:<stage>:webAcl` (`true` or `false`),
- * `petstore:<stage>:ipRateLimit` (requests per IP per 5 minutes), the custom domain
- * (`domainOptions`), `petstore:<stage>:adminRoleArns` (role ARNs separated by commas, checked by
- * `AdminApi`) and `petstore:<stage>:auditRetentionDays`. Unset ones keep the stage's defaults
- * (`STAGE_SETTINGS`).
- *
- * @param environment The account and region of the stack, which its certificate must share.
- * @param homeRegion The stage's home region (by default `environment`'s): the custom domain's
- *   certificate key there is `:certificateArn`, elsewhere `:certificateArn:<region>`.
- * @throws Error when webAcl is neither true nor false, ipRateLimit is not a number,
- *   auditRetentionDays not a whole number, or a domain setting is refused.
- */
-export function stageOptions(
-  app: App,
-  stage: StageName,
-  environment: Environment,
-  homeRegion: string | undefined = environment.region,
-): Pick<
-  PetstoreStackProps,
-  'alarmEmail' | 'webAcl' | 'ipRateLimit' | 'domain' | 'adminRoleArns' | 'auditRetentionDays'
-> {
-  const read = (option: StageOption): unknown => app.node.tryGetContext(contextKey(stage, option));
-  const webAcl = read('webAcl');
-  const ipRateLimit = read('ipRateLimit');
-  if (webAcl !== undefined && !['true', 'false', true, false].includes(webAcl as string)) {
-    throw new Error(`${contextKey(stage, 'webAcl')} must be true or false; got '${webAcl}'`);
-  }
-  if (ipRateLimit !== undefined && Number.isNaN(Number(ipRateLimit))) {
-    throw new Error(`${contextKey(stage, 'ipRateLimit')} must be a number; got '${ipRateLimit}'`);
-  }
-  const alarmEmail = read('alarmEmail');
-  const adminRoleArns = read('adminRoleArns');
-  const auditRetentionDays = read('auditRetentionDays');
-  if (auditRetentionDays !== undefined && !/^[0-9]+$/.test(String(auditRetentionDays))) {
-    throw new Error(
-      `${contextKey(stage, 'auditRetentionDays')} must be a whole number of days; got '${auditRetentionDays}'`,
-    );
-  }
-  return {
-    adminRoleArns:
-      adminRoleArns === undefined
-        ? undefined
-        : String(adminRoleArns)
-            .split(',')
-            .map((arn) => arn.trim()),
-    auditRetentionDays: auditRetentionDays === undefined ? undefined : Number(auditRetentionDays),
-    alarmEmail: alarmEmail === undefined ? undefined : String(alarmEmail),
-    webAcl: webAcl === undefined ? undefined : String(webAcl) === 'true',
-    ipRateLimit: ipRateLimit === undefined ? undefined : Number(ipRateLimit),
-    domain: domainOptions(app, stage, environment, homeRegion),
-  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -52,6 +52,17 @@ export function matching(scope: Construct, key: string, pattern: RegExp, allowed
 }
 
 /**
+ * The value of `key` as a boolean: `true` or `false` (a string, or a boolean in cdk.json), or
+ * undefined when unset.
+ *
+ * @throws Error `<key> must be true or false; got '<value>'`.
+ */
+export function flag(scope: Construct, key: string): boolean | undefined {
+  const value = matching(scope, key, /^(true|false)$/, 'true or false');
+  return value === undefined ? undefined : value === 'true';
+}
+
+/**
  * The AWS account and home region `stage` deploys into: `petstore:<stage>:account`, and the first
  * of {@link stageRegions}; an unset account comes from `CDK_DEFAULT_ACCOUNT` (the CDK CLI's
  * credentials); without either the stage is environment-agnostic there.
@@ -220,12 +231,7 @@ export function domainOptions(
     CERTIFICATE_ARN,
     'an ACM certificate ARN, arn:aws:acm:<region>:<account>:certificate/<id>',
   );
-  const executeApiEndpoint = matching(
-    scope,
-    key('executeApiEndpoint'),
-    /^(true|false)$/,
-    'true or false',
-  );
+  const executeApiEndpoint = flag(scope, key('executeApiEndpoint'));
   if (domainName === undefined || certificateArn === undefined) {
     for (const option of ['hostedZoneId', 'executeApiEndpoint', 'evacuate'] as const) {
       if (read(scope, key(option)) !== undefined) {
@@ -272,7 +278,7 @@ export function domainOptions(
     domainName,
     certificateArn,
     hostedZone,
-    executeApiEndpoint: executeApiEndpoint === 'true',
+    executeApiEndpoint: executeApiEndpoint === true,
     latency: latency
       ? { region, evacuated: evacuated(scope, stage, regions).has(region) }
       : undefined,

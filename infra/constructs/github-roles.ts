@@ -11,7 +11,6 @@ import {
   PolicyStatement,
   Role,
 } from 'aws-cdk-lib/aws-iam';
-import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import { Construct } from 'constructs';
 import {
   ACCOUNT_STACK_OUTPUTS,
@@ -159,7 +158,7 @@ export class GitHubRoles extends Construct {
         );
         for (const resource of statements.flatMap((statement) => statement.resources)) {
           Validations.of(role).acknowledge({
-            id: `AwsSolutions-IAM5[Resource::${flattenCfnReference(stack.resolve(resource))}]`,
+            id: `AwsSolutions-IAM5[Resource::${findingResource(stack, resource)}]`,
             reason:
               "The rollback's calls on the stage's own resources, named by what can be known before they exist: the stack's id ends its ARN, CloudFormation generates the names of its functions (prefixed with the stack's name) and deployment groups, and an alias is a qualifier of its function's ARN.",
           });
@@ -221,4 +220,25 @@ export class GitHubRoles extends Construct {
 /** A statement allowing `sts:AssumeRole` on `roles` and nothing else. */
 function assumeRoles(roles: string[]): PolicyStatement {
   return new PolicyStatement({ actions: ['sts:AssumeRole'], resources: roles });
+}
+
+/**
+ * A policy resource as cdk-nag's findings name it (cdk-nag README, "Suppressing a rule": tokens
+ * in angle brackets, e.g. `arn:<AWS::Partition>:lambda:us-east-1:<AWS::AccountId>:function:x-*`):
+ * the resolved value with each `Ref` as `<name>` and each `Fn::Join` joined. cdk-nag exports its
+ * own flattening only from an internal path (`lib/utils`), so the acknowledgement's id is built
+ * here for what these ARNs hold: strings, `Ref`s and `Fn::Join`s.
+ */
+function findingResource(stack: Stack, resource: string): string {
+  const visit = (node: unknown): string => {
+    if (typeof node === 'string') return node;
+    const { Ref: ref, 'Fn::Join': join } = node as {
+      Ref?: string;
+      'Fn::Join'?: [string, unknown[]];
+    };
+    if (ref !== undefined) return `<${ref}>`;
+    if (join !== undefined) return join[1].map(visit).join(join[0]);
+    return JSON.stringify(node);
+  };
+  return visit(stack.resolve(resource));
 }

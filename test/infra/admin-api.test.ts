@@ -12,8 +12,8 @@ import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambd
 import { describe, expect, it } from 'vitest';
 import cdkJson from '../../cdk.json' with { type: 'json' };
 import { ADMIN_ROUTES, adminRouteOf } from '../../infra/admin-routes.ts';
-import { stageOptions } from '../../infra/app.ts';
 import { AdminApi } from '../../infra/constructs/admin-api.ts';
+import { stageOptions } from '../../infra/deployment-config.ts';
 import { STACK_OUTPUTS, STAGES } from '../../infra/stages.ts';
 import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
 import { AUDIT_DAY_INDEX, AUDIT_TABLE, KEY_HISTORY_INDEX } from '../../shared/dynamodb/tables.ts';
