@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { startGateway } from '../infra/local/gateway.ts';
-import { withGrants } from '../infra/local/iam.ts';
+import { grantedEnvironment } from '../infra/local/iam.ts';
 import { REPOSITORY_ROOT } from '../infra/repository.ts';
 import { ROUTES } from '../infra/routes.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
@@ -106,12 +106,13 @@ async function run(): Promise<void> {
     const route = ROUTES.find(({ entry }) => entry === `functions/${c.entry}.ts`);
     if (!route) throw new Error(`No route has the entry ${c.entry}`);
     // With its grants, as the gateway would import it (the first import decides).
-    const handlerOf = async (root: string) =>
-      (
-        (await withGrants(route, () => import(pathToFileURL(join(root, route.entry)).href))) as {
-          handler: Handler;
-        }
-      ).handler;
+    /** The entry's handler in `root`, built in the function's environment (its role's endpoint). */
+    const handlerOf = async (root: string) => {
+      const entry = (await import(pathToFileURL(join(root, route.entry)).href)) as {
+        createHandler: (env: NodeJS.ProcessEnv) => Handler;
+      };
+      return entry.createHandler(await grantedEnvironment(route));
+    };
     /** Calls `handler` with the case's event, as the Lambda runtime does. */
     const direct = (handler: Handler) => async () => {
       const event = createProxyEvent({

@@ -7,7 +7,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { listPetsHandler } from '../functions/operations/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
-import { withGrants } from '../infra/local/iam.ts';
+import { grantedEnvironment } from '../infra/local/iam.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { routeOf } from '../infra/routes.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
@@ -33,7 +33,7 @@ const FIRST_PAGES: readonly [string, ListPetsOptions][] = [
 const PAGING_LIMIT = 100;
 
 await withLocalStack(async (endpoint) => {
-  const container = await withGrants(routeOf('listPets'), async () => createContainer());
+  const container = createContainer(await grantedEnvironment(routeOf('listPets')));
   const usage = countStatusIndexReads(container.client);
   const handler = listPetsHandler(container);
   const { authorizer } = await unlimitedKey();

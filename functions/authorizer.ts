@@ -3,7 +3,15 @@ import { dynamoDBContainer } from '../shared/dynamodb/base.ts';
 import { DynamoDBKeyLookup } from '../shared/dynamodb/key-lookup.ts';
 import { authorizerHandler } from './operations/authorizer.ts';
 
+/**
+ * The handler on the settings of `env`: Lambda's environment for `handler`; the local gateway
+ * passes each function its role's DynamoDB endpoint (infra/local/iam.ts).
+ */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return authorizerHandler(
+    dynamoDBContainer({ keys: (base) => DynamoDBKeyLookup.from(base) }, env),
+  );
+}
+
 /** Lambda handler of the authorizer. */
-export const handler = authorizerHandler(
-  dynamoDBContainer({ keys: (base) => DynamoDBKeyLookup.from(base) }),
-);
+export const handler = createHandler();

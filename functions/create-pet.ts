@@ -6,15 +6,26 @@ import { DynamoDBPetTable } from '../shared/dynamodb/pet-table.ts';
 import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
 import { createPetHandler } from './operations/create-pet.ts';
 
+/**
+ * The handler on the settings of `env`: Lambda's environment for `handler`; the local gateway
+ * passes each function its role's DynamoDB endpoint (infra/local/iam.ts).
+ */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return createPetHandler(
+    dynamoDBContainer(
+      {
+        // The pet store writes the idempotency record in the pet's own transaction.
+        pets: (base) =>
+          DynamoDBPetTable.from(base, {
+            ids: IdBlocks.from(base),
+            records: DynamoDBIdempotencyStore.from(base),
+          }),
+        rateLimiter: (base) => DynamoDBRateLimiter.from(base),
+      },
+      env,
+    ),
+  );
+}
+
 /** Lambda handler of createPet: API Gateway REST proxy event in, proxy result out. */
-export const handler = createPetHandler(
-  dynamoDBContainer({
-    // The pet store writes the idempotency record in the pet's own transaction.
-    pets: (base) =>
-      DynamoDBPetTable.from(base, {
-        ids: IdBlocks.from(base),
-        records: DynamoDBIdempotencyStore.from(base),
-      }),
-    rateLimiter: (base) => DynamoDBRateLimiter.from(base),
-  }),
-);
+export const handler = createHandler();

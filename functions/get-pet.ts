@@ -4,10 +4,21 @@ import { DynamoDBPetTable } from '../shared/dynamodb/pet-table.ts';
 import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
 import { getPetHandler } from './operations/get-pet.ts';
 
+/**
+ * The handler on the settings of `env`: Lambda's environment for `handler`; the local gateway
+ * passes each function its role's DynamoDB endpoint (infra/local/iam.ts).
+ */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return getPetHandler(
+    dynamoDBContainer(
+      {
+        pets: (base) => DynamoDBPetTable.from(base),
+        rateLimiter: (base) => DynamoDBRateLimiter.from(base),
+      },
+      env,
+    ),
+  );
+}
+
 /** Lambda handler of getPet: API Gateway REST proxy event in, proxy result out. */
-export const handler = getPetHandler(
-  dynamoDBContainer({
-    pets: (base) => DynamoDBPetTable.from(base),
-    rateLimiter: (base) => DynamoDBRateLimiter.from(base),
-  }),
-);
+export const handler = createHandler();

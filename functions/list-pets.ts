@@ -6,14 +6,25 @@ import { StatusIndex } from '../shared/dynamodb/status-index.ts';
 import { PageCache } from '../shared/pets/page-cache.ts';
 import { listPetsHandler } from './operations/list-pets.ts';
 
+/**
+ * The handler on the settings of `env`: Lambda's environment for `handler`; the local gateway
+ * passes each function its role's DynamoDB endpoint (infra/local/iam.ts).
+ */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return listPetsHandler(
+    dynamoDBContainer(
+      {
+        // Module scope: the instance keeps its pages across invocations (docs/architecture.md).
+        pets: (base) =>
+          DynamoDBPetTable.from(base, {
+            pages: StatusIndex.from(base, { now: Date.now, cache: new PageCache() }),
+          }),
+        rateLimiter: (base) => DynamoDBRateLimiter.from(base),
+      },
+      env,
+    ),
+  );
+}
+
 /** Lambda handler of listPets: API Gateway REST proxy event in, proxy result out. */
-export const handler = listPetsHandler(
-  dynamoDBContainer({
-    // Module scope: the instance keeps its pages across invocations (docs/architecture.md).
-    pets: (base) =>
-      DynamoDBPetTable.from(base, {
-        pages: StatusIndex.from(base, { now: Date.now, cache: new PageCache() }),
-      }),
-    rateLimiter: (base) => DynamoDBRateLimiter.from(base),
-  }),
-);
+export const handler = createHandler();

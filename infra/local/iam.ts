@@ -198,29 +198,18 @@ export function grantedEndpoint(
   return endpoint;
 }
 
-/** The end of the last {@link withGrants}' run: runs take turns, each with its own environment. */
-let turn: Promise<unknown> = Promise.resolve();
-
 /**
- * Runs `run` in `definition`'s environment, as Lambda starts a function in its own: the process's
- * `DYNAMODB_ENDPOINT` is the role's {@link grantedEndpoint} until `run` settles, so every DynamoDB
- * client built meanwhile (a function's module builds its clients at import) calls through it.
- * Runs take turns. The first import of a module in a process decides: import a function only
- * through this.
+ * The environment of `definition`'s function, as Lambda gives each function its own: `env` with
+ * `DYNAMODB_ENDPOINT` set to the role's {@link grantedEndpoint}, for the entry's
+ * `createHandler(env)` (functions/*.ts), so that every DynamoDB call the handler makes passes
+ * through its role's grants. The process's environment is left as it is.
  *
- * @returns What `run` returns, e.g. the module.
+ * @throws Error when `env` names no `DYNAMODB_ENDPOINT`.
  */
-export function withGrants<T>(definition: FunctionDefinition, run: () => Promise<T>): Promise<T> {
-  const result = turn.then(async () => {
-    const endpoint = await grantedEndpoint(definition);
-    const outside = process.env.DYNAMODB_ENDPOINT;
-    process.env.DYNAMODB_ENDPOINT = endpoint;
-    try {
-      return await run();
-    } finally {
-      process.env.DYNAMODB_ENDPOINT = outside;
-    }
-  });
-  turn = result.catch(() => undefined);
-  return result;
+export async function grantedEnvironment(
+  definition: FunctionDefinition,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<NodeJS.ProcessEnv> {
+  const endpoint = await grantedEndpoint(definition, readSettings(env));
+  return { ...env, DYNAMODB_ENDPOINT: endpoint };
 }

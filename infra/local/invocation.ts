@@ -20,7 +20,7 @@ import {
   createProxyEvent,
   type ProxyRequest,
 } from './events.ts';
-import { localFunctionName, withGrants } from './iam.ts';
+import { grantedEnvironment, localFunctionName } from './iam.ts';
 import {
   type AuthorizerResult,
   AuthorizerResultSchema,
@@ -166,16 +166,18 @@ export class LambdaInvoker {
 const handlers = new Map<string, Promise<LambdaHandler>>();
 
 /**
- * The `handler` export of a function, imported once in its environment (iam.ts), whose DynamoDB
- * endpoint allows the function's calls as its IAM role does.
+ * A function's handler, built once by its entry's `createHandler` in its own environment
+ * (`grantedEnvironment`, iam.ts), whose DynamoDB endpoint allows the function's calls as its IAM
+ * role does.
  */
 function loadHandler(fn: FunctionDefinition): Promise<LambdaHandler> {
   let handler = handlers.get(fn.entry);
   if (!handler) {
     const url = pathToFileURL(resolve(REPOSITORY_ROOT, fn.entry)).href;
-    handler = withGrants(fn, () => import(url)).then(
-      (module: { handler: LambdaHandler }) => module.handler,
-    );
+    handler = Promise.all([
+      import(url) as Promise<{ createHandler: (env: NodeJS.ProcessEnv) => LambdaHandler }>,
+      grantedEnvironment(fn),
+    ]).then(([entry, env]) => entry.createHandler(env));
     handlers.set(fn.entry, handler);
   }
   return handler;

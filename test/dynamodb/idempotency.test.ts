@@ -8,8 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createHandler } from '../../functions/create-pet.ts';
 import { createPetHandler } from '../../functions/operations/create-pet.ts';
-import { withGrants } from '../../infra/local/iam.ts';
+import { grantedEnvironment } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
@@ -24,10 +25,7 @@ import { errorResponse } from '../support/error-responses.ts';
 import { idempotentCreates, REX, uniqueName } from '../support/idempotent-creates.ts';
 import { clientLosingFirstAnswer } from '../support/lossy-client.ts';
 
-const { handler } = await withGrants(
-  routeOf('createPet'),
-  () => import('../../functions/create-pet.ts'),
-);
+const handler = createHandler(await grantedEnvironment(routeOf('createPet')));
 
 const client = createDocumentClient();
 const container = createContainer();
