@@ -21,7 +21,7 @@ import {
 } from '../../shared/idempotency/errors.ts';
 import { logger } from '../../shared/logger.ts';
 import { PET_PATH, stagePath } from '../../shared/paths.ts';
-import type { PetStore } from '../../shared/pets/pet-store.ts';
+import type { PetCreator } from '../../shared/pets/pet-store.ts';
 import { NewPetSchema, type Pet } from '../../shared/pets/schemas.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';
 
@@ -48,10 +48,10 @@ function unconfirmed(message: string): (error: unknown) => never {
 }
 
 /**
- * Readies the instance's next create (`PetStore.prepareCreate`). It never fails the request: when
+ * Readies the instance's next create (`PetCreator.prepareCreate`). It never fails the request: when
  * it cannot, the create makes the call it would have saved.
  */
-function readyNextCreate(pets: PetStore, signal: AbortSignal): Promise<void> {
+function readyNextCreate(pets: PetCreator, signal: AbortSignal): Promise<void> {
   return pets.prepareCreate({ signal }).catch((error: unknown) => {
     logger.warn('Could not ready the next create; it takes its id itself', { error });
   });
@@ -62,7 +62,9 @@ function readyNextCreate(pets: PetStore, signal: AbortSignal): Promise<void> {
  * readied as its read, together with the limiter's call; with an Idempotency-Key the pet store writes
  * the request's record in the pet's own atomic write, and the answer is built from its outcome.
  */
-export function createPetHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
+export function createPetHandler(
+  container: Pick<Container, 'settings' | 'rateLimiter'> & { readonly pets: PetCreator },
+) {
   const { pets } = container;
   return httpHandler({
     container,

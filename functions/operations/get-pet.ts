@@ -11,6 +11,7 @@ import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
 import { type Operation, operationOf } from '../../shared/operations.ts';
 import { PetNotFoundError } from '../../shared/pets/errors.ts';
+import type { PetReader } from '../../shared/pets/pet-store.ts';
 import { PetIdSchema } from '../../shared/pets/schemas.ts';
 
 /**
@@ -21,7 +22,7 @@ import { PetIdSchema } from '../../shared/pets/schemas.ts';
  *   @default operationOf('getPet')
  */
 export function getPetHandler(
-  container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>,
+  container: Pick<Container, 'settings' | 'rateLimiter'> & { readonly pets: PetReader },
   route: Pick<Operation, 'deprecation'> = operationOf('getPet'),
 ) {
   const { pets } = container;

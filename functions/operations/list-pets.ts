@@ -9,6 +9,7 @@ import { httpHandler } from '../../shared/http/handler.ts';
 import { nextPageLink } from '../../shared/http/page-link.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
+import type { PetLister } from '../../shared/pets/pet-store.ts';
 import { ListPetsQuerySchema } from '../../shared/pets/schemas.ts';
 import { cursorCodecFromSettings } from '../../shared/secrets.ts';
 
@@ -19,7 +20,9 @@ import { cursorCodecFromSettings } from '../../shared/secrets.ts';
  *
  * @throws Error at start-up when a setting it needs is missing.
  */
-export function listPetsHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
+export function listPetsHandler(
+  container: Pick<Container, 'settings' | 'rateLimiter'> & { readonly pets: PetLister },
+) {
   const { pets } = container;
   const cursorCodec = cursorCodecFromSettings(container.settings);
   return httpHandler({

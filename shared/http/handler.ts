@@ -57,17 +57,11 @@ export interface HttpHandlerOptions<Input = undefined, Read = undefined> {
   readonly headers?: Readonly<Record<string, string>>;
   /** The operation's container: settings, per-key rate limiter and its clock (`now`, epoch ms). */
   readonly container: Pick<Container, 'settings' | 'rateLimiter' | 'now'>;
-  /**
-   * The request's validated input (valibot, `shared/http/validation.ts`), taken after the query
-   * and body checks. @throws ApiError (4xx) when the request is invalid.
-   * @default - none: the input is `undefined`
-   */
+  /** The request's input, validated after the query and body checks; throws ApiError (4xx). @default - none */
   readonly input?: (event: APIGatewayProxyEvent) => Input;
   /**
-   * The operation's first store call, sent at once beside the rate limiter's call (one round trip
-   * for both; `admit`) unless the key is expected refused. It must not write what a refused
-   * request may not leave behind; a refused request's read is awaited and dropped.
-   * @default - none: the operation starts once the request is admitted
+   * The first store call, sent beside the limiter's (`admit`): it must not write what a refused
+   * request may not leave behind (its outcome is then dropped). @default - none
    */
   readonly read?: (input: Input, call: ReadCall) => Promise<Read>;
   /** The operation's own code, run once the request is admitted. */

@@ -21,10 +21,7 @@ export interface RateLimitOptions {
   readonly deadlineMs?: number;
 }
 
-/**
- * One request as the rate limiter counts it: its key, and the verdict of its count, sent in the
- * middleware's `before`. `httpHandler` awaits it with the operation's declared read ({@link admit}).
- */
+/** One request's count, sent in the middleware's `before`: its key and its verdict ({@link admit}). */
 export interface Count {
   readonly key: AuthorizedKey;
   /** Settles on the verdict; never rejects. */
@@ -39,18 +36,14 @@ export interface Verdict {
   readonly refusal?: Error;
 }
 
-/**
- * The Lambda context of an operation behind {@link rateLimit}: its `before` puts the request's
- * {@link Count} on it, as middy's own middlewares hand the handler what they fetched (`setToContext`).
- */
+/** The context behind {@link rateLimit}, with the request's {@link Count} (as middy's `setToContext`). */
 export interface CountedContext extends Context {
   readonly rateLimitCount?: Count;
 }
 
 /**
- * Awaits `count`'s verdict together with `read`, the operation's first store call, started at once
- * (one round trip for both) unless the key is expected refused, then after the verdict. `read`
- * must not write what a refused request may not leave behind.
+ * Awaits `count`'s verdict with `read`, started at once (one round trip for both) unless the key
+ * is expected refused, then after the verdict.
  * @returns What `read` gives (`undefined` without one), once the request is admitted.
  * @throws The refusal (RateLimitedError, KeyBannedError) when refused: `read`'s outcome is
  *   awaited and dropped; else `read`'s own error.
