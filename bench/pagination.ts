@@ -13,8 +13,8 @@ import { routeOf } from '../infra/routes.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
 import { createContainer } from '../shared/dynamodb/container.ts';
 import { petItem } from '../shared/dynamodb/pet-item.ts';
-import { DynamoDBPetStore } from '../shared/dynamodb/pet-store.ts';
-import { PETS_TABLE } from '../shared/dynamodb/tables.ts';
+import { DynamoDBPetStore, petsTablesOf } from '../shared/dynamodb/pet-store.ts';
+import { IDEMPOTENCY_TABLE, PETS_TABLE } from '../shared/dynamodb/tables.ts';
 import type { ListPetsOptions } from '../shared/pets/pet-store.ts';
 import { PET_STATUSES } from '../shared/pets/schemas.ts';
 import { readSettings, requiredSetting } from '../shared/settings.ts';
@@ -100,10 +100,11 @@ await withLocalStack(async (endpoint) => {
     );
 
   const smallTables = await createTables(client, (table) => `${table.localName}-small`);
-  const small = new DynamoDBPetStore(client, { pets: smallTables[PETS_TABLE.envVar] ?? '' });
-  const large = new DynamoDBPetStore(client, {
-    pets: requiredSetting(readSettings(), PETS_TABLE.envVar),
+  const small = new DynamoDBPetStore(client, {
+    pets: smallTables[PETS_TABLE.envVar] ?? '',
+    idempotency: smallTables[IDEMPOTENCY_TABLE.envVar] ?? '',
   });
+  const large = new DynamoDBPetStore(client, petsTablesOf({ settings: readSettings() }));
   await seed(smallTables[PETS_TABLE.envVar] ?? '', SMALL);
   await seed(requiredSetting(readSettings(), PETS_TABLE.envVar), LARGE);
 

@@ -94,9 +94,10 @@ try {
   // any I/O, timed alternately: the difference is what the limiter adds to a request.
   const operation = async () => jsonResponse(200, []);
   const settings = readSettings();
-  const limited = httpHandler(operation, { container: { settings, rateLimiter: limiter } });
-  const unlimited = httpHandler(operation, {
+  const limited = httpHandler({ container: { settings, rateLimiter: limiter }, operation });
+  const unlimited = httpHandler({
     container: { settings, rateLimiter: { consume: admitWithoutCounting } },
+    operation,
   });
   const event = createProxyEvent({
     method: 'GET',

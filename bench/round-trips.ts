@@ -15,12 +15,14 @@ import { grantedEndpoint } from '../infra/local/iam.ts';
 import type { OperationHandlers } from '../infra/local/invocation.ts';
 import { ROUTES } from '../infra/routes.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
-import { DynamoDBPetStore } from '../shared/dynamodb/pet-store.ts';
+import { DynamoDBPetStore, petsTablesOf } from '../shared/dynamodb/pet-store.ts';
+import { StatusIndex } from '../shared/dynamodb/status-index.ts';
 import { IDEMPOTENCY_TABLE, PETS_TABLE } from '../shared/dynamodb/tables.ts';
 import type { OperationId } from '../shared/operations.ts';
 import { CursorCodec } from '../shared/pets/cursor.ts';
 import type { PetStatus } from '../shared/pets/schemas.ts';
 import { cursorCodecFromSettings } from '../shared/secrets.ts';
+import { readSettings } from '../shared/settings.ts';
 import { pinRemoteSide } from './affinity.ts';
 import { sequentialRoundTrips, startDelayingProxyProcess } from './delaying-proxy.ts';
 import { unlimitedKey, withLocalStack } from './local-stack.ts';
@@ -178,7 +180,7 @@ function median(values: number[]): number {
  */
 async function seedAvailablePets(endpoint: string): Promise<number[]> {
   const client = createDocumentClient({ endpoint });
-  const store = new DynamoDBPetStore(client, { pets: String(process.env[PETS_TABLE.envVar]) });
+  const store = new DynamoDBPetStore(client, petsTablesOf({ settings: readSettings() }));
   const ids: number[] = [];
   while (ids.length < LISTED_PETS) {
     const batch = Array.from({ length: Math.min(25, LISTED_PETS - ids.length) }, () =>
@@ -197,14 +199,14 @@ type FloorClients = Readonly<Record<OperationId, ReturnType<typeof createDocumen
  * The floors: each answers its operation's request with only that operation's one store call on
  * its client of `clients`: getPet a strongly consistent GetItem, listPets the store's uncached
  * page (every shard's Query of the status, in parallel: one round trip, through the production
- * `DynamoDBPetStore` without page cache and without limiter), createPet a conditional PutItem of
+ * `StatusIndex`, listPets's port, without page cache and without limiter), createPet a conditional PutItem of
  * the pet, with `Idempotency-Key` a transaction of the pet and its record. Floor pets get ids from
  * 2^50 up, far above the service's, and status `pending`.
  */
 function floorHandlers(clients: FloorClients): OperationHandlers {
   const pets = process.env[PETS_TABLE.envVar];
   const records = process.env[IDEMPOTENCY_TABLE.envVar];
-  const store = new DynamoDBPetStore(clients.listPets, { pets: String(pets) });
+  const store = new StatusIndex(clients.listPets, String(pets), { now: Date.now });
   const cursors = cursorCodecFromSettings();
   let nextId = 2 ** 50;
   type Event = {

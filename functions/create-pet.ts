@@ -1,8 +1,6 @@
 /** Lambda entry of createPet (`POST /pets`): `operations/create-pet.ts` on the DynamoDB adapters. */
 import { dynamoDBContainer } from '../shared/dynamodb/base.ts';
-import { IdBlocks } from '../shared/dynamodb/id-blocks.ts';
-import { DynamoDBIdempotencyStore } from '../shared/dynamodb/idempotency-store.ts';
-import { DynamoDBPetTable } from '../shared/dynamodb/pet-table.ts';
+import { DynamoDBPetCreator } from '../shared/dynamodb/pet-creator.ts';
 import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
 import { createPetHandler } from './operations/create-pet.ts';
 
@@ -14,12 +12,8 @@ export function createHandler(env: NodeJS.ProcessEnv = process.env) {
   return createPetHandler(
     dynamoDBContainer(
       {
-        // The pet store writes the idempotency record in the pet's own transaction.
-        pets: (base) =>
-          DynamoDBPetTable.from(base, {
-            ids: IdBlocks.from(base),
-            records: DynamoDBIdempotencyStore.from(base),
-          }),
+        // The pet and its idempotency record in one transaction; ids from the instance's blocks.
+        pets: (base) => DynamoDBPetCreator.from(base),
         rateLimiter: (base) => DynamoDBRateLimiter.from(base),
       },
       env,

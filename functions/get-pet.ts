@@ -1,6 +1,6 @@
 /** Lambda entry of getPet (`GET /pets/{petId}`): `operations/get-pet.ts` on the DynamoDB adapters. */
 import { dynamoDBContainer } from '../shared/dynamodb/base.ts';
-import { DynamoDBPetTable } from '../shared/dynamodb/pet-table.ts';
+import { DynamoDBPetReader } from '../shared/dynamodb/pet-reader.ts';
 import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
 import { getPetHandler } from './operations/get-pet.ts';
 
@@ -12,7 +12,7 @@ export function createHandler(env: NodeJS.ProcessEnv = process.env) {
   return getPetHandler(
     dynamoDBContainer(
       {
-        pets: (base) => DynamoDBPetTable.from(base),
+        pets: (base) => DynamoDBPetReader.from(base),
         rateLimiter: (base) => DynamoDBRateLimiter.from(base),
       },
       env,

@@ -1,6 +1,5 @@
 /** Lambda entry of listPets (`GET /pets`): `operations/list-pets.ts` on the DynamoDB adapters. */
 import { dynamoDBContainer } from '../shared/dynamodb/base.ts';
-import { DynamoDBPetTable } from '../shared/dynamodb/pet-table.ts';
 import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
 import { StatusIndex } from '../shared/dynamodb/status-index.ts';
 import { PageCache } from '../shared/pets/page-cache.ts';
@@ -15,10 +14,7 @@ export function createHandler(env: NodeJS.ProcessEnv = process.env) {
     dynamoDBContainer(
       {
         // Module scope: the instance keeps its pages across invocations (docs/architecture.md).
-        pets: (base) =>
-          DynamoDBPetTable.from(base, {
-            pages: StatusIndex.from(base, { now: Date.now, cache: new PageCache() }),
-          }),
+        pets: (base) => StatusIndex.from(base, { now: Date.now, cache: new PageCache() }),
         rateLimiter: (base) => DynamoDBRateLimiter.from(base),
       },
       env,

@@ -10,7 +10,7 @@
  * - rate limiting: shared/http/rate-limit.ts → shared/rate-limit/decision.ts,
  *   shared/dynamodb/rate-limiter.ts; the plans' numbers: shared/plans.ts
  * - idempotency (createPet): shared/idempotency/record.ts, shared/http/idempotency-key.ts,
- *   shared/dynamodb/idempotency-store.ts
+ *   shared/dynamodb/idempotency-items.ts, shared/dynamodb/pet-creator.ts
  * - the authorizer and scopes: `AUTHORIZER.entry` → functions/operations/authorizer.ts,
  *   shared/keys/scopes.ts (an operation's `scope`), shared/keys/token.ts
  * - errors: shared/http/errors.ts (catalogue), shared/http/error-mapping.ts; the gateway's own:
@@ -21,7 +21,7 @@
  * - settings (every environment variable): shared/settings.ts
  * - deprecation: an operation's `deprecation` → shared/http/deprecation.ts
  * - paging and the cursor: shared/pets/cursor.ts, shared/http/page-link.ts,
- *   shared/dynamodb/pet-store.ts, shared/pets/page-cache.ts
+ *   shared/dynamodb/status-index.ts, shared/pets/page-cache.ts
  * - the stage and paths (`v1`, `/pets`): shared/paths.ts
  * - deadlines and store failures (503): shared/deadline.ts, shared/store-errors.ts
  * - the stack: infra/app.ts → infra/petstore-stack.ts → infra/constructs/

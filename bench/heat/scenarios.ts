@@ -9,7 +9,6 @@ import { listPetsHandler } from '../../functions/operations/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
 import type { Container } from '../../shared/container.ts';
 import type { DynamoDBBase } from '../../shared/dynamodb/base.ts';
-import { DynamoDBIdempotencyStore } from '../../shared/dynamodb/idempotency-store.ts';
 import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
 import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
 import { PageCache } from '../../shared/pets/page-cache.ts';
@@ -40,7 +39,6 @@ export function instanceContainer(base: DynamoDBBase, now: () => number): Instan
     settings: base.settings,
     // One store per instance with every entry's options: its id blocks, records and page cache.
     pets: DynamoDBPetStore.from(base, {
-      records: DynamoDBIdempotencyStore.from(base),
       pageCache: new PageCache(),
       now,
     }),

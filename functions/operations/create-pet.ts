@@ -3,6 +3,7 @@
  * 16 KiB → 201 with the Pet and `Location: /v1/pets/{id}`. With an `Idempotency-Key` the create
  * runs at most once per key and API key (docs/idempotency.md): a repeat replays the first answer.
  */
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Container } from '../../shared/container.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import {
@@ -20,7 +21,7 @@ import {
 } from '../../shared/idempotency/errors.ts';
 import { logger } from '../../shared/logger.ts';
 import { PET_PATH, stagePath } from '../../shared/paths.ts';
-import type { PetStore } from '../../shared/pets/pet-store.ts';
+import type { PetCreator } from '../../shared/pets/pet-store.ts';
 import { NewPetSchema, type Pet } from '../../shared/pets/schemas.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';
 
@@ -47,10 +48,10 @@ function unconfirmed(message: string): (error: unknown) => never {
 }
 
 /**
- * Readies the instance's next create (`PetStore.prepareCreate`). It never fails the request: when
+ * Readies the instance's next create (`PetCreator.prepareCreate`). It never fails the request: when
  * it cannot, the create makes the call it would have saved.
  */
-function readyNextCreate(pets: PetStore, signal: AbortSignal): Promise<void> {
+function readyNextCreate(pets: PetCreator, signal: AbortSignal): Promise<void> {
   return pets.prepareCreate({ signal }).catch((error: unknown) => {
     logger.warn('Could not ready the next create; it takes its id itself', { error });
   });
@@ -58,26 +59,31 @@ function readyNextCreate(pets: PetStore, signal: AbortSignal): Promise<void> {
 
 /**
  * The Lambda handler of createPet on `container`'s pet store and rate limiter: the next create is
- * readied together with the limiter's call (`admit`); with an Idempotency-Key the pet store writes
+ * readied as its read, together with the limiter's call; with an Idempotency-Key the pet store writes
  * the request's record in the pet's own atomic write, and the answer is built from its outcome.
  */
-export function createPetHandler(container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>) {
+export function createPetHandler(
+  container: Pick<Container, 'settings' | 'rateLimiter'> & { readonly pets: PetCreator },
+) {
   const { pets } = container;
-  return httpHandler(
-    async function createPet(event, _context, { signal, key, admit }) {
-      await admit(() => readyNextCreate(pets, signal));
-      const idempotencyKey = idempotencyKeyOf(event);
-      const newPet = parseOrThrow(NewPetSchema, event.body, 'body', 'invalid_body');
+  return httpHandler({
+    container,
+    body: jsonBody(),
+    input: (event: APIGatewayProxyEvent) => ({
+      idempotencyKey: idempotencyKeyOf(event),
+      newPet: parseOrThrow(NewPetSchema, event.body, 'body', 'invalid_body'),
+      fingerprint: requestFingerprint(event.body),
+    }),
+    read: (_input, { signal }) => readyNextCreate(pets, signal),
+    operation: async function createPet(_event, _context, { signal, key, input }) {
+      const { newPet, idempotencyKey, fingerprint } = input;
       if (idempotencyKey === undefined) {
         const pet = await pets
           .createPet(newPet, { signal })
           .catch(unconfirmed(UNCONFIRMED.withoutKey));
         return created(pet);
       }
-      const request = {
-        id: `${key.keyId}#${idempotencyKey}`,
-        fingerprint: requestFingerprint(event.body),
-      };
+      const request = { id: `${key.keyId}#${idempotencyKey}`, fingerprint };
       const outcome = await pets
         .createPetOnce(newPet, request, { signal })
         .catch(unconfirmed(UNCONFIRMED.withKey));
@@ -94,6 +100,5 @@ export function createPetHandler(container: Pick<Container, 'settings' | 'pets' 
           throw new IdempotencyInProgressError(outcome.retryAfterSeconds);
       }
     },
-    { container, body: jsonBody() },
-  );
+  });
 }

@@ -3,6 +3,7 @@
  * `invalid_parameter` when `petId` is not a positive integer; 404 `pet_not_found`. Every answer
  * carries the Deprecation, Sunset and Link headers of its row's `deprecation`.
  */
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Container } from '../../shared/container.ts';
 import { deprecationHeaders } from '../../shared/http/deprecation.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
@@ -10,35 +11,37 @@ import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
 import { type Operation, operationOf } from '../../shared/operations.ts';
 import { PetNotFoundError } from '../../shared/pets/errors.ts';
+import type { PetReader } from '../../shared/pets/pet-store.ts';
 import { PetIdSchema } from '../../shared/pets/schemas.ts';
 
 /**
- * The Lambda handler of getPet on `container`'s pet store and rate limiter: the pet is read
- * together with the limiter's call (`admit`), one round trip for both.
+ * The Lambda handler of getPet on `container`'s pet store and rate limiter: the pet is its read,
+ * sent together with the limiter's call, one round trip for both.
  *
  * @param route Its operation's row, whose `deprecation` sets the headers.
  *   @default operationOf('getPet')
  */
 export function getPetHandler(
-  container: Pick<Container, 'settings' | 'pets' | 'rateLimiter'>,
+  container: Pick<Container, 'settings' | 'rateLimiter'> & { readonly pets: PetReader },
   route: Pick<Operation, 'deprecation'> = operationOf('getPet'),
 ) {
   const { pets } = container;
-  return httpHandler(
-    async function getPet(event, _context, { signal, admit }) {
-      const pet = await admit(async function readPet() {
-        const petId = parseOrThrow(
-          PetIdSchema,
-          event.pathParameters?.petId,
-          'petId',
-          'invalid_parameter',
-        );
-        // Ids are safe integers; a larger number cannot name a pet and would lose digits as a key.
-        return Number.isSafeInteger(petId) ? pets.getPet(petId, { signal }) : undefined;
-      });
-      if (!pet) throw new PetNotFoundError(String(event.pathParameters?.petId));
+  return httpHandler({
+    container,
+    headers: route.deprecation && deprecationHeaders(route.deprecation),
+    input: (event: APIGatewayProxyEvent) => {
+      const given = event.pathParameters?.petId;
+      return {
+        given: String(given),
+        petId: parseOrThrow(PetIdSchema, given, 'petId', 'invalid_parameter'),
+      };
+    },
+    // Ids are safe integers; a larger number cannot name a pet and would lose digits as a key.
+    read: async ({ petId }, { signal }) =>
+      Number.isSafeInteger(petId) ? pets.getPet(petId, { signal }) : undefined,
+    operation: async function getPet(_event, _context, { input, read: pet }) {
+      if (!pet) throw new PetNotFoundError(input.given);
       return jsonResponse(200, pet);
     },
-    { container, headers: route.deprecation && deprecationHeaders(route.deprecation) },
-  );
+  });
 }

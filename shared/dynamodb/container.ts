@@ -1,7 +1,6 @@
 /** Every DynamoDB adapter on one client: the composition root of the local stack, tests, benches. */
 import type { Container } from '../container.ts';
 import { type DynamoDBBase, dynamoDBContainer } from './base.ts';
-import { DynamoDBIdempotencyStore } from './idempotency-store.ts';
 import { DynamoDBKeyStore } from './key-store.ts';
 import { DynamoDBPetStore } from './pet-store.ts';
 import { DynamoDBRateLimiter } from './rate-limiter.ts';
@@ -11,7 +10,7 @@ export interface DynamoDBContainer extends Container, DynamoDBBase {}
 
 /**
  * Every DynamoDB adapter on the settings of `env` and one document client, each built on first use
- * (the pet store writes idempotency records when `IDEMPOTENCY_TABLE_NAME` is set). A Lambda
+ * (the pet store on `PETS_TABLE_NAME` and `IDEMPOTENCY_TABLE_NAME`). A Lambda
  * entry names only its own adapters instead (`functions/*.ts`, with `dynamoDBContainer`).
  * @throws Error naming the variable when a setting is invalid; at an adapter's first use, when its
  *   table's name is missing.
@@ -19,12 +18,7 @@ export interface DynamoDBContainer extends Container, DynamoDBBase {}
 export function createContainer(env: NodeJS.ProcessEnv = process.env): DynamoDBContainer {
   return dynamoDBContainer(
     {
-      pets: (base) =>
-        DynamoDBPetStore.from(base, {
-          records: base.settings.IDEMPOTENCY_TABLE_NAME
-            ? DynamoDBIdempotencyStore.from(base)
-            : undefined,
-        }),
+      pets: (base) => DynamoDBPetStore.from(base),
       rateLimiter: (base) => DynamoDBRateLimiter.from(base),
       keys: (base) => DynamoDBKeyStore.from(base),
     },

@@ -1,9 +1,15 @@
-/** Reads of `status-index`: one Query per shard, merged by id (docs/architecture.md). */
+/**
+ * listPets's port on the pets table's `status-index`: one Query per shard, merged by id
+ * (docs/architecture.md).
+ */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type PageCache, pageExpiry, settledAfterMs } from '../pets/page-cache.ts';
+import type { ListPetsOptions, PetLister, PetPage } from '../pets/pet-store.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../pets/schemas.ts';
+import { pageOf } from '../pets/store-rules.ts';
 import { ONE_REGION, type Regions, regionsOf } from '../regions.ts';
 import { requiredSetting } from '../settings.ts';
+import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 import { petOf, STATUS_INDEX, STATUS_SHARD_ATTRIBUTE, statusShardsOf } from './pet-item.ts';
 
@@ -39,8 +45,8 @@ export interface StatusIndexOptions {
   readonly regions?: Regions;
 }
 
-/** The `status-index` GSI of one pets table. */
-export class StatusIndex {
+/** The `status-index` GSI of one pets table, and the pages of pets it lists. */
+export class StatusIndex implements PetLister {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
@@ -54,6 +60,12 @@ export class StatusIndex {
   static from(base: DynamoDBBase, options: StatusIndexOptions): StatusIndex {
     const table = requiredSetting(base.settings, 'PETS_TABLE_NAME');
     return new StatusIndex(base.client, table, { regions: regionsOf(base.settings), ...options });
+  }
+
+  /** The first `limit + 1` pets after `afterId`: `limit` of them, and whether more follow. */
+  async listPets({ limit, status, afterId = 0, signal }: ListPetsOptions): Promise<PetPage> {
+    const pets = await unlessUnavailable(() => this.read(status, afterId, limit + 1, signal));
+    return pageOf(pets, limit);
   }
 
   /** The `count` smallest ids above `afterId`, of `status` or all; shared: never change them. */

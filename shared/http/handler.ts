@@ -6,6 +6,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { Container } from '../container.ts';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
 import { logger } from '../logger.ts';
+import type { AuthorizedKey } from './authorized-key.ts';
 import {
   countServerErrors,
   errorHandler,
@@ -13,23 +14,32 @@ import {
   responseHeaders,
   strictQuery,
 } from './middleware.ts';
-import { type Admission, rateLimit } from './rate-limit.ts';
+import { admit, type CountedContext, rateLimit } from './rate-limit.ts';
 
 /** What an operation gets beside its event and context. */
-export interface Invocation extends Admission {
+export interface Invocation<Input = undefined, Read = undefined> {
   /** Aborts before the function's timeout: pass it to every store call. */
   readonly signal: AbortSignal;
+  /** The request's API key, from the authorizer's context. */
+  readonly key: AuthorizedKey;
+  /** The request's validated input ({@link HttpHandlerOptions.input}). */
+  readonly input: Input;
+  /** What the declared read gave ({@link HttpHandlerOptions.read}), the request admitted. */
+  readonly read: Read;
 }
 
-/**
- * An operation's own code. It awaits `admit` first, with its first store call if it has one
- * (`admit(() => store.read(…))`: one round trip for both); nothing before it may write.
- */
-export type OperationFunction = (
+/** An operation's own code: a function of its validated input and its read's result. */
+export type OperationFunction<Input = undefined, Read = undefined> = (
   event: APIGatewayProxyEvent,
   context: Context,
-  invocation: Invocation,
+  invocation: Invocation<Input, Read>,
 ) => Promise<APIGatewayProxyResult>;
+
+/** What an operation's read gets: the invocation's deadline and the request's key. */
+export interface ReadCall {
+  readonly signal: AbortSignal;
+  readonly key: AuthorizedKey;
+}
 
 /** The Lambda handler of an operation, for API Gateway REST proxy events. */
 export type HttpHandler = (
@@ -38,7 +48,7 @@ export type HttpHandler = (
 ) => Promise<APIGatewayProxyResult>;
 
 /** Options of {@link httpHandler}. */
-export interface HttpHandlerOptions {
+export interface HttpHandlerOptions<Input = undefined, Read = undefined> {
   /** The request body's middlewares, e.g. `jsonBody()`. @default - none: the body as passed */
   readonly body?: readonly HttpMiddleware[];
   /** The query parameters the operation takes; any other, or one twice: 400. @default - none */
@@ -47,25 +57,41 @@ export interface HttpHandlerOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** The operation's container: settings, per-key rate limiter and its clock (`now`, epoch ms). */
   readonly container: Pick<Container, 'settings' | 'rateLimiter' | 'now'>;
+  /** The request's input, validated after the query and body checks; throws ApiError (4xx). @default - none */
+  readonly input?: (event: APIGatewayProxyEvent) => Input;
+  /**
+   * The first store call, sent beside the limiter's (`admit`): it must not write what a refused
+   * request may not leave behind (its outcome is then dropped). @default - none
+   */
+  readonly read?: (input: Input, call: ReadCall) => Promise<Read>;
+  /** The operation's own code, run once the request is admitted. */
+  readonly operation: OperationFunction<Input, Read>;
 }
 
 /**
- * Wraps an operation in the service's middy chain (the order and why: docs/architecture.md).
+ * Wraps an operation in the service's middy chain (the order and why: docs/architecture.md): the
+ * operation runs once the request is admitted, on its validated input and its read's result.
  * @returns The Lambda handler for API Gateway REST proxy events.
  */
-export function httpHandler(fn: OperationFunction, options: HttpHandlerOptions): HttpHandler {
-  const { container } = options;
+export function httpHandler<Input = undefined, Read = undefined>(
+  options: HttpHandlerOptions<Input, Read>,
+): HttpHandler {
+  const { container, input: inputOf, read, operation } = options;
   const limiter = rateLimit({
     limiter: container.rateLimiter,
     deadlineMs: container.settings.RATE_LIMIT_DEADLINE_MS,
     now: container.now,
   });
-  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(
-    function withInvocationDeadline(event: APIGatewayProxyEvent, context: Context) {
-      const admission = limiter.admissionOf(event);
-      return withDeadline(invocationBudgetMs(context), (signal) =>
-        fn(event, context, { signal, ...admission }),
-      );
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, CountedContext>(
+    function admitted(event: APIGatewayProxyEvent, context: CountedContext) {
+      const count = context.rateLimitCount;
+      if (!count) throw new Error('The rate limiter has not counted this request');
+      const { key } = count;
+      return withDeadline(invocationBudgetMs(context), async (signal) => {
+        const input = inputOf ? inputOf(event) : (undefined as Input);
+        const result = await admit(count, read && (() => read(input, { signal, key })));
+        return operation(event, context, { signal, key, input, read: result as Read });
+      });
     },
     { timeoutEarlyInMillis: 0 },
   )

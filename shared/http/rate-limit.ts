@@ -1,6 +1,6 @@
 /** The per-key rate limiter as a middy middleware (docs/rate-limits.md). */
-import type { Request } from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
 import { logger } from '../logger.ts';
 import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
@@ -9,7 +9,7 @@ import { refusalOf } from '../rate-limit/errors.ts';
 import { RATE_LIMITER_DEADLINE_MS, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { type AuthorizedKey, authorizedKey } from './authorized-key.ts';
 import { apiErrorOf } from './error-mapping.ts';
-import { errorResponse, type HttpMiddleware } from './middleware.ts';
+import { errorResponse } from './middleware.ts';
 import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from './rate-limit-headers.ts';
 
 /** Options of {@link rateLimit}. */
@@ -21,60 +21,71 @@ export interface RateLimitOptions {
   readonly deadlineMs?: number;
 }
 
-/**
- * Awaits the rate limiter's verdict together with `read`, the operation's first store call,
- * started at once (one round trip for both) unless the key is expected refused, then after the
- * verdict. It must not write what a refused request may not leave behind.
- * @returns What `read` gives (`undefined` without one), once the request is admitted.
- * @throws The refusal (RateLimitedError, KeyBannedError) when refused: `read`'s outcome is
- *   dropped; else `read`'s own error.
- */
-export interface Admit {
-  (): Promise<undefined>;
-  <T>(read: () => Promise<T>): Promise<T>;
-}
-
-/** What the rate limiter hands the operation: the request's key and its {@link Admit}. */
-export interface Admission {
+/** One request's count, sent in the middleware's `before`: its key and its verdict ({@link admit}). */
+export interface Count {
   readonly key: AuthorizedKey;
-  readonly admit: Admit;
+  /** Settles on the verdict; never rejects. */
+  readonly verdict: Promise<Verdict>;
+  /** Whether this instance saw the key refused a moment ago: then nothing starts beside the count. */
+  readonly expectsRefusal: boolean;
 }
 
 /** The rate limiter's verdict on one request: the headers of its answer, and its refusal if any. */
-interface Verdict {
+export interface Verdict {
   readonly headers: Record<string, string>;
   readonly refusal?: Error;
 }
 
-/** The rate-limit middleware, and the admission it started for each request. */
-export interface RateLimitMiddleware extends HttpMiddleware {
-  /** The admission of `event`'s request, started by the middleware's `before`. */
-  admissionOf(event: APIGatewayProxyEvent): Admission;
+/** The context behind {@link rateLimit}, with the request's {@link Count} (as middy's `setToContext`). */
+export interface CountedContext extends Context {
+  readonly rateLimitCount?: Count;
+}
+
+/**
+ * Awaits `count`'s verdict with `read`, started at once (one round trip for both) unless the key
+ * is expected refused, then after the verdict.
+ * @returns What `read` gives (`undefined` without one), once the request is admitted.
+ * @throws The refusal (RateLimitedError, KeyBannedError) when refused: `read`'s outcome is
+ *   awaited and dropped; else `read`'s own error.
+ */
+export async function admit<T>(count: Count, read?: () => Promise<T>): Promise<T | undefined> {
+  const work = count.expectsRefusal ? undefined : read?.();
+  // Handled here: a refused request drops the outcome; otherwise it is returned below.
+  const settled = work?.then(
+    () => undefined,
+    () => undefined,
+  );
+  const { refusal } = await count.verdict;
+  if (refusal) {
+    // Nothing of the invocation outlives its answer.
+    await settled;
+    throw refusal;
+  }
+  return work ?? read?.();
 }
 
 /** Keys a function instance remembers as refused, at most (a few hundred kB). */
 const REMEMBERED_KEYS = 10_000;
 
 /** One invocation as middy hands it to a middleware. */
-export type HttpRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
-
-/** One request as the middleware keeps it: its admission and the verdict. */
-interface Counted {
-  readonly admission: Admission;
-  readonly verdict: Promise<Verdict>;
-}
+export type HttpRequest = Request<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Error,
+  CountedContext
+>;
 
 /**
  * Counts each request against its key's windows before any other work and puts the rate-limit
  * headers on every answer; a failing or slow limiter admits uncounted (docs/rate-limits.md). The
- * count starts in `before`; the operation awaits its verdict with its first store call
- * ({@link Admit}), and a refusal is the answer whatever else failed.
+ * count starts in `before` (the context's `rateLimitCount`); `httpHandler` awaits its verdict with
+ * the operation's declared read ({@link admit}), and a refusal is the answer whatever else failed.
  */
-export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
+export function rateLimit(
+  options: RateLimitOptions,
+): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, CountedContext> {
   const { limiter, now = Date.now, deadlineMs = RATE_LIMITER_DEADLINE_MS } = options;
   const refusals = new ExpectedRefusals(REMEMBERED_KEYS);
-  // Per invocation (its event, as middy hands the operation no request): what `before` started.
-  const admissions = new WeakMap<object, Counted>();
 
   /** Counts the request of `key` at `nowMs` and settles on its verdict; never rejects. */
   async function verdictOf(key: AuthorizedKey, nowMs: number, budgetMs: number): Promise<Verdict> {
@@ -105,31 +116,12 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     return { headers, refusal };
   }
 
-  /** The {@link Admit} of a request with `verdict`, whose key is expected refused or not. */
-  function admitOn(verdict: Promise<Verdict>, expectsRefusal: boolean): Admit {
-    return async function admit<T>(read?: () => Promise<T>): Promise<T | undefined> {
-      const work = expectsRefusal ? undefined : read?.();
-      // Handled here: a refused request drops the outcome; otherwise it is returned below.
-      const settled = work?.then(
-        () => undefined,
-        () => undefined,
-      );
-      const { refusal } = await verdict;
-      if (refusal) {
-        // Nothing of the invocation outlives its answer.
-        await settled;
-        throw refusal;
-      }
-      return work ?? read?.();
-    } as Admit;
-  }
-
   /** Puts the verdict's headers on the answer; a refusal is the answer, whatever else failed. */
   async function withVerdict(request: HttpRequest): Promise<void> {
-    const verdict = await admissions.get(request.event)?.verdict;
+    const verdict = await request.context.rateLimitCount?.verdict;
     if (verdict?.refusal && request.error !== verdict.refusal) {
-      // The refusal answers, as had the limiter answered first: over a check that failed while
-      // the count was in flight, or an operation that never awaited `admit`.
+      // The refusal answers, as had the limiter answered first: over a check (query, body) that
+      // failed while the count was in flight.
       request.response = errorResponse(verdict.refusal);
     }
     if (request.response && verdict) {
@@ -141,18 +133,18 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     before: function rateLimitBefore(request) {
       const key = authorizedKey(request.event);
       const nowMs = now();
-      const verdict = verdictOf(key, nowMs, invocationBudgetMs(request.context));
-      // A key refused a moment ago is most likely refused again: its read waits for the verdict.
-      const admit = admitOn(verdict, refusals.expects(key.keyId, nowMs));
-      admissions.set(request.event, { admission: { key, admit }, verdict });
+      const rateLimitCount: Count = {
+        key,
+        verdict: verdictOf(key, nowMs, invocationBudgetMs(request.context)),
+        // A key refused a moment ago is most likely refused again: its read waits for the verdict.
+        expectsRefusal: refusals.expects(key.keyId, nowMs),
+      };
+      // This invocation's own context, the caller's as its prototype: a context object passed to
+      // several invocations (a test's, the local gateway's) never carries another's count.
+      request.context = Object.assign(Object.create(request.context), { rateLimitCount });
     },
     after: withVerdict,
     onError: withVerdict,
-    admissionOf(event) {
-      const invocation = admissions.get(event);
-      if (!invocation) throw new Error('The rate limiter has not seen this request');
-      return invocation.admission;
-    },
   };
 }
 

@@ -1,4 +1,4 @@
-/** The PetStore port, through which the operations reach persistence. */
+/** The pet store's ports, one per operation, through which the operations reach persistence. */
 import type { IdempotentOutcome, IdempotentRequest } from '../idempotency/record.ts';
 import type { NewPet, Pet, PetStatus } from './schemas.ts';
 
@@ -28,8 +28,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Persistence of pets, as the operations need it. */
-export interface PetStore {
+/** createPet's port: new pets, at most once per idempotency key. */
+export interface PetCreator {
   /**
    * Stores a new pet under a fresh id (a positive safe integer, unique, never reused).
    * @throws StoreUnavailableError (the pet may exist).
@@ -51,8 +51,19 @@ export interface PetStore {
    * limiter's call: a refused request wastes at most ids. @throws StoreUnavailableError
    */
   prepareCreate(options?: CallOptions): Promise<void>;
+}
+
+/** getPet's port: one pet by id. */
+export interface PetReader {
   /** The pet with this id, or `undefined`. @throws StoreUnavailableError */
   getPet(id: number, options?: CallOptions): Promise<Pet | undefined>;
+}
+
+/** listPets's port: pages of pets in ascending id. */
+export interface PetLister {
   /** The first `limit` pets after `afterId`, and if more follow. @throws StoreUnavailableError */
   listPets(options: ListPetsOptions): Promise<PetPage>;
 }
+
+/** Persistence of pets, every operation's port: the local stack's, the tests' and the benches'. */
+export interface PetStore extends PetCreator, PetReader, PetLister {}

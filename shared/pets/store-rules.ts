@@ -1,6 +1,6 @@
 /**
- * The rules every PetStore applies, apart from storage: the pet a create stores, the parts a
- * call needs, and the page a list answers. Pure; the DynamoDB store and its in-memory twin both call them.
+ * The rules every PetStore applies, apart from storage: the pet a create stores and the page a
+ * list answers. Pure; the DynamoDB store and its in-memory twin both call them.
  */
 import type { PetPage } from './pet-store.ts';
 import type { NewPet, Pet } from './schemas.ts';
@@ -8,16 +8,6 @@ import type { NewPet, Pet } from './schemas.ts';
 /** The pet a create stores: `newPet`'s fields under the fresh `id`, nothing else of the body. */
 export function petWithId(newPet: NewPet, id: number): Pet {
   return { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
-}
-
-/**
- * The part of a store a call needs, e.g. the idempotency records of `createPetOnce`.
- * @param name How the error names the part.
- * @throws Error when the store was built without it (a wiring fault, never a client's).
- */
-export function partOf<Part>(part: Part | undefined, name: string): Part {
-  if (part === undefined) throw new Error(`This pet store was built without ${name}`);
-  return part;
 }
 
 /**

@@ -181,20 +181,18 @@ describe('docs/openapi.yaml', () => {
       const timedOut = Object.assign(new Error('The operation was aborted'), {
         name: 'TimeoutError',
       });
-      const handler = httpHandler(
+      const handler = httpHandler({
         // As a store adapter's call fails: its error, classified by unlessUnavailable.
-        () => unlessUnavailable(() => Promise.reject(timedOut)),
-        {
-          container: {
-            settings: readSettings(),
-            rateLimiter: {
-              consume: async () => {
-                throw timedOut;
-              },
+        operation: () => unlessUnavailable(() => Promise.reject(timedOut)),
+        container: {
+          settings: readSettings(),
+          rateLimiter: {
+            consume: async () => {
+              throw timedOut;
             },
           },
         },
-      );
+      });
       const event = authorizedEvent({ method: 'GET', resource: '/pets', path: '/pets' });
       const result = await handler(event, createLambdaContext('openapi-faults'));
       const body = JSON.parse(result.body) as ErrorBody;

@@ -75,7 +75,8 @@ describe('docs/openapi.yaml', () => {
 
       beforeAll(async () => {
         const settings = readSettings();
-        const handler = httpHandler(async () => jsonResponse(200, []), {
+        const handler = httpHandler({
+          operation: async () => jsonResponse(200, []),
           container: {
             settings,
             rateLimiter: new DynamoDBRateLimiter(

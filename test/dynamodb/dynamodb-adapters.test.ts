@@ -5,7 +5,6 @@
  */
 import { afterAll } from 'vitest';
 import { createContainer } from '../../shared/dynamodb/container.ts';
-import { DynamoDBIdempotencyStore } from '../../shared/dynamodb/idempotency-store.ts';
 import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
 import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
 import { requiredSetting } from '../../shared/settings.ts';
@@ -16,9 +15,7 @@ import { CONTRACT_SPREAD_POLICY, rateLimiterContract } from '../support/rate-lim
 const container = createContainer();
 afterAll(() => container.client.destroy());
 
-petStoreContract('DynamoDB', (now) =>
-  DynamoDBPetStore.from(container, { records: DynamoDBIdempotencyStore.from(container), now }),
-);
+petStoreContract('DynamoDB', (now) => DynamoDBPetStore.from(container, { now }));
 rateLimiterContract(
   'DynamoDB',
   (policy) =>

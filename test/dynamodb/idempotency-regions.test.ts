@@ -12,9 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPetHandler } from '../../functions/operations/create-pet.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
-import { DynamoDBIdempotencyStore } from '../../shared/dynamodb/idempotency-store.ts';
-import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
-import { petsTablesOf } from '../../shared/dynamodb/pet-table.ts';
+import { DynamoDBPetStore, petsTablesOf } from '../../shared/dynamodb/pet-store.ts';
 import { IDEMPOTENCY_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { Regions } from '../../shared/regions.ts';
 import { requiredSetting } from '../../shared/settings.ts';
@@ -27,10 +25,7 @@ const records = requiredSetting(base.settings, IDEMPOTENCY_TABLE.envVar);
 /** The createPet of the region in place `own` (one DynamoDB Local database stands for both). */
 const regionOf = (own: number) => {
   const regions: Regions = { names: ['us-east-1', 'eu-west-1'], own };
-  const pets = new DynamoDBPetStore(base.client, petsTablesOf(base), {
-    regions,
-    records: new DynamoDBIdempotencyStore(records, regions),
-  });
+  const pets = new DynamoDBPetStore(base.client, petsTablesOf(base), { regions });
   const handler = createPetHandler({
     settings: base.settings,
     rateLimiter: base.rateLimiter,

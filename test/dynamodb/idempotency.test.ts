@@ -14,8 +14,7 @@ import { grantedEnvironment } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
-import { DynamoDBIdempotencyStore } from '../../shared/dynamodb/idempotency-store.ts';
-import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
+import { DynamoDBPetStore, petsTablesOf } from '../../shared/dynamodb/pet-store.ts';
 import { IDEMPOTENCY_TABLE } from '../../shared/dynamodb/tables.ts';
 import { requestFingerprint } from '../../shared/http/idempotency-key.ts';
 import { IDEMPOTENCY_RECORD_TTL_SECONDS } from '../../shared/idempotency/record.ts';
@@ -79,11 +78,7 @@ describe('createPet with Idempotency-Key', () => {
   it('creates one pet and answers 201 when the transaction landed but its answer was lost (the SDK retries it)', async () => {
     const lossy = await clientLosingFirstAnswer('TransactWriteItemsCommand', routeOf('createPet'));
     try {
-      const pets = new DynamoDBPetStore(
-        lossy,
-        { pets: requiredSetting(readSettings(), 'PETS_TABLE_NAME') },
-        { records: DynamoDBIdempotencyStore.from(container) },
-      );
+      const pets = new DynamoDBPetStore(lossy, petsTablesOf(container));
       const lossyCreates = idempotentCreates(
         createPetHandler({
           settings: container.settings,

@@ -14,6 +14,7 @@ import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
 import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { idFloor, petIdOf } from '../../shared/pets/id-order.ts';
 import { MAX_REGIONS, type Regions } from '../../shared/regions.ts';
+import { petTables } from '../support/pet-tables.ts';
 
 const client = createDocumentClient();
 afterAll(() => client.destroy());
@@ -56,7 +57,7 @@ describe('pet ids in two regions', () => {
   it('issues disjoint ids at 16-way concurrency in each region, each region its residue', async () => {
     const pets = await freshTable();
     const instancesOf = (regions: Regions) =>
-      Array.from({ length: 16 }, () => new DynamoDBPetStore(client, { pets }, { regions }));
+      Array.from({ length: 16 }, () => new DynamoDBPetStore(client, petTables(pets), { regions }));
 
     const issued = await Promise.all(
       [HOME, OTHER].map(async (regions) => {
@@ -82,11 +83,15 @@ describe('pet ids in two regions', () => {
 
   it('continues above the ids that the stage issued before it had regions', async () => {
     const pets = await freshTable();
-    const oneRegion = new DynamoDBPetStore(client, { pets });
+    const oneRegion = new DynamoDBPetStore(client, petTables(pets));
     const before = await Promise.all([1, 2, 3].map(() => oneRegion.createPet(REX)));
 
-    const home = await new DynamoDBPetStore(client, { pets }, { regions: HOME }).createPet(REX);
-    const other = await new DynamoDBPetStore(client, { pets }, { regions: OTHER }).createPet(REX);
+    const home = await new DynamoDBPetStore(client, petTables(pets), { regions: HOME }).createPet(
+      REX,
+    );
+    const other = await new DynamoDBPetStore(client, petTables(pets), { regions: OTHER }).createPet(
+      REX,
+    );
 
     expect(Math.max(...before.map((pet) => pet.id))).toBe(3);
     expect(home.id).toBeGreaterThan(3);
@@ -98,7 +103,9 @@ describe('pet ids in two regions', () => {
     const ahead = idFloor(Date.now()) + 1_000_000_000;
     await client.send(new PutCommand({ TableName: pets, Item: { id: 0, value: ahead } }));
 
-    const pet = await new DynamoDBPetStore(client, { pets }, { regions: HOME }).createPet(REX);
+    const pet = await new DynamoDBPetStore(client, petTables(pets), { regions: HOME }).createPet(
+      REX,
+    );
 
     expect(pet.id).toBe(petIdOf(ahead + 1, HOME));
     expect(await sequenceValue(pets, PET_ID_SEQUENCE_ID)).toBe(ahead + 1);
@@ -106,9 +113,11 @@ describe('pet ids in two regions', () => {
 
   it('keeps ids of two regions in creation order across regions, a second apart', async () => {
     const pets = await freshTable();
-    const other = await new DynamoDBPetStore(client, { pets }, { regions: OTHER }).createPet(REX);
+    const other = await new DynamoDBPetStore(client, petTables(pets), { regions: OTHER }).createPet(
+      REX,
+    );
     const later = Date.now() + 1_000;
-    const home = new DynamoDBPetStore(client, { pets }, { regions: HOME, now: () => later });
+    const home = new DynamoDBPetStore(client, petTables(pets), { regions: HOME, now: () => later });
 
     expect((await home.createPet(REX)).id).toBeGreaterThan(other.id);
   });

@@ -14,6 +14,7 @@ import { PET_ID_SEQUENCE_ID } from '../../shared/dynamodb/id-blocks.ts';
 import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
 import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { ID_BLOCK_LIFETIME_MS } from '../../shared/pets/id-order.ts';
+import { petTables } from '../support/pet-tables.ts';
 
 const client = createDocumentClient();
 /** Every call the counted client sends, by command name (e.g. `UpdateItemCommand`). */
@@ -67,8 +68,8 @@ describe('pet ids in leased blocks', () => {
     const slowTable = await freshTable();
     const fastTable = await freshTable();
     let nowMs = 1_000_000;
-    const slow = new DynamoDBPetStore(counted, { pets: slowTable }, { now: () => nowMs });
-    const fast = new DynamoDBPetStore(counted, { pets: fastTable }, { now: () => nowMs });
+    const slow = new DynamoDBPetStore(counted, petTables(slowTable), { now: () => nowMs });
+    const fast = new DynamoDBPetStore(counted, petTables(fastTable), { now: () => nowMs });
 
     leases.length = 0;
     const slowIds = await sequentialIds(slow, 5, () => {
@@ -89,7 +90,10 @@ describe('pet ids in leased blocks', () => {
 
   it('doubles the next lease, up to the maximum, when a block is spent within its lifetime', async () => {
     const pets = await freshTable();
-    const store = new DynamoDBPetStore(counted, { pets }, { maxIdBlockSize: 8, now: () => 1e6 });
+    const store = new DynamoDBPetStore(counted, petTables(pets), {
+      maxIdBlockSize: 8,
+      now: () => 1e6,
+    });
 
     leases.length = 0;
     const ids = await sequentialIds(store, 20);
@@ -102,7 +106,7 @@ describe('pet ids in leased blocks', () => {
   it('leases only as many ids as an expired block gave out, at least 1, never reusing the rest', async () => {
     const pets = await freshTable();
     let nowMs = 1_000_000;
-    const store = new DynamoDBPetStore(counted, { pets }, { now: () => nowMs });
+    const store = new DynamoDBPetStore(counted, petTables(pets), { now: () => nowMs });
 
     leases.length = 0;
     // Leases of 1, 2 and 4, spent; then one of 8 (ids 8 to 15), of which 4 go out in its lifetime.
@@ -124,7 +128,7 @@ describe('pet ids in leased blocks', () => {
 
   it('shares one lease among the concurrent creates of one instance, doubling as they spend it', async () => {
     const pets = await freshTable();
-    const store = new DynamoDBPetStore(counted, { pets }, { now: () => 1e6 });
+    const store = new DynamoDBPetStore(counted, petTables(pets), { now: () => 1e6 });
 
     leases.length = 0;
     const created = await Promise.all(Array.from({ length: 10 }, () => store.createPet(REX)));
@@ -140,7 +144,7 @@ describe('pet ids in leased blocks', () => {
     const pets = await freshTable();
     const instances = Array.from(
       { length: 4 },
-      () => new DynamoDBPetStore(client, { pets }, { maxIdBlockSize: 5 }),
+      () => new DynamoDBPetStore(client, petTables(pets), { maxIdBlockSize: 5 }),
     );
 
     // Each instance serves one request at a time, as a function instance does; all run at once.
@@ -159,14 +163,16 @@ describe('pet ids in leased blocks', () => {
     expect(all.every((id) => Number.isSafeInteger(id) && id > 0)).toBe(true);
     for (const ids of issued) expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(Number(await sequenceValue(pets))).toBeGreaterThanOrEqual(Math.max(...all));
-    const { pets: listed } = await new DynamoDBPetStore(client, { pets }).listPets({ limit: 100 });
+    const { pets: listed } = await new DynamoDBPetStore(client, petTables(pets)).listPets({
+      limit: 100,
+    });
     expect(listed.map((pet) => pet.id)).toEqual([...all].sort((a, b) => a - b));
   });
 
   it('makes the next create a single call once prepareCreate has leased a block', async () => {
     const pets = await freshTable();
     let nowMs = 1_000_000;
-    const store = new DynamoDBPetStore(counted, { pets }, { now: () => nowMs });
+    const store = new DynamoDBPetStore(counted, petTables(pets), { now: () => nowMs });
     const callsOf = async (work: () => Promise<unknown>) => {
       calls.length = 0;
       await work();
@@ -197,7 +203,7 @@ describe('pet ids in leased blocks', () => {
 
   it('leases again for a caller whose shared lease was cut short by the deadline of another', async () => {
     const pets = await freshTable();
-    const store = new DynamoDBPetStore(counted, { pets });
+    const store = new DynamoDBPetStore(counted, petTables(pets));
 
     const [cut, shared] = await Promise.allSettled([
       store.prepareCreate({ signal: AbortSignal.abort() }),
@@ -214,7 +220,7 @@ describe('pet ids in leased blocks', () => {
 
   it('never shows the sequence item as a pet', async () => {
     const pets = await freshTable();
-    const store = new DynamoDBPetStore(client, { pets });
+    const store = new DynamoDBPetStore(client, petTables(pets));
     await store.createPet(REX);
 
     const only = { pets: [{ ...REX, id: 1 }], hasMore: false };

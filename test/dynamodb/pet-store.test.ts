@@ -15,11 +15,12 @@ import type { ListPetsOptions, PetPage } from '../../shared/pets/pet-store.ts';
 import type { Pet, PetStatus } from '../../shared/pets/schemas.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { clientLosingFirstAnswer } from '../support/lossy-client.ts';
+import { petTables } from '../support/pet-tables.ts';
 
 const client = createDocumentClient();
 /** The Queries on `status-index` of every store here. */
 const reads = countStatusIndexReads(client);
-const tables = { pets: requiredSetting(readSettings(), PETS_TABLE.envVar) };
+const tables = petTables(requiredSetting(readSettings(), PETS_TABLE.envVar));
 const store = new DynamoDBPetStore(client, tables);
 
 afterAll(() => client.destroy());
@@ -171,7 +172,7 @@ describe('DynamoDBPetStore pages (tables of their own)', () => {
     const suffix = randomBytes(4).toString('hex');
     const env = await createTables(client, (table) => `${table.localName}-paged-${suffix}`);
     petsTable = env[PETS_TABLE.envVar] ?? '';
-    paged = new DynamoDBPetStore(client, { pets: petsTable });
+    paged = new DynamoDBPetStore(client, petTables(petsTable));
     pets = await createPets(30);
   });
 

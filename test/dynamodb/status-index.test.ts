@@ -20,6 +20,7 @@ import {
 } from '../../shared/pets/page-cache.ts';
 import type { ListPetsOptions, PetPage } from '../../shared/pets/pet-store.ts';
 import type { Pet, PetStatus } from '../../shared/pets/schemas.ts';
+import { petTables } from '../support/pet-tables.ts';
 
 const client = createDocumentClient();
 /** The Queries on `status-index` of every store here (only the readers list). */
@@ -32,7 +33,7 @@ const now = () => clock;
 async function freshStores(cache = new PageCache()) {
   const suffix = randomBytes(4).toString('hex');
   const env = await createTables(client, (table) => `${table.localName}-shards-${suffix}`);
-  const tables = { pets: env[PETS_TABLE.envVar] ?? '' };
+  const tables = petTables(env[PETS_TABLE.envVar] ?? '');
   return {
     creator: new DynamoDBPetStore(client, tables, { now }),
     reader: new DynamoDBPetStore(client, tables, { now, pageCache: cache }),

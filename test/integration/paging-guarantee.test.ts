@@ -18,6 +18,7 @@ import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { PageCache, TAIL_PAGE_TTL_MS } from '../../shared/pets/page-cache.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../../shared/pets/schemas.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
+import { petTables } from '../support/pet-tables.ts';
 
 /** The test's clock, epoch ms: every store reads it. */
 let clock = Date.UTC(2030, 0, 1, 12);
@@ -91,7 +92,7 @@ describe('walking listPets while pets are created', () => {
   beforeAll(async () => {
     const suffix = randomBytes(4).toString('hex');
     const env = await createTables(client, (table) => `${table.localName}-walk-${suffix}`);
-    const tables = { pets: env[PETS_TABLE.envVar] ?? '' };
+    const tables = petTables(env[PETS_TABLE.envVar] ?? '');
     creators = Array.from({ length: 4 }, () => new DynamoDBPetStore(client, tables, { now }));
     const reader = new DynamoDBPetStore(client, tables, { now, pageCache: new PageCache() });
     const { settings, rateLimiter } = createContainer();

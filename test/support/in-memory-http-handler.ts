@@ -7,8 +7,8 @@ import {
 } from '../../shared/http/handler.ts';
 import { inMemoryContainer } from './in-memory-container.ts';
 
-/** {@link chain}'s options, the container optional. */
-export type InMemoryHttpHandlerOptions = Omit<HttpHandlerOptions, 'container'> &
+/** {@link chain}'s options but the operation, the container optional. */
+export type InMemoryHttpHandlerOptions = Omit<HttpHandlerOptions, 'container' | 'operation'> &
   Partial<Pick<HttpHandlerOptions, 'container'>>;
 
 /**
@@ -19,5 +19,5 @@ export function httpHandler(
   fn: OperationFunction,
   options: InMemoryHttpHandlerOptions = {},
 ): HttpHandler {
-  return chain(fn, { container: inMemoryContainer(), ...options });
+  return chain({ container: inMemoryContainer(), ...options, operation: fn });
 }

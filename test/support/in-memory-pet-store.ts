@@ -2,7 +2,7 @@
 import type { IdempotentOutcome, IdempotentRequest } from '../../shared/idempotency/record.ts';
 import type { ListPetsOptions, PetPage, PetStore } from '../../shared/pets/pet-store.ts';
 import type { NewPet, Pet } from '../../shared/pets/schemas.ts';
-import { pageOf, partOf, petWithId } from '../../shared/pets/store-rules.ts';
+import { pageOf, petWithId } from '../../shared/pets/store-rules.ts';
 import type { InMemoryIdempotencyStore } from './in-memory-idempotency-store.ts';
 
 /** Pets in a Map; ids from 1, never reused (a failed create uses one up, as on DynamoDB). */
@@ -15,7 +15,7 @@ export class InMemoryPetStore implements PetStore {
    * @param now Clock of the records' expiry, epoch milliseconds.
    */
   constructor(
-    private readonly records?: InMemoryIdempotencyStore,
+    private readonly records: InMemoryIdempotencyStore,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -27,10 +27,9 @@ export class InMemoryPetStore implements PetStore {
   }
 
   async createPetOnce(newPet: NewPet, request: IdempotentRequest): Promise<IdempotentOutcome<Pet>> {
-    const records = partOf(this.records, 'idempotency records');
     this.lastId += 1;
     const pet = petWithId(newPet, this.lastId);
-    const met = records.put(request, pet, this.now());
+    const met = this.records.put(request, pet, this.now());
     if (met) return met;
     this.pets.set(pet.id, pet);
     return { status: 'created', result: { ...pet } };

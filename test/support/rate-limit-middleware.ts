@@ -31,13 +31,12 @@ export function getEvent(k: ReturnType<typeof key>) {
 /** An operation that counts its calls, behind `limiter` and a fixed clock ({@link NOW}). */
 export function countingOperation(limiter: RateLimiter) {
   const calls = { count: 0 };
-  const handler = httpHandler(
-    async (_event, _context, { admit }) => {
-      await admit();
+  const handler = httpHandler({
+    container: { settings: readSettings(), rateLimiter: limiter, now: () => NOW },
+    operation: async () => {
       calls.count += 1;
       return jsonResponse(200, { ok: true });
     },
-    { container: { settings: readSettings(), rateLimiter: limiter, now: () => NOW } },
-  );
+  });
   return { handler, calls };
 }

@@ -1,10 +1,10 @@
 /**
  * The rules both PetStores call (shared/pets/store-rules.ts), without a store: the pet a create
- * stores, the records a recorded create needs, and the page of the first limit + 1.
+ * stores and the page of the first limit + 1.
  */
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../shared/pets/schemas.ts';
-import { pageOf, partOf, petWithId } from '../../shared/pets/store-rules.ts';
+import { pageOf, petWithId } from '../../shared/pets/store-rules.ts';
 
 const pets = (...ids: number[]): Pet[] =>
   ids.map((id) => ({ id, name: `Pet ${id}`, categoryId: 1, status: 'available' }));
@@ -14,17 +14,6 @@ describe('petWithId', () => {
     const body = { name: 'Rex', categoryId: 2, status: 'sold', id: 99, owner: 'x' } as never;
 
     expect(petWithId(body, 7)).toStrictEqual({ id: 7, name: 'Rex', categoryId: 2, status: 'sold' });
-  });
-});
-
-describe('partOf', () => {
-  it('gives the part a store was built with, and refuses a store built without it', () => {
-    const records = { put: () => undefined };
-
-    expect(partOf(records, 'idempotency records')).toBe(records);
-    expect(() => partOf(undefined, 'idempotency records')).toThrow(
-      'This pet store was built without idempotency records',
-    );
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * The idempotency records on DynamoDB, written in the pet's transaction (docs/idempotency.md): in
- * a stage of several regions each region writes its own record of a key and checks the others'.
+ * The items of an idempotency record in the pet's own transaction, and the outcome its
+ * cancellation tells (docs/idempotency.md): in a stage of several regions each region writes its
+ * own record of a key and checks the others'. It sends nothing itself.
  */
 import {
   TransactionCanceledException,
@@ -27,7 +28,7 @@ import { petOf } from './pet-item.ts';
 export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** The records' items in their table (`IDEMPOTENCY_TABLE`), for a transaction to write. */
-export class DynamoDBIdempotencyStore {
+export class IdempotencyRecordItems {
   /**
    * @param tableName The idempotency table.
    * @param regions The stage's regions and the writer's. @default ONE_REGION
@@ -41,8 +42,8 @@ export class DynamoDBIdempotencyStore {
    * The records in `base`'s table `IDEMPOTENCY_TABLE_NAME`, of its region (`PETSTORE_REGIONS`).
    * @throws Error when the table's name is unset or the regions are invalid (`regionsOf`).
    */
-  static from({ settings }: Pick<DynamoDBBase, 'settings'>): DynamoDBIdempotencyStore {
-    return new DynamoDBIdempotencyStore(
+  static from({ settings }: Pick<DynamoDBBase, 'settings'>): IdempotencyRecordItems {
+    return new IdempotencyRecordItems(
       requiredSetting(settings, 'IDEMPOTENCY_TABLE_NAME'),
       regionsOf(settings),
     );
