@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { createKeyHandler } from './operations/create-key.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return createKeyHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of createKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = createKeyHandler(createKeyOperations());
+export const handler = createHandler();

@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { getKeyHistoryHandler } from './operations/get-key-history.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return getKeyHistoryHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of getKeyHistory: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = getKeyHistoryHandler(createKeyOperations());
+export const handler = createHandler();

@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { getKeyUsageHandler } from './operations/get-key-usage.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return getKeyUsageHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of getKeyUsage: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = getKeyUsageHandler(createKeyOperations());
+export const handler = createHandler();

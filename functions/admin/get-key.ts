@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { getKeyHandler } from './operations/get-key.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return getKeyHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of getKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = getKeyHandler(createKeyOperations());
+export const handler = createHandler();

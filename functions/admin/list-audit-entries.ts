@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { listAuditEntriesHandler } from './operations/list-audit-entries.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return listAuditEntriesHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of listAuditEntries: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = listAuditEntriesHandler(createKeyOperations());
+export const handler = createHandler();

@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { listKeysHandler } from './operations/list-keys.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return listKeysHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of listKeys: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = listKeysHandler(createKeyOperations());
+export const handler = createHandler();

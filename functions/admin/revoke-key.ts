@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { revokeKeyHandler } from './operations/revoke-key.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return revokeKeyHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of revokeKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = revokeKeyHandler(createKeyOperations());
+export const handler = createHandler();

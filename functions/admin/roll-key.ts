@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { rollKeyHandler } from './operations/roll-key.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return rollKeyHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of rollKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = rollKeyHandler(createKeyOperations());
+export const handler = createHandler();

@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { setKeyExpiryHandler } from './operations/set-key-expiry.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return setKeyExpiryHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of setKeyExpiry: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = setKeyExpiryHandler(createKeyOperations());
+export const handler = createHandler();

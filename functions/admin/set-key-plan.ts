@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { setKeyPlanHandler } from './operations/set-key-plan.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return setKeyPlanHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of setKeyPlan: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = setKeyPlanHandler(createKeyOperations());
+export const handler = createHandler();

@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { setKeyScopesHandler } from './operations/set-key-scopes.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return setKeyScopesHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of setKeyScopes: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = setKeyScopesHandler(createKeyOperations());
+export const handler = createHandler();

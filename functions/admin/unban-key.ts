@@ -2,5 +2,10 @@
 import { createKeyOperations } from './container.ts';
 import { unbanKeyHandler } from './operations/unban-key.ts';
 
+/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+export function createHandler(env: NodeJS.ProcessEnv = process.env) {
+  return unbanKeyHandler(createKeyOperations(env));
+}
+
 /** Lambda handler of unbanKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */
-export const handler = unbanKeyHandler(createKeyOperations());
+export const handler = createHandler();
