@@ -14,7 +14,7 @@ import {
   responseHeaders,
   strictQuery,
 } from './middleware.ts';
-import { admit, type CountedContext, rateLimit } from './rate-limit.ts';
+import { type CountedContext, rateLimit, readBesideCount } from './rate-limit.ts';
 
 /** What an operation gets beside its event and context. */
 export interface Invocation<Input = undefined, Read = undefined> {
@@ -60,7 +60,7 @@ export interface HttpHandlerOptions<Input = undefined, Read = undefined> {
   /** The request's input, validated after the query and body checks; throws ApiError (4xx). @default - none */
   readonly input?: (event: APIGatewayProxyEvent) => Input;
   /**
-   * The first store call, sent beside the limiter's (`admit`): it must not write what a refused
+   * The first store call, sent beside the limiter's (`readBesideCount`): it must not write what a refused
    * request may not leave behind (its outcome is then dropped). @default - none
    */
   readonly read?: (input: Input, call: ReadCall) => Promise<Read>;
@@ -89,7 +89,7 @@ export function httpHandler<Input = undefined, Read = undefined>(
       const { key } = count;
       return withDeadline(invocationBudgetMs(context), async (signal) => {
         const input = inputOf ? inputOf(event) : (undefined as Input);
-        const result = await admit(count, read && (() => read(input, { signal, key })));
+        const result = await readBesideCount(count, read && (() => read(input, { signal, key })));
         return operation(event, context, { signal, key, input, read: result as Read });
       });
     },

@@ -21,7 +21,7 @@ export interface RateLimitOptions {
   readonly deadlineMs?: number;
 }
 
-/** One request's count, sent in the middleware's `before`: its key and its verdict ({@link admit}). */
+/** One request's count, sent in the middleware's `before`: its key and its verdict ({@link readBesideCount}). */
 export interface Count {
   readonly key: AuthorizedKey;
   /** Settles on the verdict; never rejects. */
@@ -48,7 +48,10 @@ export interface CountedContext extends Context {
  * @throws The refusal (RateLimitedError, KeyBannedError) when refused: `read`'s outcome is
  *   awaited and dropped; else `read`'s own error.
  */
-export async function admit<T>(count: Count, read?: () => Promise<T>): Promise<T | undefined> {
+export async function readBesideCount<T>(
+  count: Count,
+  read?: () => Promise<T>,
+): Promise<T | undefined> {
   const work = count.expectsRefusal ? undefined : read?.();
   // Handled here: a refused request drops the outcome; otherwise it is returned below.
   const settled = work?.then(
@@ -79,7 +82,7 @@ export type HttpRequest = Request<
  * Counts each request against its key's windows before any other work and puts the rate-limit
  * headers on every answer; a failing or slow limiter admits uncounted (docs/rate-limits.md). The
  * count starts in `before` (the context's `rateLimitCount`); `httpHandler` awaits its verdict with
- * the operation's declared read ({@link admit}), and a refusal is the answer whatever else failed.
+ * the operation's declared read ({@link readBesideCount}), and a refusal is the answer whatever else failed.
  */
 export function rateLimit(
   options: RateLimitOptions,
@@ -117,7 +120,7 @@ export function rateLimit(
   }
 
   /** Puts the verdict's headers on the answer; a refusal is the answer, whatever else failed. */
-  async function withVerdict(request: HttpRequest): Promise<void> {
+  async function answerWithVerdict(request: HttpRequest): Promise<void> {
     const verdict = await request.context.rateLimitCount?.verdict;
     if (verdict?.refusal && request.error !== verdict.refusal) {
       // The refusal answers, as had the limiter answered first: over a check (query, body) that
@@ -143,8 +146,8 @@ export function rateLimit(
       // several invocations (a test's, the local gateway's) never carries another's count.
       request.context = Object.assign(Object.create(request.context), { rateLimitCount });
     },
-    after: withVerdict,
-    onError: withVerdict,
+    after: answerWithVerdict,
+    onError: answerWithVerdict,
   };
 }
 

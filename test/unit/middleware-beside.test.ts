@@ -1,5 +1,5 @@
 /**
- * Each operation's first store call beside the rate limiter's call (`admit`): it starts before the
+ * Each operation's first store call beside the rate limiter's call (`readBesideCount`): it starts before the
  * limiter has answered; a refused request keeps today's 429 and discards it, whatever else failed
  * meanwhile; a key this instance expects refused starts none; failures of either side keep their
  * answers, and no promise is left unhandled whichever settles first.
