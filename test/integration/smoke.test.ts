@@ -13,7 +13,13 @@ import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 import { STAGES, stackName } from '../../infra/stages.ts';
 import { issueToken } from '../support/api-client.ts';
-import { expression, readWorkflow } from '../support/workflows.ts';
+import {
+  expression,
+  type ResolvedStep,
+  readWorkflow,
+  resolveSteps,
+  runsWhen,
+} from '../support/workflows.ts';
 
 const SMOKE_SCRIPT = join(REPOSITORY_ROOT, 'infra/cli/smoke.ts');
 
@@ -62,33 +68,48 @@ function runScript(args: string[]): Promise<Run> {
 const REGIONS = ['us-east-1', 'us-west-2'] as const;
 
 /**
- * Runs a script of the deploy workflow's `stage` job as GitHub does (`bash -e -o pipefail`, from
- * the checkout), the stage's secret key set to `key`, AWS_REGION the home region's (as the
- * credentials step sets it) and `$RUNNER_TEMP` as `runnerTemp`.
+ * Runs a step of the deploy workflow's `stage` job as GitHub does (`bash -e -o pipefail`, from the
+ * checkout), with the step's own env, the stage's secret key (`secrets.PETSTORE_API_KEY`) as `key`,
+ * AWS_REGION the home region's (as the credentials step sets it) and `$RUNNER_TEMP` as `runnerTemp`.
  */
 function runWorkflowStep(
-  script: string,
+  step: WorkflowStep,
   key: string,
   runnerTemp: string,
   env: NodeJS.ProcessEnv = {},
 ): Promise<Run> {
-  return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+  const secrets: Record<string, string> = { [expression('secrets.PETSTORE_API_KEY')]: key };
+  const stepEnv = Object.fromEntries(
+    Object.entries(step.env ?? {}).map(([name, value]) => [name, secrets[value] ?? value]),
+  );
+  expect(stepEnv).toMatchObject({ PETSTORE_API_KEY: key });
+  return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
     RUNNER_TEMP: runnerTemp,
-    PETSTORE_API_KEY: key,
     AWS_REGION: REGIONS[0],
+    ...stepEnv,
     ...env,
   });
 }
 
-/** The `run:` of the deploy workflow's step `id` in the `stage` job, its key the stage's secret. */
-function workflowStep(stage: (typeof STAGES)[number], id: string): string {
-  const step = readWorkflow('.github/workflows/deploy.yml').jobs[stage]?.steps.find(
-    (each) => each.id === id,
-  );
-  if (!step?.run) throw new Error(`deploy.yml's ${stage} job has no step ${id}`);
-  expect(step.env).toEqual({ PETSTORE_API_KEY: expression('secrets.PETSTORE_API_KEY') });
-  return step.run;
+/** A `run:` step of the deploy workflow, as the runner runs it. */
+type WorkflowStep = ResolvedStep & { readonly run: string };
+
+/**
+ * The deploy workflow's step of the `stage` job (its steps resolved through the composite actions
+ * they use) that `matches`: the region-by-region deploy or the global smoke test.
+ */
+function workflowStep(stage: (typeof STAGES)[number], matches: RegExp): WorkflowStep {
+  const job = readWorkflow('.github/workflows/deploy.yml').jobs[stage];
+  const step = resolveSteps(job?.steps ?? []).find((each) => matches.test(each.run ?? ''));
+  if (!step?.run) throw new Error(`deploy.yml's ${stage} job has no step matching ${matches}`);
+  return step as WorkflowStep;
 }
+
+/** The deploy jobs' region-by-region step. */
+const REGIONS_STEP = /^\.ci\/deploy-regions\b/;
+
+/** The deploy jobs' smoke test through the global address. */
+const GLOBAL_SMOKE_STEP = /^npm run smoke\b.*--global/;
 
 /** A temporary `$RUNNER_TEMP`, removed after `use`. */
 async function withRunnerTemp<T>(use: (runnerTemp: string) => Promise<T>): Promise<T> {
@@ -109,7 +130,7 @@ function runWorkflowSmoke(stage: (typeof STAGES)[number], key: string): Promise<
     await mkdir(join(runnerTemp, 'cdk-outputs'));
     const outputs = { [stackName(stage)]: { ApiBaseUrl: gateway.url } };
     await writeFile(join(runnerTemp, 'cdk-outputs', `${REGIONS[0]}.json`), JSON.stringify(outputs));
-    return runWorkflowStep(workflowStep(stage, 'smoke'), key, runnerTemp);
+    return runWorkflowStep(workflowStep(stage, GLOBAL_SMOKE_STEP), key, runnerTemp);
   });
 }
 
@@ -150,7 +171,7 @@ function runWorkflowRegions(stage: (typeof STAGES)[number], key: string) {
     const githubOutput = join(runnerTemp, 'github-output');
     await writeFile(calls, '');
     await writeFile(githubOutput, '');
-    const result = await runWorkflowStep(workflowStep(stage, 'regions'), key, runnerTemp, {
+    const result = await runWorkflowStep(workflowStep(stage, REGIONS_STEP), key, runnerTemp, {
       PATH: `${bin}:${process.env.PATH}`,
       NODE: process.execPath,
       CALLS: calls,
@@ -255,6 +276,15 @@ describe('smoke test', () => {
     expect(deploys).toEqual(['deploy production us-east-1']);
     expect(stderr).toContain('smoke: 5 of 6 checks failed (us-east-1).');
     expect(githubOutput).toBe('smoke-failed=us-east-1\n');
+    const steps = resolveSteps(
+      readWorkflow('.github/workflows/deploy.yml').jobs.production?.steps ?? [],
+    );
+    const regions = steps.find((step) => REGIONS_STEP.test(step.run ?? ''));
+    const outputs = { [regions?.id ?? '']: { 'smoke-failed': 'us-east-1' } };
+    const rollback = steps.filter((step) => runsWhen(step, { failed: true, outputs }) && step.run);
+    expect(rollback.map((step) => [step.run?.split(' -- ')[0], step.env?.REGION])).toEqual([
+      ['npm run rollback', expression(`steps.${regions?.id}.outputs.smoke-failed`)],
+    ]);
   });
 
   it('fails with one line when the outputs file lacks the stage', async () => {
