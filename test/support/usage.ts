@@ -92,3 +92,13 @@ export function mandatoryArguments(
       values[long as string] ?? argChoices?.[0] ?? 'value',
     ]);
 }
+
+/**
+ * Whether a help text lists an option in its options list, as commander writes each entry: on a
+ * line of its own, indented, `flags` (`--plan <plan>`, `-h, --help`) followed by a space or the
+ * line's end.
+ */
+export function listsOption(help: string, flags: string): boolean {
+  const escaped = flags.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^ +${escaped}( |$)`, 'm').test(help);
+}
