@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCheck, runSmoke, runSmokeCommand, USAGE } from '../../infra/cli/smoke.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
-import { STAGES, stackName } from '../../infra/stages.ts';
+import { STAGES } from '../../infra/stages.ts';
 import { issueToken } from '../support/api-client.ts';
 import { accepts, flagsNamed, listsOption, optionFlags, programOf } from '../support/usage.ts';
 import {
@@ -81,18 +81,31 @@ const REGIONS = ['us-east-1', 'us-west-2'] as const;
 /**
  * Runs a step of the deploy workflow's `stage` job as GitHub does (`bash -e -o pipefail`, from the
  * checkout), with the step's own env, the stage's secret key (`secrets.PETSTORE_API_KEY`) as `key`,
- * AWS_REGION the home region's (as the credentials step sets it) and `$RUNNER_TEMP` as `runnerTemp`.
+ * earlier steps' outputs (`steps.<id>.outputs.<name>`) from `outputs`, AWS_REGION the home
+ * region's (as the credentials step sets it) and `$RUNNER_TEMP` as `runnerTemp`.
  */
 function runWorkflowStep(
   step: WorkflowStep,
   key: string,
   runnerTemp: string,
   env: NodeJS.ProcessEnv = {},
+  outputs: Record<string, Record<string, string>> = {},
 ): Promise<Run> {
-  const secrets: Record<string, string> = { [expression('secrets.PETSTORE_API_KEY')]: key };
+  const values: Record<string, string> = {
+    [expression('secrets.PETSTORE_API_KEY')]: key,
+    ...Object.fromEntries(
+      Object.entries(outputs).flatMap(([id, named]) =>
+        Object.entries(named).map(([name, value]) => [
+          expression(`steps.${id}.outputs.${name}`),
+          value,
+        ]),
+      ),
+    ),
+  };
   const stepEnv = Object.fromEntries(
-    Object.entries(step.env ?? {}).map(([name, value]) => [name, secrets[value] ?? value]),
+    Object.entries(step.env ?? {}).map(([name, value]) => [name, values[value] ?? value]),
   );
+  expect(Object.values(stepEnv).filter((value) => value.includes('${{'))).toEqual([]);
   expect(stepEnv).toMatchObject({ PETSTORE_API_KEY: key });
   return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
     RUNNER_TEMP: runnerTemp,
@@ -133,23 +146,10 @@ async function withRunnerTemp<T>(use: (runnerTemp: string) => Promise<T>): Promi
 }
 
 /**
- * Runs the deploy workflow's global smoke step of `stage` as written, `$RUNNER_TEMP` holding the
- * home region's outputs file the deploy step wrote, its `ApiBaseUrl` the local gateway's.
- */
-function runWorkflowSmoke(stage: (typeof STAGES)[number], key: string): Promise<Run> {
-  return withRunnerTemp(async (runnerTemp) => {
-    await mkdir(join(runnerTemp, 'cdk-outputs'));
-    const outputs = { [stackName(stage)]: { ApiBaseUrl: gateway.url } };
-    await writeFile(join(runnerTemp, 'cdk-outputs', `${REGIONS[0]}.json`), JSON.stringify(outputs));
-    return runWorkflowStep(workflowStep(stage, GLOBAL_SMOKE_STEP), key, runnerTemp);
-  });
-}
-
-/**
  * An `npm` for .ci/deploy-regions in place of the real one: `deploy --list-regions` lists
  * {@link REGIONS}, a region's `deploy` (which needs AWS) is recorded in `$CALLS` and writes the
- * outputs file cdk would, that region's RegionalApiBaseUrl the local gateway's; `smoke` runs the
- * real smoke command.
+ * outputs file cdk would, that region's RegionalApiBaseUrl (and ApiBaseUrl, the global address)
+ * the local gateway's; `smoke` runs the real smoke command.
  */
 const FAKE_NPM = `#!/usr/bin/env bash
 set -euo pipefail
@@ -164,16 +164,19 @@ case "$2" in
     file=\${*: -1}
     stack=petstore-$stage
     [ "$region" = ${REGIONS[0]} ] || stack=$stack-$region
-    printf '{"%s": {"Regions": "%s", "RegionalApiBaseUrl": "%s"}}' "$stack" ${REGIONS.join(',')} "$GATEWAY" >"$file" ;;
+    printf '{"%s": {"Regions": "%s", "RegionalApiBaseUrl": "%s", "ApiBaseUrl": "%s"}}' "$stack" ${REGIONS.join(',')} "$GATEWAY" "$GATEWAY" >"$file" ;;
 esac
 `;
 
 /**
- * Runs the deploy workflow's region-by-region step of `stage` as written, with {@link FAKE_NPM}.
+ * Runs the deploy workflow's region-by-region step of `stage` as written, with {@link FAKE_NPM},
+ * the stage's key `key`; then, when it passed and `globalKey` is given, the global smoke step, with
+ * the outputs the first step wrote to `$GITHUB_OUTPUT` (as GitHub hands them over) and `globalKey`.
  *
- * @returns The run, the deploys it made, and what it wrote to `$GITHUB_OUTPUT`.
+ * @returns The first step's run, the deploys it made and what it wrote to `$GITHUB_OUTPUT`; the
+ *   global smoke step's run, if any.
  */
-function runWorkflowRegions(stage: (typeof STAGES)[number], key: string) {
+function runDeployJob(stage: (typeof STAGES)[number], key: string, globalKey?: string) {
   return withRunnerTemp(async (runnerTemp) => {
     const bin = join(runnerTemp, 'bin');
     await mkdir(bin);
@@ -182,17 +185,35 @@ function runWorkflowRegions(stage: (typeof STAGES)[number], key: string) {
     const githubOutput = join(runnerTemp, 'github-output');
     await writeFile(calls, '');
     await writeFile(githubOutput, '');
-    const result = await runWorkflowStep(workflowStep(stage, REGIONS_STEP), key, runnerTemp, {
+    const step = workflowStep(stage, REGIONS_STEP);
+    const result = await runWorkflowStep(step, key, runnerTemp, {
       PATH: `${bin}:${process.env.PATH}`,
       NODE: process.execPath,
       CALLS: calls,
       GATEWAY: `${gateway.url}/`,
       GITHUB_OUTPUT: githubOutput,
     });
+    const written = await readFile(githubOutput, 'utf8');
+    const outputs = Object.fromEntries(
+      written.split('\n').flatMap((line) => (line ? [line.split('=', 2) as [string, string]] : [])),
+    );
+    const global =
+      result.status === 0 && globalKey !== undefined
+        ? await runWorkflowStep(
+            workflowStep(stage, GLOBAL_SMOKE_STEP),
+            globalKey,
+            runnerTemp,
+            {},
+            {
+              [step.id ?? '']: outputs,
+            },
+          )
+        : undefined;
     return {
       ...result,
       deploys: (await readFile(calls, 'utf8')).trim().split('\n'),
-      githubOutput: await readFile(githubOutput, 'utf8'),
+      githubOutput: written,
+      global,
     };
   });
 }
@@ -248,40 +269,34 @@ describe('smoke test', () => {
   });
 
   it.each(STAGES)(
-    "passes through deploy.yml's %s global smoke step as written, the URL from the home region's outputs file",
+    "passes through deploy.yml's %s global smoke step as written, the URL from the home region's outputs file the region-by-region step names",
     async (stage) => {
-      const passing = await runWorkflowSmoke(stage, token);
-      const failing = await runWorkflowSmoke(stage, 'not-a-key');
+      const passing = (await runDeployJob(stage, token, token)).global;
+      const failing = (await runDeployJob(stage, token, 'not-a-key')).global;
 
-      expect([passing.status, passing.stderr]).toEqual([0, '']);
-      expect(passing.stdout.match(/^ok {3}/gm)).toHaveLength(6);
-      expect(passing.stdout).toContain(`global: ${gateway.url}`);
-      expect(failing.status).toBe(1);
-      expect(failing.stderr).toContain('smoke: 5 of 6 checks failed (global).');
+      expect([passing?.status, passing?.stderr]).toEqual([0, '']);
+      expect(passing?.stdout.match(/^ok {3}/gm)).toHaveLength(6);
+      expect(passing?.stdout).toContain(`global: ${gateway.url}`);
+      expect(failing?.status).toBe(1);
+      expect(failing?.stderr).toContain('smoke: 5 of 6 checks failed (global).');
     },
   );
 
   it.each(STAGES)(
     "deploys %s region by region in deploy.yml's step as written, each smoke-tested at its own URL",
     async (stage) => {
-      const { status, stdout, stderr, deploys, githubOutput } = await runWorkflowRegions(
-        stage,
-        token,
-      );
+      const { status, stdout, stderr, deploys, githubOutput } = await runDeployJob(stage, token);
 
       expect([status, stderr]).toEqual([0, '']);
       expect(deploys).toEqual(REGIONS.map((region) => `deploy ${stage} ${region}`));
       expect(stdout.match(/^ok {3}/gm)).toHaveLength(12);
       expect(stdout.match(/^us-(east-1|west-2): /gm)).toEqual(['us-east-1: ', 'us-west-2: ']);
-      expect(githubOutput).toBe('');
+      expect(githubOutput).not.toContain('smoke-failed');
     },
   );
 
   it('stops at the first region whose smoke test fails, and names it for the rollback', async () => {
-    const { status, stderr, deploys, githubOutput } = await runWorkflowRegions(
-      'production',
-      'not-a-key',
-    );
+    const { status, stderr, deploys, githubOutput } = await runDeployJob('production', 'not-a-key');
 
     expect(status).toBe(1);
     expect(deploys).toEqual(['deploy production us-east-1']);
