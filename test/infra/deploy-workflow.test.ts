@@ -35,11 +35,9 @@ const synthesizes = (step: Step) =>
   /\b(cdk|npm run) synth\b/.test(step.run ?? '') ||
   (/\b(cdk|npm run) deploy\b/.test(step.run ?? '') && !step.run?.includes('--app cdk.out'));
 
-/** Whether a step deploys region by region (.ci/deploy-regions), and the stage it deploys. */
+/** The stage a step deploys region by region (.ci/deploy-regions "$STAGE"), if it does. */
 const deploysStage = (step: ResolvedStep) =>
-  step.run?.startsWith('.ci/deploy-regions')
-    ? (step.env?.STAGE ?? step.run.split(' ')[1])
-    : undefined;
+  step.run?.startsWith('.ci/deploy-regions') ? step.env?.STAGE : undefined;
 
 /** Whether a step assumes an AWS role. */
 const assumesRole = (step: Step) => action(step) === 'aws-actions/configure-aws-credentials';

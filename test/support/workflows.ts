@@ -1,7 +1,9 @@
 /**
  * The repository's GitHub Actions files as GitHub reads them: `.github/workflows/*.yml` through
  * GitHub's own parser (`@actions/workflow-parser`, which the Actions service and VS Code's
- * extension run), parsed with `yaml` for the tests' own questions, and every `run:` script.
+ * extension run), parsed with `yaml` for the tests' own questions, every `run:` script, a job's
+ * steps as the runner runs them (local composite actions expanded) and whether a step's `if`
+ * lets it run (GitHub's expression evaluator, `@actions/expressions`).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
