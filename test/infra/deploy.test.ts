@@ -4,10 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, CfnOutput, Stack, Stage } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { assemblyStacks, deployArguments, deployRequest, USAGE } from '../../infra/cli/deploy.ts';
+import {
+  assemblyStacks,
+  deployArguments,
+  deployRequest,
+  runDeployCommand,
+  USAGE,
+} from '../../infra/cli/deploy.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 import { STAGES } from '../../infra/stages.ts';
 import { deploymentApp, ENVIRONMENTS, environmentContext } from '../support/deployment-app.ts';
+import { flagsNamed, programOf } from '../support/usage.ts';
 
 const DEPLOY_SCRIPT = join(REPOSITORY_ROOT, 'infra/cli/deploy.ts');
 
@@ -18,6 +25,9 @@ function runDeploy(args: string[]) {
     env: { ...process.env, NODE_NO_WARNINGS: '1' },
   });
 }
+
+/** Output dropped, for a run of the command that only prints its help. */
+const SILENT = { stdout: () => {}, stderr: () => {} };
 
 describe('deploy command', () => {
   it('deploys every stack of the named stage, without notices', () => {
@@ -76,9 +86,7 @@ describe('deploy command', () => {
     const result = runDeploy(['dev']);
 
     expect(result.status).toBe(2);
-    expect(result.stderr).toBe(
-      'usage: npm run deploy -- staging|production [--region REGION | --list-regions] [cdk deploy options]\n',
-    );
+    expect(result.stderr).toBe(`${USAGE}\n`);
     expect(result.stdout).toBe('');
   });
 
@@ -96,14 +104,21 @@ describe('deploy command', () => {
     expect(result.stderr).toBe(`${USAGE}\n`);
   });
 
-  it('prints its help and exits 0 for --help', () => {
+  it('prints its help and exits 0 for --help, naming each stage and argument; each option it names is taken out or is a cdk deploy option', async () => {
     const result = runDeploy(['--help']);
+    const program = await programOf(() => runDeployCommand(['--help'], SILENT));
+    const cdkHelp = runDeploy(['staging', '--help']).stdout;
 
-    expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(
-      /^Usage: npm run deploy -- staging\|production \[--region REGION \| --list-regions\] \[cdk deploy options\]$/m,
-    );
-    expect(result.stderr).toBe('');
+    expect([result.status, result.stderr]).toEqual([0, '']);
+    for (const name of [...STAGES, ...program.registeredArguments.map((each) => each.name())]) {
+      expect(result.stdout).toContain(name);
+    }
+    const named = flagsNamed(result.stdout);
+    expect(named.length).toBeGreaterThan(0);
+    for (const flag of named) {
+      const taken = !deployRequest(['staging', flag, 'us-east-1'])?.cdkOptions.includes(flag);
+      expect([flag, taken || cdkHelp.includes(flag)]).toEqual([flag, true]);
+    }
   });
 
   it('prints the usage line and exits with status 2 for an option before the stage', () => {

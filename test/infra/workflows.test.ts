@@ -9,6 +9,7 @@ import {
   actionErrors,
   actionsFiles,
   expression,
+  readAction,
   readText,
   readWorkflow,
   runScripts,
@@ -29,9 +30,12 @@ function shellcheck(script: string): string {
 }
 
 describe('GitHub Actions files', () => {
-  it('are the CI and deploy workflows and the install action', () => {
+  it('are the CI and deploy workflows and the deploy-stage and install actions', () => {
     expect(workflows).toEqual(['.github/workflows/ci.yml', '.github/workflows/deploy.yml']);
-    expect(actions).toEqual(['.github/actions/install/action.yml']);
+    expect(actions).toEqual([
+      '.github/actions/deploy-stage/action.yml',
+      '.github/actions/install/action.yml',
+    ]);
   });
 
   it.each(workflows)("GitHub's workflow parser accepts %s", async (path) => {
@@ -45,13 +49,35 @@ describe('GitHub Actions files', () => {
   it.each([
     ['timeout-minutes: 15', 'timeout-minute: 15', /Unexpected value 'timeout-minute'/],
     ['needs: staging', 'needs: stagin', /Job 'production' depends on unknown job 'stagin'/],
-    ['if: failure() &&', 'if: failure( &&', /Unexpected symbol: '&&'/],
   ])('the parser refuses deploy.yml with %j as %j', async (written, breach, error) => {
     const deploy = readText('.github/workflows/deploy.yml');
 
     expect(await workflowErrors('deploy.yml', deploy.replace(written, breach))).toEqual([
       expect.stringMatching(error),
     ]);
+  });
+
+  it.each([
+    ['if: failure() &&', 'if: failure( &&', [/Unexpected symbol: '&&'/]],
+    [
+      'shell: bash',
+      'shel: bash',
+      [/Unexpected value 'shel'/, /Required property is missing: shell/],
+    ],
+  ])('the parser refuses the deploy-stage action with %j as %j', (written, breach, errors) => {
+    const path = '.github/actions/deploy-stage/action.yml';
+
+    expect(actionErrors(path, readText(path).replace(written, breach))).toEqual(
+      errors.map((error) => expect.stringMatching(error)),
+    );
+  });
+
+  it.each([...workflows, ...actions])('every local action %s uses exists', (path) => {
+    const local = readText(path)
+      .split('\n')
+      .flatMap((line) => /^\s*(?:-\s+)?uses:\s*(\.\/\S*)/.exec(line)?.[1] ?? []);
+
+    for (const uses of local) expect(() => readAction(uses)).not.toThrow();
   });
 
   it.each([...workflows, ...actions])(

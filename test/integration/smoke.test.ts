@@ -8,12 +8,19 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatCheck, runSmoke, USAGE } from '../../infra/cli/smoke.ts';
+import { formatCheck, runSmoke, runSmokeCommand, USAGE } from '../../infra/cli/smoke.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
-import { STAGES, stackName } from '../../infra/stages.ts';
+import { STAGES } from '../../infra/stages.ts';
 import { issueToken } from '../support/api-client.ts';
-import { expression, readWorkflow } from '../support/workflows.ts';
+import { accepts, flagsNamed, listsOption, optionFlags, programOf } from '../support/usage.ts';
+import {
+  expression,
+  type ResolvedStep,
+  readWorkflow,
+  resolveSteps,
+  runsWhen,
+} from '../support/workflows.ts';
 
 const SMOKE_SCRIPT = join(REPOSITORY_ROOT, 'infra/cli/smoke.ts');
 
@@ -58,37 +65,75 @@ function runScript(args: string[]): Promise<Run> {
   });
 }
 
+/** The smoke command's dependencies for a run that reaches no stage (its help), output dropped. */
+const SILENT = {
+  cloudFormation: () => {
+    throw new Error('no stage in this run');
+  },
+  homeRegion: async () => 'us-east-1',
+  stdout: () => {},
+  stderr: () => {},
+};
+
 /** The stage's home region in these runs, and its other region. */
 const REGIONS = ['us-east-1', 'us-west-2'] as const;
 
 /**
- * Runs a script of the deploy workflow's `stage` job as GitHub does (`bash -e -o pipefail`, from
- * the checkout), the stage's secret key set to `key`, AWS_REGION the home region's (as the
- * credentials step sets it) and `$RUNNER_TEMP` as `runnerTemp`.
+ * Runs a step of the deploy workflow's `stage` job as GitHub does (`bash -e -o pipefail`, from the
+ * checkout), with the step's own env, the stage's secret key (`secrets.PETSTORE_API_KEY`) as `key`,
+ * earlier steps' outputs (`steps.<id>.outputs.<name>`) from `outputs`, AWS_REGION the home
+ * region's (as the credentials step sets it) and `$RUNNER_TEMP` as `runnerTemp`.
  */
 function runWorkflowStep(
-  script: string,
+  step: WorkflowStep,
   key: string,
   runnerTemp: string,
   env: NodeJS.ProcessEnv = {},
+  outputs: Record<string, Record<string, string>> = {},
 ): Promise<Run> {
-  return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+  const values: Record<string, string> = {
+    [expression('secrets.PETSTORE_API_KEY')]: key,
+    ...Object.fromEntries(
+      Object.entries(outputs).flatMap(([id, named]) =>
+        Object.entries(named).map(([name, value]) => [
+          expression(`steps.${id}.outputs.${name}`),
+          value,
+        ]),
+      ),
+    ),
+  };
+  const stepEnv = Object.fromEntries(
+    Object.entries(step.env ?? {}).map(([name, value]) => [name, values[value] ?? value]),
+  );
+  expect(Object.values(stepEnv).filter((value) => value.includes('${{'))).toEqual([]);
+  expect(stepEnv).toMatchObject({ PETSTORE_API_KEY: key });
+  return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
     RUNNER_TEMP: runnerTemp,
-    PETSTORE_API_KEY: key,
     AWS_REGION: REGIONS[0],
+    ...stepEnv,
     ...env,
   });
 }
 
-/** The `run:` of the deploy workflow's step `id` in the `stage` job, its key the stage's secret. */
-function workflowStep(stage: (typeof STAGES)[number], id: string): string {
-  const step = readWorkflow('.github/workflows/deploy.yml').jobs[stage]?.steps.find(
-    (each) => each.id === id,
-  );
-  if (!step?.run) throw new Error(`deploy.yml's ${stage} job has no step ${id}`);
-  expect(step.env).toEqual({ PETSTORE_API_KEY: expression('secrets.PETSTORE_API_KEY') });
-  return step.run;
+/** A `run:` step of the deploy workflow, as the runner runs it. */
+type WorkflowStep = ResolvedStep & { readonly run: string };
+
+/**
+ * The deploy workflow's step of the `stage` job (its steps resolved through the composite actions
+ * they use) that `matches`: the region-by-region deploy or the global smoke test.
+ */
+function workflowStep(stage: (typeof STAGES)[number], matches: RegExp): WorkflowStep {
+  const job = readWorkflow('.github/workflows/deploy.yml').jobs[stage];
+  const step = resolveSteps(job?.steps ?? []).find((each) => matches.test(each.run ?? ''));
+  if (!step?.run) throw new Error(`deploy.yml's ${stage} job has no step matching ${matches}`);
+  return step as WorkflowStep;
 }
+
+/** The deploy jobs' region-by-region step. */
+const REGIONS_STEP = /^\.ci\/deploy-regions\b/;
+
+/** The deploy jobs' smoke test through the global address. */
+const GLOBAL_SMOKE_STEP = /^npm run smoke\b.*--global/;
 
 /** A temporary `$RUNNER_TEMP`, removed after `use`. */
 async function withRunnerTemp<T>(use: (runnerTemp: string) => Promise<T>): Promise<T> {
@@ -101,23 +146,10 @@ async function withRunnerTemp<T>(use: (runnerTemp: string) => Promise<T>): Promi
 }
 
 /**
- * Runs the deploy workflow's global smoke step of `stage` as written, `$RUNNER_TEMP` holding the
- * home region's outputs file the deploy step wrote, its `ApiBaseUrl` the local gateway's.
- */
-function runWorkflowSmoke(stage: (typeof STAGES)[number], key: string): Promise<Run> {
-  return withRunnerTemp(async (runnerTemp) => {
-    await mkdir(join(runnerTemp, 'cdk-outputs'));
-    const outputs = { [stackName(stage)]: { ApiBaseUrl: gateway.url } };
-    await writeFile(join(runnerTemp, 'cdk-outputs', `${REGIONS[0]}.json`), JSON.stringify(outputs));
-    return runWorkflowStep(workflowStep(stage, 'smoke'), key, runnerTemp);
-  });
-}
-
-/**
  * An `npm` for .ci/deploy-regions in place of the real one: `deploy --list-regions` lists
  * {@link REGIONS}, a region's `deploy` (which needs AWS) is recorded in `$CALLS` and writes the
- * outputs file cdk would, that region's RegionalApiBaseUrl the local gateway's; `smoke` runs the
- * real smoke command.
+ * outputs file cdk would, that region's RegionalApiBaseUrl (and ApiBaseUrl, the global address)
+ * the local gateway's; `smoke` runs the real smoke command.
  */
 const FAKE_NPM = `#!/usr/bin/env bash
 set -euo pipefail
@@ -132,16 +164,19 @@ case "$2" in
     file=\${*: -1}
     stack=petstore-$stage
     [ "$region" = ${REGIONS[0]} ] || stack=$stack-$region
-    printf '{"%s": {"Regions": "%s", "RegionalApiBaseUrl": "%s"}}' "$stack" ${REGIONS.join(',')} "$GATEWAY" >"$file" ;;
+    printf '{"%s": {"Regions": "%s", "RegionalApiBaseUrl": "%s", "ApiBaseUrl": "%s"}}' "$stack" ${REGIONS.join(',')} "$GATEWAY" "$GATEWAY" >"$file" ;;
 esac
 `;
 
 /**
- * Runs the deploy workflow's region-by-region step of `stage` as written, with {@link FAKE_NPM}.
+ * Runs the deploy workflow's region-by-region step of `stage` as written, with {@link FAKE_NPM},
+ * the stage's key `key`; then, when it passed and `globalKey` is given, the global smoke step, with
+ * the outputs the first step wrote to `$GITHUB_OUTPUT` (as GitHub hands them over) and `globalKey`.
  *
- * @returns The run, the deploys it made, and what it wrote to `$GITHUB_OUTPUT`.
+ * @returns The first step's run, the deploys it made and what it wrote to `$GITHUB_OUTPUT`; the
+ *   global smoke step's run, if any.
  */
-function runWorkflowRegions(stage: (typeof STAGES)[number], key: string) {
+function runDeployJob(stage: (typeof STAGES)[number], key: string, globalKey?: string) {
   return withRunnerTemp(async (runnerTemp) => {
     const bin = join(runnerTemp, 'bin');
     await mkdir(bin);
@@ -150,17 +185,35 @@ function runWorkflowRegions(stage: (typeof STAGES)[number], key: string) {
     const githubOutput = join(runnerTemp, 'github-output');
     await writeFile(calls, '');
     await writeFile(githubOutput, '');
-    const result = await runWorkflowStep(workflowStep(stage, 'regions'), key, runnerTemp, {
+    const step = workflowStep(stage, REGIONS_STEP);
+    const result = await runWorkflowStep(step, key, runnerTemp, {
       PATH: `${bin}:${process.env.PATH}`,
       NODE: process.execPath,
       CALLS: calls,
       GATEWAY: `${gateway.url}/`,
       GITHUB_OUTPUT: githubOutput,
     });
+    const written = await readFile(githubOutput, 'utf8');
+    const outputs = Object.fromEntries(
+      written.split('\n').flatMap((line) => (line ? [line.split('=', 2) as [string, string]] : [])),
+    );
+    const global =
+      result.status === 0 && globalKey !== undefined
+        ? await runWorkflowStep(
+            workflowStep(stage, GLOBAL_SMOKE_STEP),
+            globalKey,
+            runnerTemp,
+            {},
+            {
+              [step.id ?? '']: outputs,
+            },
+          )
+        : undefined;
     return {
       ...result,
       deploys: (await readFile(calls, 'utf8')).trim().split('\n'),
-      githubOutput: await readFile(githubOutput, 'utf8'),
+      githubOutput: written,
+      global,
     };
   });
 }
@@ -216,45 +269,48 @@ describe('smoke test', () => {
   });
 
   it.each(STAGES)(
-    "passes through deploy.yml's %s global smoke step as written, the URL from the home region's outputs file",
+    "passes through deploy.yml's %s global smoke step as written, the URL from the home region's outputs file the region-by-region step names",
     async (stage) => {
-      const passing = await runWorkflowSmoke(stage, token);
-      const failing = await runWorkflowSmoke(stage, 'not-a-key');
+      const passing = (await runDeployJob(stage, token, token)).global;
+      const failing = (await runDeployJob(stage, token, 'not-a-key')).global;
 
-      expect([passing.status, passing.stderr]).toEqual([0, '']);
-      expect(passing.stdout.match(/^ok {3}/gm)).toHaveLength(6);
-      expect(passing.stdout).toContain(`global: ${gateway.url}`);
-      expect(failing.status).toBe(1);
-      expect(failing.stderr).toContain('smoke: 5 of 6 checks failed (global).');
+      expect([passing?.status, passing?.stderr]).toEqual([0, '']);
+      expect(passing?.stdout.match(/^ok {3}/gm)).toHaveLength(6);
+      expect(passing?.stdout).toContain(`global: ${gateway.url}`);
+      expect(failing?.status).toBe(1);
+      expect(failing?.stderr).toContain('smoke: 5 of 6 checks failed (global).');
     },
   );
 
   it.each(STAGES)(
     "deploys %s region by region in deploy.yml's step as written, each smoke-tested at its own URL",
     async (stage) => {
-      const { status, stdout, stderr, deploys, githubOutput } = await runWorkflowRegions(
-        stage,
-        token,
-      );
+      const { status, stdout, stderr, deploys, githubOutput } = await runDeployJob(stage, token);
 
       expect([status, stderr]).toEqual([0, '']);
       expect(deploys).toEqual(REGIONS.map((region) => `deploy ${stage} ${region}`));
       expect(stdout.match(/^ok {3}/gm)).toHaveLength(12);
       expect(stdout.match(/^us-(east-1|west-2): /gm)).toEqual(['us-east-1: ', 'us-west-2: ']);
-      expect(githubOutput).toBe('');
+      expect(githubOutput).not.toContain('smoke-failed');
     },
   );
 
   it('stops at the first region whose smoke test fails, and names it for the rollback', async () => {
-    const { status, stderr, deploys, githubOutput } = await runWorkflowRegions(
-      'production',
-      'not-a-key',
-    );
+    const { status, stderr, deploys, githubOutput } = await runDeployJob('production', 'not-a-key');
 
     expect(status).toBe(1);
     expect(deploys).toEqual(['deploy production us-east-1']);
     expect(stderr).toContain('smoke: 5 of 6 checks failed (us-east-1).');
     expect(githubOutput).toBe('smoke-failed=us-east-1\n');
+    const steps = resolveSteps(
+      readWorkflow('.github/workflows/deploy.yml').jobs.production?.steps ?? [],
+    );
+    const regions = steps.find((step) => REGIONS_STEP.test(step.run ?? ''));
+    const outputs = { [regions?.id ?? '']: { 'smoke-failed': 'us-east-1' } };
+    const rollback = steps.filter((step) => runsWhen(step, { failed: true, outputs }) && step.run);
+    expect(rollback.map((step) => [step.run?.split(' -- ')[0], step.env?.REGION])).toEqual([
+      ['npm run rollback', expression(`steps.${regions?.id}.outputs.smoke-failed`)],
+    ]);
   });
 
   it('fails with one line when the outputs file lacks the stage', async () => {
@@ -310,19 +366,25 @@ describe('smoke test', () => {
     expect(stderr.trim()).toBe(USAGE);
   });
 
-  it('prints its help and exits 0 for --help', async () => {
+  it('prints its help and exits 0 for --help, naming every option its definition holds, each of them taken', async () => {
     const { status, stdout, stderr } = await runScript(['--help']);
+    const program = await programOf(() => runSmokeCommand(['--help'], SILENT));
 
-    expect(status).toBe(0);
-    expect(stdout).toMatch(
-      /^Usage: npm run smoke -- \(--stage staging\|production \[--region REGION \| --global\] \[--outputs-file FILE\]\.\.\. \| --url URL\) --key KEY$/m,
-    );
+    expect([status, stderr]).toEqual([0, '']);
+    for (const flags of optionFlags(program))
+      expect([flags, listsOption(stdout, flags)]).toEqual([flags, true]);
     expect(stdout).toContain('(env: PETSTORE_API_KEY)');
-    expect(stderr).toBe('');
+    expect(flagsNamed(stdout).filter((flag) => !accepts(program, flag))).toEqual([]);
   });
 
   it('prints the usage line and exits 2 for an unknown option', async () => {
-    const { status, stderr } = await runScript(['--url', gateway.url, '--key', 'k', '--verbose']);
+    const { status, stderr } = await runScript([
+      '--url',
+      gateway.url,
+      '--key',
+      'k',
+      '--no-such-option',
+    ]);
 
     expect(status).toBe(2);
     expect(stderr.trim()).toBe(USAGE);

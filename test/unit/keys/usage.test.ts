@@ -1,32 +1,66 @@
 import { describe, expect, it } from 'vitest';
 import { keys, keysCommand } from '../../support/in-memory-keys-command.ts';
+import {
+  commandsOf,
+  flagsNamed,
+  listsOption,
+  mandatoryArguments,
+  optionFlags,
+  programOf,
+  takersOf,
+} from '../../support/usage.ts';
 
 describe('keys command on the local stack', () => {
-  it('prints the usage, with every command and the Enterprise limit options, with --help', async () => {
-    const { code, stdout, stderr } = await keysCommand(['--help']);
+  it("names with --help every command and, in each command's --help, every option its definition holds", async () => {
+    const help = await keysCommand(['--help']);
+    const program = await programOf(() => keysCommand(['--help']));
 
-    expect(code).toBe(0);
-    expect(stdout[0]).toBe('Usage: npm run keys -- <command> [options]');
-    const usage = stdout.join('\n');
-    for (const line of [
-      '  create --plan free|pro|business [--owner TEXT]',
-      '  create --plan enterprise --per-minute N --per-day N [--owner TEXT]',
-      '  set-plan <key-id> --plan free|pro|business',
-      '  set-plan <key-id> --plan enterprise --per-minute N --per-day N',
-      '  unban <key-id>',
-      '  roll <key-id> [--grace DURATION]',
-      '  set-expiry <key-id> --expires-in DURATION|--expires-at TIME|--never',
-      '  usage <key-id> [--days N]',
-      '  list [--dormant DURATION]',
-      '  check <token>',
-      '  DURATION ',
-      '  --per-minute N',
-      '  --per-day N',
-    ]) {
-      expect(usage).toContain(line);
+    expect([help.code, help.stderr]).toEqual([0, []]);
+    const subcommands = commandsOf(program).filter(({ path }) => path.length > 0);
+    expect(subcommands.length).toBeGreaterThan(0);
+    for (const { path, command } of subcommands) {
+      expect(help.stdout.join('\n')).toContain(`  ${path.join(' ')} `);
+      const own = await keysCommand([...path, '--help']);
+      expect([path, own.code, own.stderr]).toEqual([path, 0, []]);
+      for (const flag of optionFlags(command)) {
+        expect([path, flag, listsOption(own.stdout.join('\n'), flag)]).toEqual([path, flag, true]);
+      }
     }
-    expect(usage).toContain('within 60 s');
-    expect(stderr).toEqual([]);
+  });
+
+  it('takes every option its help names, in some command', async () => {
+    const { stdout } = await keysCommand(['--help']);
+    const program = await programOf(() => keysCommand(['--help']));
+    const named = flagsNamed(stdout.join('\n'));
+
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((flag) => takersOf(program, flag).length === 0)).toEqual([]);
+  });
+
+  it('exits 2 naming an unknown option, for every command, changing nothing', async () => {
+    const before = await keys.listKeys();
+    const program = await programOf(() => keysCommand(['--help']));
+
+    for (const { path, command } of commandsOf(program).filter(({ path }) => path.length > 0)) {
+      const args = [
+        ...path,
+        ...mandatoryArguments(command, { '--since': '1d' }),
+        '--no-such-option',
+      ];
+      const { code, stderr } = await keysCommand(args);
+      expect([path, code, stderr[0]]).toEqual([
+        path,
+        2,
+        "keys: error: unknown option '--no-such-option'",
+      ]);
+    }
+    expect(await keys.listKeys()).toEqual(before);
+  });
+
+  it('says in its help when a change reaches requests', async () => {
+    const { stdout } = await keysCommand(['--help']);
+
+    expect(stdout.join('\n')).toContain('within 60 s');
   });
 
   const enterprise = ['--plan', 'enterprise'];
