@@ -63,6 +63,14 @@ export function documentedOperations(): { method: string; path: string; operatio
   );
 }
 
+/** The methods the document gives `path` (e.g. `/pets`), upper-case, as an `Allow` header lists them. */
+export function allowedMethods(path: string): string {
+  return documentedOperations()
+    .filter((entry) => entry.path === path)
+    .map(({ method }) => method.toUpperCase())
+    .join(', ');
+}
+
 /**
  * The operation of the document with `operationId`, resolved.
  *
