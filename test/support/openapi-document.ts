@@ -116,6 +116,35 @@ export function prose(node: Node): string {
   return String(node.description).replace(/\s+/g, ' ');
 }
 
+/**
+ * A parameter's or media type's example as tools that build requests pick it (Dredd; Swagger UI's "Try it out"): `example`, else the first of
+ * `examples`, else the schema's `example`, first of `examples` or `default`.
+ *
+ * @returns `undefined` when it has none: the tool leaves an optional parameter out.
+ */
+export function exampleOf(node: Node): unknown {
+  const first = (examples: unknown) =>
+    Array.isArray(examples)
+      ? examples[0]
+      : examples && (Object.values(examples as Node)[0] as Node | undefined)?.value;
+  const schema = (node.schema as Node | undefined) ?? {};
+  return (
+    node.example ??
+    first(node.examples) ??
+    schema.example ??
+    first(schema.examples) ??
+    schema.default
+  );
+}
+
+/** The example body of the operation's JSON request body ({@link exampleOf}); none without a body. */
+export function requestBodyExample(operationId: string): unknown {
+  const found = operation(operationId);
+  return found.requestBody
+    ? exampleOf(at(found, 'requestBody', 'content', 'application/json'))
+    : undefined;
+}
+
 /** The operation's parameters, resolved. */
 export function parameters(operationId: string): Node[] {
   return ((operation(operationId).parameters as unknown[] | undefined) ?? []).map(resolve);
