@@ -11,12 +11,7 @@ import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { AUTHORIZER, ROUTES, type TableAccess } from '../../infra/routes.ts';
 import { STAGE_SETTINGS, STAGES, type StageName, stackName } from '../../infra/stages.ts';
-import {
-  COUNTERS_TABLE,
-  KEYS_TABLE,
-  PETS_TABLE,
-  TABLES,
-} from '../../shared/dynamodb/tables.ts';
+import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE, TABLES } from '../../shared/dynamodb/tables.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import { CURSOR_KEY_SECRET } from '../../shared/secret-definitions.ts';
 import { SECRET_READ_BOUNDS } from '../../shared/secrets.ts';
