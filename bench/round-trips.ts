@@ -18,7 +18,7 @@ import { createDocumentClient } from '../shared/dynamodb/clients.ts';
 import { DynamoDBPetStore, petsTablesOf } from '../shared/dynamodb/pet-store.ts';
 import { StatusIndex } from '../shared/dynamodb/status-index.ts';
 import { IDEMPOTENCY_TABLE, PETS_TABLE } from '../shared/dynamodb/tables.ts';
-import type { OperationId } from '../shared/operations.ts';
+import type { HttpMethod, OperationId } from '../shared/operations.ts';
 import { CursorCodec } from '../shared/pets/cursor.ts';
 import type { PetStatus } from '../shared/pets/schemas.ts';
 import { cursorCodecFromSettings } from '../shared/secrets.ts';
@@ -37,7 +37,7 @@ const LISTED_PETS = WARM_UP + SAMPLES + 21;
 /** One row: a request, and the most its p50 may be over its floor's (issue 26). */
 interface Case {
   readonly name: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: HttpMethod;
   /** Path below the stage, with the query; called once a sample, for the operation and its floor. */
   readonly path: () => string;
   readonly headers?: () => Record<string, string>;

@@ -88,7 +88,7 @@ export interface FunctionDefinition {
  * The rate limiter's calls on a request path: conditional UpdateItems on the counters table, and in
  * a stage of several regions GetItems of the other regions' items beside them.
  */
-const RATE_LIMITER_ACCESS: TableAccess = {
+export const RATE_LIMITER_ACCESS: TableAccess = {
   table: COUNTERS_TABLE,
   actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
 };

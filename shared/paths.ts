@@ -3,10 +3,10 @@
 /** Name of the deployment stage: the version segment that ends the base URL. */
 export const API_STAGE_NAME = 'v1';
 
-/** The collection of pets (listPets, createPet). */
+/** The collection of pets. */
 export const PETS_PATH = '/pets';
 
-/** One pet (getPet); `petId` is its id. */
+/** One pet; `petId` is its id. */
 export const PET_PATH = '/pets/{petId}';
 
 /**

@@ -19,7 +19,19 @@ export type ListPetsQuery = Omit<
   'cursor'
 >;
 
-type OperationId = keyof operations;
+/** The document's operationIds (`listPets`, …). */
+export type OperationId = keyof operations;
+
+/** A path item's methods other than its shared `parameters`. */
+type MethodKey<Path> = Exclude<keyof Path, 'parameters'>;
+/** The HTTP methods the document's paths serve, upper-case (`GET`, `POST`, …). */
+export type HttpMethod = {
+  [Path in keyof paths]: {
+    [Method in MethodKey<paths[Path]>]-?: undefined extends paths[Path][Method]
+      ? never
+      : Uppercase<Method & string>;
+  }[MethodKey<paths[Path]>];
+}[keyof paths];
 /** The named headers of a response (its `[name: string]: unknown` index signature left out). */
 type HeaderNames<Response> = Response extends { headers: infer Headers }
   ? keyof { [Name in keyof Headers as string extends Name ? never : Name]: Headers[Name] }

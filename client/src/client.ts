@@ -1,5 +1,5 @@
 /**
- * `PetstoreClient`: the API's three operations over `fetch`, with safe retries, `Link` paging,
+ * `PetstoreClient`: each operation of the API over `fetch`, with safe retries, `Link` paging,
  * parsed rate-limit state and typed errors. Works in Node 20+ and browsers (fetch,
  * AbortSignal.any, crypto.randomUUID). Options and rationale: docs/client.md.
  */

@@ -2,7 +2,7 @@
  * How a call reaches the API: one request sent attempt after attempt over `fetch`, each with its
  * timeout, retried as retry.ts allows, and each answer read into a result or a `PetstoreError`.
  */
-import { HEADERS, REQUEST_ID_HEADER } from './api.ts';
+import { HEADERS, type HttpMethod, type OperationId, REQUEST_ID_HEADER } from './api.ts';
 import type { CallOptions, PetstoreClientOptions, PetstoreResult } from './calls.ts';
 import { PetstoreError } from './errors.ts';
 import {
@@ -15,8 +15,8 @@ import { backoffDelay, CREATE_RETRY_FLOOR_MS, DEFAULT_RETRY, isRetryable } from 
 
 /** One request as every attempt sends it. */
 export interface Outgoing {
-  readonly operation: 'listPets' | 'createPet' | 'getPet';
-  readonly method: 'GET' | 'POST';
+  readonly operation: OperationId;
+  readonly method: HttpMethod;
   readonly url: URL;
   readonly headers: Record<string, string>;
   readonly body?: string;

@@ -1,7 +1,6 @@
 /**
  * `npm run load -- --target URL --rate N [--duration S] [--key KEY] [--output FILE]`: runs the
- * load scenarios of `load/petstore.yml` (createPet, listPets of one status following the cursor,
- * getPet) with Artillery on this machine, telemetry off. For rates one machine cannot send, the
+ * load scenarios of `load/petstore.yml` with Artillery on this machine, telemetry off. For rates one machine cannot send, the
  * same file runs on AWS with `artillery run-fargate` (docs/operations.md, "Load against a stage").
  * Artillery is load/'s own npm project (load/package.json and its lockfile), installed on first use.
  */

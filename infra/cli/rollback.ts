@@ -1,5 +1,5 @@
 /**
- * `npm run rollback -- --stage staging|production [--region R] [--operation listPets|createPet|getPet]`: the
+ * `npm run rollback -- --stage staging|production [--region R] [--operation <operationId>]`: the
  * argv entry of the rollback command (rollback/program.ts); AWS credentials from the default chain.
  */
 // The SDK's Node version notice is nothing a user of the command can act on.

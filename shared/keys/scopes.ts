@@ -3,7 +3,7 @@
 /** Every scope, in the order keys show them. */
 export const SCOPES = ['pets:read', 'pets:write'] as const;
 
-/** A scope: `pets:read` (listPets, getPet) or `pets:write` (createPet). */
+/** A scope: `pets:read` or `pets:write`; each operation's row (shared/operations.ts) names the one it needs. */
 export type Scope = (typeof SCOPES)[number];
 
 /** The scopes each scope includes besides itself: writing includes reading (docs/api.md). */

@@ -5,28 +5,13 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPet, send, serveLocalApi, token } from '../support/local-api.ts';
-import { at, documentedOperations, type Node, parameters } from '../support/openapi-document.ts';
-
-/**
- * A parameter's or media type's example as such tools pick it: `example`, else the first of
- * `examples`, else the schema's `example`, first of `examples` or `default`.
- *
- * @returns `undefined` when it has none: the tool leaves an optional parameter out.
- */
-function exampleOf(node: Node): unknown {
-  const first = (examples: unknown) =>
-    Array.isArray(examples)
-      ? examples[0]
-      : examples && (Object.values(examples as Node)[0] as Node | undefined)?.value;
-  const schema = (node.schema as Node | undefined) ?? {};
-  return (
-    node.example ??
-    first(node.examples) ??
-    schema.example ??
-    first(schema.examples) ??
-    schema.default
-  );
-}
+import {
+  at,
+  documentedOperations,
+  exampleOf,
+  type Node,
+  parameters,
+} from '../support/openapi-document.ts';
 
 /** The request a tool builds from the document for one operation. */
 function exampleRequest(path: string, operation: Node) {

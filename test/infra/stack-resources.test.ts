@@ -9,14 +9,9 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it, vi } from 'vitest';
 import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
+import { AUTHORIZER, ROUTES, type TableAccess } from '../../infra/routes.ts';
 import { STAGE_SETTINGS, STAGES, type StageName, stackName } from '../../infra/stages.ts';
-import {
-  COUNTERS_TABLE,
-  IDEMPOTENCY_TABLE,
-  KEYS_TABLE,
-  PETS_TABLE,
-  TABLES,
-} from '../../shared/dynamodb/tables.ts';
+import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE, TABLES } from '../../shared/dynamodb/tables.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import { CURSOR_KEY_SECRET } from '../../shared/secret-definitions.ts';
 import { SECRET_READ_BOUNDS } from '../../shared/secrets.ts';
@@ -233,35 +228,18 @@ describe.each(STAGES)('the %s stage', (stage) => {
     });
 
     it("grants each function exactly the DynamoDB actions its store and rate limiter call, log writes, trace writes, and the read of its row's secrets", () => {
-      const pets = arnOf(PETS_TABLE.constructId);
-      const counters = {
-        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-        Effect: 'Allow',
-        Resource: arnOf(COUNTERS_TABLE.constructId),
+      // Each row's tableAccess (infra/routes.ts) as the statement CDK's grant writes for it.
+      const statementOf = ({ table, actions, index }: TableAccess) => {
+        const arn = arnOf(table.constructId);
+        return {
+          Action: actions.length === 1 ? actions[0] : actions,
+          Effect: 'Allow',
+          Resource: index ? [arn, { 'Fn::Join': ['', [arn, `/index/${index}`]] }] : arn,
+        };
       };
-      const expected: Record<string, unknown[]> = {
-        ListPetsFunction: [
-          {
-            Action: 'dynamodb:Query',
-            Effect: 'Allow',
-            Resource: [pets, { 'Fn::Join': ['', [pets, '/index/status-index']] }],
-          },
-          counters,
-        ],
-        CreatePetFunction: [
-          { Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: pets },
-          counters,
-          {
-            Action: ['dynamodb:ConditionCheckItem', 'dynamodb:PutItem'],
-            Effect: 'Allow',
-            Resource: arnOf(IDEMPOTENCY_TABLE.constructId),
-          },
-        ],
-        GetPetFunction: [{ Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: pets }, counters],
-        AuthorizerFunction: [
-          { Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: arnOf(KEYS_TABLE.constructId) },
-        ],
-      };
+      const expected = Object.fromEntries(
+        [...ROUTES, AUTHORIZER].map((fn) => [fn.constructId, fn.tableAccess.map(statementOf)]),
+      );
       const policies = Object.values(template().findResources('AWS::IAM::Policy'));
 
       expect(policies).toHaveLength(ALL_FUNCTION_IDS.length + 2); // + authorizer invoke, audit pipe

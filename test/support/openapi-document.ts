@@ -63,6 +63,14 @@ export function documentedOperations(): { method: string; path: string; operatio
   );
 }
 
+/** The methods the document gives `path` (e.g. `/pets`), upper-case, as an `Allow` header lists them. */
+export function allowedMethods(path: string): string {
+  return documentedOperations()
+    .filter((entry) => entry.path === path)
+    .map(({ method }) => method.toUpperCase())
+    .join(', ');
+}
+
 /**
  * The operation of the document with `operationId`, resolved.
  *
@@ -106,6 +114,35 @@ export function headersOf(response: Node): Record<string, Node> {
 /** A description as Markdown renders it: line breaks and runs of spaces are one space. */
 export function prose(node: Node): string {
   return String(node.description).replace(/\s+/g, ' ');
+}
+
+/**
+ * A parameter's or media type's example as tools that build requests pick it (Dredd; Swagger UI's "Try it out"): `example`, else the first of
+ * `examples`, else the schema's `example`, first of `examples` or `default`.
+ *
+ * @returns `undefined` when it has none: the tool leaves an optional parameter out.
+ */
+export function exampleOf(node: Node): unknown {
+  const first = (examples: unknown) =>
+    Array.isArray(examples)
+      ? examples[0]
+      : examples && (Object.values(examples as Node)[0] as Node | undefined)?.value;
+  const schema = (node.schema as Node | undefined) ?? {};
+  return (
+    node.example ??
+    first(node.examples) ??
+    schema.example ??
+    first(schema.examples) ??
+    schema.default
+  );
+}
+
+/** The example body of the operation's JSON request body ({@link exampleOf}); none without a body. */
+export function requestBodyExample(operationId: string): unknown {
+  const found = operation(operationId);
+  return found.requestBody
+    ? exampleOf(at(found, 'requestBody', 'content', 'application/json'))
+    : undefined;
 }
 
 /** The operation's parameters, resolved. */

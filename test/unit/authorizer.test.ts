@@ -2,7 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizerHandler } from '../../functions/operations/authorizer.ts';
 import { createAuthorizerEvent, createLambdaContext } from '../../infra/local/events.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
+import type { Scope } from '../../shared/keys/scopes.ts';
 import { generateToken } from '../../shared/keys/token.ts';
+import { OPERATIONS } from '../../shared/operations.ts';
 import { inMemoryContainer } from '../support/in-memory-container.ts';
 
 const container = inMemoryContainer();
@@ -23,6 +25,19 @@ function authorizerEvent(headers: Record<string, string>) {
     pathParameters: { petId: '7' },
     headers,
   });
+}
+
+/** The local stack's API and stage in a method ARN. */
+const LOCAL_API = 'arn:aws:execute-api:local:000000000000:local/v1';
+
+/**
+ * The method ARN of each operation (shared/operations.ts) a key of `scopes` may call, on the API
+ * and stage `api`, a path parameter as `*`.
+ */
+function methodArns(api: string, ...scopes: Scope[]): string[] {
+  return OPERATIONS.filter(({ scope }) => scopes.includes(scope)).map(
+    ({ method, path }) => `${api}/${method}${path.replace(/\{\w+\}/g, '*')}`,
+  );
 }
 
 let pro: { record: ApiKeyRecord; token: string };
@@ -46,11 +61,7 @@ describe('authorizer', () => {
           {
             Action: 'execute-api:Invoke',
             Effect: 'Allow',
-            Resource: [
-              'arn:aws:execute-api:local:000000000000:local/v1/GET/pets',
-              'arn:aws:execute-api:local:000000000000:local/v1/POST/pets',
-              'arn:aws:execute-api:local:000000000000:local/v1/GET/pets/*',
-            ],
+            Resource: methodArns(LOCAL_API, 'pets:read', 'pets:write'),
           },
         ],
       },
@@ -58,6 +69,13 @@ describe('authorizer', () => {
       usageIdentifierKey: pro.record.usageIdentifier,
     });
     expect(result.usageIdentifierKey).not.toBe(pro.token);
+    expect(methodArns(LOCAL_API, 'pets:read', 'pets:write')).toEqual(
+      expect.arrayContaining([
+        `${LOCAL_API}/GET/pets`,
+        `${LOCAL_API}/POST/pets`,
+        `${LOCAL_API}/GET/pets/*`,
+      ]),
+    );
   });
 
   it('passes an Enterprise key its own limits', async () => {
@@ -89,10 +107,10 @@ describe('authorizer', () => {
       {
         Action: 'execute-api:Invoke',
         Effect: 'Allow',
-        Resource: [
-          'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/GET/pets',
-          'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/GET/pets/*',
-        ],
+        Resource: methodArns(
+          'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1',
+          'pets:read',
+        ),
       },
     ]);
   });

@@ -12,6 +12,8 @@ import { StoreUnavailableError } from '../../shared/store-errors.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
 import { inMemoryContainer } from '../support/in-memory-container.ts';
+import { requestBodyExample } from '../support/openapi-document.ts';
+import { handlerFactoryOf } from '../support/operation-modules.ts';
 
 const context = createLambdaContext('operations');
 
@@ -85,25 +87,22 @@ describe('operations on in-memory adapters', () => {
 
   it('answers with the deprecation headers exactly the operations whose rows have a deprecation', async () => {
     const container = inMemoryContainer();
-    const handlers = {
-      listPets: listPetsHandler(container),
-      createPet: createPetHandler(container),
-      getPet: getPetHandler(container),
-    };
-    await invoke(handlers.createPet, post('{"name":"Rex","categoryId":7}'), context);
+    await invoke(createPetHandler(container), post('{"name":"Rex","categoryId":7}'), context);
 
     for (const route of ROUTES) {
-      const path = route.path.replace('{petId}', '1');
-      const event =
-        route.method === 'POST'
-          ? post('{"name":"Rex","categoryId":7}')
-          : authorizedEvent({
-              method: 'GET',
-              resource: route.path,
-              path,
-              pathParameters: { petId: '1' },
-            });
-      const response = await invoke(handlers[route.operationId], event, context);
+      const body = requestBodyExample(route.operationId);
+      const event = authorizedEvent({
+        method: route.method,
+        resource: route.path,
+        path: route.path.replace('{petId}', '1'),
+        pathParameters: route.path.includes('{petId}') ? { petId: '1' } : null,
+        ...(body !== undefined && {
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      });
+      const handler = (await handlerFactoryOf(route))(container);
+      const response = await invoke(handler, event, context);
 
       expect(response.statusCode, route.operationId).toBeLessThan(300);
       expect(response.headers?.Deprecation !== undefined, route.operationId).toBe(

@@ -240,8 +240,10 @@ describe('npm run rollback', () => {
     const { code, stdout } = await rollback(['--help']);
 
     expect(code).toBe(0);
+    // commander wraps the list of choices where it is long.
+    const choices = ROUTES.map(({ operationId }) => `"${operationId}"`).join(',\\s+');
     expect(stdout.join('\n')).toMatch(
-      /--operation <operationId>.*\n.*choices: "listPets", "createPet", "getPet"/s,
+      new RegExp(`--operation <operationId>.*\n.*choices: ${choices}`, 's'),
     );
   });
 });
