@@ -6,7 +6,7 @@
  * trust), a rollback of the region whose smoke test fails where the account stacks give a rollback
  * role, OIDC tokens only where a role is assumed, one deploy per stage at a time, and a bound on
  * every job. What the deploy and smoke steps do to a stack is run against the local one in
- * test/integration/smoke.test.ts.
+ * test/integration/deploy-job.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { ROLLBACK_ON_FAILED_SMOKE, STAGES, type StageName } from '../../infra/stages.ts';
