@@ -164,6 +164,21 @@ export function regionalStackName(stage: StageName, region: string): string {
   return `${stackName(stage)}-${region}`;
 }
 
+/**
+ * Name of the stack holding the API Gateway account's CloudWatch role (and the GitHub roles),
+ * deployed once per account and region (`npx cdk deploy petstore-account`) before the first
+ * stage, when both stages share one account and region; otherwise see {@link accountStackName}.
+ */
+export const ACCOUNT_STACK_NAME = `${SERVICE_NAME}-account`;
+
+/**
+ * Name (and construct id) of the account stack of the account and region `stage` is the first
+ * to use, when the stages do not all share one: e.g. `petstore-account-production`.
+ */
+export function accountStackName(stage: StageName): string {
+  return `${ACCOUNT_STACK_NAME}-${stage}`;
+}
+
 /** Name of the alias of each operation's function that API Gateway invokes and CodeDeploy moves. */
 export const LIVE_ALIAS = 'live';
 

@@ -7,9 +7,14 @@
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it, vi } from 'vitest';
-import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { STAGE_SETTINGS, STAGES, type StageName, stackName } from '../../infra/stages.ts';
+import {
+  ACCOUNT_STACK_NAME,
+  STAGE_SETTINGS,
+  STAGES,
+  type StageName,
+  stackName,
+} from '../../infra/stages.ts';
 import {
   COUNTERS_TABLE,
   IDEMPOTENCY_TABLE,
