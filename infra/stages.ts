@@ -149,14 +149,11 @@ function capitalized(stage: StageName): string {
 }
 
 /**
- * CloudFormation stack name of a stage in one of its regions: the home region's (`region` omitted
- * or equal to `homeRegion`) is `petstore-<stage>`, e.g. `petstore-staging`; another region's is
- * {@link regionalStackName}.
+ * CloudFormation stack name of a stage in its home region, e.g. `petstore-staging`; another
+ * region's is {@link regionalStackName}.
  */
-export function stackName(stage: StageName, region?: string, homeRegion?: string): string {
-  return region === undefined || region === homeRegion
-    ? `${SERVICE_NAME}-${stage}`
-    : regionalStackName(stage, region);
+export function stackName(stage: StageName): string {
+  return `${SERVICE_NAME}-${stage}`;
 }
 
 /** CloudFormation stack name of a stage in a region other than its home, e.g. `petstore-production-us-west-2`. */
