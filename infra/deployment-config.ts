@@ -6,6 +6,7 @@
  */
 import type { Environment } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import type { GitHubRolesProps } from './constructs/github-roles.ts';
 import {
   bootstrapQualifier,
   domainOptions,
@@ -18,7 +19,14 @@ import {
   stageRegions,
 } from './deployment-context.ts';
 import type { PetstoreStackProps } from './petstore-stack.ts';
-import { APP_CONTEXT, contextKey, STAGES, type StageName } from './stages.ts';
+import {
+  ACCOUNT_STACK_NAME,
+  APP_CONTEXT,
+  accountStackName,
+  contextKey,
+  STAGES,
+  type StageName,
+} from './stages.ts';
 import { type StageTableSettings, tableSettings } from './table-settings.ts';
 
 /** What an operator sets for one stack of a stage (unset: the stage's `STAGE_SETTINGS`). */
@@ -41,13 +49,27 @@ export interface StageConfig {
   readonly stacks: readonly { readonly env: Environment; readonly options: StageOptions }[];
 }
 
+/**
+ * One `AccountStack` (API Gateway's CloudWatch role, and the GitHub roles of the stages deploying
+ * into its account when it is the account's first): where it deploys and under which name.
+ */
+export interface AccountStackConfig {
+  /** Its CloudFormation name and construct id, e.g. `petstore-account-production-us-west-2`. */
+  readonly name: string;
+  readonly env: Environment;
+  /** The stages whose home (account and region) this is; empty for another region's. */
+  readonly stages: readonly StageName[];
+  /** The account's GitHub roles, with the provider ARN naming the account, when this holds them. */
+  readonly github?: GitHubRolesProps;
+}
+
 /** The whole deployment's configuration. */
 export interface DeploymentConfig {
   /** `petstore:bootstrapQualifier`, when set (it then becomes the CDK's own qualifier). */
   readonly bootstrapQualifier?: string;
-  /** The GitHub repository whose workflows deploy, when `petstore:github` is set. */
-  readonly github?: GitHubSettings;
   readonly stages: Readonly<Record<StageName, StageConfig>>;
+  /** The account stacks, the stages' home regions' first (`accountStacks`). */
+  readonly accountStacks: readonly AccountStackConfig[];
 }
 
 /**
@@ -62,9 +84,97 @@ export function deploymentConfig(scope: Construct): DeploymentConfig {
   ) as Record<StageName, StageConfig>;
   return {
     ...(qualifier !== undefined && { bootstrapQualifier: bootstrapQualifier(scope) }),
-    github: githubSettings(scope),
     stages,
+    accountStacks: accountStacks(stages, githubSettings(scope)),
   };
+}
+
+/**
+ * One account stack per account and region the stages deploy into, so that nothing an account or
+ * region holds once is created twice. First each stage's home, named `ACCOUNT_STACK_NAME` when
+ * the stages share one, else `accountStackName(<first stage there>)`; then each other region of a
+ * stage that no home shares, `<accountStackName(stage)>-<region>` for the first stage there (so
+ * adding a region renames no stack). Given `github`, each account's first stack holds the GitHub
+ * roles of the stages deploying into that account, with the provider ARN naming the account (an
+ * environment-agnostic account takes the one naming no stage's), reaching each stage's `regions`.
+ *
+ * @throws Error naming `petstore:githubOidcProviderArn` when its ARNs name accounts no stage
+ *   deploys into.
+ */
+function accountStacks(
+  stages: Readonly<Record<StageName, StageConfig>>,
+  github: GitHubSettings | undefined,
+): AccountStackConfig[] {
+  const where = ({ account, region }: Environment) => `${account}/${region}`;
+  const homes = STAGES.map((stage) => stages[stage].environment);
+  const providerArn = providerArns(
+    homes.map(({ account }) => account),
+    github?.oidcProviderArns ?? [],
+  );
+  const single = new Set(homes.map(where)).size === 1;
+  const configs: {
+    name: string;
+    env: Environment;
+    stages: StageName[];
+    github?: GitHubRolesProps;
+  }[] = [];
+  for (const stage of STAGES) {
+    const env = stages[stage].environment;
+    const shared = configs.find((config) => where(config.env) === where(env));
+    if (shared) {
+      shared.stages.push(stage);
+      continue;
+    }
+    const holdsRoles = github && !configs.some((config) => config.env.account === env.account);
+    configs.push({
+      name: single ? ACCOUNT_STACK_NAME : accountStackName(stage),
+      env,
+      stages: [stage],
+      github: holdsRoles
+        ? {
+            repository: github.repository,
+            qualifier: github.qualifier,
+            oidcProviderArn: providerArn(env.account),
+            stages: STAGES.filter((other) => stages[other].environment.account === env.account).map(
+              (other) => ({
+                stage: other,
+                regions: stages[other].regions.length > 0 ? stages[other].regions : undefined,
+              }),
+            ),
+          }
+        : undefined,
+    });
+  }
+  for (const stage of STAGES) {
+    for (const region of stages[stage].regions.slice(1)) {
+      const env = { account: stages[stage].environment.account, region };
+      if (configs.some((config) => where(config.env) === where(env))) continue;
+      configs.push({ name: `${accountStackName(stage)}-${region}`, env, stages: [] });
+    }
+  }
+  return configs;
+}
+
+/**
+ * Which of `arns` (`petstore:githubOidcProviderArn`) each of the stages' `accounts` uses: the one
+ * naming it, or for an environment-agnostic account (undefined) the one naming no stage's.
+ *
+ * @returns The provider ARN of an account, undefined when it has none (the roles create one).
+ * @throws Error naming the key when ARNs name accounts no stage deploys into.
+ */
+function providerArns(
+  accounts: readonly (string | undefined)[],
+  arns: readonly string[],
+): (account: string | undefined) => string | undefined {
+  const accountOf = (arn: string) => arn.split(':')[4];
+  const elsewhere = arns.filter((arn) => !accounts.includes(accountOf(arn)));
+  if (elsewhere.length > (accounts.includes(undefined) ? 1 : 0)) {
+    throw new Error(
+      `${APP_CONTEXT.githubOidcProviderArn} names an account no stage deploys into: ${elsewhere.join(', ')}`,
+    );
+  }
+  return (account) =>
+    account === undefined ? elsewhere[0] : arns.find((arn) => accountOf(arn) === account);
 }
 
 /** One stage's {@link StageConfig}. */

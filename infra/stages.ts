@@ -149,19 +149,31 @@ function capitalized(stage: StageName): string {
 }
 
 /**
- * CloudFormation stack name of a stage in one of its regions: the home region's (`region` omitted
- * or equal to `homeRegion`) is `petstore-<stage>`, e.g. `petstore-staging`; another region's is
- * {@link regionalStackName}.
+ * CloudFormation stack name of a stage in its home region, e.g. `petstore-staging`; another
+ * region's is {@link regionalStackName}.
  */
-export function stackName(stage: StageName, region?: string, homeRegion?: string): string {
-  return region === undefined || region === homeRegion
-    ? `${SERVICE_NAME}-${stage}`
-    : regionalStackName(stage, region);
+export function stackName(stage: StageName): string {
+  return `${SERVICE_NAME}-${stage}`;
 }
 
 /** CloudFormation stack name of a stage in a region other than its home, e.g. `petstore-production-us-west-2`. */
 export function regionalStackName(stage: StageName, region: string): string {
   return `${stackName(stage)}-${region}`;
+}
+
+/**
+ * Name of the stack holding the API Gateway account's CloudWatch role (and the GitHub roles),
+ * deployed once per account and region (`npx cdk deploy petstore-account`) before the first
+ * stage, when both stages share one account and region; otherwise see {@link accountStackName}.
+ */
+export const ACCOUNT_STACK_NAME = `${SERVICE_NAME}-account`;
+
+/**
+ * Name (and construct id) of the account stack of the account and region `stage` is the first
+ * to use, when the stages do not all share one: e.g. `petstore-account-production`.
+ */
+export function accountStackName(stage: StageName): string {
+  return `${ACCOUNT_STACK_NAME}-${stage}`;
 }
 
 /** Name of the alias of each operation's function that API Gateway invokes and CodeDeploy moves. */

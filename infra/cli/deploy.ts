@@ -9,14 +9,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { REPOSITORY_ROOT } from '../repository.ts';
-import {
-  isStageName,
-  regionalStackName,
-  STACK_OUTPUTS,
-  STAGES,
-  type StageName,
-  stackName,
-} from '../stages.ts';
+import { isStageName, STACK_OUTPUTS, STAGES, type StageName, stackName } from '../stages.ts';
 import {
   type CommandOutput,
   type CommandStyle,
@@ -26,6 +19,7 @@ import {
   runProgram,
   UsageError,
 } from './common/program.ts';
+import { regionStackNames } from './common/stage-stacks.ts';
 
 /** How the deploy command reports errors: a usage error is the usage line alone. */
 const DEPLOY_STYLE: CommandStyle = { errorPrefix: 'deploy: ', briefUsage: true };
@@ -107,19 +101,19 @@ export function assemblyStacks(directory: string, stage: StageName): AssemblySta
   const home = stacks.find((stack) => stack.stackName === stackName(stage));
   if (!home) throw new Error(`The cloud assembly ${directory} has no stack ${stackName(stage)}.`);
   const regions = home.template.Outputs?.[STACK_OUTPUTS.regions]?.Value;
-  const others = typeof regions === 'string' ? regions.split(',').slice(1) : [];
-  return [
-    { region: home.environment.region, path: home.hierarchicalId },
-    ...others.map((region) => {
-      const name = regionalStackName(stage, region);
-      const stack = stacks.find(
-        (each) => each.stackName === name && each.environment.region === region,
-      );
-      if (!stack)
-        throw new Error(`The cloud assembly ${directory} has no stack ${name} in ${region}.`);
-      return { region, path: stack.hierarchicalId };
-    }),
-  ];
+  return regionStackNames(
+    stage,
+    typeof regions === 'string' ? regions : undefined,
+    home.environment.region,
+  ).map(({ region, home: isHome, stackName: name }) => {
+    if (isHome) return { region: home.environment.region, path: home.hierarchicalId };
+    const stack = stacks.find(
+      (each) => each.stackName === name && each.environment.region === region,
+    );
+    if (!stack)
+      throw new Error(`The cloud assembly ${directory} has no stack ${name} in ${region}.`);
+    return { region, path: stack.hierarchicalId };
+  });
 }
 
 /** Runs the project's aws-cdk CLI in the foreground. @throws Error when it fails. */

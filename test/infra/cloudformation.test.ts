@@ -5,8 +5,7 @@
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
-import { STAGES } from '../../infra/stages.ts';
+import { ACCOUNT_STACK_NAME, STAGES } from '../../infra/stages.ts';
 import { cfnLintTemplates } from '../support/cfn-lint.ts';
 import { outdir, petstore, synthesizeStages, templates } from '../support/petstore-app.ts';
 

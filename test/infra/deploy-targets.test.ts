@@ -9,9 +9,10 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it, vi } from 'vitest';
-import { ACCOUNT_STACK_NAME, type PetstoreApp } from '../../infra/app.ts';
+import type { PetstoreApp } from '../../infra/app.ts';
 import { githubSettings, stageEnvironment } from '../../infra/deployment-context.ts';
 import {
+  ACCOUNT_STACK_NAME,
   ACCOUNT_STACK_OUTPUTS,
   APP_CONTEXT,
   contextKey,

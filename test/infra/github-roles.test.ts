@@ -5,6 +5,7 @@
  * stage in two regions: github-roles-regions.test.ts.
  */
 import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PetstoreApp } from '../../infra/app.ts';
 import { GITHUB_OIDC_AUDIENCE, GITHUB_OIDC_ISSUER } from '../../infra/constructs/github-roles.ts';
@@ -259,6 +260,17 @@ describe('GitHub role options', { timeout: 120_000 }, () => {
     );
     const stage = app.app.synth().getStackArtifact(app.stacks.staging.artifactId);
     expect(stage.assumeRoleArn).toContain(':role/cdk-pets2-deploy-role-');
+  });
+
+  it("acknowledges each cdk-nag finding on the rollback role's ARNs, Refs and joins included", () => {
+    // GIVEN the repository and no account or region: the ARNs hold AWS::Partition, ::AccountId…
+    const app = deploymentApp(GITHUB_CONTEXT);
+    const stack = app.accountStacks.production;
+    const rollback = roleNamed(Template.fromStack(stack), githubRollbackRoleName('production'));
+    expect(JSON.stringify(rollback.Policies)).toContain('{"Ref":"AWS::AccountId"}');
+
+    // THEN AWS Solutions' IAM5 findings on its wildcards are each acknowledged by name
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
   });
 
   it('adds no provider, role or output without a repository', () => {

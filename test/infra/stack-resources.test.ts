@@ -7,10 +7,15 @@
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it, vi } from 'vitest';
-import { ACCOUNT_STACK_NAME } from '../../infra/app.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { AUTHORIZER, ROUTES, type TableAccess } from '../../infra/routes.ts';
-import { STAGE_SETTINGS, STAGES, type StageName, stackName } from '../../infra/stages.ts';
+import {
+  ACCOUNT_STACK_NAME,
+  STAGE_SETTINGS,
+  STAGES,
+  type StageName,
+  stackName,
+} from '../../infra/stages.ts';
 import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE, TABLES } from '../../shared/dynamodb/tables.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import { CURSOR_KEY_SECRET } from '../../shared/secret-definitions.ts';

@@ -22,6 +22,26 @@ export interface RegionStack {
 }
 
 /**
+ * The stage's stacks, one per region, as its home stack's output `Regions` lists them (absent:
+ * the home region alone), home first: `stackName(stage)` at home, `regionalStackName(stage, R)`
+ * in each other region R. How the deploy command finds them in a cloud assembly and the other
+ * commands on CloudFormation.
+ *
+ * @param regions The home stack's output `Regions` (comma-separated), when it has one.
+ */
+export function regionStackNames(
+  stage: StageName,
+  regions: string | undefined,
+  homeRegion: string,
+): Omit<RegionStack, 'outputs'>[] {
+  return (regions?.split(',') ?? [homeRegion]).map((region, index) => ({
+    region,
+    home: index === 0,
+    stackName: index === 0 ? stackName(stage) : regionalStackName(stage, region),
+  }));
+}
+
+/**
  * Reads a stack's outputs in a region.
  *
  * @throws Error naming the stack when it cannot be read.
@@ -57,12 +77,12 @@ export async function stageStacks(
   stage: StageName,
   { homeRegion, region, read = cloudFormationOutputs() }: StageStacksOptions,
 ): Promise<RegionStack[]> {
-  const home = stackName(stage);
-  const homeOutputs = await read(home, homeRegion);
-  const regions = homeOutputs.get(STACK_OUTPUTS.regions)?.split(',') ?? [homeRegion];
+  const homeOutputs = await read(stackName(stage), homeRegion);
+  const all = regionStackNames(stage, homeOutputs.get(STACK_OUTPUTS.regions), homeRegion);
+  const regions = all.map((each) => each.region);
   if (regions[0] !== homeRegion) {
     throw new Error(
-      `Stack ${home} in ${homeRegion} says the home region of ${stage} is ${regions[0]}: set AWS_REGION to ${regions[0]}.`,
+      `Stack ${stackName(stage)} in ${homeRegion} says the home region of ${stage} is ${regions[0]}: set AWS_REGION to ${regions[0]}.`,
     );
   }
   if (region !== undefined && !regions.includes(region)) {
@@ -71,11 +91,9 @@ export async function stageStacks(
     );
   }
   const stacks: RegionStack[] = [];
-  for (const each of region === undefined ? regions : [region]) {
-    const isHome = each === homeRegion;
-    const name = isHome ? home : regionalStackName(stage, each);
-    const outputs = isHome ? homeOutputs : await read(name, each);
-    stacks.push({ region: each, home: isHome, stackName: name, outputs });
+  for (const each of all.filter((stack) => region === undefined || stack.region === region)) {
+    const outputs = each.home ? homeOutputs : await read(each.stackName, each.region);
+    stacks.push({ ...each, outputs });
   }
   return stacks;
 }
