@@ -1,8 +1,9 @@
 /**
- * `npm run load -- --target URL --rate N [--duration S] [--key KEY] [--output FILE]`: runs the
- * load scenarios of `load/petstore.yml` with Artillery on this machine, telemetry off. For rates one machine cannot send, the
- * same file runs on AWS with `artillery run-fargate` (docs/operations.md, "Load against a stage").
- * Artillery is load/'s own npm project (load/package.json and its lockfile), installed on first use.
+ * `npm run load -- --target URL --rate N [--duration S] [--key KEY] [--output FILE]`: runs the load
+ * scenarios of `load/petstore.yml` with Artillery on this machine, telemetry off. For rates one
+ * machine cannot send, the same file runs on AWS with `artillery run-fargate` (docs/operations.md,
+ * "Load against a stage"). Artillery is load/'s own npm project (load/package.json and its
+ * lockfile), installed on first use.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';

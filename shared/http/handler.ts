@@ -60,8 +60,8 @@ export interface HttpHandlerOptions<Input = undefined, Read = undefined> {
   /** The request's input, validated after the query and body checks; throws ApiError (4xx). @default - none */
   readonly input?: (event: APIGatewayProxyEvent) => Input;
   /**
-   * The first store call, sent beside the limiter's (`readBesideCount`): it must not write what a refused
-   * request may not leave behind (its outcome is then dropped). @default - none
+   * The first store call, sent beside the limiter's (`readBesideCount`): it must not write what a
+   * refused request may not leave behind (its outcome is then dropped). @default - none
    */
   readonly read?: (input: Input, call: ReadCall) => Promise<Read>;
   /** The operation's own code, run once the request is admitted. */

@@ -82,7 +82,8 @@ export type HttpRequest = Request<
  * Counts each request against its key's windows before any other work and puts the rate-limit
  * headers on every answer; a failing or slow limiter admits uncounted (docs/rate-limits.md). The
  * count starts in `before` (the context's `rateLimitCount`); `httpHandler` awaits its verdict with
- * the operation's declared read ({@link readBesideCount}), and a refusal is the answer whatever else failed.
+ * the operation's declared read ({@link readBesideCount}), and a refusal is the answer whatever
+ * else failed.
  */
 export function rateLimit(
   options: RateLimitOptions,

@@ -1,7 +1,8 @@
 /**
  * One region per stage, as before issue 41 (item 9): production's template against main's synth
- * (logical ids and types, outputs; operations added since bring their own), plus the Regions and RegionalApiBaseUrl outputs; the 1.0.0
- * tables' conversion steps: retain, detach, import. Several regions: regions.test.ts.
+ * (logical ids and types, outputs; operations added since bring their own), plus the Regions and
+ * RegionalApiBaseUrl outputs; the 1.0.0 tables' conversion steps: retain, detach, import. Several
+ * regions: regions.test.ts.
  */
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
