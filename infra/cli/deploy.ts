@@ -19,7 +19,7 @@ import {
   runProgram,
   UsageError,
 } from './common/program.ts';
-import { regionStackNames } from './common/stage-stacks.ts';
+import { regionStackNames, stackInRegion } from './common/stage-stacks.ts';
 
 /** How the deploy command reports errors: a usage error is the usage line alone. */
 const DEPLOY_STYLE: CommandStyle = { errorPrefix: 'deploy: ', briefUsage: true };
@@ -168,12 +168,7 @@ export function runDeployCommand(
         for (const { region } of stacks) output.stdout(region);
         return;
       }
-      const stack = stacks.find(({ region }) => region === request.region);
-      if (!stack) {
-        throw new Error(
-          `${request.region} is not a region of ${request.stage}, whose regions are ${stacks.map(({ region }) => region).join(', ')}.`,
-        );
-      }
+      const stack = stackInRegion(stacks, request.stage, request.region);
       cdk(deployArguments([stack.path], cdkOptions));
     });
   return runProgram(program, args, output, DEPLOY_STYLE);

@@ -42,6 +42,25 @@ export function regionStackNames(
 }
 
 /**
+ * The stack of `region` among a stage's `stacks` (home first), or the home stack when `region` is
+ * undefined.
+ *
+ * @throws Error naming the stage's regions when `region` is not one of them.
+ */
+export function stackInRegion<Stack extends { readonly region: string }>(
+  stacks: readonly Stack[],
+  stage: StageName,
+  region: string | undefined,
+): Stack {
+  const stack = region === undefined ? stacks[0] : stacks.find((each) => each.region === region);
+  if (!stack) {
+    const regions = stacks.map((each) => each.region).join(', ');
+    throw new Error(`${region} is not a region of ${stage}, whose regions are ${regions}.`);
+  }
+  return stack;
+}
+
+/**
  * Reads a stack's outputs in a region.
  *
  * @throws Error naming the stack when it cannot be read.
@@ -79,17 +98,13 @@ export async function stageStacks(
 ): Promise<RegionStack[]> {
   const homeOutputs = await read(stackName(stage), homeRegion);
   const all = regionStackNames(stage, homeOutputs.get(STACK_OUTPUTS.regions), homeRegion);
-  const regions = all.map((each) => each.region);
-  if (regions[0] !== homeRegion) {
+  const home = all[0]?.region;
+  if (home !== homeRegion) {
     throw new Error(
-      `Stack ${stackName(stage)} in ${homeRegion} says the home region of ${stage} is ${regions[0]}: set AWS_REGION to ${regions[0]}.`,
+      `Stack ${stackName(stage)} in ${homeRegion} says the home region of ${stage} is ${home}: set AWS_REGION to ${home}.`,
     );
   }
-  if (region !== undefined && !regions.includes(region)) {
-    throw new Error(
-      `${region} is not a region of ${stage}, whose regions are ${regions.join(', ')}.`,
-    );
-  }
+  if (region !== undefined) stackInRegion(all, stage, region);
   const stacks: RegionStack[] = [];
   for (const each of all.filter((stack) => region === undefined || stack.region === region)) {
     const outputs = each.home ? homeOutputs : await read(each.stackName, each.region);

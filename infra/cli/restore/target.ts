@@ -26,7 +26,7 @@ import {
 import { type LocalDynamoDB, openLocalDynamoDB } from '../common/local-dynamodb.ts';
 import type { CommandOutput } from '../common/program.ts';
 import { requireOutput } from '../common/stack-outputs.ts';
-import { type RegionStack, stacksOfStage } from '../common/stage-stacks.ts';
+import { type RegionStack, stackInRegion, stacksOfStage } from '../common/stage-stacks.ts';
 
 /** The tables a restore puts items back into. */
 export const RESTORABLE_TABLES = { pets: PETS_TABLE, keys: KEYS_TABLE } as const;
@@ -132,11 +132,7 @@ export async function openRestoreTarget(
   });
   const clientsOf = (stack: RegionStack): RegionClients =>
     stack.home ? dependencies : clientsIn(stack.region);
-  const read = region === undefined ? stacks[0] : stacks.find((each) => each.region === region);
-  if (!read) {
-    const names = stacks.map((each) => each.region).join(', ');
-    throw new Error(`${region} is not a region of ${stage}, whose regions are ${names}.`);
-  }
+  const read = stackInRegion(stacks, stage, region);
   const { stackName: stack, outputs } = read;
   const output = table === 'pets' ? STACK_OUTPUTS.petsTableName : STACK_OUTPUTS.keysTableName;
   const client = read.home ? openClient() : openClient(undefined, read.region);
