@@ -10,9 +10,10 @@ export const STORE_UNAVAILABLE_MESSAGE = 'The store is unavailable or did not an
  *   @default STORE_UNAVAILABLE_MESSAGE
  */
 export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+
   constructor(message = STORE_UNAVAILABLE_MESSAGE, options?: ErrorOptions) {
     super(message, options);
-    this.name = 'StoreUnavailableError';
   }
 }
 
