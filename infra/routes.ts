@@ -6,7 +6,8 @@
  * shared/operations.ts. Where each behaviour lives:
  *
  * - an operation's handler: its row's `entry` (functions/*.ts) → functions/operations/*.ts
- * - the handler chain (middy, in order): shared/http/handler.ts, shared/http/middleware.ts
+ * - the handler chain (middy, in order): shared/http/chain.ts (every function's),
+ *   shared/http/middleware.ts (`httpMiddlewares`), shared/http/handler.ts
  * - rate limiting: shared/http/rate-limit.ts → shared/rate-limit/decision.ts,
  *   shared/dynamodb/rate-limiter.ts; the plans' numbers: shared/plans.ts
  * - idempotency (createPet): shared/idempotency/record.ts, shared/http/idempotency-key.ts,

@@ -54,18 +54,25 @@ export function planName(plan: PlanId): string {
   return isStandardPlanId(plan) ? PLANS[plan].name : ENTERPRISE_PLAN.name;
 }
 
+/** Limits that do not fit their plan (the admin API's 400 `invalid_body`). */
+export class InvalidLimitsError extends Error {
+  override readonly name = 'InvalidLimitsError';
+}
+
 /**
  * Checks custom (Enterprise) limits.
  * @returns The limits, unchanged.
- * @throws RangeError unless whole numbers, `1 <= perMinute <= perDay`, each at most its maximum.
+ * @throws InvalidLimitsError unless whole numbers, `1 <= perMinute <= perDay`, each at most its maximum.
  */
 export function validateLimits(limits: RequestLimits): RequestLimits {
   const { perMinute, perDay } = limits;
   if (!Number.isInteger(perMinute) || perMinute < 1 || perMinute > MAX_PER_MINUTE) {
-    throw new RangeError(`per-minute limit must be a whole number from 1 to ${MAX_PER_MINUTE}`);
+    throw new InvalidLimitsError(
+      `per-minute limit must be a whole number from 1 to ${MAX_PER_MINUTE}`,
+    );
   }
   if (!Number.isInteger(perDay) || perDay < perMinute || perDay > MAX_PER_DAY) {
-    throw new RangeError(
+    throw new InvalidLimitsError(
       `per-day limit must be a whole number from the per-minute limit (${perMinute}) to ${MAX_PER_DAY}`,
     );
   }
@@ -83,20 +90,20 @@ export function limitsFromContext(
   try {
     return validateLimits(limits);
   } catch (error) {
-    if (error instanceof RangeError) return undefined;
+    if (error instanceof InvalidLimitsError) return undefined;
     throw error;
   }
 }
 
 /**
  * The limits of a key on `plan`: a standard plan's, or `custom` for Enterprise.
- * @throws RangeError for Enterprise without valid custom limits.
+ * @throws InvalidLimitsError for Enterprise without valid custom limits.
  */
 export function limitsOfPlan(plan: PlanId, custom?: Partial<RequestLimits>): RequestLimits {
   if (isStandardPlanId(plan))
     return { perMinute: PLANS[plan].perMinute, perDay: PLANS[plan].perDay };
   if (custom?.perMinute === undefined || custom.perDay === undefined) {
-    throw new RangeError('an Enterprise key needs its own per-minute and per-day limits');
+    throw new InvalidLimitsError('an Enterprise key needs its own per-minute and per-day limits');
   }
   return validateLimits({ perMinute: custom.perMinute, perDay: custom.perDay });
 }

@@ -1,4 +1,5 @@
 /** StoreUnavailableError, and the one place that tells unavailable stores from bugs. */
+import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 
 /** Message of a {@link StoreUnavailableError} whose caller names no other. */
 export const STORE_UNAVAILABLE_MESSAGE = 'The store is unavailable or did not answer in time.';
@@ -9,48 +10,30 @@ export const STORE_UNAVAILABLE_MESSAGE = 'The store is unavailable or did not an
  *   @default STORE_UNAVAILABLE_MESSAGE
  */
 export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+
   constructor(message = STORE_UNAVAILABLE_MESSAGE, options?: ErrorOptions) {
     super(message, options);
-    this.name = 'StoreUnavailableError';
   }
 }
 
-/** Error names of the SDK and DynamoDB that mean "not now", not "never". */
-const UNAVAILABLE_ERROR_NAMES = new Set([
-  // The invocation's deadline or the SDK's per-attempt timeouts cut the call short.
-  'AbortError',
-  'TimeoutError',
-  // A table that is gone is a lost dependency, not something the client did.
-  'ResourceNotFoundException',
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'TransactionConflictException',
-  'InternalServerError',
-  'ServiceUnavailable',
-]);
-
-/** Node's socket errors: the store is down or unreachable. */
-const NETWORK_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
-/** `error` as the domain sees it: StoreUnavailableError for an unavailable store, else itself. */
+/**
+ * `error` as the domain sees it: StoreUnavailableError for what the SDK classifies as throttling,
+ * transient or a server fault (`@smithy/core/retry`) and the cases it leaves to us; else itself.
+ */
 export function storeErrorOf(error: unknown): unknown {
   if (error instanceof StoreUnavailableError || !(error instanceof Error)) return error;
-  const { code, $fault } = error as { code?: string; $fault?: string };
+  const sdkError = error as Parameters<typeof isTransientError>[0];
   const unavailable =
-    UNAVAILABLE_ERROR_NAMES.has(error.name) ||
-    (code !== undefined && NETWORK_ERROR_CODES.has(code)) ||
-    $fault === 'server';
+    isThrottlingError(sdkError) ||
+    isTransientError(sdkError) ||
+    isServerError(sdkError) ||
+    // The invocation's deadline aborted the call: the SDK treats a caller's abort as final.
+    error.name === 'AbortError' ||
+    // A table that is gone is a lost dependency; the SDK sees only a client error (HTTP 400).
+    error.name === 'ResourceNotFoundException' ||
+    // Another transaction held the item (HTTP 400): DynamoDB says try again; the SDK has no class for it.
+    error.name === 'TransactionConflictException';
   return unavailable ? new StoreUnavailableError(undefined, { cause: error }) : error;
 }
 

@@ -5,8 +5,6 @@
  * `insufficient_scope`), context `{ keyId, plan, perMinute, perDay }` and the key's usage plan;
  * anything else 401. A keys table that fails or is too slow: 503 (AUTHORIZER_FAILURE).
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayRequestAuthorizerEvent,
@@ -14,6 +12,7 @@ import type {
 } from 'aws-lambda';
 import { invocationBudgetMs, withDeadline } from '../../shared/deadline.ts';
 import { authorizationValues, bearerToken } from '../../shared/http/bearer.ts';
+import { handlerChain } from '../../shared/http/chain.ts';
 import type { KeyLookup } from '../../shared/keys/key-lookup.ts';
 import { keyRefusal, limitsOfKey } from '../../shared/keys/key-records.ts';
 import type { Scope } from '../../shared/keys/scopes.ts';
@@ -92,14 +91,16 @@ async function authorize(
 
 /**
  * The Lambda handler of the authorizer on `container`'s key lookup, accepting the tokens of the
- * stage `PETSTORE_STAGE`; every log line carries the invocation's request id.
+ * stage `PETSTORE_STAGE`: `handlerChain` with no middleware but the logger context (every log
+ * line carries the invocation's request id); API Gateway answers what it throws.
  */
 export function authorizerHandler(container: { settings: Settings; keys: KeyLookup }) {
   const { keys } = container;
   const tokenStage = tokenStageOf(container.settings.PETSTORE_STAGE);
-  return middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>(
-    (event: APIGatewayRequestAuthorizerEvent, context: Context) =>
-      authorize(keys, tokenStage, event, context),
-    { timeoutEarlyInMillis: 0 },
-  ).use(injectLambdaContext(logger, { resetKeys: true }));
+  return handlerChain(function authorizer(
+    event: APIGatewayRequestAuthorizerEvent,
+    context: Context,
+  ): Promise<APIGatewayAuthorizerResult> {
+    return authorize(keys, tokenStage, event, context);
+  });
 }

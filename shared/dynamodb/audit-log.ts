@@ -12,6 +12,7 @@ import {
   auditEntry,
   type FieldChange,
 } from '../audit/entry.ts';
+import { InvalidAuditWindowError } from '../audit/errors.ts';
 import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 import { AUDIT_DAY_INDEX, KEY_HISTORY_INDEX } from './tables.ts';
@@ -111,7 +112,7 @@ export class DynamoDBAuditLog {
   /**
    * The stage's entries in a window, oldest first: one Query of the `AuditByDay` index per UTC
    * day the window touches, `actor` and `event` as filters (admin traffic: a day holds few).
-   * @throws RangeError when the window is empty or spans more than `MAX_WINDOW_DAYS` days.
+   * @throws InvalidAuditWindowError when the window is empty or spans over `MAX_WINDOW_DAYS` days.
    */
   async window(window: AuditWindow, options: { signal?: AbortSignal } = {}): Promise<AuditEntry[]> {
     const days = daysOf(window.since, window.until);
@@ -172,15 +173,15 @@ export class DynamoDBAuditLog {
 
 /**
  * The UTC days (`YYYY-MM-DD`) from the one holding `since` to the one holding `until`.
- * @throws RangeError when `until` is not after `since`, or they span over `MAX_WINDOW_DAYS` days.
+ * @throws InvalidAuditWindowError for an empty window, or one over `MAX_WINDOW_DAYS` days.
  */
 function daysOf(since: string, until: string): string[] {
   const start = Date.parse(since.slice(0, 10));
   const end = Date.parse(until);
-  if (!(end > Date.parse(since))) throw new RangeError('until must be after since');
+  if (!(end > Date.parse(since))) throw new InvalidAuditWindowError('until must be after since');
   const count = Math.floor((end - 1 - start) / 86_400_000) + 1;
   if (count > MAX_WINDOW_DAYS) {
-    throw new RangeError(`a window spans at most ${MAX_WINDOW_DAYS} days`);
+    throw new InvalidAuditWindowError(`a window spans at most ${MAX_WINDOW_DAYS} days`);
   }
   return Array.from({ length: count }, (_, index) =>
     new Date(start + index * 86_400_000).toISOString().slice(0, 10),

@@ -1,56 +1,67 @@
-/** The one mapping from domain errors to the API's Error answers (code, status, `Retry-After`). */
-import {
-  IdempotencyInProgressError,
-  IdempotencyKeyReusedError,
-  InvalidIdempotencyKeyError,
-} from '../idempotency/errors.ts';
+/** The one mapping from errors to the Error answers of the public and admin APIs. */
+import type * as audit from '../audit/errors.ts';
+import type * as idempotency from '../idempotency/errors.ts';
+import type * as keys from '../keys/errors.ts';
 import { logger } from '../logger.ts';
-import { InvalidCursorError, PetNotFoundError } from '../pets/errors.ts';
-import { KeyBannedError, RateLimitedError } from '../rate-limit/errors.ts';
-import { StoreUnavailableError } from '../store-errors.ts';
-import { ApiError, type ErrorCode } from './errors.ts';
+import type * as pets from '../pets/errors.ts';
+import type { InvalidLimitsError } from '../plans.ts';
+import type * as rateLimit from '../rate-limit/errors.ts';
+import { type StoreUnavailableError, storeErrorOf } from '../store-errors.ts';
+import { type AnyErrorCode, ApiError } from './errors.ts';
 import { serviceUnavailable } from './unavailable.ts';
 
-/** Domain errors answered with the error's own message, by code. */
-const CODE_OF: readonly (readonly [new (...args: never[]) => Error, ErrorCode])[] = [
-  [InvalidCursorError, 'invalid_parameter'],
-  [PetNotFoundError, 'pet_not_found'],
-  [InvalidIdempotencyKeyError, 'invalid_idempotency_key'],
-  [IdempotencyKeyReusedError, 'idempotency_key_reused'],
-];
+/** The errors each of `Modules` exports. */
+type ErrorsOf<Modules> = Modules extends unknown
+  ? InstanceType<Extract<Modules[keyof Modules], new (...args: never[]) => Error>>
+  : never;
 
-/** Domain errors answered with their message and `Retry-After: retryAfterSeconds`, by code. */
-const RETRY_CODE_OF: readonly (readonly [
-  new (...args: never[]) => Error & { retryAfterSeconds: number },
-  ErrorCode,
-])[] = [
-  [IdempotencyInProgressError, 'idempotency_request_in_progress'],
-  [RateLimitedError, 'rate_limited'],
-  [KeyBannedError, 'api_key_temporarily_banned'],
-];
+/** Every domain error: each class of the domain's errors modules, and two of their own modules. */
+type DomainError =
+  | ErrorsOf<typeof audit | typeof idempotency | typeof keys | typeof pets | typeof rateLimit>
+  | InvalidLimitsError
+  | StoreUnavailableError;
 
 /**
- * The Error answer of a thrown error: the ApiError itself or a domain error's answer (a failing
- * store's, as its adapter classified it: `storeErrorOf`); `undefined` for anything else (a bug:
- * the caller answers 500).
+ * Each domain error's code, by its class's literal `name`: only types are imported, so that a
+ * bundle carries just the errors its code throws. `retryAfterSeconds` becomes `Retry-After`.
  */
-export function apiErrorOf(error: unknown): ApiError | undefined {
-  if (error instanceof ApiError) return error;
-  if (error instanceof StoreUnavailableError) {
-    logger.warn('Store unavailable', { error: error.cause ?? error });
+const CODE_OF: { readonly [E in DomainError as E['name']]: AnyErrorCode } = {
+  InvalidCursorError: 'invalid_parameter',
+  PetNotFoundError: 'pet_not_found',
+  InvalidIdempotencyKeyError: 'invalid_idempotency_key',
+  IdempotencyKeyReusedError: 'idempotency_key_reused',
+  IdempotencyInProgressError: 'idempotency_request_in_progress',
+  RateLimitedError: 'rate_limited',
+  KeyBannedError: 'api_key_temporarily_banned',
+  KeyNotFoundError: 'key_not_found',
+  KeyRevokedError: 'key_revoked',
+  KeyChangedError: 'key_changed',
+  InvalidLimitsError: 'invalid_body',
+  InvalidScopesError: 'invalid_body',
+  InvalidAuditWindowError: 'invalid_parameter',
+  StoreUnavailableError: 'service_unavailable',
+  ApiGatewayStepError: 'service_unavailable',
+};
+
+function isDomainError(error: unknown): error is DomainError {
+  return error instanceof Error && Object.hasOwn(CODE_OF, error.name);
+}
+
+/**
+ * The Error answer of an ApiError or a domain error (a store's classified here if its adapter did
+ * not); `undefined` for anything else, a built-in RangeError too (a bug: 500).
+ */
+export function apiErrorOf(thrown: unknown): ApiError | undefined {
+  if (thrown instanceof ApiError) return thrown;
+  const error = storeErrorOf(thrown);
+  if (!isDomainError(error)) return undefined;
+  const code = CODE_OF[error.name];
+  if (code === 'service_unavailable') {
+    const failed = error.name === 'StoreUnavailableError' ? 'Store' : 'API Gateway';
+    logger.warn(`${failed} unavailable`, { error: error.cause ?? error });
     return serviceUnavailable(error.message, error);
   }
-  if (!(error instanceof Error)) return undefined;
-  for (const [type, code] of CODE_OF) {
-    if (error instanceof type) return new ApiError(code, error.message, { cause: error });
-  }
-  for (const [type, code] of RETRY_CODE_OF) {
-    if (error instanceof type) {
-      const headers = {
-        'Retry-After': String((error as InstanceType<typeof type>).retryAfterSeconds),
-      };
-      return new ApiError(code, error.message, { headers, cause: error });
-    }
-  }
-  return undefined;
+  const headers =
+    'retryAfterSeconds' in error ? { 'Retry-After': String(error.retryAfterSeconds) } : undefined;
+  return new ApiError(code, error.message, { headers, cause: error });
 }

@@ -1,19 +1,10 @@
-/** The middleware chain every operation's Lambda runs (see `functions/operations/`). */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
+/** The middy chain of every public operation's Lambda (see `functions/operations/`). */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Container } from '../container.ts';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
-import { logger } from '../logger.ts';
 import type { AuthorizedKey } from './authorized-key.ts';
-import {
-  countServerErrors,
-  errorHandler,
-  type HttpMiddleware,
-  responseHeaders,
-  strictQuery,
-} from './middleware.ts';
+import { handlerChain, type LambdaHandler } from './chain.ts';
+import { type HttpMiddlewaresOptions, httpMiddlewares } from './middleware.ts';
 import { type CountedContext, rateLimit, readBesideCount } from './rate-limit.ts';
 
 /** What an operation gets beside its event and context. */
@@ -42,19 +33,11 @@ export interface ReadCall {
 }
 
 /** The Lambda handler of an operation, for API Gateway REST proxy events. */
-export type HttpHandler = (
-  event: APIGatewayProxyEvent,
-  context: Context,
-) => Promise<APIGatewayProxyResult>;
+export type HttpHandler = LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 /** Options of {@link httpHandler}. */
-export interface HttpHandlerOptions<Input = undefined, Read = undefined> {
-  /** The request body's middlewares, e.g. `jsonBody()`. @default - none: the body as passed */
-  readonly body?: readonly HttpMiddleware[];
-  /** The query parameters the operation takes; any other, or one twice: 400. @default - none */
-  readonly queryParameters?: readonly string[];
-  /** Headers added to every response of the operation, errors included. @default - none */
-  readonly headers?: Readonly<Record<string, string>>;
+export interface HttpHandlerOptions<Input = undefined, Read = undefined>
+  extends Omit<HttpMiddlewaresOptions, 'admission'> {
   /** The operation's container: settings, per-key rate limiter and its clock (`now`, epoch ms). */
   readonly container: Pick<Container, 'settings' | 'rateLimiter' | 'now'>;
   /** The request's input, validated after the query and body checks; throws ApiError (4xx). @default - none */
@@ -69,20 +52,19 @@ export interface HttpHandlerOptions<Input = undefined, Read = undefined> {
 }
 
 /**
- * Wraps an operation in the service's middy chain (the order and why: docs/architecture.md): the
- * operation runs once the request is admitted, on its validated input and its read's result.
- * @returns The Lambda handler for API Gateway REST proxy events.
+ * Wraps an operation in its chain (`handlerChain` with `httpMiddlewares`, the rate limiter
+ * admitting): it runs once the request is admitted, on its validated input and its read's result.
  */
 export function httpHandler<Input = undefined, Read = undefined>(
   options: HttpHandlerOptions<Input, Read>,
 ): HttpHandler {
   const { container, input: inputOf, read, operation } = options;
-  const limiter = rateLimit({
+  const admission = rateLimit({
     limiter: container.rateLimiter,
     deadlineMs: container.settings.RATE_LIMIT_DEADLINE_MS,
     now: container.now,
   });
-  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, CountedContext>(
+  return handlerChain(
     function admitted(event: APIGatewayProxyEvent, context: CountedContext) {
       const count = context.rateLimitCount;
       if (!count) throw new Error('The rate limiter has not counted this request');
@@ -93,16 +75,6 @@ export function httpHandler<Input = undefined, Read = undefined>(
         return operation(event, context, { signal, key, input, read: result as Read });
       });
     },
-    { timeoutEarlyInMillis: 0 },
-  )
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(countServerErrors())
-    .use(httpHeaderNormalizer());
-  if (options.headers) chain.use(responseHeaders(options.headers));
-  chain
-    .use(limiter)
-    .use(errorHandler())
-    .use(strictQuery(options.queryParameters ?? []));
-  chain.use([...(options.body ?? [])]);
-  return chain;
+    httpMiddlewares({ ...options, admission }),
+  ) as HttpHandler;
 }

@@ -1,6 +1,7 @@
-/** The service's own middy middlewares: factories returning named phase functions, as middy's. */
+/** The service's own middy middlewares, as middy's, and the order the HTTP functions run them in. */
 import type { MiddlewareObj } from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { logger } from '../logger.ts';
 import { countOne, SERVER_ERROR_RESPONSES, versionDimensions } from '../metrics.ts';
 import { apiErrorOf } from './error-mapping.ts';
@@ -8,7 +9,39 @@ import { ApiError } from './errors.ts';
 import { jsonResponse } from './responses.ts';
 
 /** A middy middleware of an API Gateway REST proxy function. */
-export type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
+export type HttpMiddleware<TContext extends Context = Context> = MiddlewareObj<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Error,
+  TContext
+>;
+
+/** Options of {@link httpMiddlewares}. */
+export interface HttpMiddlewaresOptions<TContext extends Context = Context> {
+  /** What admits a request: the per-key rate limiter, or the admin API's IAM-principal check. */
+  readonly admission: HttpMiddleware<TContext>;
+  /** Headers added to every response, errors included. @default - none */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The query parameters the operation takes; any other, or one twice: 400. @default - none */
+  readonly queryParameters?: readonly string[];
+  /** The request body's middlewares, e.g. `jsonBody()`. @default - none: the body as passed */
+  readonly body?: readonly HttpMiddleware[];
+}
+
+/** An API Gateway function's middlewares, in their order (why: docs/architecture.md). */
+export function httpMiddlewares<TContext extends Context>(
+  options: HttpMiddlewaresOptions<TContext>,
+): HttpMiddleware<TContext>[] {
+  return [
+    countServerErrors(),
+    httpHeaderNormalizer(),
+    ...(options.headers ? [responseHeaders(options.headers)] : []),
+    options.admission,
+    errorHandler(),
+    strictQuery(options.queryParameters ?? []),
+    ...(options.body ?? []),
+  ];
+}
 
 /** The Error answer of `error` (docs/api.md, "Error codes"); a bug: 500, no detail, logged. */
 export function errorResponse(error: unknown): APIGatewayProxyResult {
@@ -30,7 +63,7 @@ export function errorHandler(): HttpMiddleware {
 
 /**
  * Counts each 5xx answer as {@link SERVER_ERROR_RESPONSES} of the function version that gave it
- * (the canary's rollback metric). Register it first, so it sees the final answer.
+ * (the canary's rollback metric).
  */
 export function countServerErrors(): HttpMiddleware {
   const countServerErrorsAfter: NonNullable<HttpMiddleware['after']> = (request) => {

@@ -55,7 +55,7 @@ export interface AuditedKeyStore {
 export interface AuditReader {
   /** A key's entries, oldest first. */
   history(keyId: string): Promise<AuditEntry[]>;
-  /** The stage's entries in a window, oldest first. @throws RangeError for a bad window. */
+  /** The stage's entries in a window, oldest first. @throws InvalidAuditWindowError */
   window(window: AuditWindow): Promise<AuditEntry[]>;
 }
 

@@ -2,9 +2,10 @@
 
 /** A key changed while a command was changing it (a concurrent roll or revocation). */
 export class KeyChangedError extends Error {
+  override readonly name = 'KeyChangedError';
+
   constructor(keyId: string, options?: ErrorOptions) {
     super(`Key ${keyId} changed meanwhile; nothing was changed: try again.`, options);
-    this.name = 'KeyChangedError';
   }
 }
 
@@ -15,6 +16,8 @@ export class KeyChangedError extends Error {
  * @param options.rule What a revoked key keeps. @default 'a revoked key is not rolled'
  */
 export class KeyRevokedError extends Error {
+  override readonly name = 'KeyRevokedError';
+
   constructor(
     keyId: string,
     options: ErrorOptions & { readonly revokedAt?: string; readonly rule?: string } = {},
@@ -24,15 +27,20 @@ export class KeyRevokedError extends Error {
       `Key ${keyId} was revoked${at}; ${options.rule ?? 'a revoked key is not rolled'}.`,
       options,
     );
-    this.name = 'KeyRevokedError';
   }
+}
+
+/** Scopes a key cannot hold: none at all (the admin API's 400 `invalid_body`). */
+export class InvalidScopesError extends Error {
+  override readonly name = 'InvalidScopesError';
 }
 
 /** No key has the id asked for (the admin API's 404 `key_not_found`). */
 export class KeyNotFoundError extends Error {
+  override readonly name = 'KeyNotFoundError';
+
   constructor(keyId: string) {
     super(`No key ${keyId}.`);
-    this.name = 'KeyNotFoundError';
   }
 }
 
@@ -41,8 +49,5 @@ export class KeyNotFoundError extends Error {
  * them) and the keys table was not changed (the admin API's 503, Retry-After).
  */
 export class ApiGatewayStepError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ApiGatewayStepError';
-  }
+  override readonly name = 'ApiGatewayStepError';
 }

@@ -27,7 +27,7 @@ export interface RolledKey extends IssuedKey {
  * `undefined` answers an id that no key has.
  */
 export interface KeyAdministration {
-  /** Issues a key; only its token's hash is kept. @throws RangeError (see `newKey`). */
+  /** Issues a key; only its token's hash is kept. @throws InvalidLimitsError; InvalidScopesError (see `newKey`). */
   createKey(input: NewKeyInput): Promise<IssuedKey>;
   /** The key with this public id, as its current token holds it, read strongly consistently. */
   findById(keyId: string): Promise<ApiKeyRecord | undefined>;
@@ -35,12 +35,12 @@ export interface KeyAdministration {
   listKeys(): Promise<ListedKey[]>;
   /**
    * Moves a key to `plan`, with an Enterprise key's own `limits`.
-   * @throws RangeError when `limits` do not fit the plan; KeyChangedError (see `rollKey`).
+   * @throws InvalidLimitsError when `limits` do not fit the plan; KeyChangedError (see `rollKey`).
    */
   setPlan(keyId: string, plan: PlanId, limits?: RequestLimits): Promise<KeyChange | undefined>;
   /** Revokes a key, keeping the first revocation time. @throws KeyChangedError */
   revokeKey(keyId: string): Promise<ApiKeyRecord | undefined>;
-  /** Sets what a key may call (`keyScopes`). @throws RangeError for no scope; KeyChangedError */
+  /** Sets what a key may call (`keyScopes`). @throws InvalidScopesError; KeyChangedError */
   setScopes(keyId: string, scopes: readonly Scope[]): Promise<KeyChange | undefined>;
   /** Sets when a key expires, or removes its expiry (`undefined`). @throws KeyChangedError */
   setExpiry(keyId: string, expiresAt: string | undefined): Promise<KeyChange | undefined>;

@@ -82,7 +82,7 @@ export class KeyOperations {
    * Issues a key: on a stage its API key first, then the key's rows and its `key.created` entry
    * in one transaction; undoes API Gateway's steps when the transaction fails.
    * @returns The key and its token (shown once), with API Gateway's line on a stage.
-   * @throws RangeError for limits that do not fit the plan or no scope; ApiGatewayStepError.
+   * @throws InvalidLimitsError; InvalidScopesError (no scope); ApiGatewayStepError.
    */
   async createKey(
     input: Omit<NewKeyInput, 'tokenStage'>,
@@ -139,7 +139,7 @@ export class KeyOperations {
     return { previous: shownKey(changed.previous), key: shownKey(changed.record), apiGateway: [] };
   }
 
-  /** Sets what a key may call; `key.scope_changed`. @throws KeyNotFoundError; RangeError */
+  /** Sets what a key may call; `key.scope_changed`. @throws KeyNotFoundError; InvalidScopesError */
   async setScopes(
     keyId: string,
     scopes: readonly Scope[],
@@ -155,7 +155,7 @@ export class KeyOperations {
    * between usage plans first; the keys table's change, with its `key.plan_changed` entry,
    * follows only while the key's plan is still as read; if that fails, the move is undone. A key
    * leaving Enterprise then loses its own usage plan.
-   * @throws KeyNotFoundError; KeyRevokedError; RangeError (limits that do not fit the plan);
+   * @throws KeyNotFoundError; KeyRevokedError; InvalidLimitsError (limits that do not fit the plan);
    *   KeyChangedError; ApiGatewayStepError.
    */
   async setPlan(
@@ -244,7 +244,7 @@ export class KeyOperations {
     return entries;
   }
 
-  /** The stage's entries in a window, oldest first. @throws RangeError for a bad window. */
+  /** The stage's entries in a window, oldest first. @throws InvalidAuditWindowError */
   async auditWindow(window: AuditWindow): Promise<AuditEntry[]> {
     return this.ports.audit.window(window);
   }

@@ -1,6 +1,7 @@
 /** API keys as their tokens hold them, and the rules every key store applies to them. */
 import { randomBytes } from 'node:crypto';
 import {
+  InvalidLimitsError,
   isStandardPlanId,
   limitsOfPlan,
   type PlanId,
@@ -60,7 +61,7 @@ export function keyRefusal(
 
 /**
  * The request limits of a key: its plan's, or its own for Enterprise.
- * @throws RangeError for an Enterprise record without valid limits.
+ * @throws InvalidLimitsError for an Enterprise record without valid limits.
  */
 export function limitsOfKey(
   record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'>,
@@ -70,7 +71,7 @@ export function limitsOfKey(
 
 /**
  * The limits to store on a key of `plan`: Enterprise's own, checked; none for a standard plan.
- * @throws RangeError for Enterprise without valid limits, or for a standard plan with limits.
+ * @throws InvalidLimitsError for Enterprise without valid limits, or a standard plan with limits.
  */
 export function customLimits(
   plan: PlanId,
@@ -78,7 +79,7 @@ export function customLimits(
 ): RequestLimits | undefined {
   if (!isStandardPlanId(plan)) return limitsOfPlan(plan, limits);
   if (limits) {
-    throw new RangeError(
+    throw new InvalidLimitsError(
       `a ${planName(plan)} key has its plan's limits; only an Enterprise key has its own`,
     );
   }
@@ -101,7 +102,7 @@ export interface NewKeyInput {
 
 /**
  * A new key and its bearer token (fresh id, token and usage identifier).
- * @throws RangeError when `limits` do not fit the plan (see `customLimits`), or for no scope.
+ * @throws InvalidLimitsError (see `customLimits`); InvalidScopesError for no scope.
  */
 export function newKey(input: NewKeyInput): { record: ApiKeyRecord; token: string } {
   const limits = customLimits(input.plan, input.limits);

@@ -1,4 +1,5 @@
 /** The scopes of API keys (docs/api.md, "Scopes"): what a key may call. */
+import { InvalidScopesError } from './errors.ts';
 
 /** Every scope, in the order keys show them. */
 export const SCOPES = ['pets:read', 'pets:write'] as const;
@@ -22,10 +23,11 @@ export function isScope(name: string): name is Scope {
 
 /**
  * A key's scopes as stored: the given ones and those they include, in `SCOPES` order.
- * @throws RangeError for no scope at all.
+ * @throws InvalidScopesError for no scope at all.
  */
 export function keyScopes(scopes: readonly Scope[]): Scope[] {
-  if (scopes.length === 0) throw new RangeError(`a key needs a scope: ${SCOPES.join(', ')}`);
+  if (scopes.length === 0)
+    throw new InvalidScopesError(`a key needs a scope: ${SCOPES.join(', ')}`);
   const granted = new Set(scopes.flatMap((scope) => [scope, ...INCLUDED[scope]]));
   return SCOPES.filter((scope) => granted.has(scope));
 }

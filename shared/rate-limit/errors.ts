@@ -4,6 +4,8 @@ import { secondsUntil } from './windows.ts';
 
 /** A window of the key is used up. */
 export class RateLimitedError extends Error {
+  override readonly name = 'RateLimitedError';
+
   /** @param retryAfterSeconds Whole seconds until the binding window resets (at least 1). */
   constructor(
     message: string,
@@ -11,12 +13,13 @@ export class RateLimitedError extends Error {
     options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'RateLimitedError';
   }
 }
 
 /** The key kept sending after its refusals and is banned. */
 export class KeyBannedError extends Error {
+  override readonly name = 'KeyBannedError';
+
   /** @param retryAfterSeconds Whole seconds until the ban ends (at least 1). */
   constructor(
     message: string,
@@ -24,7 +27,6 @@ export class KeyBannedError extends Error {
     options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'KeyBannedError';
   }
 }
 

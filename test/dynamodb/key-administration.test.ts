@@ -5,6 +5,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { InvalidLimitsError } from '../../shared/plans.ts';
 import {
   client,
   enterpriseKeyExpiring,
@@ -140,9 +141,9 @@ describe('DynamoDBKeyStore as the key administration', () => {
   it('refuses limits that do not fit the new plan, and changes nothing', async () => {
     const { record } = await keys.createKey({ plan: 'free' });
 
-    await expect(keys.setPlan(record.keyId, 'enterprise')).rejects.toThrow(RangeError);
+    await expect(keys.setPlan(record.keyId, 'enterprise')).rejects.toThrow(InvalidLimitsError);
     await expect(keys.setPlan(record.keyId, 'pro', { perMinute: 10, perDay: 100 })).rejects.toThrow(
-      RangeError,
+      InvalidLimitsError,
     );
 
     expect(await storedItem(record.keyHash)).toEqual(record);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  InvalidLimitsError,
   limitsFromContext,
   limitsOfPlan,
   type StandardPlanId,
@@ -57,7 +58,7 @@ describe('limitsOfPlan and usagePlanSettings', () => {
       perMinute: 7,
       perDay: 70,
     });
-    expect(() => limitsOfPlan('enterprise')).toThrow(RangeError);
+    expect(() => limitsOfPlan('enterprise')).toThrow(InvalidLimitsError);
   });
 
   it('sets the edge backstop at twice the limits, at the per-minute figure spread over the minute', () => {

@@ -5,6 +5,7 @@
 
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { auditContextOf } from '../../../shared/http/iam-identity.ts';
+import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { CreateKeyBodySchema } from '../../../shared/keys/admin-schemas.ts';
@@ -23,6 +24,6 @@ export function createKeyHandler(operations: KeyOperations) {
       const created = await operations.createKey(input, auditContextOf(event, reason));
       return jsonResponse(201, created, { Location: `keys/${created.key.keyId}` });
     },
-    { body: true },
+    { body: jsonBody() },
   );
 }

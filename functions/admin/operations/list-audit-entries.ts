@@ -4,7 +4,6 @@
  */
 import { adminOperationOf } from '../../../shared/admin-operations.ts';
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
-import { ApiError } from '../../../shared/http/errors.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { AuditQuerySchema } from '../../../shared/keys/admin-schemas.ts';
@@ -21,13 +20,8 @@ export function listAuditEntriesHandler(operations: KeyOperations) {
         'invalid_parameter',
       );
       const window = { ...query, until: query.until ?? new Date().toISOString() };
-      try {
-        const entries = await operations.auditWindow(window);
-        return jsonResponse(200, { since: window.since, until: window.until, entries });
-      } catch (error) {
-        if (error instanceof RangeError) throw new ApiError('invalid_parameter', error.message);
-        throw error;
-      }
+      const entries = await operations.auditWindow(window);
+      return jsonResponse(200, { since: window.since, until: window.until, entries });
     },
     { queryParameters: adminOperationOf('listAuditEntries').queryParameters },
   );

@@ -2,6 +2,7 @@
 
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { auditContextOf } from '../../../shared/http/iam-identity.ts';
+import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { ReasonBodySchema } from '../../../shared/keys/admin-schemas.ts';
@@ -16,6 +17,6 @@ export function revokeKeyHandler(operations: KeyOperations) {
       const { reason } = parseOrThrow(ReasonBodySchema, event.body, 'body', 'invalid_body');
       return jsonResponse(200, await operations.revokeKey(keyId, auditContextOf(event, reason)));
     },
-    { body: true },
+    { body: jsonBody() },
   );
 }

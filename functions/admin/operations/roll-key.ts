@@ -5,6 +5,7 @@
 
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { auditContextOf } from '../../../shared/http/iam-identity.ts';
+import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { RollKeyBodySchema } from '../../../shared/keys/admin-schemas.ts';
@@ -29,6 +30,6 @@ export function rollKeyHandler(operations: KeyOperations) {
         ...(rolled.graceUntil && { graceUntil: rolled.graceUntil }),
       });
     },
-    { body: true },
+    { body: jsonBody() },
   );
 }

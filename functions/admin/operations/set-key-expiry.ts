@@ -2,6 +2,7 @@
 
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { auditContextOf } from '../../../shared/http/iam-identity.ts';
+import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { SetExpiryBodySchema } from '../../../shared/keys/admin-schemas.ts';
@@ -22,6 +23,6 @@ export function setKeyExpiryHandler(operations: KeyOperations) {
       const context = auditContextOf(event, reason);
       return jsonResponse(200, await operations.setExpiry(keyId, expiresAt ?? undefined, context));
     },
-    { body: true },
+    { body: jsonBody() },
   );
 }

@@ -6,6 +6,7 @@
 
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { auditContextOf } from '../../../shared/http/iam-identity.ts';
+import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { SetPlanBodySchema } from '../../../shared/keys/admin-schemas.ts';
@@ -26,6 +27,6 @@ export function setKeyPlanHandler(operations: KeyOperations) {
       const context = auditContextOf(event, reason);
       return jsonResponse(200, await operations.setPlan(keyId, plan, limits, context));
     },
-    { body: true },
+    { body: jsonBody() },
   );
 }

@@ -5,6 +5,7 @@
 
 import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { auditContextOf } from '../../../shared/http/iam-identity.ts';
+import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { ReasonBodySchema } from '../../../shared/keys/admin-schemas.ts';
@@ -24,6 +25,6 @@ export function unbanKeyHandler(operations: KeyOperations) {
         ...(lifted && { bannedUntil: new Date(lifted.bannedUntil * 1000).toISOString() }),
       });
     },
-    { body: true },
+    { body: jsonBody() },
   );
 }

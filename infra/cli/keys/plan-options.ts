@@ -5,6 +5,7 @@
 import { type Command, Option } from 'commander';
 import {
   ALL_PLAN_IDS,
+  InvalidLimitsError,
   isPlanId,
   isStandardPlanId,
   MAX_PER_DAY,
@@ -90,7 +91,7 @@ export function planChoice(command: string, options: PlanOptions): PlanChoice {
       limits: validateLimits({ perMinute: limitOf(perMinute), perDay: limitOf(perDay) }),
     };
   } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
+    if (!(error instanceof InvalidLimitsError)) throw error;
     throw new UsageError(`Invalid limits: ${error.message}.`);
   }
 }

@@ -289,6 +289,22 @@ describe('the admin key operations', () => {
     );
   });
 
+  it('refuses a window that ends before it starts, or spans over ten years, with 400', async () => {
+    const windows = [
+      { since: '2026-03-02T00:00:00.000Z', until: '2026-03-01T00:00:00.000Z' },
+      { since: '2016-01-01T00:00:00.000Z', until: '2026-03-01T00:00:00.000Z' },
+    ];
+
+    const answers = await Promise.all(
+      windows.map((query) => call(handlers.window, adminEvent('listAuditEntries', { query }))),
+    );
+
+    expect(answers.map(({ status, body }) => [status, body.code, body.message])).toEqual([
+      [400, 'invalid_parameter', 'until must be after since'],
+      [400, 'invalid_parameter', 'a window spans at most 3660 days'],
+    ]);
+  });
+
   it('keeps an entry for the retention: its TTL is 400 days after the change', async () => {
     const { key } = await created();
     const { Items } = await client.send(
