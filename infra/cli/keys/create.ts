@@ -3,6 +3,7 @@
  * API keys are issued). On a stage the key also gets its API Gateway API key, in its plan's usage
  * plan.
  */
+import type { ApiGatewaySteps } from '../../../shared/keys/admin-ports.ts';
 import type { ShownKey } from '../../../shared/keys/key-operations.ts';
 import type { Scope } from '../../../shared/keys/scopes.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
@@ -16,7 +17,7 @@ import {
   stageOption,
 } from './command.ts';
 import { addExpiryOptions, type ExpiryOptions, expiryChoice } from './expiry.ts';
-import { describePlan } from './format.ts';
+import { describePlan, regionOf, regionPrefix } from './format.ts';
 import { addPlanOptions, type PlanChoice, type PlanOptions, planChoice } from './plan-options.ts';
 import { addScopeOption, describeScopes, type ScopeOptions, scopeChoice } from './scope.ts';
 import { callAdmin, openTarget, type Target } from './target.ts';
@@ -106,14 +107,30 @@ async function createKey(
   const { key, token, apiGateway } = await callAdmin<{
     key: ShownKey;
     token: string;
-    apiGateway: readonly string[];
+    apiGateway: ApiGatewaySteps;
   }>(target, { method: 'POST', path: ['keys'], body: request });
   stdout(`Issued key ${key.keyId} on ${target.description}`);
   stdout(`  plan:    ${describePlan(key)}`);
   stdout(`  owner:   ${key.owner ?? '-'}`);
   stdout(`  expires: ${key.expiresAt ?? 'never'}`);
   stdout(`  scopes:  ${describeScopes(key.scopes)}`);
-  for (const line of apiGateway) stdout(`  ${line}`);
+  for (const line of apiKeyLines(apiGateway)) stdout(`  ${line}`);
   stdout('The bearer token below is shown once; only its SHA-256 is kept.');
   stdout(token);
+}
+
+/**
+ * A line per region for the API key a create made there, e.g. `API Gateway API key abc, in its
+ * own usage plan def` (`us-west-2: …` on a stage of several regions).
+ */
+function apiKeyLines(apiGateway: ApiGatewaySteps): string[] {
+  const { steps } = apiGateway;
+  return steps
+    .filter(({ step }) => step === 'addToUsagePlan')
+    .map((added) => {
+      const own = steps.some(
+        ({ step, region }) => step === 'createUsagePlan' && region === added.region,
+      );
+      return `${regionPrefix(regionOf(added, apiGateway))}API Gateway API key ${added.apiKeyId}, in ${own ? 'its own ' : ''}usage plan ${added.usagePlanId}`;
+    });
 }
