@@ -122,7 +122,7 @@ export class ApiGatewayKeyGateway implements ApiKeyGateway {
   }
 }
 
-/** A failed step's error: the API Gateway client's error name (e.g. `ConflictException`) and message. */
+/** A failed step's error: the client's error name (e.g. `ConflictException`) and message. */
 function errorOf(error: unknown): { code: string; message: string } {
   const { name, message } = error instanceof Error ? error : new Error(String(error));
   return { code: name, message };

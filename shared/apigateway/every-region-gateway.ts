@@ -15,7 +15,7 @@ export interface RegionKeyGateway {
  * `UndoSteps` (a failure in any region undoes all of them); each step names its region.
  */
 export class EveryRegionKeyGateway implements ApiKeyGateway {
-  /** @param gateways The stage's regions, home first (`PETSTORE_REGIONS`), each with its gateway. */
+  /** @param gateways The stage's regions, home first (`PETSTORE_REGIONS`), each with a gateway. */
   constructor(private readonly gateways: readonly RegionKeyGateway[]) {}
 
   async regions(): Promise<string[]> {
@@ -42,7 +42,7 @@ export class EveryRegionKeyGateway implements ApiKeyGateway {
     };
   }
 
-  /** Disables the key's API keys in every region at once; a region that fails does not stop the others. */
+  /** Disables the key's API keys in every region at once; a region's failure is its own step. */
   async disable(keyId: string): Promise<ApiGatewayStep[]> {
     const steps = await Promise.all(this.gateways.map(({ gateway }) => gateway.disable(keyId)));
     return steps.flat();

@@ -1,4 +1,4 @@
-/** Each admin operation's handler (functions/admin/operations/) on the key operations a test gives. */
+/** Each admin operation's handler (functions/admin/operations/) on a test's key operations. */
 import { createKeyHandler } from '../../functions/admin/operations/create-key.ts';
 import { getKeyHandler } from '../../functions/admin/operations/get-key.ts';
 import { getKeyHistoryHandler } from '../../functions/admin/operations/get-key-history.ts';
