@@ -2,13 +2,12 @@
  * How the keys command writes keys, plans, counts and times for an operator: one module, so that
  * every subcommand says `Pro (300 requests/minute, 10,000 requests/day)` the same way.
  */
-import type {
-  ApiGatewayStep,
-  ApiGatewayStepName,
-  ApiGatewaySteps,
-} from '../../../shared/keys/admin-ports.ts';
 import { type ApiKeyRecord, limitsOfKey } from '../../../shared/keys/key-records.ts';
 import { planName } from '../../../shared/plans.ts';
+import type { AdminSchemas } from '../admin-api-client.ts';
+
+/** A step of the admin API's `apiGateway` answer, as the document types it. */
+type ApiGatewayStep = AdminSchemas['ApiGatewayStep'];
 
 /** A count with thousands separators, e.g. `10,000`: the spec writes its limits this way. */
 export function formatCount(count: number): string {
@@ -27,7 +26,7 @@ export function describePlan(record: Pick<ApiKeyRecord, 'plan' | 'perMinute' | '
  */
 export function regionOf(
   step: Pick<ApiGatewayStep, 'region'>,
-  { regions }: Pick<ApiGatewaySteps, 'regions'>,
+  { regions }: Pick<AdminSchemas['ApiGatewaySteps'], 'regions'>,
 ): string | undefined {
   return regions.length > 1 ? step.region : undefined;
 }
@@ -43,7 +42,7 @@ export function inRegion(region: string | undefined): string {
 }
 
 /** What a step of the admin API's `apiGateway` answer did, once done, in its fields' words. */
-const STEP_DONE: Readonly<Record<ApiGatewayStepName, (step: ApiGatewayStep) => string>> = {
+const STEP_DONE: Readonly<Record<ApiGatewayStep['step'], (step: ApiGatewayStep) => string>> = {
   createApiKey: ({ apiKeyId }) => `created API Gateway API key ${apiKeyId}`,
   createUsagePlan: ({ usagePlanId, usagePlanName }) =>
     `created usage plan ${usagePlanId} (${usagePlanName})`,
@@ -62,7 +61,7 @@ export function describeStep(step: ApiGatewayStep): string {
   return STEP_DONE[step.step](step);
 }
 
-/** A done step as a sentence with its region, e.g. `Disabled API Gateway API key abc in us-west-2.` */
+/** A done step as a sentence with its region: `Disabled API Gateway API key abc in us-west-2.` */
 export function stepSentence(step: ApiGatewayStep, region: string | undefined): string {
   const text = describeStep(step);
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${inRegion(region)}.`;

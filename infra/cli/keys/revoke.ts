@@ -3,12 +3,10 @@
  * which the authorizer refuses it (401, docs/api.md, "Authentication"); on a stage the admin API
  * also disables its API Gateway API key.
  */
-import type { ApiGatewaySteps } from '../../../shared/keys/admin-ports.ts';
-import type { ShownKey } from '../../../shared/keys/key-operations.ts';
 import { planName } from '../../../shared/plans.ts';
 import { type KeysCommandDependencies, keyIdSubcommand } from './command.ts';
 import { inRegion, regionOf, stepSentence } from './format.ts';
-import { callAdmin, type Target } from './target.ts';
+import { dataOf, type Target } from './target.ts';
 
 /** `revoke <key-id> [--reason TEXT] [--stage S]`. */
 export const revoke = keyIdSubcommand(
@@ -30,9 +28,8 @@ async function revokeKey(
   { stdout, stderr }: KeysCommandDependencies,
   reason: { reason?: string },
 ): Promise<void> {
-  const { key, apiGateway } = await callAdmin<{ key: ShownKey; apiGateway: ApiGatewaySteps }>(
-    target,
-    { method: 'POST', path: ['keys', keyId, 'revoke'], body: reason },
+  const { key, apiGateway } = await dataOf(
+    target.admin.POST('/keys/{keyId}/revoke', { params: { path: { keyId } }, body: reason }),
   );
   stdout(
     `Revoked key ${keyId} (${planName(key.plan)}, owner ${key.owner ?? '-'}) at ${key.revokedAt}.`,

@@ -3,10 +3,9 @@
  * (docs/rate-limits.md), through the admin API (setKeyPlan, audited as `key.plan_changed`). On a
  * stage the admin API moves its API Gateway API key between usage plans.
  */
-import type { ApiGatewayStep } from '../../../shared/keys/admin-ports.ts';
-import type { ShownChange } from '../../../shared/keys/key-operations.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
+import type { AdminRequestBody, AdminSchemas } from '../admin-api-client.ts';
 import { parseStage } from '../common/stage.ts';
 import {
   type KeysCommandDependencies,
@@ -23,8 +22,8 @@ import {
   regionPrefix,
   stepSentence,
 } from './format.ts';
-import { addPlanOptions, type PlanChoice, type PlanOptions, planChoice } from './plan-options.ts';
-import { callAdmin, openTarget, type Target } from './target.ts';
+import { addPlanOptions, type PlanOptions, planChoice } from './plan-options.ts';
+import { dataOf, openTarget, type Target } from './target.ts';
 
 /** `set-plan <key-id> --plan P [--per-minute N --per-day N] [--reason TEXT] [--stage S]`. */
 export const setPlan: KeysSubcommand = {
@@ -58,19 +57,17 @@ export const setPlan: KeysSubcommand = {
  */
 async function movePlan(
   keyId: string,
-  request: PlanChoice & { readonly reason?: string },
+  request: AdminRequestBody<'setKeyPlan'>,
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  const { previous, key, apiGateway } = await callAdmin<ShownChange>(target, {
-    method: 'PUT',
-    path: ['keys', keyId, 'plan'],
-    body: request,
-  });
+  const { previous, key, apiGateway } = await dataOf(
+    target.admin.PUT('/keys/{keyId}/plan', { params: { path: { keyId } }, body: request }),
+  );
   stdout(`Moved key ${keyId} on ${target.description}`);
   stdout(`  from: ${describePlan(previous)}`);
   stdout(`  to:   ${describePlan(key)}`);
-  const isDeletion = ({ step }: ApiGatewayStep) => step === 'deleteUsagePlan';
+  const isDeletion = ({ step }: AdminSchemas['ApiGatewayStep']) => step === 'deleteUsagePlan';
   for (const step of apiGateway.steps.filter((each) => !isDeletion(each))) {
     stdout(`  ${regionPrefix(regionOf(step, apiGateway))}${describeStep(step)}`);
   }
