@@ -1,6 +1,6 @@
 /** The `ApiKeyGateway` port on API Gateway (key-registration.ts's steps, each with its undo). */
 import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import type { ApiKeyGateway } from '../keys/admin-ports.ts';
+import type { ApiGatewayStep, ApiKeyGateway } from '../keys/admin-ports.ts';
 import { ApiGatewayStepError } from '../keys/errors.ts';
 import type { ApiKeyRecord } from '../keys/key-records.ts';
 import type { UndoSteps } from '../keys/undo.ts';
@@ -12,16 +12,18 @@ import {
   findStackTargets,
   moveApiKey,
   ownUsagePlanName,
+  type RegionStep,
   registerApiKey,
   usagePlanDestination,
   usagePlansOf,
 } from './key-registration.ts';
 
 /**
- * A region's API keys and usage plans through `client` (its region's), in the public API that
- * `targets` names: the home region's, from the function's settings, or another region's, found
- * by name the first time a change needs them (`findStackTargets`) and kept while the container
- * lives; a failed look-up is tried again by the next change.
+ * A region's API keys and usage plans through `client` (its region's, which names the region of
+ * every step), in the public API that `targets` names: the home region's, from the function's
+ * settings, or another region's, found by name the first time a change needs them
+ * (`findStackTargets`) and kept while the container lives; a failed look-up is tried again by the
+ * next change.
  */
 export class ApiGatewayKeyGateway implements ApiKeyGateway {
   private found?: Promise<ApiGatewayTargets>;
@@ -31,11 +33,20 @@ export class ApiGatewayKeyGateway implements ApiKeyGateway {
     private readonly targets: ApiGatewayTargets | { readonly stackName: string },
   ) {}
 
-  async register(record: ApiKeyRecord, undo: UndoSteps): Promise<string[]> {
+  async regions(): Promise<string[]> {
+    return [await this.client.config.region()];
+  }
+
+  async register(record: ApiKeyRecord, undo: UndoSteps): Promise<ApiGatewayStep[]> {
     const destination = usagePlanDestination(record.plan, await this.stackTargets());
     const { apiKeyId, usagePlanId } = await registerApiKey(this.client, record, destination, undo);
-    const own = destination.kind === 'own' ? 'its own ' : '';
-    return [`API Gateway API key ${apiKeyId}, in ${own}usage plan ${usagePlanId}`];
+    const steps: RegionStep[] = [{ step: 'createApiKey', outcome: 'done', apiKeyId }];
+    if (destination.kind === 'own') {
+      const usagePlanName = ownUsagePlanName(destination.stack, record.keyId);
+      steps.push({ step: 'createUsagePlan', outcome: 'done', usagePlanId, usagePlanName });
+    }
+    steps.push({ step: 'addToUsagePlan', outcome: 'done', apiKeyId, usagePlanId });
+    return this.inRegion(steps);
   }
 
   async moveToPlan(previous: ApiKeyRecord, next: ApiKeyRecord, undo: UndoSteps) {
@@ -53,19 +64,35 @@ export class ApiGatewayKeyGateway implements ApiKeyGateway {
     const ownPlan = from.find(({ name }) => name === ownName);
     const destination = usagePlanDestination(next.plan, targets);
     const move = { apiKeyId, from, ownPlan, destination };
-    const lines = await moveApiKey(this.client, move, previous, next, undo);
+    const steps = await moveApiKey(this.client, move, previous, next, undo);
     const leftOwnPlan = ownPlan && destination.kind === 'shared' ? ownPlan.id : undefined;
     return {
-      lines,
-      afterStored: async () => (leftOwnPlan ? [await this.deleteOwnUsagePlan(leftOwnPlan)] : []),
+      steps: await this.inRegion(steps),
+      afterStored: async () =>
+        this.inRegion(leftOwnPlan ? [await this.deleteOwnUsagePlan(leftOwnPlan)] : []),
     };
   }
 
-  async disable(keyId: string): Promise<string[]> {
-    const apiKeyIds = await apiKeyIdsNamed(this.client, keyId);
-    if (apiKeyIds.length === 0) return [`no API Gateway API key is named ${keyId}`];
-    for (const apiKeyId of apiKeyIds) await disableApiKey(this.client, apiKeyId);
-    return apiKeyIds.map((apiKeyId) => `disabled API Gateway API key ${apiKeyId}`);
+  async disable(keyId: string): Promise<ApiGatewayStep[]> {
+    const step = 'disableApiKey';
+    let apiKeyIds: string[];
+    try {
+      apiKeyIds = await apiKeyIdsNamed(this.client, keyId);
+    } catch (error) {
+      return this.inRegion([{ step, outcome: 'failed', error: errorOf(error) }]);
+    }
+    if (apiKeyIds.length === 0) return this.inRegion([{ step, outcome: 'notFound' }]);
+    const steps: RegionStep[] = [];
+    // One after the other, each whatever the others did: an API key left enabled is one too many.
+    for (const apiKeyId of apiKeyIds) {
+      steps.push(
+        await disableApiKey(this.client, apiKeyId).then(
+          (): RegionStep => ({ step, outcome: 'done', apiKeyId }),
+          (error): RegionStep => ({ step, outcome: 'failed', apiKeyId, error: errorOf(error) }),
+        ),
+      );
+    }
+    return this.inRegion(steps);
   }
 
   /** The targets given, or those found by the stack's name (see the class). */
@@ -79,13 +106,24 @@ export class ApiGatewayKeyGateway implements ApiKeyGateway {
     return this.found;
   }
 
-  /** Deletes the own usage plan a key left; a line saying so, or how to delete it by hand. */
-  private async deleteOwnUsagePlan(usagePlanId: string): Promise<string> {
-    try {
-      await deleteUsagePlan(this.client, usagePlanId);
-      return `deleted usage plan ${usagePlanId}, the key's own while it was on Enterprise`;
-    } catch (error) {
-      return `FAILED to delete the old usage plan ${usagePlanId} (${(error as Error).message}): delete it with \`aws apigateway delete-usage-plan --usage-plan-id ${usagePlanId}\``;
-    }
+  /** Deletes the own usage plan a key left: its step, `failed` when API Gateway refuses. */
+  private async deleteOwnUsagePlan(usagePlanId: string): Promise<RegionStep> {
+    const step = 'deleteUsagePlan';
+    return deleteUsagePlan(this.client, usagePlanId).then(
+      (): RegionStep => ({ step, outcome: 'done', usagePlanId }),
+      (error): RegionStep => ({ step, outcome: 'failed', usagePlanId, error: errorOf(error) }),
+    );
   }
+
+  /** `steps` with this gateway's region. */
+  private async inRegion(steps: readonly RegionStep[]): Promise<ApiGatewayStep[]> {
+    const region = await this.client.config.region();
+    return steps.map((step) => ({ region, ...step }));
+  }
+}
+
+/** A failed step's error: the client's error name (e.g. `ConflictException`) and message. */
+function errorOf(error: unknown): { code: string; message: string } {
+  const { name, message } = error instanceof Error ? error : new Error(String(error));
+  return { code: name, message };
 }

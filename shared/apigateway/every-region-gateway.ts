@@ -1,6 +1,5 @@
 /** The `ApiKeyGateway` port over every region of a stage (docs/operations.md, "Keys in every region"). */
-import type { ApiKeyGateway } from '../keys/admin-ports.ts';
-import { disableFailed } from '../keys/key-operations.ts';
+import type { ApiGatewayStep, ApiKeyGateway } from '../keys/admin-ports.ts';
 import type { ApiKeyRecord } from '../keys/key-records.ts';
 import type { UndoSteps } from '../keys/undo.ts';
 
@@ -13,49 +12,39 @@ export interface RegionKeyGateway {
 
 /**
  * A key's API keys in every region, home first, one after the other, all steps in the change's one
- * `UndoSteps` (a failure in any region undoes all of them); each line prefixed with its region.
+ * `UndoSteps` (a failure in any region undoes all of them); each step names its region.
  */
 export class EveryRegionKeyGateway implements ApiKeyGateway {
-  /** @param regions The stage's regions, home first (`PETSTORE_REGIONS`), each with its gateway. */
-  constructor(private readonly regions: readonly RegionKeyGateway[]) {}
+  /** @param gateways The stage's regions, home first (`PETSTORE_REGIONS`), each with a gateway. */
+  constructor(private readonly gateways: readonly RegionKeyGateway[]) {}
 
-  async register(record: ApiKeyRecord, undo: UndoSteps): Promise<string[]> {
-    const lines: string[] = [];
-    for (const { region, gateway } of this.regions) {
-      lines.push(...inRegion(region, await gateway.register(record, undo)));
-    }
-    return lines;
+  async regions(): Promise<string[]> {
+    return this.gateways.map(({ region }) => region);
+  }
+
+  async register(record: ApiKeyRecord, undo: UndoSteps): Promise<ApiGatewayStep[]> {
+    const steps: ApiGatewayStep[] = [];
+    for (const { gateway } of this.gateways) steps.push(...(await gateway.register(record, undo)));
+    return steps;
   }
 
   async moveToPlan(previous: ApiKeyRecord, next: ApiKeyRecord, undo: UndoSteps) {
-    const lines: string[] = [];
-    const afterwards: (() => Promise<string[]>)[] = [];
-    for (const { region, gateway } of this.regions) {
+    const steps: ApiGatewayStep[] = [];
+    const afterwards: (() => Promise<ApiGatewayStep[]>)[] = [];
+    for (const { gateway } of this.gateways) {
       const moved = await gateway.moveToPlan(previous, next, undo);
-      lines.push(...inRegion(region, moved.lines));
-      afterwards.push(async () => inRegion(region, await moved.afterStored()));
+      steps.push(...moved.steps);
+      afterwards.push(moved.afterStored);
     }
     return {
-      lines,
+      steps,
       afterStored: async () => (await Promise.all(afterwards.map((after) => after()))).flat(),
     };
   }
 
-  /** Disables the key's API keys in every region; a region that fails is a line, not a stop. */
-  async disable(keyId: string): Promise<string[]> {
-    const lines = await Promise.all(
-      this.regions.map(({ region, gateway }) =>
-        gateway
-          .disable(keyId)
-          .catch(disableFailed)
-          .then((regionLines) => inRegion(region, regionLines)),
-      ),
-    );
-    return lines.flat();
+  /** Disables the key's API keys in every region at once; a region's failure is its own step. */
+  async disable(keyId: string): Promise<ApiGatewayStep[]> {
+    const steps = await Promise.all(this.gateways.map(({ gateway }) => gateway.disable(keyId)));
+    return steps.flat();
   }
-}
-
-/** `lines` prefixed with their region, e.g. `us-west-2: disabled API Gateway API key abc`. */
-function inRegion(region: string, lines: readonly string[]): string[] {
-  return lines.map((line) => `${region}: ${line}`);
 }

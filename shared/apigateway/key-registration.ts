@@ -19,6 +19,7 @@ import {
   UpdateUsagePlanCommand,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
+import type { ApiGatewayStep } from '../keys/admin-ports.ts';
 import { ApiGatewayStepError } from '../keys/errors.ts';
 import { type ApiKeyRecord, limitsOfKey } from '../keys/key-records.ts';
 import type { UndoSteps } from '../keys/undo.ts';
@@ -94,6 +95,9 @@ export async function findStackTargets(
   const usagePlanIds = Object.fromEntries(PLAN_IDS.map((plan) => [plan, named(plan)?.id]));
   return { stackName, restApiId, usagePlanIds: usagePlanIds as Record<StandardPlanId, string> };
 }
+
+/** A step as one region's API Gateway reports it, before its gateway adds the region. */
+export type RegionStep = Omit<ApiGatewayStep, 'region'>;
 
 /** A usage plan as GetUsagePlans returns it, with its id. */
 export type ExistingUsagePlan = UsagePlan & { readonly id: string };
@@ -205,7 +209,8 @@ export interface ApiKeyMove {
  * leaves Enterprise is the caller's, once the move has succeeded.
  * @param previous The key before the move, whose limits an updated own usage plan is given back.
  * @param record The key after the move.
- * @returns Lines for the summary, one per change.
+ * @returns The steps taken, in order: updateUsagePlan or createUsagePlan (Enterprise),
+ *   removeFromUsagePlan per old usage plan, addToUsagePlan.
  * @throws The API Gateway client's error, after the steps before it are recorded.
  */
 export async function moveApiKey(
@@ -214,8 +219,8 @@ export async function moveApiKey(
   previous: ApiKeyRecord,
   record: ApiKeyRecord,
   undo: UndoSteps,
-): Promise<string[]> {
-  const lines: string[] = [];
+): Promise<RegionStep[]> {
+  const steps: RegionStep[] = [];
   let usagePlanId: string;
   if (destination.kind === 'shared') {
     usagePlanId = destination.usagePlanId;
@@ -225,12 +230,11 @@ export async function moveApiKey(
     undo.add(`restore the limits of usage plan ${usagePlanId}`, () =>
       updateOwnUsagePlan(apiGateway, ownPlan.id, previous),
     );
-    lines.push(`usage plan ${usagePlanId}: throttle and quota updated`);
+    steps.push({ step: 'updateUsagePlan', outcome: 'done', usagePlanId });
   } else {
     usagePlanId = await createOwnUsagePlan(apiGateway, destination, record, undo);
-    lines.push(
-      `created usage plan ${usagePlanId} (${ownUsagePlanName(destination.stack, record.keyId)})`,
-    );
+    const usagePlanName = ownUsagePlanName(destination.stack, record.keyId);
+    steps.push({ step: 'createUsagePlan', outcome: 'done', usagePlanId, usagePlanName });
   }
   for (const { id: oldPlanId } of from) {
     if (oldPlanId === usagePlanId) continue;
@@ -240,7 +244,12 @@ export async function moveApiKey(
     undo.add(`put API Gateway API key ${apiKeyId} back in usage plan ${oldPlanId}`, () =>
       addToUsagePlan(apiGateway, apiKeyId, oldPlanId),
     );
-    lines.push(`removed API Gateway API key ${apiKeyId} from usage plan ${oldPlanId}`);
+    steps.push({
+      step: 'removeFromUsagePlan',
+      outcome: 'done',
+      apiKeyId,
+      usagePlanId: oldPlanId,
+    });
   }
   if (!from.some(({ id }) => id === usagePlanId)) {
     await addToUsagePlan(apiGateway, apiKeyId, usagePlanId);
@@ -248,9 +257,9 @@ export async function moveApiKey(
     undo.add(`remove API Gateway API key ${apiKeyId} from usage plan ${usagePlanId}`, () =>
       apiGateway.send(new DeleteUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId })),
     );
-    lines.push(`added API Gateway API key ${apiKeyId} to usage plan ${usagePlanId}`);
+    steps.push({ step: 'addToUsagePlan', outcome: 'done', apiKeyId, usagePlanId });
   }
-  return lines;
+  return steps;
 }
 
 async function addToUsagePlan(

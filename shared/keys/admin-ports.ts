@@ -78,28 +78,80 @@ export interface UsageReader {
   ): Promise<Map<string, DayUsage[]>>;
 }
 
+/** The API Gateway steps a key change reports, in API Gateway's terms (docs/admin-openapi.yaml). */
+export const API_GATEWAY_STEPS = [
+  'createApiKey',
+  'createUsagePlan',
+  'updateUsagePlan',
+  'addToUsagePlan',
+  'removeFromUsagePlan',
+  'deleteUsagePlan',
+  'disableApiKey',
+] as const;
+export type ApiGatewayStepName = (typeof API_GATEWAY_STEPS)[number];
+
+/**
+ * How a step ended: `done`; `failed` (only steps after the keys table's change, which stands:
+ * deleting a left own usage plan, disabling a revoked key's API key); `notFound` (disableApiKey:
+ * no API key is named after the key, so there is nothing to disable).
+ */
+export const API_GATEWAY_OUTCOMES = ['done', 'failed', 'notFound'] as const;
+export type ApiGatewayOutcome = (typeof API_GATEWAY_OUTCOMES)[number];
+
+/** One step of a key change on one region's API Gateway. */
+export interface ApiGatewayStep {
+  /** The region whose API Gateway took the step, e.g. `us-west-2`. */
+  readonly region: string;
+  readonly step: ApiGatewayStepName;
+  readonly outcome: ApiGatewayOutcome;
+  /** The API key's id (API Gateway's, not the key id), when the step is about one. */
+  readonly apiKeyId?: string;
+  /** The usage plan's id, when the step is about one. */
+  readonly usagePlanId?: string;
+  /** createUsagePlan: the new usage plan's name, e.g. `petstore-staging-enterprise-key_…`. */
+  readonly usagePlanName?: string;
+  /** A failed step's error, as API Gateway's client threw it (`code`: its name). */
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** API Gateway's part of a key change, as the admin API answers it. */
+export interface ApiGatewaySteps {
+  /**
+   * The regions whose API Gateway the change reached, home first; none on the local stack or for
+   * a change API Gateway does not hold (expiry, scopes).
+   */
+  readonly regions: readonly string[];
+  /** Every step, in the order taken. */
+  readonly steps: readonly ApiGatewayStep[];
+}
+
 /**
  * A stage's API Gateway API keys and usage plans, as the key operations change them; each method
  * records the undo of every step it made in `undo` before a later step can fail.
  */
 export interface ApiKeyGateway {
+  /** The regions it changes, home first. */
+  regions(): Promise<string[]>;
   /**
    * Creates the key's API key (value: its usage identifier) in its plan's usage plan (an
    * Enterprise key: a usage plan of its own).
-   * @returns Lines saying what was made.
+   * @returns The steps taken: createApiKey, createUsagePlan (Enterprise), addToUsagePlan.
    */
-  register(record: ApiKeyRecord, undo: UndoSteps): Promise<string[]>;
+  register(record: ApiKeyRecord, undo: UndoSteps): Promise<ApiGatewayStep[]>;
   /**
    * Moves the key's API key into the usage plan of `next`'s plan.
-   * @returns Lines saying what was changed, and what to run once the stored plan changed too
-   *   (deleting an own usage plan the key left; its lines, none for nothing to do).
+   * @returns The steps taken, and what to run once the stored plan changed too (deleting an own
+   *   usage plan the key left: its step, `failed` when API Gateway refused; none for nothing to do).
    * @throws ApiGatewayStepError when there is not exactly one API key named after the key.
    */
   moveToPlan(
     previous: ApiKeyRecord,
     next: ApiKeyRecord,
     undo: UndoSteps,
-  ): Promise<{ lines: string[]; afterStored: () => Promise<string[]> }>;
-  /** Disables every API key named after the key. @returns A line per API key (or for none). */
-  disable(keyId: string): Promise<string[]>;
+  ): Promise<{ steps: ApiGatewayStep[]; afterStored: () => Promise<ApiGatewayStep[]> }>;
+  /**
+   * Disables every API key named after the key. Never throws: a failure is a `failed` step, and
+   * no API key a `notFound` one.
+   */
+  disable(keyId: string): Promise<ApiGatewayStep[]>;
 }

@@ -10,6 +10,8 @@ import { ENTERPRISE_PLAN, type PlanId, planName, type RequestLimits } from '../p
 import { RETENTION_DAYS } from '../rate-limit/counter-item.ts';
 import { type BanState, type DayUsage, lastUsedDay } from '../rate-limit/key-status.ts';
 import type {
+  ApiGatewayStep,
+  ApiGatewaySteps,
   ApiKeyGateway,
   AuditedKeyStore,
   AuditReader,
@@ -56,13 +58,15 @@ export interface KeyStatus {
   readonly lastUsed?: string;
 }
 
-/** A key before and after a change, as shown, with what API Gateway did. */
+/** A key before and after a change, as shown, with what API Gateway did in each region. */
 export interface ShownChange {
   readonly previous: ShownKey;
   readonly key: ShownKey;
-  /** One line per API Gateway change, e.g. `added API Gateway API key … to usage plan …`. */
-  readonly apiGateway: readonly string[];
+  readonly apiGateway: ApiGatewaySteps;
 }
+
+/** API Gateway's part of a change it does not hold (expiry, scopes): no region, no step. */
+const NO_API_GATEWAY_STEPS: ApiGatewaySteps = { regions: [], steps: [] };
 
 /** `record` as the admin API shows it. */
 export function shownKey(record: ApiKeyRecord | ListedKey): ShownKey {
@@ -81,24 +85,28 @@ export class KeyOperations {
   /**
    * Issues a key: on a stage its API key first, then the key's rows and its `key.created` entry
    * in one transaction; undoes API Gateway's steps when the transaction fails.
-   * @returns The key and its token (shown once), with API Gateway's line on a stage.
+   * @returns The key and its token (shown once), with API Gateway's steps on a stage.
    * @throws InvalidLimitsError; InvalidScopesError (no scope); ApiGatewayStepError.
    */
   async createKey(
     input: Omit<NewKeyInput, 'tokenStage'>,
     context: AuditContext,
-  ): Promise<{ key: ShownKey; token: string; apiGateway: readonly string[] }> {
+  ): Promise<{ key: ShownKey; token: string; apiGateway: ApiGatewaySteps }> {
     const issued = newKey({ ...input, tokenStage: this.ports.tokenStage });
     const { apiGateway } = this.ports;
     const undo = new UndoSteps();
-    const lines = apiGateway
+    const steps = apiGateway
       ? await undo.run(
           () => apiGateway.register(issued.record, undo),
           stepFailed('API Gateway refused the key', 'No key was issued.'),
         )
       : [];
     await undo.run(() => this.ports.keys.storeKey(issued, { context }), undoneAfter);
-    return { key: shownKey(issued.record), token: issued.token, apiGateway: lines };
+    return {
+      key: shownKey(issued.record),
+      token: issued.token,
+      apiGateway: await this.apiGatewaySteps(steps),
+    };
   }
 
   /** Every key, oldest first, with its ban and last day used. */
@@ -136,7 +144,11 @@ export class KeyOperations {
   ): Promise<ShownChange> {
     const changed = await this.ports.keys.setExpiry(keyId, expiresAt, { context });
     if (!changed) throw new KeyNotFoundError(keyId);
-    return { previous: shownKey(changed.previous), key: shownKey(changed.record), apiGateway: [] };
+    return {
+      previous: shownKey(changed.previous),
+      key: shownKey(changed.record),
+      apiGateway: NO_API_GATEWAY_STEPS,
+    };
   }
 
   /** Sets what a key may call; `key.scope_changed`. @throws KeyNotFoundError; InvalidScopesError */
@@ -147,7 +159,11 @@ export class KeyOperations {
   ): Promise<ShownChange> {
     const changed = await this.ports.keys.setScopes(keyId, scopes, { context });
     if (!changed) throw new KeyNotFoundError(keyId);
-    return { previous: shownKey(changed.previous), key: shownKey(changed.record), apiGateway: [] };
+    return {
+      previous: shownKey(changed.previous),
+      key: shownKey(changed.record),
+      apiGateway: NO_API_GATEWAY_STEPS,
+    };
   }
 
   /**
@@ -192,26 +208,25 @@ export class KeyOperations {
     return {
       previous: shownKey(changed.previous),
       key: shownKey(changed.record),
-      apiGateway: [...(moved?.lines ?? []), ...finished],
+      apiGateway: await this.apiGatewaySteps([...(moved?.steps ?? []), ...finished]),
     };
   }
 
   /**
    * Revokes a key (the first revocation time is kept; revoking again changes and records
    * nothing), with its `key.revoked` entry; on a stage then disables its API keys.
-   * @returns The key, and API Gateway's lines: a failure to disable is one of them, since the key
-   *   is revoked (the authorizer refuses it) either way.
+   * @returns The key, and API Gateway's steps: a failure to disable is a `failed` step, since the
+   *   key is revoked (the authorizer refuses it) either way.
    * @throws KeyNotFoundError; KeyChangedError.
    */
   async revokeKey(
     keyId: string,
     context: AuditContext,
-  ): Promise<{ key: ShownKey; apiGateway: readonly string[] }> {
+  ): Promise<{ key: ShownKey; apiGateway: ApiGatewaySteps }> {
     const record = await this.ports.keys.revokeKey(keyId, { context });
     if (!record) throw new KeyNotFoundError(keyId);
-    const { apiGateway } = this.ports;
-    const lines = apiGateway ? await apiGateway.disable(keyId).catch(disableFailed) : [];
-    return { key: shownKey(record), apiGateway: lines };
+    const steps = (await this.ports.apiGateway?.disable(keyId)) ?? [];
+    return { key: shownKey(record), apiGateway: await this.apiGatewaySteps(steps) };
   }
 
   /**
@@ -249,6 +264,11 @@ export class KeyOperations {
     return this.ports.audit.window(window);
   }
 
+  /** `steps` with the regions of the stage's API Gateway (none without one: the local stack). */
+  private async apiGatewaySteps(steps: readonly ApiGatewayStep[]): Promise<ApiGatewaySteps> {
+    return { regions: (await this.ports.apiGateway?.regions()) ?? [], steps };
+  }
+
   /** The key with this id. @throws KeyNotFoundError */
   private async existing(keyId: string): Promise<ApiKeyRecord> {
     const record = await this.ports.keys.findById(keyId);
@@ -279,11 +299,6 @@ export class KeyOperations {
       };
     });
   }
-}
-
-/** The line of a revoked key whose API keys could not be disabled. */
-export function disableFailed(error: Error): string[] {
-  return [`FAILED to disable its API Gateway API key: ${error.message}`];
 }
 
 /**

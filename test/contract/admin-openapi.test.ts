@@ -1,84 +1,48 @@
 /**
  * docs/admin-openapi.yaml against the code (issue 39, item 1), as the public document is tested:
  * its operations, paths and query parameters are the admin route table's; its enums are the
- * code's (events, plans, scopes); every error code it lists has the catalogue's status and every
- * admin code is listed; and real answers of every operation, from its handler on DynamoDB Local,
- * conform to the response schema the document gives for their status (ajv, JSON Schema 2020-12).
+ * code's (events, plans, scopes, API Gateway's steps and outcomes); its examples conform to their
+ * schemas; every error code it lists has the catalogue's status and every admin code is listed;
+ * and real answers of every operation, from its handler on DynamoDB Local, conform to the
+ * response schema the document gives for their status (ajv, JSON Schema 2020-12; on a stage of
+ * two regions: admin-openapi-steps.test.ts).
  */
-import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { createKeyHandler } from '../../functions/admin/operations/create-key.ts';
-import { getKeyHandler } from '../../functions/admin/operations/get-key.ts';
-import { getKeyHistoryHandler } from '../../functions/admin/operations/get-key-history.ts';
-import { getKeyUsageHandler } from '../../functions/admin/operations/get-key-usage.ts';
-import { listAuditEntriesHandler } from '../../functions/admin/operations/list-audit-entries.ts';
-import { listKeysHandler } from '../../functions/admin/operations/list-keys.ts';
-import { revokeKeyHandler } from '../../functions/admin/operations/revoke-key.ts';
-import { rollKeyHandler } from '../../functions/admin/operations/roll-key.ts';
-import { setKeyExpiryHandler } from '../../functions/admin/operations/set-key-expiry.ts';
-import { setKeyPlanHandler } from '../../functions/admin/operations/set-key-plan.ts';
-import { setKeyScopesHandler } from '../../functions/admin/operations/set-key-scopes.ts';
-import { unbanKeyHandler } from '../../functions/admin/operations/unban-key.ts';
 import { ADMIN_GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
-import { createLambdaContext } from '../../infra/local/events.ts';
-import { ADMIN_OPERATIONS, type AdminOperationId } from '../../shared/admin-operations.ts';
+import { ADMIN_OPERATIONS } from '../../shared/admin-operations.ts';
 import { AUDIT_EVENTS } from '../../shared/audit/entry.ts';
-import {
-  ADMIN_ERROR_CATALOGUE,
-  type AnyErrorCode,
-  ERROR_CATALOGUE,
-} from '../../shared/http/errors.ts';
+import { ADMIN_ERROR_CATALOGUE } from '../../shared/http/errors.ts';
+import { API_GATEWAY_OUTCOMES, API_GATEWAY_STEPS } from '../../shared/keys/admin-ports.ts';
 import { SCOPES } from '../../shared/keys/scopes.ts';
 import { ALL_PLAN_IDS } from '../../shared/plans.ts';
-import { type AdminRequest, adminEvent, operations } from '../support/admin-event.ts';
+import { operations } from '../support/admin-event.ts';
+import {
+  conformingAnswers,
+  document,
+  documented,
+  type Node,
+  nonConformity,
+  pointerSegment,
+  STATUS_OF,
+} from '../support/admin-openapi.ts';
 import { ban } from '../support/keys-command.ts';
 
-type Node = Record<string, unknown>;
-
-const DOCUMENT_ID = 'https://petstore.local/admin-openapi.yaml';
-const document = parse(
-  readFileSync(new URL('../../docs/admin-openapi.yaml', import.meta.url), 'utf8'),
-) as Node;
-const paths = document.paths as Record<string, Node>;
 const schemas = (document.components as Node).schemas as Record<string, Node>;
 
-// OpenAPI's own keywords (example, x-…) are annotations here, not schema errors.
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-addFormats.default(ajv);
-ajv.addSchema(document, DOCUMENT_ID);
-
-const STATUS_OF: Readonly<Record<string, { status: number }>> = {
-  ...ERROR_CATALOGUE,
-  ...ADMIN_ERROR_CATALOGUE,
-};
-
-/** A JSON pointer segment. */
-const pointerSegment = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
-
-/** Each documented operation: method, path and the operation object. */
-function documented() {
-  return Object.entries(paths).flatMap(([path, item]) =>
-    ['get', 'put', 'post', 'delete', 'patch']
-      .filter((method) => item[method])
-      .map((method) => ({ method: method.toUpperCase(), path, operation: item[method] as Node })),
-  );
-}
-
-/** The JSON pointer of the response schema of an operation's `status`, following a `$ref`. */
-function responsePointer(operationId: AdminOperationId, status: number): string {
-  const found = documented().find(({ operation }) => operation.operationId === operationId);
-  if (!found) throw new Error(`${operationId} is not documented`);
-  const response = (found.operation.responses as Record<string, Node>)[String(status)];
-  if (!response) throw new Error(`${operationId} documents no ${status}`);
-  const base =
-    typeof response.$ref === 'string'
-      ? response.$ref.slice(1)
-      : `/paths/${pointerSegment(found.path)}/${found.method.toLowerCase()}/responses/${status}`;
-  return `${base}/content/application~1json/schema`;
+/** Every `example` of the document beside a `schema`, as [JSON pointer of the schema, example]. */
+function examples(node: unknown, pointer = ''): [string, unknown][] {
+  if (!node || typeof node !== 'object') return [];
+  const here = node as Node;
+  const own: [string, unknown][] =
+    'example' in here && (pointer.startsWith('/components/schemas/') || 'schema' in here)
+      ? [[pointer.startsWith('/components/schemas/') ? pointer : `${pointer}/schema`, here.example]]
+      : [];
+  return [
+    ...own,
+    ...Object.entries(here).flatMap(([key, value]) =>
+      key === 'example' ? [] : examples(value, `${pointer}/${pointerSegment(key)}`),
+    ),
+  ];
 }
 
 /** Every response object of the document, `$ref`s followed, with its status. */
@@ -127,10 +91,21 @@ describe('docs/admin-openapi.yaml', () => {
     },
   );
 
-  it("lists the code's audit events, plans and scopes", () => {
+  it("lists the code's audit events, plans, scopes and API Gateway steps and outcomes", () => {
+    const step = schemas.ApiGatewayStep?.properties as Record<string, Node> | undefined;
     expect(schemas.AuditEvent?.enum).toEqual([...AUDIT_EVENTS]);
     expect(schemas.PlanId?.enum).toEqual([...ALL_PLAN_IDS]);
     expect((schemas.Scopes?.items as Node | undefined)?.enum).toEqual([...SCOPES]);
+    expect(step?.step?.enum).toEqual([...API_GATEWAY_STEPS]);
+    expect(step?.outcome?.enum).toEqual([...API_GATEWAY_OUTCOMES]);
+  });
+
+  it('gives examples that conform to their schemas', () => {
+    const found = examples(document);
+    expect(found.map(([pointer]) => pointer)).toContain('/components/schemas/ApiGatewaySteps');
+    for (const [pointer, example] of found) {
+      expect(nonConformity(pointer, example), pointer).toBeUndefined();
+    }
   });
 
   it('gives each error code the status of its catalogue, and lists every admin and gateway code', () => {
@@ -155,41 +130,7 @@ describe('docs/admin-openapi.yaml', () => {
 });
 
 describe('answers of the admin functions', () => {
-  const handlers: Record<AdminOperationId, unknown> = {
-    listKeys: listKeysHandler(operations),
-    createKey: createKeyHandler(operations),
-    getKey: getKeyHandler(operations),
-    rollKey: rollKeyHandler(operations),
-    setKeyExpiry: setKeyExpiryHandler(operations),
-    setKeyPlan: setKeyPlanHandler(operations),
-    setKeyScopes: setKeyScopesHandler(operations),
-    revokeKey: revokeKeyHandler(operations),
-    unbanKey: unbanKeyHandler(operations),
-    getKeyUsage: getKeyUsageHandler(operations),
-    getKeyHistory: getKeyHistoryHandler(operations),
-    listAuditEntries: listAuditEntriesHandler(operations),
-  };
-
-  /** Calls the operation and checks its answer against the document; the parsed body. */
-  async function conforming(operationId: AdminOperationId, request: AdminRequest = {}) {
-    const handler = handlers[operationId] as (
-      event: APIGatewayProxyEvent,
-      context: unknown,
-    ) => Promise<APIGatewayProxyResult>;
-    const result = await handler(adminEvent(operationId, request), createLambdaContext('admin'));
-    const body = JSON.parse(result.body);
-    const validate = ajv.compile({
-      $ref: `${DOCUMENT_ID}#${responsePointer(operationId, result.statusCode)}`,
-    });
-    expect(
-      validate(body),
-      `${operationId} ${result.statusCode}: ${ajv.errorsText(validate.errors)}`,
-    ).toBe(true);
-    if (result.statusCode >= 400) {
-      expect(STATUS_OF[body.code as AnyErrorCode]?.status).toBe(result.statusCode);
-    }
-    return { status: result.statusCode, body };
-  }
+  const conforming = conformingAnswers(operations);
 
   it('conform to the document, for every operation, success and refusal', async () => {
     const created = await conforming('createKey', {

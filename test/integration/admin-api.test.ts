@@ -5,11 +5,10 @@
  * is the signer's principal, whatever the request claims.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminApiClient } from '../../infra/cli/admin-api-client.ts';
+import { type AdminApiClient, adminApiClient } from '../../infra/cli/admin-api-client.ts';
 import { ADMIN_GATEWAY_RESPONSES, gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/admin-gateway.ts';
 import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
-import type { AuditEntry } from '../../shared/audit/entry.ts';
 import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
@@ -35,7 +34,7 @@ afterAll(() => gateway.close());
 
 /** A client of the admin API signing with `signer`'s credentials (default: the stack's own). */
 function admin(signer = credentials, fetch?: typeof globalThis.fetch): AdminApiClient {
-  return new AdminApiClient({
+  return adminApiClient({
     baseUrl: gateway.url,
     region: LOCAL_REGION,
     credentials: signer,
@@ -63,9 +62,7 @@ describe('the local admin API', () => {
     {
       refused: 'a request signed with a wrong secret',
       send: () =>
-        admin({ ...credentials, secretAccessKey: 'not-the-secret' }).send({
-          method: 'POST',
-          path: ['keys'],
+        admin({ ...credentials, secretAccessKey: 'not-the-secret' }).POST('/keys', {
           body: { plan: 'free' },
         }),
       refusal: 'INVALID_SIGNATURE' as const,
@@ -75,7 +72,7 @@ describe('the local admin API', () => {
       send: async () => {
         aheadMs = 16 * 60_000;
         try {
-          return await admin().send({ method: 'POST', path: ['keys'], body: { plan: 'free' } });
+          return await admin().POST('/keys', { body: { plan: 'free' } });
         } finally {
           aheadMs = 0;
         }
@@ -93,7 +90,9 @@ describe('the local admin API', () => {
         body: JSON.stringify({ plan: 'free' }),
       });
       const { status, body } =
-        answer instanceof Response ? { status: answer.status, body: await answer.json() } : answer;
+        answer instanceof Response
+          ? { status: answer.status, body: await answer.json() }
+          : { status: answer.response.status, body: answer.error };
 
       expect(status).toBe(403);
       expect(body).toEqual(gatewayResponse(refusal, ADMIN_GATEWAY_RESPONSES).body);
@@ -106,36 +105,31 @@ describe('the local admin API', () => {
     const { record } = await keys.createKey({ plan: 'free', owner: 'actor test' });
 
     // GIVEN a signed request that names another principal in its headers
-    const changed = await admin(credentials, (url, init) =>
-      fetch(url, {
-        ...init,
-        headers: {
-          ...(init?.headers as Record<string, string>),
-          'User-Agent': 'billing-worker/2.1',
-          'X-Forwarded-For': '203.0.113.7',
-          'X-Amz-User-Arn': 'arn:aws:iam::111111111111:user/someone-else',
-        },
-      }),
-    ).send({
-      method: 'PUT',
-      path: ['keys', record.keyId, 'plan'],
+    const claimingHeaders: typeof fetch = (input, init) => {
+      const request = new Request(input, init);
+      request.headers.set('User-Agent', 'billing-worker/2.1');
+      request.headers.set('X-Forwarded-For', '203.0.113.7');
+      request.headers.set('X-Amz-User-Arn', 'arn:aws:iam::111111111111:user/someone-else');
+      return fetch(request);
+    };
+    const path = { keyId: record.keyId };
+    const changed = await admin(credentials, claimingHeaders).PUT('/keys/{keyId}/plan', {
+      params: { path },
       body: { plan: 'pro', reason: 'invoice paid' },
     });
     // AND one whose body claims an actor
-    const claimed = await admin().send({
-      method: 'PUT',
-      path: ['keys', record.keyId, 'plan'],
+    const claimed = await admin().PUT('/keys/{keyId}/plan', {
+      params: { path },
+      // @ts-expect-error: no body of the document names an actor, and the API refuses one too.
       body: { plan: 'business', actor: 'arn:aws:iam::111111111111:user/someone-else' },
     });
 
     // THEN the change is recorded as the signer's; the body's claim is refused and changes nothing
-    expect(changed.status).toBe(200);
-    expect(claimed).toMatchObject({ status: 400, body: { code: 'invalid_body' } });
-    const { entries } = await admin().call<{ entries: AuditEntry[] }>({
-      method: 'GET',
-      path: ['keys', record.keyId, 'history'],
-    });
-    expect(entries).toEqual([
+    expect(changed.response.status).toBe(200);
+    expect(claimed.response.status).toBe(400);
+    expect(claimed.error).toMatchObject({ code: 'invalid_body' });
+    const { data } = await admin().GET('/keys/{keyId}/history', { params: { path } });
+    expect(data?.entries).toEqual([
       expect.objectContaining({
         event: 'key.plan_changed',
         keyId: record.keyId,
@@ -146,7 +140,7 @@ describe('the local admin API', () => {
         },
         changes: { plan: { before: 'free', after: 'pro' } },
         reason: 'invoice paid',
-        requestId: changed.requestId,
+        requestId: changed.response.headers.get('x-amzn-requestid'),
       }),
     ]);
     expect(await keys.findById(record.keyId)).toMatchObject({ plan: 'pro' });

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { AdminApiClient } from '../../infra/cli/admin-api-client.ts';
+import { adminApiClient } from '../../infra/cli/admin-api-client.ts';
 import {
   dataDirectory,
   generateCredentials,
@@ -309,16 +309,16 @@ describe('the admin API of npm start', { timeout: START_TIMEOUT_MS + EXIT_TIMEOU
     const [, adminUrl = ''] = /^Admin API: (\S+)$/m.exec(started.stdout()) ?? [];
     const credentials = readCredentials(stack.dir);
 
-    const signed = await new AdminApiClient({
+    const signed = await adminApiClient({
       baseUrl: adminUrl,
       region: LOCAL_REGION,
       credentials: credentials ?? { accessKeyId: '', secretAccessKey: '' },
-    }).send<{ keys: { key: { plan: string } }[] }>({ method: 'GET', path: ['keys'] });
+    }).GET('/keys');
     const unsigned = await fetch(`${adminUrl}/keys`);
 
     expect(adminUrl).toBe(`http://127.0.0.1:${stack.ADMIN_PORT}/admin`);
-    expect(signed.status).toBe(200);
-    expect(signed.body.keys.map(({ key }) => key.plan)).toEqual(['free', 'pro', 'business']);
+    expect(signed.response.status).toBe(200);
+    expect(signed.data?.keys.map(({ key }) => key.plan)).toEqual(['free', 'pro', 'business']);
     expect(unsigned.status).toBe(403);
     // The public API's paths are no paths of the admin API: an IAM RestApi's 403.
     expect(await fetch(`${adminUrl.replace(/\/admin$/, '/v1')}/pets`)).toMatchObject({

@@ -7,30 +7,16 @@
  */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { createKeyHandler } from '../../functions/admin/operations/create-key.ts';
-import { getKeyHandler } from '../../functions/admin/operations/get-key.ts';
-import { getKeyHistoryHandler } from '../../functions/admin/operations/get-key-history.ts';
-import { getKeyUsageHandler } from '../../functions/admin/operations/get-key-usage.ts';
-import { listAuditEntriesHandler } from '../../functions/admin/operations/list-audit-entries.ts';
-import { listKeysHandler } from '../../functions/admin/operations/list-keys.ts';
-import { revokeKeyHandler } from '../../functions/admin/operations/revoke-key.ts';
-import { rollKeyHandler } from '../../functions/admin/operations/roll-key.ts';
-import { setKeyExpiryHandler } from '../../functions/admin/operations/set-key-expiry.ts';
-import { setKeyPlanHandler } from '../../functions/admin/operations/set-key-plan.ts';
-import { setKeyScopesHandler } from '../../functions/admin/operations/set-key-scopes.ts';
-import { unbanKeyHandler } from '../../functions/admin/operations/unban-key.ts';
-import { ADMIN_ROUTES } from '../../infra/admin-routes.ts';
 import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys/program.ts';
 import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/admin-gateway.ts';
-import type { LambdaHandler } from '../../infra/local/invocation.ts';
 import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
 import { stackName } from '../../infra/stages.ts';
-import type { AdminOperationId } from '../../shared/admin-operations.ts';
 import { ApiGatewayKeyGateway } from '../../shared/apigateway/api-key-gateway.ts';
 import type { KeyAdministration } from '../../shared/keys/key-administration.ts';
 import { KeyOperations, type KeyOperationsPorts } from '../../shared/keys/key-operations.ts';
 import type { RequestLimits } from '../../shared/plans.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
+import { adminHandlersOf } from './admin-handlers.ts';
 import { restApiId, usagePlanId } from './stage-mocks.ts';
 
 /** The credentials the command signs with: the run's, standing for the local stack's operator. */
@@ -42,31 +28,13 @@ export function operatorCredentials(): { accessKeyId: string; secretAccessKey: s
   };
 }
 
-/** Each admin operation's handler factory (functions/admin/operations/). */
-const HANDLERS: Readonly<Record<AdminOperationId, (operations: KeyOperations) => LambdaHandler>> = {
-  listKeys: listKeysHandler,
-  createKey: createKeyHandler,
-  getKey: getKeyHandler,
-  rollKey: rollKeyHandler,
-  setKeyExpiry: setKeyExpiryHandler,
-  setKeyPlan: setKeyPlanHandler,
-  setKeyScopes: setKeyScopesHandler,
-  revokeKey: revokeKeyHandler,
-  unbanKey: unbanKeyHandler,
-  getKeyUsage: getKeyUsageHandler,
-  getKeyHistory: getKeyHistoryHandler,
-  listAuditEntries: listAuditEntriesHandler,
-} as Readonly<Record<AdminOperationId, (operations: KeyOperations) => LambdaHandler>>;
-
 /** An admin API on 127.0.0.1 whose operations run on `operations`, checking SigV4 as locally. */
 export function startAdminApi(operations: KeyOperations): Promise<LocalAdminGateway> {
   return startAdminGateway({
     port: 0,
     principals: [{ ...operatorCredentials(), ...LOCAL_OPERATOR }],
     region: LOCAL_REGION,
-    handlers: Object.fromEntries(
-      ADMIN_ROUTES.map(({ operationId }) => [operationId, HANDLERS[operationId](operations)]),
-    ),
+    handlers: adminHandlersOf(operations),
   });
 }
 

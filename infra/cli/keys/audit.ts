@@ -5,7 +5,8 @@
  * `--json`. Nothing is written.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { AUDIT_EVENTS, type AuditEntry, type FieldChange } from '../../../shared/audit/entry.ts';
+import { AUDIT_EVENTS, type AuditEvent } from '../../../shared/audit/entry.ts';
+import type { AdminSchemas } from '../admin-api-client.ts';
 import { parseStage } from '../common/stage.ts';
 import { columns } from '../common/text.ts';
 import {
@@ -15,7 +16,7 @@ import {
   stageOption,
 } from './command.ts';
 import { DURATION_FORMAT, durationParser, parseInstant } from './duration.ts';
-import { callAdmin, openTarget, type Target } from './target.ts';
+import { dataOf, openTarget, type Target } from './target.ts';
 
 /** The columns of a listing of entries. */
 const HEADER = ['TIME', 'EVENT', 'KEY ID', 'ACTOR', 'CHANGES', 'REASON'];
@@ -40,10 +41,9 @@ export const history: KeysSubcommand = {
       .addOption(jsonOption())
       .action(async (keyId: string, options: { json?: boolean; stage?: string }) => {
         const target = await openTarget(parseStage(options.stage), dependencies);
-        const { entries } = await callAdmin<{ entries: AuditEntry[] }>(target, {
-          method: 'GET',
-          path: ['keys', keyId, 'history'],
-        });
+        const { entries } = await dataOf(
+          target.admin.GET('/keys/{keyId}/history', { params: { path: { keyId } } }),
+        );
         printEntries(
           entries,
           options.json,
@@ -86,7 +86,7 @@ interface WindowOptions {
   readonly since: string;
   readonly until?: string;
   readonly actor?: string;
-  readonly event?: string;
+  readonly event?: AuditEvent;
 }
 
 /** Adds `--since` (required), `--until`, `--actor` and `--event` to a subcommand. */
@@ -126,17 +126,12 @@ function parseSince(text: string): string {
 }
 
 /** The stage's entries in the window, from listAuditEntries. */
-async function auditWindow(target: Target, options: WindowOptions): Promise<AuditEntry[]> {
-  const { entries } = await callAdmin<{ entries: AuditEntry[] }>(target, {
-    method: 'GET',
-    path: ['audit'],
-    query: {
-      since: options.since,
-      until: options.until,
-      actor: options.actor,
-      event: options.event,
-    },
-  });
+async function auditWindow(
+  target: Target,
+  { since, until, actor, event }: WindowOptions,
+): Promise<AdminSchemas['AuditEntry'][]> {
+  const query = { since, until, actor, event };
+  const { entries } = await dataOf(target.admin.GET('/audit', { params: { query } }));
   return entries;
 }
 
@@ -147,7 +142,7 @@ async function auditWindow(target: Target, options: WindowOptions): Promise<Audi
  * @param what Whose entries, for the heading, e.g. `of key key_… on the local stack (…)`.
  */
 function printEntries(
-  entries: readonly AuditEntry[],
+  entries: readonly AdminSchemas['AuditEntry'][],
   json: boolean | undefined,
   what: string,
   { stdout }: KeysCommandDependencies,
@@ -173,7 +168,7 @@ function printEntries(
 }
 
 /** `plan: free -> pro, perMinute: - -> 1000`: each changed field, `-` for a value not set. */
-export function describeChanges(changes: Readonly<Record<string, FieldChange>>): string {
+function describeChanges(changes: AdminSchemas['AuditEntry']['changes']): string {
   const shown = (value: unknown) =>
     value === undefined ? '-' : typeof value === 'string' ? value : JSON.stringify(value);
   return (

@@ -1,11 +1,5 @@
-/**
- * `create`: issues a key through the admin API's createKey (docs/api.md, "Authentication": how
- * API keys are issued). On a stage the key also gets its API Gateway API key, in its plan's usage
- * plan.
- */
-import type { ShownKey } from '../../../shared/keys/key-operations.ts';
-import type { Scope } from '../../../shared/keys/scopes.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
+import type { AdminSchemas } from '../admin-api-client.ts';
 import { UsageError } from '../common/program.ts';
 import { parseStage } from '../common/stage.ts';
 import {
@@ -16,10 +10,10 @@ import {
   stageOption,
 } from './command.ts';
 import { addExpiryOptions, type ExpiryOptions, expiryChoice } from './expiry.ts';
-import { describePlan } from './format.ts';
-import { addPlanOptions, type PlanChoice, type PlanOptions, planChoice } from './plan-options.ts';
+import { describePlan, regionOf, regionPrefix } from './format.ts';
+import { addPlanOptions, type PlanOptions, planChoice } from './plan-options.ts';
 import { addScopeOption, describeScopes, type ScopeOptions, scopeChoice } from './scope.ts';
-import { callAdmin, openTarget, type Target } from './target.ts';
+import { dataOf, openTarget, type Target } from './target.ts';
 
 /** Characters that would break the one-line-per-key listing or a terminal. */
 const CONTROL_CHARACTERS = /\p{Cc}/u;
@@ -94,26 +88,33 @@ function parseOwner(owner: string | undefined): string | undefined {
  *   was undone) or cannot be reached.
  */
 async function createKey(
-  request: PlanChoice & {
-    readonly owner?: string;
-    readonly expiresAt?: string;
-    readonly scopes?: readonly Scope[];
-    readonly reason?: string;
-  },
+  request: AdminSchemas['NewKey'],
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  const { key, token, apiGateway } = await callAdmin<{
-    key: ShownKey;
-    token: string;
-    apiGateway: readonly string[];
-  }>(target, { method: 'POST', path: ['keys'], body: request });
+  const { key, token, apiGateway } = await dataOf(target.admin.POST('/keys', { body: request }));
   stdout(`Issued key ${key.keyId} on ${target.description}`);
   stdout(`  plan:    ${describePlan(key)}`);
   stdout(`  owner:   ${key.owner ?? '-'}`);
   stdout(`  expires: ${key.expiresAt ?? 'never'}`);
   stdout(`  scopes:  ${describeScopes(key.scopes)}`);
-  for (const line of apiGateway) stdout(`  ${line}`);
+  for (const line of apiKeyLines(apiGateway)) stdout(`  ${line}`);
   stdout('The bearer token below is shown once; only its SHA-256 is kept.');
   stdout(token);
+}
+
+/**
+ * A line per region for the API key a create made there, e.g. `API Gateway API key abc, in its
+ * own usage plan def` (`us-west-2: …` on a stage of several regions).
+ */
+function apiKeyLines(apiGateway: AdminSchemas['ApiGatewaySteps']): string[] {
+  const { steps } = apiGateway;
+  return steps
+    .filter(({ step }) => step === 'addToUsagePlan')
+    .map((added) => {
+      const own = steps.some(
+        ({ step, region }) => step === 'createUsagePlan' && region === added.region,
+      );
+      return `${regionPrefix(regionOf(added, apiGateway))}API Gateway API key ${added.apiKeyId}, in ${own ? 'its own ' : ''}usage plan ${added.usagePlanId}`;
+    });
 }

@@ -3,7 +3,6 @@
  * `set-expiry` subcommand. An expired key is refused like a revoked one (401).
  */
 import { type Command, Option } from 'commander';
-import type { ShownChange } from '../../../shared/keys/key-operations.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { UsageError } from '../common/program.ts';
 import { parseStage } from '../common/stage.ts';
@@ -15,7 +14,7 @@ import {
   reasonOption,
 } from './command.ts';
 import { DURATION_FORMAT, durationParser, parseInstant } from './duration.ts';
-import { callAdmin, openTarget, type Target } from './target.ts';
+import { dataOf, openTarget, type Target } from './target.ts';
 
 /** Longest `--expires-in`: ten years. */
 const MAX_EXPIRES_IN_SECONDS = 3_650 * 86_400;
@@ -113,11 +112,12 @@ async function changeExpiry(
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  const changed = await callAdmin<ShownChange>(target, {
-    method: 'PUT',
-    path: ['keys', keyId, 'expiry'],
-    body: { expiresAt: expiresAt ?? null, ...reason },
-  });
+  const changed = await dataOf(
+    target.admin.PUT('/keys/{keyId}/expiry', {
+      params: { path: { keyId } },
+      body: { expiresAt: expiresAt ?? null, ...reason },
+    }),
+  );
   stdout(`Key ${keyId} on ${target.description}`);
   stdout(`  expires: ${changed.previous.expiresAt ?? 'never'} -> ${expiresAt ?? 'never'}`);
   stdout(

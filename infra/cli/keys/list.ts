@@ -5,17 +5,17 @@
  * for D.
  */
 import { Option } from 'commander';
-import type { KeyStatus, ShownKey } from '../../../shared/keys/key-operations.ts';
 import { keyRefusal, limitsOfKey } from '../../../shared/keys/key-records.ts';
 import { planName } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
+import type { AdminSchemas } from '../admin-api-client.ts';
 import { parseStage } from '../common/stage.ts';
 import { columns } from '../common/text.ts';
 import { type KeysCommandDependencies, type KeysSubcommand, stageOption } from './command.ts';
 import { durationParser } from './duration.ts';
 import { formatCount } from './format.ts';
 import { describeScopes } from './scope.ts';
-import { callAdmin, openTarget, type Target } from './target.ts';
+import { dataOf, openTarget, type Target } from './target.ts';
 
 /** The listing's header row. */
 const HEADER = [
@@ -71,10 +71,7 @@ async function listKeys(
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
   const now = Date.now();
-  const { keys: all } = await callAdmin<{ keys: KeyStatus[] }>(target, {
-    method: 'GET',
-    path: ['keys'],
-  });
+  const { keys: all } = await dataOf(target.admin.GET('/keys'));
   if (all.length === 0) {
     stdout(`No keys on ${target.description}.`);
     return;
@@ -111,7 +108,7 @@ async function listKeys(
  * (UTC) ended before then, or it has none in the days kept.
  */
 function isDormant(
-  record: ShownKey,
+  record: AdminSchemas['Key'],
   lastUsed: string | undefined,
   seconds: number,
   nowMs: number,
@@ -122,7 +119,7 @@ function isDormant(
 }
 
 /** `active`, `revoked`, `expired`, or `active, old token until <time>` during a roll's grace. */
-function status(record: ShownKey, nowMs: number): string {
+function status(record: AdminSchemas['Key'], nowMs: number): string {
   const refusal = keyRefusal(record, nowMs);
   if (refusal) return refusal;
   const grace = record.oldTokenUntil && Date.parse(record.oldTokenUntil) > nowMs;

@@ -12,12 +12,12 @@ import {
   ownUsagePlanName,
   usagePlansOf,
 } from '../../../shared/apigateway/key-registration.ts';
-import type { KeyStatus, ShownKey } from '../../../shared/keys/key-operations.ts';
 import { isStandardPlanId, planName } from '../../../shared/plans.ts';
 import { type StageName, usagePlanOutputName } from '../../stages.ts';
+import type { AdminSchemas } from '../admin-api-client.ts';
 import { type RegionStack, stacksOfStage } from '../common/stage-stacks.ts';
 import type { KeysCommandDependencies } from './command.ts';
-import { callAdmin, openTarget } from './target.ts';
+import { dataOf, openTarget } from './target.ts';
 
 /**
  * What a region's API Gateway holds of the key that differs from the keys table's key; none
@@ -26,7 +26,7 @@ import { callAdmin, openTarget } from './target.ts';
 export async function regionDifferences(
   apiGateway: APIGatewayClient,
   stack: RegionStack,
-  key: ShownKey,
+  key: AdminSchemas['Key'],
 ): Promise<{ lines: string[]; differences: string[] }> {
   const apiKeys = await apiKeysNamed(apiGateway, key.keyId);
   const [apiKey] = apiKeys;
@@ -61,7 +61,7 @@ export async function regionDifferences(
 
 /**
  * Checks the key in every region of the stage (or `region` alone) and prints a line per region.
- * @throws Error naming the regions that differ; as `stageStacks` and `callAdmin`.
+ * @throws Error naming the regions that differ; as `stageStacks` and `dataOf` (target.ts).
  */
 export async function checkRegions(
   keyId: string,
@@ -71,7 +71,7 @@ export async function checkRegions(
 ): Promise<void> {
   const { cloudFormation, stageCredentials, stdout } = dependencies;
   const target = await openTarget(stage, dependencies);
-  const { key } = await callAdmin<KeyStatus>(target, { method: 'GET', path: ['keys', keyId] });
+  const { key } = await dataOf(target.admin.GET('/keys/{keyId}', { params: { path: { keyId } } }));
   const stacks = await stacksOfStage(
     stage,
     {

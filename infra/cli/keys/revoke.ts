@@ -3,11 +3,10 @@
  * which the authorizer refuses it (401, docs/api.md, "Authentication"); on a stage the admin API
  * also disables its API Gateway API key.
  */
-import type { ShownKey } from '../../../shared/keys/key-operations.ts';
 import { planName } from '../../../shared/plans.ts';
 import { type KeysCommandDependencies, keyIdSubcommand } from './command.ts';
-import { inRegion, regionLine } from './format.ts';
-import { callAdmin, type Target } from './target.ts';
+import { inRegion, regionOf, stepSentence } from './format.ts';
+import { dataOf, type Target } from './target.ts';
 
 /** `revoke <key-id> [--reason TEXT] [--stage S]`. */
 export const revoke = keyIdSubcommand(
@@ -15,9 +14,6 @@ export const revoke = keyIdSubcommand(
   'Revoke a key; requests with it are then refused with 401.',
   revokeKey,
 );
-
-/** How the admin API reports an API Gateway API key it could not disable. */
-const DISABLE_FAILED = 'FAILED to disable its API Gateway API key: ';
 
 /**
  * Revokes the key and prints what the admin API did: on a stage, each API Gateway API key named
@@ -32,20 +28,22 @@ async function revokeKey(
   { stdout, stderr }: KeysCommandDependencies,
   reason: { reason?: string },
 ): Promise<void> {
-  const { key, apiGateway } = await callAdmin<{ key: ShownKey; apiGateway: readonly string[] }>(
-    target,
-    { method: 'POST', path: ['keys', keyId, 'revoke'], body: reason },
+  const { key, apiGateway } = await dataOf(
+    target.admin.POST('/keys/{keyId}/revoke', { params: { path: { keyId } }, body: reason }),
   );
   stdout(
     `Revoked key ${keyId} (${planName(key.plan)}, owner ${key.owner ?? '-'}) at ${key.revokedAt}.`,
   );
   const failures: string[] = [];
-  for (const { region, text } of apiGateway.map(regionLine)) {
-    if (text.startsWith(DISABLE_FAILED)) {
-      failures.push(`${text.slice(DISABLE_FAILED.length)}${region ? ` (${region})` : ''}`);
-    } else if (text.startsWith('no API Gateway API key'))
-      stderr(`keys: note: ${text}${inRegion(region)}; nothing to disable.`);
-    else stdout(`${text.charAt(0).toUpperCase()}${text.slice(1)}${inRegion(region)}.`);
+  for (const step of apiGateway.steps) {
+    const region = regionOf(step, apiGateway);
+    if (step.outcome === 'failed') {
+      failures.push(`${step.error?.message}${region ? ` (${region})` : ''}`);
+    } else if (step.outcome === 'notFound') {
+      stderr(
+        `keys: note: no API Gateway API key is named ${keyId}${inRegion(region)}; nothing to disable.`,
+      );
+    } else stdout(stepSentence(step, region));
   }
   if (failures.length > 0) {
     throw new Error(

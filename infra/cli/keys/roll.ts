@@ -15,7 +15,7 @@ import {
   reasonOption,
 } from './command.ts';
 import { DURATION_FORMAT, durationParser } from './duration.ts';
-import { callAdmin, openTarget, type Target } from './target.ts';
+import { dataOf, openTarget, type Target } from './target.ts';
 
 /** `roll <key-id> [--grace DURATION] [--reason TEXT] [--stage S]`. */
 export const roll: KeysSubcommand = {
@@ -56,11 +56,9 @@ async function rollKey(
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  const rolled = await callAdmin<{ token: string; graceUntil?: string }>(target, {
-    method: 'POST',
-    path: ['keys', keyId, 'roll'],
-    body,
-  });
+  const rolled = await dataOf(
+    target.admin.POST('/keys/{keyId}/roll', { params: { path: { keyId } }, body }),
+  );
   stdout(`Rolled key ${keyId} on ${target.description}`);
   stdout(
     rolled.graceUntil

@@ -4,7 +4,6 @@
  * `insufficient_scope`.
  */
 import { type Command, Option } from 'commander';
-import type { ShownChange } from '../../../shared/keys/key-operations.ts';
 import { isScope, keyScopes, SCOPES, type Scope } from '../../../shared/keys/scopes.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { UsageError } from '../common/program.ts';
@@ -16,7 +15,7 @@ import {
   reasonOf,
   reasonOption,
 } from './command.ts';
-import { callAdmin, openTarget, type Target } from './target.ts';
+import { dataOf, openTarget, type Target } from './target.ts';
 
 /** The `--scope` option as commander collects it: every value given, split at commas, unchecked. */
 export interface ScopeOptions {
@@ -87,11 +86,12 @@ async function changeScopes(
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  const changed = await callAdmin<ShownChange>(target, {
-    method: 'PUT',
-    path: ['keys', keyId, 'scopes'],
-    body: { scopes, ...(reason !== undefined && { reason }) },
-  });
+  const changed = await dataOf(
+    target.admin.PUT('/keys/{keyId}/scopes', {
+      params: { path: { keyId } },
+      body: { scopes: [...scopes], ...(reason !== undefined && { reason }) },
+    }),
+  );
   stdout(`Key ${keyId} on ${target.description}`);
   stdout(`  scopes: ${describeScopes(changed.previous.scopes)} -> ${describeScopes(scopes)}`);
   stdout(

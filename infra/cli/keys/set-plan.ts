@@ -3,9 +3,9 @@
  * (docs/rate-limits.md), through the admin API (setKeyPlan, audited as `key.plan_changed`). On a
  * stage the admin API moves its API Gateway API key between usage plans.
  */
-import type { ShownChange } from '../../../shared/keys/key-operations.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
+import type { AdminRequestBody, AdminSchemas } from '../admin-api-client.ts';
 import { parseStage } from '../common/stage.ts';
 import {
   type KeysCommandDependencies,
@@ -14,9 +14,16 @@ import {
   reasonOf,
   reasonOption,
 } from './command.ts';
-import { describePlan, inRegion, regionLine } from './format.ts';
-import { addPlanOptions, type PlanChoice, type PlanOptions, planChoice } from './plan-options.ts';
-import { callAdmin, openTarget, type Target } from './target.ts';
+import {
+  describePlan,
+  describeStep,
+  inRegion,
+  regionOf,
+  regionPrefix,
+  stepSentence,
+} from './format.ts';
+import { addPlanOptions, type PlanOptions, planChoice } from './plan-options.ts';
+import { dataOf, openTarget, type Target } from './target.ts';
 
 /** `set-plan <key-id> --plan P [--per-minute N --per-day N] [--reason TEXT] [--stage S]`. */
 export const setPlan: KeysSubcommand = {
@@ -40,9 +47,6 @@ export const setPlan: KeysSubcommand = {
       }),
 };
 
-/** How the admin API reports an old own usage plan it could not delete (the move stands). */
-const DELETE_FAILED = /^FAILED to delete the old usage plan (\S+) \((.*)\): (delete it with .*)$/;
-
 /**
  * Changes the key's plan and prints what changed: the plans before and after, then each of API
  * Gateway's steps on a stage, the deletion of an Enterprise key's own usage plan last.
@@ -53,36 +57,31 @@ const DELETE_FAILED = /^FAILED to delete the old usage plan (\S+) \((.*)\): (del
  */
 async function movePlan(
   keyId: string,
-  request: PlanChoice & { readonly reason?: string },
+  request: AdminRequestBody<'setKeyPlan'>,
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  const { previous, key, apiGateway } = await callAdmin<ShownChange>(target, {
-    method: 'PUT',
-    path: ['keys', keyId, 'plan'],
-    body: request,
-  });
+  const { previous, key, apiGateway } = await dataOf(
+    target.admin.PUT('/keys/{keyId}/plan', { params: { path: { keyId } }, body: request }),
+  );
   stdout(`Moved key ${keyId} on ${target.description}`);
   stdout(`  from: ${describePlan(previous)}`);
   stdout(`  to:   ${describePlan(key)}`);
-  const isDeletion = (line: string) =>
-    /usage plan \S+, the key's own|^FAILED/.test(regionLine(line).text);
-  const [moves, deletions] = [
-    apiGateway.filter((line) => !isDeletion(line)),
-    apiGateway.filter(isDeletion).map(regionLine),
-  ];
-  for (const line of moves) stdout(`  ${line}`);
+  const isDeletion = ({ step }: AdminSchemas['ApiGatewayStep']) => step === 'deleteUsagePlan';
+  for (const step of apiGateway.steps.filter((each) => !isDeletion(each))) {
+    stdout(`  ${regionPrefix(regionOf(step, apiGateway))}${describeStep(step)}`);
+  }
   stdout(
     `Requests with the key get the new limits when the authorizer's cached result expires, within ${AUTHORIZER_CACHE_TTL_SECONDS} s.`,
   );
   const failures: string[] = [];
-  for (const { region, text } of deletions) {
-    const failed = DELETE_FAILED.exec(text);
-    if (failed) {
+  for (const step of apiGateway.steps.filter(isDeletion)) {
+    const region = regionOf(step, apiGateway);
+    if (step.outcome === 'failed') {
       failures.push(
-        `its old usage plan ${failed[1]}${inRegion(region)} could not be deleted (${failed[2]}): ${failed[3]}`,
+        `its old usage plan ${step.usagePlanId}${inRegion(region)} could not be deleted (${step.error?.message}): delete it with \`aws apigateway delete-usage-plan --usage-plan-id ${step.usagePlanId}\``,
       );
-    } else stdout(`${text.charAt(0).toUpperCase()}${text.slice(1)}${inRegion(region)}.`);
+    } else stdout(stepSentence(step, region));
   }
   if (failures.length > 0) throw new Error(`Key ${keyId} has moved, but ${failures.join('; ')}.`);
 }

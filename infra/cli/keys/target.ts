@@ -1,17 +1,18 @@
 /**
  * Where the keys command works: the admin API of the local stack (`npm start`, signed with the
  * stack's own credentials) or of a deployed stage (`--stage`, found through its stack outputs,
- * signed with the operator's credentials from the SDK's default chain); a failure reads in the
- * target's terms.
+ * signed with the operator's credentials from the SDK's default chain), through the typed client
+ * of infra/cli/admin-api-client.ts; a refusal or failure reads in the target's terms.
  */
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import type { Middleware } from 'openapi-fetch';
 import type { TokenStage } from '../../../shared/keys/token.ts';
 import { STACK_OUTPUTS, type StageName, stackName } from '../../stages.ts';
 import {
-  AdminApiClient,
+  type AdminApiClient,
   type AdminApiClientOptions,
-  AdminApiError,
-  type AdminRequest,
+  type AdminSchemas,
+  adminApiClient,
 } from '../admin-api-client.ts';
 import { requireOutput, stackOutputs } from '../common/stack-outputs.ts';
 
@@ -42,7 +43,10 @@ export interface Target {
   readonly description: string;
   /** The stage whose prefix its new tokens carry (`local` for the local stack). */
   readonly tokenStage: TokenStage;
-  /** The admin API, signing as the operator. */
+  /**
+   * The admin API, signing as the operator; a call it refuses or that fails rejects with an Error
+   * for the operator (see `operatorErrors`), so `dataOf` gives a call's answer.
+   */
   readonly admin: AdminApiClient;
   /** Whether it is a deployed stage (whose keys have API Gateway API keys). */
   readonly deployed: boolean;
@@ -67,17 +71,14 @@ function openLocalStack({ local, fetch }: TargetDependencies): Target {
       `No DynamoDB Local credentials in ${local.credentialsFile}: start the local stack once with \`npm start\`, which creates them.`,
     );
   }
-  return {
-    description: `the local stack (admin API at ${local.adminApiUrl})`,
-    tokenStage: 'local',
-    admin: new AdminApiClient({
-      baseUrl: local.adminApiUrl,
-      region: local.region,
-      credentials: local.credentials,
-      fetch,
-    }),
-    deployed: false,
-  };
+  return targetOf(
+    {
+      description: `the local stack (admin API at ${local.adminApiUrl})`,
+      tokenStage: 'local',
+      deployed: false,
+    },
+    { baseUrl: local.adminApiUrl, region: local.region, credentials: local.credentials, fetch },
+  );
 }
 
 async function openStage(
@@ -87,52 +88,81 @@ async function openStage(
   const stack = stackName(stage);
   const outputs = await stackOutputs(cloudFormation, stack);
   const adminApiUrl = requireOutput(outputs, STACK_OUTPUTS.adminApiBaseUrl, stack);
-  return {
-    description: `stage ${stage} (admin API of stack ${stack})`,
-    tokenStage: stage,
-    admin: new AdminApiClient({
+  return targetOf(
+    {
+      description: `stage ${stage} (admin API of stack ${stack})`,
+      tokenStage: stage,
+      deployed: true,
+    },
+    {
       baseUrl: adminApiUrl,
       region: await cloudFormation.config.region(),
       credentials: stageCredentials,
       fetch,
-    }),
-    deployed: true,
-  };
+    },
+  );
+}
+
+/** A target whose admin API is a client of `options` with the target's `operatorErrors`. */
+function targetOf(about: Omit<Target, 'admin'>, options: AdminApiClientOptions): Target {
+  const admin = adminApiClient(options);
+  admin.use(operatorErrors(about, options.baseUrl.replace(/\/$/, '')));
+  return { ...about, admin };
 }
 
 /**
- * Calls the target's admin API and returns the answer's body.
+ * The admin API's answer of a call that succeeded (a refusal or failure has rejected the call:
+ * `operatorErrors`).
  *
- * @throws Error for the operator: an unknown key (`key_not_found`) as `unknownKey` says it, any
- *   other refusal with the API's message, an admin API that does not answer with what to do.
+ * @throws Error when a 2xx answer has no body, which no operation of the document answers.
  */
-export async function callAdmin<T>(target: Target, request: AdminRequest): Promise<T> {
-  try {
-    return await target.admin.call<T>(request);
-  } catch (error) {
-    if (error instanceof AdminApiError && error.body.code === 'key_not_found') {
-      throw unknownKey(request.path[1] ?? '', target);
-    }
-    if (error instanceof AdminApiError) throw new Error(error.message, { cause: error });
-    throw unreachable(error, target);
-  }
+export async function dataOf<Data>(call: Promise<{ readonly data?: Data }>): Promise<Data> {
+  const { data } = await call;
+  if (data === undefined) throw new Error('The admin API answered without a body.');
+  return data;
+}
+
+/**
+ * The target's errors for the operator, as an openapi-fetch middleware: an unknown key
+ * (`key_not_found`) as `unknownKey` says it, any other refusal with the API's message, an admin
+ * API that does not answer (or not JSON) with what to do.
+ */
+function operatorErrors(target: Omit<Target, 'admin'>, url: string): Middleware {
+  return {
+    async onResponse({ response, params }) {
+      if (response.ok) return undefined;
+      const body = (await response.json().catch(() => undefined)) as
+        | Partial<AdminSchemas['Error']>
+        | undefined;
+      const keyId = params.path?.keyId;
+      if (body?.code === 'key_not_found' && typeof keyId === 'string') {
+        throw unknownKey(keyId, target);
+      }
+      throw new Error(
+        body?.message ?? `The admin API at ${url} failed: it answered ${response.status}.`,
+      );
+    },
+    onError({ error }) {
+      return unreachable(error, target, url);
+    },
+  };
 }
 
 /** The error for an admin API that could not be reached, saying what to do. */
-function unreachable(error: unknown, target: Target): Error {
+function unreachable(error: unknown, target: Pick<Target, 'deployed'>, url: string): Error {
   const code = (error as { cause?: { code?: unknown } }).cause?.code;
   if (!target.deployed && code === 'ECONNREFUSED') {
     return new Error(
-      `The admin API at ${target.admin.url} does not answer: start the local stack with \`npm start\`, or set ADMIN_PORT to the admin API port of the one running.`,
+      `The admin API at ${url} does not answer: start the local stack with \`npm start\`, or set ADMIN_PORT to the admin API port of the one running.`,
       { cause: error },
     );
   }
-  return new Error(`The admin API at ${target.admin.url} failed: ${(error as Error).message}`, {
+  return new Error(`The admin API at ${url} failed: ${(error as Error).message}`, {
     cause: error,
   });
 }
 
 /** The error for a key id the target does not hold. */
-export function unknownKey(keyId: string, target: Target): Error {
+function unknownKey(keyId: string, target: Pick<Target, 'description'>): Error {
   return new Error(`No key ${keyId} on ${target.description}: see \`npm run keys -- list\`.`);
 }

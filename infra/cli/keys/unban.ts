@@ -4,7 +4,7 @@
  * audited as `key.unbanned` when there was a ban).
  */
 import { type KeysCommandDependencies, keyIdSubcommand } from './command.ts';
-import { callAdmin, type Target } from './target.ts';
+import { dataOf, type Target } from './target.ts';
 
 /** `unban <key-id> [--reason TEXT] [--stage S]`. */
 export const unban = keyIdSubcommand(
@@ -24,13 +24,8 @@ async function unbanKey(
   { stdout }: KeysCommandDependencies,
   reason: { reason?: string },
 ): Promise<void> {
-  const { lifted, bannedUntil } = await callAdmin<{ lifted: boolean; bannedUntil?: string }>(
-    target,
-    {
-      method: 'POST',
-      path: ['keys', keyId, 'unban'],
-      body: reason,
-    },
+  const { lifted, bannedUntil } = await dataOf(
+    target.admin.POST('/keys/{keyId}/unban', { params: { path: { keyId } }, body: reason }),
   );
   stdout(
     lifted

@@ -4,7 +4,6 @@
  * nothing is written for it.
  */
 import { Option } from 'commander';
-import type { DayUsage } from '../../../shared/dynamodb/usage.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
 import { UsageError } from '../common/program.ts';
 import { parseStage } from '../common/stage.ts';
@@ -12,7 +11,7 @@ import { columns } from '../common/text.ts';
 import { type KeysCommandDependencies, type KeysSubcommand, keyIdCommand } from './command.ts';
 import { formatCount } from './format.ts';
 import { NOT_USED } from './list.ts';
-import { callAdmin, openTarget, type Target } from './target.ts';
+import { dataOf, openTarget, type Target } from './target.ts';
 
 /** Days `usage` shows without `--days`. */
 const DEFAULT_DAYS = 7;
@@ -66,11 +65,9 @@ async function printUsage(
   target: Target,
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
-  const usage = await callAdmin<{ days: DayUsage[]; lastUsed?: string }>(target, {
-    method: 'GET',
-    path: ['keys', keyId, 'usage'],
-    query: { days: String(days) },
-  });
+  const usage = await dataOf(
+    target.admin.GET('/keys/{keyId}/usage', { params: { path: { keyId }, query: { days } } }),
+  );
   stdout(`Requests of key ${keyId} on ${target.description}, per UTC day:`);
   const rows = usage.days.map(({ day, admitted, refused }) => [
     day,

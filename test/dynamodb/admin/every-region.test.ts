@@ -17,34 +17,15 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createKeyOperations } from '../../../functions/admin/container.ts';
-import { regionalStackName, stackName } from '../../../infra/stages.ts';
+import { regionalStackName } from '../../../infra/stages.ts';
 import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
 import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
 import { readSettings, requiredSetting } from '../../../shared/settings.ts';
+import { HOME, OTHER, STACKS, twoRegionKeyOperations } from '../../support/two-region-stage.ts';
 
-const HOME = 'us-east-1';
-const OTHER = 'us-west-2';
-const STACKS = { [HOME]: stackName('staging'), [OTHER]: regionalStackName('staging', OTHER) };
-
-/** The admin functions (a container of their own) on the home region of a stage of two regions. */
-const container = (env: Record<string, string> = {}) =>
-  createKeyOperations({
-    ...process.env,
-    AWS_REGION: HOME,
-    PETSTORE_REGIONS: `${HOME},${OTHER}`,
-    PETSTORE_STAGE: 'staging',
-    PETSTORE_STACK_NAME: STACKS[HOME],
-    PETSTORE_REGION_STACKS: `${STACKS[HOME]},${STACKS[OTHER]}`,
-    PUBLIC_REST_API_ID: `api-${HOME}`,
-    USAGE_PLAN_ID_FREE: `${HOME}-free`,
-    USAGE_PLAN_ID_PRO: `${HOME}-pro`,
-    USAGE_PLAN_ID_BUSINESS: `${HOME}-business`,
-    ...env,
-  });
-const operations = container();
+const operations = twoRegionKeyOperations();
 const client = createDocumentClient();
 const audit = DynamoDBAuditLog.from({ client, settings: readSettings() });
 const keys = new DynamoDBKeyStore(client, requiredSetting(readSettings(), 'KEYS_TABLE_NAME'));
@@ -131,7 +112,7 @@ function fakeApiGateway() {
   on(GetUsagePlansCommand, (input, region, name) => {
     const plans = PLAN_IDS.map((plan) => ({
       id: `${name}-${plan}`,
-      name: `${STACKS[name as keyof typeof STACKS]}-${plan[0]?.toUpperCase()}${plan.slice(1)}`,
+      name: `${STACKS[name]}-${plan[0]?.toUpperCase()}${plan.slice(1)}`,
       apiStages: [{ apiId: `api-${name}`, stage: 'v1' }],
     }));
     const holding = (id: string) => region.planKeys.has(`${id}/${input.keyId}`);
@@ -155,17 +136,26 @@ beforeEach(() => fakeApiGateway());
 
 describe('the admin API on a stage of two regions', () => {
   it('registers a new key with the same value in both regions, each in its own Free usage plan', async () => {
-    const { key, apiGateway: lines } = await operations.createKey({ plan: 'free' }, context);
+    const { key, apiGateway: steps } = await operations.createKey({ plan: 'free' }, context);
 
     const stored = await keys.findById(key.keyId);
     expect(apiKeysEverywhere()).toEqual([
       [HOME, stored?.usageIdentifier, true, [`${HOME}-free`]],
       [OTHER, stored?.usageIdentifier, true, [`${OTHER}-free`]],
     ]);
-    expect(lines).toEqual([
-      `${HOME}: API Gateway API key ${HOME}-apikey-1, in usage plan ${HOME}-free`,
-      `${OTHER}: API Gateway API key ${OTHER}-apikey-1, in usage plan ${OTHER}-free`,
-    ]);
+    expect(steps).toEqual({
+      regions: [HOME, OTHER],
+      steps: [HOME, OTHER].flatMap((region) => [
+        { region, step: 'createApiKey', outcome: 'done', apiKeyId: `${region}-apikey-1` },
+        {
+          region,
+          step: 'addToUsagePlan',
+          outcome: 'done',
+          apiKeyId: `${region}-apikey-1`,
+          usagePlanId: `${region}-free`,
+        },
+      ]),
+    });
     expect((await audit.history(key.keyId)).map(({ event }) => event)).toEqual(['key.created']);
   });
 
@@ -185,10 +175,14 @@ describe('the admin API on a stage of two regions', () => {
       [HOME, false],
       [OTHER, false],
     ]);
-    expect(revoked.apiGateway).toEqual([
-      `${HOME}: disabled API Gateway API key ${HOME}-apikey-1`,
-      `${OTHER}: disabled API Gateway API key ${OTHER}-apikey-1`,
-    ]);
+    expect(revoked.apiGateway.steps).toEqual(
+      [HOME, OTHER].map((region) => ({
+        region,
+        step: 'disableApiKey',
+        outcome: 'done',
+        apiKeyId: `${region}-apikey-1`,
+      })),
+    );
     expect((await audit.history(key.keyId)).map(({ event }) => event)).toEqual([
       'key.created',
       'key.plan_changed',
@@ -235,7 +229,7 @@ describe('the admin API on a stage of two regions', () => {
   });
 
   it("looks the other region's usage plans up once per container", async () => {
-    const fresh = container();
+    const fresh = twoRegionKeyOperations();
 
     await fresh.createKey({ plan: 'free' }, context);
     await fresh.createKey({ plan: 'business' }, context);
@@ -246,7 +240,7 @@ describe('the admin API on a stage of two regions', () => {
 
   it("refuses a key when a region has no usage plans of its stack's name, undoing the home region", async () => {
     const wrong = regionalStackName('staging', 'eu-west-1');
-    const misnamed = container({ PETSTORE_REGION_STACKS: `${STACKS[HOME]},${wrong}` });
+    const misnamed = twoRegionKeyOperations({ PETSTORE_REGION_STACKS: `${STACKS[HOME]},${wrong}` });
 
     await expect(misnamed.createKey({ plan: 'free' }, context)).rejects.toThrow(
       `API Gateway refused the key (Stack ${wrong} has no usage plan ${wrong}-Free, ${wrong}-Pro, ${wrong}-Business in this region: nothing was changed.); undone: delete API Gateway API key ${HOME}-apikey-1. No key was issued.`,

@@ -63,4 +63,23 @@ describe('keys command on a deployed stage', () => {
     ]);
     expect(stdout).toContain('Disabled API Gateway API key apikey-2.');
   });
+
+  it('notes on stderr that the key has no API key to disable, and succeeds', async () => {
+    const { record } = await keys.createKey({ plan: 'free' });
+    apiGateway.on(GetApiKeysCommand).resolves({ items: [] });
+
+    const { code, stdout, stderr } = await keysCommand([
+      'revoke',
+      record.keyId,
+      '--stage',
+      'staging',
+    ]);
+
+    expect(code).toBe(0);
+    expect(stdout).toEqual([expect.stringMatching(new RegExp(`^Revoked key ${record.keyId} `))]);
+    expect(stderr).toEqual([
+      `keys: note: no API Gateway API key is named ${record.keyId}; nothing to disable.`,
+    ]);
+    expect(apiGateway.commandCalls(UpdateApiKeyCommand)).toEqual([]);
+  });
 });
