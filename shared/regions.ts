@@ -34,19 +34,6 @@ export function regionsOf(settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REG
   return { names, own };
 }
 
-/** @throws Error naming both regions when `settings`' region is not the stage's home region. */
-export function assertHomeRegion(
-  settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>,
-  what: string,
-): void {
-  const { names, own } = regionsOf(settings);
-  if (own !== 0) {
-    throw new Error(
-      `${what} are administered in the home region ${names[0]} only, not in ${names[own]}`,
-    );
-  }
-}
-
 /** Whether `regions` has several regions. */
 export function isMultiRegion(regions: Regions): boolean {
   return regions.names.length > 1;
@@ -66,9 +53,4 @@ export function othersNames(name: string, regions: Regions): string[] {
   return regions.names.flatMap((_, at) =>
     at === regions.own ? [] : [regionalName(name, regions, at)],
   );
-}
-
-/** The keys of the item `name` in every region, the home region's first. */
-export function everyName(name: string, regions: Regions): string[] {
-  return regions.names.map((_, at) => regionalName(name, regions, at));
 }

@@ -1,11 +1,12 @@
 /**
  * Pet ids in leased blocks (hi/lo) on a sequence item of the pets table: item `id` 0, and in a stage
- * of several regions item `-n` for the region in place n (docs/architecture.md, "Regions").
+ * of several regions item `-n` for the region in place n, with the ids' arithmetic across regions
+ * (docs/architecture.md, "Regions").
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ID_BLOCK_LIFETIME_MS, idFloor, petIdOf } from '../pets/id-order.ts';
-import { isMultiRegion, ONE_REGION, type Regions, regionsOf } from '../regions.ts';
+import { ID_BLOCK_LIFETIME_MS } from '../pets/id-order.ts';
+import { isMultiRegion, MAX_REGIONS, ONE_REGION, type Regions, regionsOf } from '../regions.ts';
 import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 
@@ -15,6 +16,28 @@ export const PET_ID_SEQUENCE_ID = 0;
 /** Partition key of the sequence item of region `at`: 0 for the home region, else `-at`. */
 export function sequenceIdOf(at: number): number {
   return at === 0 ? PET_ID_SEQUENCE_ID : -at;
+}
+
+/** Zero of the sequences' clock floor (several regions): 2026-01-01T00:00:00Z, epoch ms. */
+export const ID_FLOOR_EPOCH_MS = Date.UTC(2026, 0, 1);
+
+/**
+ * Sequence values the clock floor gains per ms: above any region's creates, so ids stay k-sorted
+ * across regions, and safe integers until 2204 (docs/architecture.md, "Regions").
+ */
+export const ID_FLOOR_PER_MS = 100;
+
+/** The least sequence value a lease at `nowMs` (epoch ms) takes with several regions. */
+export function idFloor(nowMs: number): number {
+  return Math.max(0, Math.floor((nowMs - ID_FLOOR_EPOCH_MS) * ID_FLOOR_PER_MS));
+}
+
+/**
+ * The id of sequence value `value` of region `at` (@default regions.own): `value` with one region,
+ * else `value × MAX_REGIONS + at`, each region's residue modulo 16.
+ */
+export function petIdOf(value: number, regions: Regions, at = regions.own): number {
+  return isMultiRegion(regions) ? value * MAX_REGIONS + at : value;
 }
 
 /** Most ids an instance leases at once (the sequence item's write load: docs/architecture.md). */
