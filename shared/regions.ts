@@ -18,12 +18,23 @@ export interface Regions {
 /** A stage of one region: every item keeps the key it had before there were regions. */
 export const ONE_REGION: Regions = { names: ['home'], own: 0 };
 
+/** Region names (`us-east-1`, any lower-case name locally) separated by commas. */
+const REGION_LIST = /^[a-z0-9-]+( *, *[a-z0-9-]+)*$/;
+
 /**
- * The regions of `settings`: `PETSTORE_REGIONS`, `AWS_REGION` the function's own.
- * @throws Error for a name twice, more than 16, or `AWS_REGION` not among several.
+ * The regions of `settings`: `PETSTORE_REGIONS` (spaces around the names ignored), `AWS_REGION`
+ * the function's own.
+ * @throws Error for a list that is not names separated by commas, a name twice, more than 16, or
+ *   `AWS_REGION` not among several.
  */
 export function regionsOf(settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>): Regions {
-  const names = settings.PETSTORE_REGIONS ?? [];
+  const list = settings.PETSTORE_REGIONS ?? '';
+  if (list !== '' && !REGION_LIST.test(list)) {
+    throw new Error(
+      `Environment variable PETSTORE_REGIONS must be region names separated by commas, not "${list}"`,
+    );
+  }
+  const names = list.split(',').map((name) => name.trim());
   if (names.length < 2) return ONE_REGION;
   const own = names.indexOf(settings.AWS_REGION ?? '');
   if (own < 0 || names.length > MAX_REGIONS || new Set(names).size < names.length) {
