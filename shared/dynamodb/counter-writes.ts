@@ -22,7 +22,7 @@ import {
 } from '../rate-limit/decision.ts';
 import { roomLeft, standingAcross, sumOf } from '../rate-limit/regions.ts';
 import type { WindowBounds } from '../rate-limit/windows.ts';
-import { isMultiRegion, othersNames, type Regions, regionalName } from '../regions.ts';
+import { othersNames, type Regions, regionalName } from '../regions.ts';
 
 /** One request being counted: its key's item (named as in one region), instant, limits, signal. */
 export interface CountRequest {
@@ -64,14 +64,11 @@ export class CounterWrites {
   ) {}
 
   /**
-   * Counts the request on this region's item; with several regions within the room the others'
-   * counts last read leave, beside a read of theirs, which decides (`standingAcross`).
+   * Counts the request on this region's item within the room the other regions' counts last read
+   * leave, beside a read of theirs, which decides (`standingAcross`); with one region, the room is
+   * the limits and there is nothing to read.
    */
   async countOn(request: CountRequest): Promise<CountWrite> {
-    if (!isMultiRegion(this.regions)) {
-      const own = await this.countOwn(request);
-      return { ...own, others: NO_COUNTS, all: own.counts };
-    }
     const { name, at, limits } = request;
     const room = roomLeft(limits, this.othersSeen.get(name) ?? NO_COUNTS, at);
     const [own, others] = await Promise.all([
@@ -103,8 +100,10 @@ export class CounterWrites {
 
   /** The other regions' items of `request.name`, summed (eventually consistent GetItems, in parallel). */
   private async readOthers({ name, at, signal }: CountRequest): Promise<KeyCounts> {
+    const names = othersNames(name, this.regions);
+    if (names.length === 0) return NO_COUNTS;
     const items = await Promise.all(
-      othersNames(name, this.regions).map(async (other) => {
+      names.map(async (other) => {
         const { Item } = await this.client.send(
           new GetCommand({ TableName: this.tableName, Key: { name: other } }),
           { abortSignal: signal },
