@@ -17,13 +17,6 @@ const Port = v.pipe(
   v.maxValue(65_535, 'must be a port number from 0 to 65535'),
 );
 
-/** Names separated by commas, e.g. stack names. */
-const NameList = v.pipe(
-  v.string(),
-  v.regex(/^[A-Za-z0-9-]+(,[A-Za-z0-9-]+)*$/, 'must be names separated by commas'),
-  v.transform((text) => text.split(',')),
-);
-
 /** Every setting by variable name, defaults as text. Each function gets only its own tables. */
 export const SettingsSchema = v.object({
   /** Tables' names (dynamodb/tables.ts). */
@@ -40,10 +33,11 @@ export const SettingsSchema = v.object({
    */
   PETSTORE_STACK_NAME: v.optional(Text),
   /**
-   * The admin functions on a stage of several regions: each region's stack name, in
-   * `PETSTORE_REGIONS`' order (the home stack first), whose usage plans they find by name.
+   * The admin functions on a stage of several regions: each region's stack name separated by
+   * commas, in `PETSTORE_REGIONS`' order (the home stack first), whose usage plans they find by
+   * name (read by the admin functions' container, which checks one for each region).
    */
-  PETSTORE_REGION_STACKS: v.optional(NameList),
+  PETSTORE_REGION_STACKS: v.optional(Text),
   PUBLIC_REST_API_ID: v.optional(Text),
   USAGE_PLAN_ID_FREE: v.optional(Text),
   USAGE_PLAN_ID_PRO: v.optional(Text),
