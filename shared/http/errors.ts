@@ -37,20 +37,15 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 /**
- * The codes only the admin API answers with (docs/admin-openapi.yaml), beside the public API's
- * request codes (`invalid_json`, `invalid_body`, `invalid_parameter`, …) it shares.
+ * The codes only the admin API answers with, and their statuses, beside the public API's request
+ * codes (`invalid_json`, `invalid_body`, `invalid_parameter`, …) it shares; when each is used is
+ * written in docs/admin-openapi.yaml.
  */
 export const ADMIN_ERROR_CATALOGUE = {
-  key_not_found: { status: 404, description: 'No key has this id.' },
-  key_revoked: {
-    status: 409,
-    description: 'The key is revoked: it is not rolled and keeps its plan.',
-  },
-  key_changed: {
-    status: 409,
-    description: 'The key changed while this change was being made; nothing was changed: retry.',
-  },
-} as const satisfies Record<string, { status: number; description: string }>;
+  key_not_found: { status: 404 },
+  key_revoked: { status: 409 },
+  key_changed: { status: 409 },
+} as const satisfies Record<string, { status: number }>;
 
 /** A machine-readable error code of either API (snake_case). */
 export type AnyErrorCode = ErrorCode | keyof typeof ADMIN_ERROR_CATALOGUE;
