@@ -33,9 +33,8 @@ export const SettingsSchema = v.object({
    */
   PETSTORE_STACK_NAME: v.optional(Text),
   /**
-   * The admin functions on a stage of several regions: each region's stack name separated by
-   * commas, in `PETSTORE_REGIONS`' order (the home stack first), whose usage plans they find by
-   * name (read by the admin functions' container, which checks one for each region).
+   * The admin functions on a stage of several regions: each region's stack name, separated by
+   * commas in `PETSTORE_REGIONS`' order, whose usage plans they find by name.
    */
   PETSTORE_REGION_STACKS: v.optional(Text),
   PUBLIC_REST_API_ID: v.optional(Text),
@@ -52,9 +51,8 @@ export const SettingsSchema = v.object({
   AWS_ACCESS_KEY_ID: v.optional(Text),
   AWS_SECRET_ACCESS_KEY: v.optional(Text),
   /**
-   * The stage's regions, home region first, separated by commas (docs/architecture.md, "Regions"),
-   * read and checked by the functions that write per region (`regionsOf`); unset or one region:
-   * one region, as before 2.0. A region keeps its place for good (its items' keys depend on it).
+   * The stage's regions, home first, separated by commas (`regionsOf`; docs/architecture.md,
+   * "Regions"); unset or one: as before 2.0. A region keeps its place, which its items' keys name.
    */
   PETSTORE_REGIONS: v.optional(Text),
   /** Refused requests a key may send in one UTC minute before a ban (docs/rate-limits.md). */

@@ -46,9 +46,7 @@ type OwnWrite = Pick<CountWrite, 'outcome' | 'counts'>;
 
 /** The day has room for one more request (the day's count is absent on an item only a ban made). */
 const DAY_HAS_ROOM = '(attribute_not_exists(dayCount) OR dayCount < :perDay)';
-/** No ban is in force. */
 const NOT_BANNED = '(attribute_not_exists(bannedUntil) OR bannedUntil <= :now)';
-/** The stored minute is earlier than the request's, or there is none. */
 const EARLIER_MINUTE = '(attribute_not_exists(minuteStart) OR minuteStart < :minute)';
 
 /** The counting, refusal and ban writes of one region on the counters table. */
@@ -65,8 +63,7 @@ export class CounterWrites {
 
   /**
    * Counts the request on this region's item within the room the other regions' counts last read
-   * leave, beside a read of theirs, which decides (`standingAcross`); with one region, the room is
-   * the limits and there is nothing to read.
+   * leave, beside a read of theirs (none with one region), which decides (`standingAcross`).
    */
   async countOn(request: CountRequest): Promise<CountWrite> {
     const { name, at, limits } = request;

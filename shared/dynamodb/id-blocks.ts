@@ -1,7 +1,6 @@
 /**
  * Pet ids in leased blocks (hi/lo) on a sequence item of the pets table: item `id` 0, and in a stage
- * of several regions item `-n` for the region in place n, with the ids' arithmetic across regions
- * (docs/architecture.md, "Regions").
+ * of several regions item `-n` for the region in place n (docs/architecture.md, "Regions").
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -43,7 +42,6 @@ export function petIdOf(value: number, regions: Regions, at = regions.own): numb
 /** Most ids an instance leases at once (the sequence item's write load: docs/architecture.md). */
 export const DEFAULT_ID_BLOCK_SIZE = 100;
 
-/** Options of {@link IdBlocks}. */
 export interface IdBlocksOptions {
   /** Most ids per lease, a whole number >= 1. @default DEFAULT_ID_BLOCK_SIZE */
   readonly maxBlockSize?: number;
@@ -57,7 +55,6 @@ export interface IdBlocksOptions {
 interface Block {
   next: number;
   readonly last: number;
-  /** Ids the lease took. */
   readonly size: number;
   /** Epoch ms, taken before the lease was sent: the block is used until this + the lifetime. */
   readonly leasedAt: number;

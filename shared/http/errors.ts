@@ -1,10 +1,6 @@
 /** Each error code's HTTP status, and `ApiError`, the answer of an error (docs/api.md, "Errors"). */
 
-/**
- * Every `code` value the public API can answer with, and its HTTP status. When each is used is
- * written once, in docs/openapi.yaml (`Error.code`'s `x-codes`), whose statuses are tested
- * against these.
- */
+/** Every `code` of the public API and its status; its use: docs/openapi.yaml's `x-codes`. */
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400 },
   invalid_body: { status: 400 },
@@ -36,11 +32,7 @@ export const ERROR_CATALOGUE = {
 /** A machine-readable error code of the public API (snake_case). */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/**
- * The codes only the admin API answers with, and their statuses, beside the public API's request
- * codes (`invalid_json`, `invalid_body`, `invalid_parameter`, …) it shares; when each is used is
- * written in docs/admin-openapi.yaml.
- */
+/** The codes only the admin API answers, beside the public API's it shares: admin-openapi.yaml. */
 export const ADMIN_ERROR_CATALOGUE = {
   key_not_found: { status: 404 },
   key_revoked: { status: 409 },

@@ -1,7 +1,4 @@
-/**
- * Keys have one writer, the stage's home region (docs/architecture.md, "Regions"): the rule that
- * the keys table's administration checks before it writes.
- */
+/** Keys have one writer, the stage's home region (docs/architecture.md, "Regions"). */
 import { regionsOf } from '../regions.ts';
 import type { Settings } from '../settings.ts';
 

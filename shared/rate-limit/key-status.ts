@@ -1,11 +1,9 @@
 /**
- * What an operator sees of a key's counters: its ban in force and its requests per UTC day (read
- * by the counters table's adapters for the keys command and the admin API), summed over the items
- * of every region.
+ * What an operator sees of a key's counters in every region: its ban in force and its requests per
+ * UTC day (read by the counters table's adapters for the keys command and the admin API).
  */
 import { type Regions, regionalName } from '../regions.ts';
 
-/** A key's ban in force. */
 export interface BanState {
   /** Epoch seconds at which the ban ends. */
   readonly bannedUntil: number;
