@@ -234,21 +234,6 @@ describe('the bundles', () => {
     }
   });
 
-  it("hold the regions code only in the operations, which count per region; the keys' home-region rule and the operators' every-region names in no function", () => {
-    const regionsCode = /shared\/(rate-limit\/)?regions\.ts$/;
-    const keysAndOperators = /shared\/(keys\/home-region|rate-limit\/key-status)\.ts$/;
-    for (const id of FUNCTION_IDS) {
-      const sources = bundledSources(id);
-      expect(sources.filter((source) => regionsCode.test(source)).length, id).toBe(
-        id === 'AuthorizerFunction' ? 0 : 2,
-      );
-      expect(
-        sources.filter((source) => keysAndOperators.test(source)),
-        id,
-      ).toEqual([]);
-    }
-  });
-
   it('hold no X-Ray SDK and no Secrets Manager client: active tracing and the extension do without', () => {
     for (const id of FUNCTION_IDS) {
       const heavy = bundledSources(id).filter((source) =>
