@@ -22,9 +22,9 @@ export const ONE_REGION: Regions = { names: ['home'], own: 0 };
 const REGION_LIST = /^[a-z0-9-]+( *, *[a-z0-9-]+)*$/;
 
 /**
- * The regions of `settings`: `PETSTORE_REGIONS` (spaces around names ignored), and `AWS_REGION`,
- * its own. @throws Error for a list not of names, a name twice, more than 16, or `AWS_REGION` not
- * among several.
+ * The stage's regions, `PETSTORE_REGIONS` (spaces around names ignored), and the function's place
+ * among them, `AWS_REGION`'s.
+ * @throws Error for a list not of names, a name twice, more than 16, or `AWS_REGION` not in it.
  */
 export function regionsOf(settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>): Regions {
   const list = settings.PETSTORE_REGIONS ?? '';
