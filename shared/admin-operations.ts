@@ -34,7 +34,6 @@ export type AdminOperationId =
 /** HTTP methods the admin API serves: the public API's and PUT (replacing one field of a key). */
 export type AdminHttpMethod = HttpMethod | 'PUT';
 
-/** One operation of the admin API. */
 export interface AdminOperation {
   readonly operationId: AdminOperationId;
   readonly method: AdminHttpMethod;

@@ -9,13 +9,11 @@ import type { Scope } from './keys/scopes.ts';
 import { PET_PATH, PETS_PATH } from './paths.ts';
 import { CURSOR_KEY_SECRET, type SecretDefinition } from './secret-definitions.ts';
 
-/** HTTP methods the API serves. */
 export type HttpMethod = 'GET' | 'POST';
 
 /** The spec's operation names, also the OpenAPI operationIds. */
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
 
-/** One operation of the API. */
 export interface Operation {
   readonly operationId: OperationId;
   readonly method: HttpMethod;

@@ -3,7 +3,6 @@
 /** Name of the deployment stage: the version segment that ends the base URL. */
 export const API_STAGE_NAME = 'v1';
 
-/** The collection of pets. */
 export const PETS_PATH = '/pets';
 
 /** One pet; `petId` is its id. */

@@ -18,12 +18,22 @@ export interface Regions {
 /** A stage of one region: every item keeps the key it had before there were regions. */
 export const ONE_REGION: Regions = { names: ['home'], own: 0 };
 
+/** Region names (`us-east-1`, any lower-case name locally) separated by commas. */
+const REGION_LIST = /^[a-z0-9-]+( *, *[a-z0-9-]+)*$/;
+
 /**
- * The regions of `settings`: `PETSTORE_REGIONS`, `AWS_REGION` the function's own.
- * @throws Error for a name twice, more than 16, or `AWS_REGION` not among several.
+ * The stage's regions, `PETSTORE_REGIONS` (spaces around names ignored), and the function's place
+ * among them, `AWS_REGION`'s.
+ * @throws Error for a list not of names, a name twice, more than 16, or `AWS_REGION` not in it.
  */
 export function regionsOf(settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>): Regions {
-  const names = settings.PETSTORE_REGIONS ?? [];
+  const list = settings.PETSTORE_REGIONS ?? '';
+  if (list !== '' && !REGION_LIST.test(list)) {
+    throw new Error(
+      `Environment variable PETSTORE_REGIONS must be region names separated by commas, not "${list}"`,
+    );
+  }
+  const names = list.split(',').map((name) => name.trim());
   if (names.length < 2) return ONE_REGION;
   const own = names.indexOf(settings.AWS_REGION ?? '');
   if (own < 0 || names.length > MAX_REGIONS || new Set(names).size < names.length) {
@@ -32,19 +42,6 @@ export function regionsOf(settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REG
     );
   }
   return { names, own };
-}
-
-/** @throws Error naming both regions when `settings`' region is not the stage's home region. */
-export function assertHomeRegion(
-  settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>,
-  what: string,
-): void {
-  const { names, own } = regionsOf(settings);
-  if (own !== 0) {
-    throw new Error(
-      `${what} are administered in the home region ${names[0]} only, not in ${names[own]}`,
-    );
-  }
 }
 
 /** Whether `regions` has several regions. */
@@ -66,9 +63,4 @@ export function othersNames(name: string, regions: Regions): string[] {
   return regions.names.flatMap((_, at) =>
     at === regions.own ? [] : [regionalName(name, regions, at)],
   );
-}
-
-/** The keys of the item `name` in every region, the home region's first. */
-export function everyName(name: string, regions: Regions): string[] {
-  return regions.names.map((_, at) => regionalName(name, regions, at));
 }

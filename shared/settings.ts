@@ -17,20 +17,6 @@ const Port = v.pipe(
   v.maxValue(65_535, 'must be a port number from 0 to 65535'),
 );
 
-/** Region names (`us-east-1`, any lower-case name locally); each once, at most 16: regions.ts. */
-const RegionList = v.pipe(
-  v.string(),
-  v.regex(/^[a-z0-9-]+( *, *[a-z0-9-]+)*$/, 'must be region names separated by commas'),
-  v.transform((text) => text.split(',').map((name) => name.trim())),
-);
-
-/** Names separated by commas, e.g. stack names. */
-const NameList = v.pipe(
-  v.string(),
-  v.regex(/^[A-Za-z0-9-]+(,[A-Za-z0-9-]+)*$/, 'must be names separated by commas'),
-  v.transform((text) => text.split(',')),
-);
-
 /** Every setting by variable name, defaults as text. Each function gets only its own tables. */
 export const SettingsSchema = v.object({
   /** Tables' names (dynamodb/tables.ts). */
@@ -47,10 +33,10 @@ export const SettingsSchema = v.object({
    */
   PETSTORE_STACK_NAME: v.optional(Text),
   /**
-   * The admin functions on a stage of several regions: each region's stack name, in
-   * `PETSTORE_REGIONS`' order (the home stack first), whose usage plans they find by name.
+   * The admin functions on a stage of several regions: each region's stack name, separated by
+   * commas in `PETSTORE_REGIONS`' order, whose usage plans they find by name.
    */
-  PETSTORE_REGION_STACKS: v.optional(NameList),
+  PETSTORE_REGION_STACKS: v.optional(Text),
   PUBLIC_REST_API_ID: v.optional(Text),
   USAGE_PLAN_ID_FREE: v.optional(Text),
   USAGE_PLAN_ID_PRO: v.optional(Text),
@@ -65,10 +51,10 @@ export const SettingsSchema = v.object({
   AWS_ACCESS_KEY_ID: v.optional(Text),
   AWS_SECRET_ACCESS_KEY: v.optional(Text),
   /**
-   * The stage's regions, home region first (docs/architecture.md, "Regions"); unset or one region:
-   * one region, as before 2.0. A region keeps its place for good (its items' keys depend on it).
+   * The stage's regions, home first, separated by commas (`regionsOf`; docs/architecture.md,
+   * "Regions"); unset or one: as before 2.0. A region keeps its place, which its items' keys name.
    */
-  PETSTORE_REGIONS: v.optional(RegionList),
+  PETSTORE_REGIONS: v.optional(Text),
   /** Refused requests a key may send in one UTC minute before a ban (docs/rate-limits.md). */
   RATE_LIMIT_BAN_THRESHOLD: v.optional(WholeNumber, '50'),
   /** Length of a ban, seconds (15 minutes). */

@@ -58,7 +58,7 @@ function apiKeyGatewayOf(settings: Settings, targets: ApiGatewayTargets): ApiKey
   const { names } = regionsOf(settings);
   const home = new ApiGatewayKeyGateway(new APIGatewayClient({}), targets);
   if (names.length === 1) return home;
-  const stacks = settings.PETSTORE_REGION_STACKS ?? [];
+  const stacks = settings.PETSTORE_REGION_STACKS?.split(',') ?? [];
   if (stacks.length !== names.length || stacks[0] !== targets.stackName) {
     throw new Error(
       `PETSTORE_REGION_STACKS (${stacks}) must name the stack of each of PETSTORE_REGIONS (${names}), ${targets.stackName} first`,

@@ -21,6 +21,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../shared/http/unavailable.ts';
+import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { listen, readBody, sendJson } from './server.ts';
 
 /** A region behind the stand-in. */
@@ -125,14 +126,13 @@ export async function startFailover(options: FailoverOptions): Promise<Failover>
     for (const index of targets.keys()) void check(index);
   }, intervalMs);
 
-  const prefix = new URL(targets[0]?.url ?? 'http://127.0.0.1/v1').pathname;
   const server = await listen((request, response) => forward(request, response, active()), {
     port: options.port ?? 0,
     host: '127.0.0.1',
     portEnv: 'PORT',
   });
   return {
-    url: `http://127.0.0.1:${server.port}${prefix}`,
+    url: `http://127.0.0.1:${server.port}/${API_STAGE_NAME}`,
     changes: () => [...changes],
     active,
     close: async () => {

@@ -12,10 +12,10 @@ import {
 import type { AuditContext } from '../audit/entry.ts';
 import { counterName, countsOf, daysUntil } from '../rate-limit/counter-item.ts';
 import { activeBan, instantAt } from '../rate-limit/decision.ts';
-import type { BanState } from '../rate-limit/key-status.ts';
+import { type BanState, everyName } from '../rate-limit/key-status.ts';
 import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
 import { windowAt } from '../rate-limit/windows.ts';
-import { everyName, ONE_REGION, type Regions, regionalName } from '../regions.ts';
+import { ONE_REGION, type Regions, regionalName } from '../regions.ts';
 import type { DynamoDBAuditLog } from './audit-log.ts';
 
 // Where the keys command reads it.

@@ -29,7 +29,6 @@ export interface LocalCredentials {
   readonly region?: string;
 }
 
-/** Options of {@link createDocumentClient}. */
 export interface DocumentClientOptions {
   /** URL of DynamoDB Local; `''` means AWS. @default - the setting `DYNAMODB_ENDPOINT` */
   readonly endpoint?: string;

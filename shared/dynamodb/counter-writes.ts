@@ -22,7 +22,7 @@ import {
 } from '../rate-limit/decision.ts';
 import { roomLeft, standingAcross, sumOf } from '../rate-limit/regions.ts';
 import type { WindowBounds } from '../rate-limit/windows.ts';
-import { isMultiRegion, othersNames, type Regions, regionalName } from '../regions.ts';
+import { othersNames, type Regions, regionalName } from '../regions.ts';
 
 /** One request being counted: its key's item (named as in one region), instant, limits, signal. */
 export interface CountRequest {
@@ -46,9 +46,7 @@ type OwnWrite = Pick<CountWrite, 'outcome' | 'counts'>;
 
 /** The day has room for one more request (the day's count is absent on an item only a ban made). */
 const DAY_HAS_ROOM = '(attribute_not_exists(dayCount) OR dayCount < :perDay)';
-/** No ban is in force. */
 const NOT_BANNED = '(attribute_not_exists(bannedUntil) OR bannedUntil <= :now)';
-/** The stored minute is earlier than the request's, or there is none. */
 const EARLIER_MINUTE = '(attribute_not_exists(minuteStart) OR minuteStart < :minute)';
 
 /** The counting, refusal and ban writes of one region on the counters table. */
@@ -64,14 +62,10 @@ export class CounterWrites {
   ) {}
 
   /**
-   * Counts the request on this region's item; with several regions within the room the others'
-   * counts last read leave, beside a read of theirs, which decides (`standingAcross`).
+   * Counts the request on this region's item within the room the other regions' counts last read
+   * leave, beside a read of theirs (none with one region), which decides (`standingAcross`).
    */
   async countOn(request: CountRequest): Promise<CountWrite> {
-    if (!isMultiRegion(this.regions)) {
-      const own = await this.countOwn(request);
-      return { ...own, others: NO_COUNTS, all: own.counts };
-    }
     const { name, at, limits } = request;
     const room = roomLeft(limits, this.othersSeen.get(name) ?? NO_COUNTS, at);
     const [own, others] = await Promise.all([
@@ -103,8 +97,10 @@ export class CounterWrites {
 
   /** The other regions' items of `request.name`, summed (eventually consistent GetItems, in parallel). */
   private async readOthers({ name, at, signal }: CountRequest): Promise<KeyCounts> {
+    const names = othersNames(name, this.regions);
+    if (names.length === 0) return NO_COUNTS;
     const items = await Promise.all(
-      othersNames(name, this.regions).map(async (other) => {
+      names.map(async (other) => {
         const { Item } = await this.client.send(
           new GetCommand({ TableName: this.tableName, Key: { name: other } }),
           { abortSignal: signal },

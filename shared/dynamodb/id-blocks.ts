@@ -4,8 +4,8 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ID_BLOCK_LIFETIME_MS, idFloor, petIdOf } from '../pets/id-order.ts';
-import { isMultiRegion, ONE_REGION, type Regions, regionsOf } from '../regions.ts';
+import { ID_BLOCK_LIFETIME_MS } from '../pets/id-order.ts';
+import { isMultiRegion, MAX_REGIONS, ONE_REGION, type Regions, regionsOf } from '../regions.ts';
 import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 
@@ -17,10 +17,31 @@ export function sequenceIdOf(at: number): number {
   return at === 0 ? PET_ID_SEQUENCE_ID : -at;
 }
 
+/** Zero of the sequences' clock floor (several regions): 2026-01-01T00:00:00Z, epoch ms. */
+export const ID_FLOOR_EPOCH_MS = Date.UTC(2026, 0, 1);
+
+/**
+ * Sequence values the clock floor gains per ms: above any region's creates, so ids stay k-sorted
+ * across regions, and safe integers until 2204 (docs/architecture.md, "Regions").
+ */
+export const ID_FLOOR_PER_MS = 100;
+
+/** The least sequence value a lease at `nowMs` (epoch ms) takes with several regions. */
+export function idFloor(nowMs: number): number {
+  return Math.max(0, Math.floor((nowMs - ID_FLOOR_EPOCH_MS) * ID_FLOOR_PER_MS));
+}
+
+/**
+ * The id of sequence value `value` of region `at` (@default regions.own): `value` with one region,
+ * else `value × MAX_REGIONS + at`, each region's residue modulo 16.
+ */
+export function petIdOf(value: number, regions: Regions, at = regions.own): number {
+  return isMultiRegion(regions) ? value * MAX_REGIONS + at : value;
+}
+
 /** Most ids an instance leases at once (the sequence item's write load: docs/architecture.md). */
 export const DEFAULT_ID_BLOCK_SIZE = 100;
 
-/** Options of {@link IdBlocks}. */
 export interface IdBlocksOptions {
   /** Most ids per lease, a whole number >= 1. @default DEFAULT_ID_BLOCK_SIZE */
   readonly maxBlockSize?: number;
@@ -34,7 +55,6 @@ export interface IdBlocksOptions {
 interface Block {
   next: number;
   readonly last: number;
-  /** Ids the lease took. */
   readonly size: number;
   /** Epoch ms, taken before the lease was sent: the block is used until this + the lifetime. */
   readonly leasedAt: number;

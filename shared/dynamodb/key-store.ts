@@ -3,6 +3,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyChangeAudit } from '../keys/admin-ports.ts';
 import { KeyChangedError } from '../keys/errors.ts';
+import { assertHomeRegion } from '../keys/home-region.ts';
 import type {
   IssuedKey,
   KeyAdministration,
@@ -25,7 +26,6 @@ import {
 import { keyScopes, type Scope } from '../keys/scopes.ts';
 import type { TokenStage } from '../keys/token.ts';
 import type { PlanId, RequestLimits } from '../plans.ts';
-import { assertHomeRegion } from '../regions.ts';
 import { requiredSetting } from '../settings.ts';
 import type { DynamoDBAuditLog } from './audit-log.ts';
 import type { DynamoDBBase } from './base.ts';

@@ -22,7 +22,6 @@ import { petItem } from './pet-item.ts';
 
 /** What a {@link DynamoDBPetCreator} writes with. */
 export interface DynamoDBPetCreatorParts {
-  /** Ids of new pets. */
   readonly ids: IdBlocks;
   /** The items of a create's idempotency record (createPetOnce). */
   readonly records: IdempotencyRecordItems;

@@ -21,7 +21,6 @@ export interface DynamoDBPetStoreTables {
   readonly idempotency: string;
 }
 
-/** Options of {@link DynamoDBPetStore}. */
 export interface DynamoDBPetStoreOptions {
   /** Clock of the id blocks, the pets' `createdAt` and the page caches, epoch ms. @default Date.now */
   readonly now?: () => number;

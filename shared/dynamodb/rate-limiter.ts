@@ -45,7 +45,6 @@ import { CounterWrites, type CountRequest } from './counter-writes.ts';
 export class DynamoDBRateLimiter implements RateLimiter {
   /** This instance's memory of spread keys' shards, per minute of the requests' clock. */
   private readonly memory = new ShardMemory();
-  /** The writes on this region's counter items. */
   private readonly writes: CounterWrites;
 
   /**

@@ -18,7 +18,6 @@ export interface IndexDefinition {
   readonly sortKey?: KeyAttribute;
 }
 
-/** A table of the service. */
 export interface TableDefinition {
   /** Construct id in the stack (a contract: changing it replaces the table and its data). */
   readonly constructId: string;
@@ -123,7 +122,6 @@ export const AUDIT_TABLE: TableDefinition = {
   streamNewImages: true,
 };
 
-/** Every table of the service. */
 export const TABLES: readonly TableDefinition[] = [
   PETS_TABLE,
   KEYS_TABLE,

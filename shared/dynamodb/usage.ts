@@ -1,10 +1,10 @@
 /** Each key's usage per UTC day, read from the limiter's day items of every region for the keys command. */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterName } from '../rate-limit/counter-item.ts';
-import { type DayUsage, lastUsedDay } from '../rate-limit/key-status.ts';
+import { type DayUsage, everyName, lastUsedDay } from '../rate-limit/key-status.ts';
 import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
 import { type WindowBounds, windowAt } from '../rate-limit/windows.ts';
-import { everyName, ONE_REGION, type Regions } from '../regions.ts';
+import { ONE_REGION, type Regions } from '../regions.ts';
 
 // Where the keys command reads them.
 export { type DayUsage, lastUsedDay };

@@ -12,7 +12,6 @@ import { apiErrorOf } from './error-mapping.ts';
 import { errorResponse } from './middleware.ts';
 import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from './rate-limit-headers.ts';
 
-/** Options of {@link rateLimit}. */
 export interface RateLimitOptions {
   readonly limiter: RateLimiter;
   /** Clock, epoch milliseconds. @default Date.now */

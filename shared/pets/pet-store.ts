@@ -14,7 +14,6 @@ export interface ListPetsOptions {
   signal?: AbortSignal;
 }
 
-/** One page of pets. */
 export interface PetPage {
   /** At most `limit` pets, in ascending id. */
   pets: Pet[];
@@ -22,7 +21,6 @@ export interface PetPage {
   hasMore: boolean;
 }
 
-/** Options of a store call. */
 export interface CallOptions {
   /** Aborts the store's calls (the invocation's deadline). */
   readonly signal?: AbortSignal;

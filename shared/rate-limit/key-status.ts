@@ -1,9 +1,9 @@
 /**
- * What an operator sees of a key's counters: its ban in force and its requests per UTC day (read
- * by the counters table's adapters for the keys command and the admin API).
+ * What an operator sees of a key's counters in every region: its ban in force and its requests per
+ * UTC day (read by the counters table's adapters for the keys command and the admin API).
  */
+import { type Regions, regionalName } from '../regions.ts';
 
-/** A key's ban in force. */
 export interface BanState {
   /** Epoch seconds at which the ban ends. */
   readonly bannedUntil: number;
@@ -22,4 +22,9 @@ export interface DayUsage {
 /** The last day of `usage` (newest first) with any request, or `undefined`. */
 export function lastUsedDay(usage: readonly DayUsage[]): string | undefined {
   return usage.find(({ admitted, refused }) => admitted + refused > 0)?.day;
+}
+
+/** The keys of the counter item `name` in every region, the home region's first. */
+export function everyName(name: string, regions: Regions): string[] {
+  return regions.names.map((_, at) => regionalName(name, regions, at));
 }

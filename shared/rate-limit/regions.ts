@@ -3,30 +3,26 @@
  * own items and decides with the others' counts as last replicated. Pure: no I/O, no clock.
  */
 import type { RequestLimits } from '../plans.ts';
-import type { Standing } from './decision.ts';
 import {
   activeBan,
   countsInMinute,
   type KeyCounts,
-  NO_COUNTS,
   type RequestInstant,
+  type Standing,
 } from './decision.ts';
 
 /** The sum of `counts` for a request at `at` (minutes other than its own count 0); the latest ban. */
 export function sumOf(counts: readonly KeyCounts[], at: RequestInstant): KeyCounts {
-  return counts.reduce<KeyCounts>(
-    (sum, each) => {
-      const current = countsInMinute(each, at.minute);
-      return {
-        dayCount: sum.dayCount + each.dayCount,
-        minuteStart: sum.minuteStart,
-        minuteCount: sum.minuteCount + current.minuteCount,
-        rejected: sum.rejected + current.rejected,
-        bannedUntil: Math.max(sum.bannedUntil ?? 0, each.bannedUntil ?? 0) || undefined,
-      };
-    },
-    { ...NO_COUNTS, minuteStart: at.minute.start },
-  );
+  const current = counts.map((each) => countsInMinute(each, at.minute));
+  const sum = (count: 'dayCount' | 'minuteCount' | 'rejected') =>
+    current.reduce((total, each) => total + each[count], 0);
+  return {
+    dayCount: sum('dayCount'),
+    minuteStart: at.minute.start,
+    minuteCount: sum('minuteCount'),
+    rejected: sum('rejected'),
+    bannedUntil: Math.max(0, ...counts.map((each) => each.bannedUntil ?? 0)) || undefined,
+  };
 }
 
 /** `limits` less the other regions' counts; none while they hold a ban. */

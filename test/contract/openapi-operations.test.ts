@@ -115,15 +115,24 @@ describe('docs/openapi.yaml', () => {
       expect(withName('')).toBe(false);
     });
 
+    /** Each code's status and use, as `Error.code`'s `x-codes` states them. */
+    const xCodes = () =>
+      at(document, 'components', 'schemas', 'Error', 'properties', 'code')['x-codes'] as Record<
+        string,
+        { status: number; description: string }
+      >;
+
     it('names every code of the error catalogue, with its status and use', () => {
       const code = at(document, 'components', 'schemas', 'Error', 'properties', 'code');
       expect([...(code.enum as string[])].sort()).toEqual(Object.keys(ERROR_CATALOGUE).sort());
-      expect(code['x-codes']).toEqual(ERROR_CATALOGUE);
+      const statuses = Object.entries(xCodes()).map(([name, { status }]) => [name, { status }]);
+      expect(Object.fromEntries(statuses)).toEqual(ERROR_CATALOGUE);
+      for (const { description } of Object.values(xCodes())) expect(description).toMatch(/\S/);
     });
 
     it('lists every error code with its status and use in the description table', () => {
       const description = at(document, 'info').description as string;
-      for (const [code, { status, description: use }] of Object.entries(ERROR_CATALOGUE)) {
+      for (const [code, { status, description: use }] of Object.entries(xCodes())) {
         expect(description).toContain(`| \`${code}\` | ${status} | ${use} |`);
       }
     });

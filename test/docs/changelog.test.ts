@@ -1,7 +1,8 @@
 /**
  * CHANGELOG.md keeps Keep a Changelog's shape: `Unreleased` first, then one section per release,
  * newest first, grouped by the format's kinds of change; its newest release is the version that
- * package.json, package-lock.json and the client's package.json carry.
+ * package.json, package-lock.json and the client's package.json carry. Its readers are operators
+ * and API clients: it names what changed for them, never the internal work items behind it.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -52,6 +53,11 @@ describe('CHANGELOG.md', () => {
       [...section.matchAll(/^### (.+)$/gm)].map(([, kind]) => kind),
     );
     expect(subsections.filter((kind) => !KINDS.includes(kind ?? ''))).toEqual([]);
+  });
+
+  it('names no internal work item (an issue number its readers cannot look up)', () => {
+    const lines = changelog.split('\n').filter((line) => /\bissue [0-9]+/i.test(line));
+    expect(lines).toEqual([]);
   });
 
   it('has as its newest release the version of the packages', () => {

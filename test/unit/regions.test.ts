@@ -63,12 +63,15 @@ describe('the keys table in several regions', () => {
 
 describe('PETSTORE_REGIONS', () => {
   it.each(['us-east-1,,eu-west-1', 'US-EAST-1', 'us-east-1;eu-west-1'])('refuses %j', (value) => {
-    expect(() => readSettings({ PETSTORE_REGIONS: value })).toThrow(
+    expect(() => regionsOf(readSettings({ PETSTORE_REGIONS: value }))).toThrow(
       `Environment variable PETSTORE_REGIONS must be region names separated by commas, not "${value}"`,
     );
   });
 
   it('reads names separated by commas, spaces around them ignored', () => {
-    expect(readSettings({ PETSTORE_REGIONS: 'a, b' }).PETSTORE_REGIONS).toEqual(['a', 'b']);
+    expect(regionsOf(readSettings({ PETSTORE_REGIONS: 'a, b', AWS_REGION: 'b' }))).toEqual({
+      names: ['a', 'b'],
+      own: 1,
+    });
   });
 });

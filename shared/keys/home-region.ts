@@ -1,0 +1,16 @@
+/** Keys have one writer, the stage's home region (docs/architecture.md, "Regions"). */
+import { regionsOf } from '../regions.ts';
+import type { Settings } from '../settings.ts';
+
+/** @throws Error naming both regions when `settings`' region is not the stage's home region. */
+export function assertHomeRegion(
+  settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>,
+  what: string,
+): void {
+  const { names, own } = regionsOf(settings);
+  if (own !== 0) {
+    throw new Error(
+      `${what} are administered in the home region ${names[0]} only, not in ${names[own]}`,
+    );
+  }
+}
