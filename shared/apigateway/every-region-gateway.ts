@@ -1,7 +1,7 @@
 /** The `ApiKeyGateway` port over every region of a stage (docs/operations.md, "Keys in every region"). */
 import type { ApiKeyGateway } from '../keys/admin-ports.ts';
-import { disableFailed } from '../keys/key-operations.ts';
 import type { ApiKeyRecord } from '../keys/key-records.ts';
+import { disableFailed } from '../keys/key-service.ts';
 import type { UndoSteps } from '../keys/undo.ts';
 
 /** One region of the stage with its own region's gateway. */

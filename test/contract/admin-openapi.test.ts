@@ -34,7 +34,7 @@ import {
 } from '../../shared/http/errors.ts';
 import { SCOPES } from '../../shared/keys/scopes.ts';
 import { ALL_PLAN_IDS } from '../../shared/plans.ts';
-import { type AdminRequest, adminEvent, operations } from '../support/admin-event.ts';
+import { type AdminRequest, adminEvent, service } from '../support/admin-event.ts';
 import { ban } from '../support/keys-command.ts';
 
 type Node = Record<string, unknown>;
@@ -156,18 +156,18 @@ describe('docs/admin-openapi.yaml', () => {
 
 describe('answers of the admin functions', () => {
   const handlers: Record<AdminOperationId, unknown> = {
-    listKeys: listKeysHandler(operations),
-    createKey: createKeyHandler(operations),
-    getKey: getKeyHandler(operations),
-    rollKey: rollKeyHandler(operations),
-    setKeyExpiry: setKeyExpiryHandler(operations),
-    setKeyPlan: setKeyPlanHandler(operations),
-    setKeyScopes: setKeyScopesHandler(operations),
-    revokeKey: revokeKeyHandler(operations),
-    unbanKey: unbanKeyHandler(operations),
-    getKeyUsage: getKeyUsageHandler(operations),
-    getKeyHistory: getKeyHistoryHandler(operations),
-    listAuditEntries: listAuditEntriesHandler(operations),
+    listKeys: listKeysHandler(service),
+    createKey: createKeyHandler(service),
+    getKey: getKeyHandler(service),
+    rollKey: rollKeyHandler(service),
+    setKeyExpiry: setKeyExpiryHandler(service),
+    setKeyPlan: setKeyPlanHandler(service),
+    setKeyScopes: setKeyScopesHandler(service),
+    revokeKey: revokeKeyHandler(service),
+    unbanKey: unbanKeyHandler(service),
+    getKeyUsage: getKeyUsageHandler(service),
+    getKeyHistory: getKeyHistoryHandler(service),
+    listAuditEntries: listAuditEntriesHandler(service),
   };
 
   /** Calls the operation and checks its answer against the document; the parsed body. */

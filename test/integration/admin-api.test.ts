@@ -5,6 +5,7 @@
  * is the signer's principal, whatever the request claims.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyService } from '../../functions/admin/container.ts';
 import { AdminApiClient } from '../../infra/cli/admin-api-client.ts';
 import { ADMIN_GATEWAY_RESPONSES, gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/admin-gateway.ts';
@@ -12,11 +13,11 @@ import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
 import type { AuditEntry } from '../../shared/audit/entry.ts';
 import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { operatorCredentials } from '../support/keys-command-runner.ts';
+import { seedKey } from '../support/test-keys.ts';
 
-const keys = createContainer().keys;
+const keys = createKeyService();
 const audit = DynamoDBAuditLog.from({ client: createDocumentClient(), settings: readSettings() });
 const credentials = operatorCredentials();
 /** How far the gateway's clock is ahead of the real one, ms: moved to make a signature stale. */
@@ -103,7 +104,7 @@ describe('the local admin API', () => {
   );
 
   it('records the signer as the actor of a change, whatever the request claims to be', async () => {
-    const { record } = await keys.createKey({ plan: 'free', owner: 'actor test' });
+    const { record } = await seedKey({ plan: 'free', owner: 'actor test' });
 
     // GIVEN a signed request that names another principal in its headers
     const changed = await admin(credentials, (url, init) =>
@@ -139,16 +140,14 @@ describe('the local admin API', () => {
       expect.objectContaining({
         event: 'key.plan_changed',
         keyId: record.keyId,
-        actor: {
-          arn: LOCAL_OPERATOR.userArn,
-          sourceIp: '127.0.0.1',
-          userAgent: 'billing-worker/2.1',
-        },
+        actor: { type: 'iam', id: LOCAL_OPERATOR.userArn },
+        sourceIp: '127.0.0.1',
+        userAgent: 'billing-worker/2.1',
         changes: { plan: { before: 'free', after: 'pro' } },
         reason: 'invoice paid',
         requestId: changed.requestId,
       }),
     ]);
-    expect(await keys.findById(record.keyId)).toMatchObject({ plan: 'pro' });
+    expect((await keys.getKey(record.keyId)).key).toMatchObject({ plan: 'pro' });
   });
 });

@@ -8,10 +8,10 @@ import { ApiError } from '../../../shared/http/errors.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { AuditQuerySchema } from '../../../shared/keys/admin-schemas.ts';
-import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import type { KeyService } from '../../../shared/keys/key-service.ts';
 
 /** The Lambda handler of listAuditEntries (`until` defaults to now). */
-export function listAuditEntriesHandler(operations: KeyOperations) {
+export function listAuditEntriesHandler(service: KeyService) {
   return adminHandler(
     async function listAuditEntries(event) {
       const query = parseOrThrow(
@@ -22,7 +22,7 @@ export function listAuditEntriesHandler(operations: KeyOperations) {
       );
       const window = { ...query, until: query.until ?? new Date().toISOString() };
       try {
-        const entries = await operations.auditWindow(window);
+        const entries = await service.auditWindow(window);
         return jsonResponse(200, { since: window.since, until: window.until, entries });
       } catch (error) {
         if (error instanceof RangeError) throw new ApiError('invalid_parameter', error.message);

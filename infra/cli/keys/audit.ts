@@ -5,7 +5,12 @@
  * `--json`. Nothing is written.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { AUDIT_EVENTS, type AuditEntry, type FieldChange } from '../../../shared/audit/entry.ts';
+import {
+  type Actor,
+  AUDIT_EVENTS,
+  type AuditEntry,
+  type FieldChange,
+} from '../../../shared/audit/entry.ts';
 import { parseStage } from '../common/stage.ts';
 import { columns } from '../common/text.ts';
 import {
@@ -53,9 +58,9 @@ export const history: KeysSubcommand = {
       }),
 };
 
-/** `audit --since TIME|DURATION [--until TIME] [--actor ARN] [--event EVENT] [--json] [--stage S]`. */
+/** `audit --since TIME|DURATION [--until TIME] [--actor ID] [--event EVENT] [--json] [--stage S]`. */
 export const audit: KeysSubcommand = {
-  forms: ['audit --since TIME|DURATION [--until TIME] [--actor ARN] [--event EVENT] [--json]'],
+  forms: ['audit --since TIME|DURATION [--until TIME] [--actor ID] [--event EVENT] [--json]'],
   register: (program, dependencies) =>
     addWindowOptions(
       program
@@ -105,7 +110,12 @@ function addWindowOptions(command: Command): Command {
         parseInstant,
       ),
     )
-    .addOption(new Option('--actor <arn>', 'Only the changes of this IAM principal ARN.'))
+    .addOption(
+      new Option(
+        '--actor <id>',
+        'Only the changes of the actor with this id: an IAM principal ARN, or a system such as local:npm-start.',
+      ),
+    )
     .addOption(new Option('--event <event>', 'Only entries of this event.').choices(AUDIT_EVENTS));
 }
 
@@ -165,11 +175,19 @@ function printEntries(
     entry.at,
     entry.event,
     entry.keyId,
-    entry.actor.arn,
+    actorText(entry.actor),
     describeChanges(entry.changes),
     entry.reason ?? '-',
   ]);
   for (const line of columns([HEADER, ...rows])) stdout(line);
+}
+
+/**
+ * An actor as a person reads it: its id (an IAM principal's ARN, `local:npm-start`), then its
+ * name when it has one, e.g. `cognito:1f2e… (ann@example.com)` for an account.
+ */
+function actorText({ id, name }: Actor): string {
+  return name === undefined ? id : `${id} (${name})`;
 }
 
 /** `plan: free -> pro, perMinute: - -> 1000`: each changed field, `-` for a value not set. */

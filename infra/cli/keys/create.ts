@@ -3,7 +3,7 @@
  * API keys are issued). On a stage the key also gets its API Gateway API key, in its plan's usage
  * plan.
  */
-import type { ShownKey } from '../../../shared/keys/key-operations.ts';
+import type { ShownKey } from '../../../shared/keys/key-service.ts';
 import type { Scope } from '../../../shared/keys/scopes.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
 import { UsageError } from '../common/program.ts';

@@ -3,7 +3,7 @@
  * `set-expiry` subcommand. An expired key is refused like a revoked one (401).
  */
 import { type Command, Option } from 'commander';
-import type { ShownChange } from '../../../shared/keys/key-operations.ts';
+import type { ShownChange } from '../../../shared/keys/key-service.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { UsageError } from '../common/program.ts';
 import { parseStage } from '../common/stage.ts';

@@ -5,8 +5,8 @@
  * for D.
  */
 import { Option } from 'commander';
-import type { KeyStatus, ShownKey } from '../../../shared/keys/key-operations.ts';
 import { keyRefusal, limitsOfKey } from '../../../shared/keys/key-records.ts';
+import type { KeyStatus, ShownKey } from '../../../shared/keys/key-service.ts';
 import { planName } from '../../../shared/plans.ts';
 import { RETENTION_DAYS } from '../../../shared/rate-limit/counter-item.ts';
 import { parseStage } from '../common/stage.ts';

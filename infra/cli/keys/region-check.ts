@@ -12,7 +12,7 @@ import {
   ownUsagePlanName,
   usagePlansOf,
 } from '../../../shared/apigateway/key-registration.ts';
-import type { KeyStatus, ShownKey } from '../../../shared/keys/key-operations.ts';
+import type { KeyStatus, ShownKey } from '../../../shared/keys/key-service.ts';
 import { isStandardPlanId, planName } from '../../../shared/plans.ts';
 import { type StageName, usagePlanOutputName } from '../../stages.ts';
 import { type RegionStack, stacksOfStage } from '../common/stage-stacks.ts';

@@ -3,7 +3,7 @@
  * which the authorizer refuses it (401, docs/api.md, "Authentication"); on a stage the admin API
  * also disables its API Gateway API key.
  */
-import type { ShownKey } from '../../../shared/keys/key-operations.ts';
+import type { ShownKey } from '../../../shared/keys/key-service.ts';
 import { planName } from '../../../shared/plans.ts';
 import { type KeysCommandDependencies, keyIdSubcommand } from './command.ts';
 import { inRegion, regionLine } from './format.ts';

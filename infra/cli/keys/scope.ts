@@ -4,7 +4,7 @@
  * `insufficient_scope`.
  */
 import { type Command, Option } from 'commander';
-import type { ShownChange } from '../../../shared/keys/key-operations.ts';
+import type { ShownChange } from '../../../shared/keys/key-service.ts';
 import { isScope, keyScopes, SCOPES, type Scope } from '../../../shared/keys/scopes.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { UsageError } from '../common/program.ts';

@@ -3,7 +3,7 @@
  * (docs/rate-limits.md), through the admin API (setKeyPlan, audited as `key.plan_changed`). On a
  * stage the admin API moves its API Gateway API key between usage plans.
  */
-import type { ShownChange } from '../../../shared/keys/key-operations.ts';
+import type { ShownChange } from '../../../shared/keys/key-service.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../routes.ts';
 import { parseStage } from '../common/stage.ts';
