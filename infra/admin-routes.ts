@@ -32,7 +32,7 @@ import type { ApiGatewayAccess, FunctionDefinition, TableAccess } from './routes
 /** A change's audit entry, put if absent in the change's own transaction: never an update. */
 const AUDIT_WRITE: TableAccess = { table: AUDIT_TABLE, actions: ['dynamodb:PutItem'] };
 
-/** Reading one key (`findById`): its head and token rows, strongly consistently. */
+/** Reading one key (`tokensOf`): its head and token rows, strongly consistently. */
 const KEY_READ: TableAccess = { table: KEYS_TABLE, actions: ['dynamodb:GetItem'] };
 
 /** A key's ban state (GetItem) and daily usage (BatchGetItem) on the counters table. */
