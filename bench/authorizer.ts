@@ -6,10 +6,9 @@ import { performance } from 'node:perf_hooks';
 import { AuthorizerCache } from '../infra/local/authorizer-cache.ts';
 import type { ProxyRequest } from '../infra/local/events.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/routes.ts';
-import { createContainer } from '../shared/dynamodb/container.ts';
 import { KEYS_TABLE } from '../shared/dynamodb/tables.ts';
 import { generateToken, TOKEN_PREFIXES } from '../shared/keys/token.ts';
-import { withLocalStack } from './local-stack.ts';
+import { benchKey, withLocalStack } from './local-stack.ts';
 import { meterEveryDocumentClient } from './meter.ts';
 import { formatMs as fmt, percentiles } from './stats.ts';
 
@@ -27,7 +26,7 @@ async function run(): Promise<void> {
   const { LambdaInvoker } = await import('../infra/local/invocation.ts');
   const invoker = await LambdaInvoker.create();
   const cache = new AuthorizerCache(AUTHORIZER_CACHE_TTL_SECONDS, Date.now);
-  const { token } = await createContainer().keys.createKey({ plan: 'business', owner: 'bench' });
+  const { token } = await benchKey({ plan: 'business', owner: 'bench' });
   const verify = (value: string) => invoker.invokeAuthorizer(request(value));
   const cases: [string, () => Promise<unknown>][] = [
     ['cache hit (valid key)', () => cache.authorize(`Bearer ${token}`, () => verify(token))],

@@ -3,11 +3,13 @@
  * of shared/admin-operations.ts with its function (one Lambda per operation, as the public API's
  * routes), exactly the DynamoDB and API Gateway calls it makes (the stack grants these and no
  * more), built by the stack into the admin RestApi (infra/constructs/admin-api.ts) and served by
- * the local stack from the same rows. These functions are the only ones that write the keys
- * table's keys, write the audit table, or call API Gateway's key and usage-plan APIs.
+ * the local stack from the same rows. These functions are the only ones deployed that write the
+ * keys table or the audit table, or call API Gateway's key and usage-plan APIs: through the key
+ * service, the keys table's one writer.
  *
- * - the rules of each key operation: shared/keys/key-operations.ts on the ports of
- *   shared/keys/admin-ports.ts; the API Gateway steps and their undo:
+ * - the rules of keys and each change: shared/keys/key-service.ts on the ports of
+ *   shared/keys/admin-ports.ts (built by functions/admin/container.ts); the API Gateway steps
+ *   and their undo:
  *   shared/apigateway/key-registration.ts, shared/keys/undo.ts
  * - audit entries: shared/audit/entry.ts; the actor: shared/http/iam-identity.ts; the table:
  *   shared/dynamodb/audit-log.ts
@@ -30,7 +32,7 @@ import type { ApiGatewayAccess, FunctionDefinition, TableAccess } from './routes
 /** A change's audit entry, put if absent in the change's own transaction: never an update. */
 const AUDIT_WRITE: TableAccess = { table: AUDIT_TABLE, actions: ['dynamodb:PutItem'] };
 
-/** Reading one key (`findById`): its head and token rows, strongly consistently. */
+/** Reading one key (`tokensOf`): its head and token rows, strongly consistently. */
 const KEY_READ: TableAccess = { table: KEYS_TABLE, actions: ['dynamodb:GetItem'] };
 
 /** A key's ban state (GetItem) and daily usage (BatchGetItem) on the counters table. */

@@ -1,5 +1,4 @@
 /** A function's settings and ports, as its operations take them. */
-import type { KeyAdministration } from './keys/key-administration.ts';
 import type { KeyLookup } from './keys/key-lookup.ts';
 import type { PetStore } from './pets/pet-store.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
@@ -14,8 +13,8 @@ export interface Container {
   readonly settings: Settings;
   readonly pets: PetStore;
   readonly rateLimiter: RateLimiter;
-  /** The authorizer's lookup and the keys command's administration (`npm start` issues keys). */
-  readonly keys: KeyLookup & KeyAdministration;
+  /** The authorizer's lookup (keys change through the key service only: keys/key-service.ts). */
+  readonly keys: KeyLookup;
   /** Clock of the rate limiter (and the benches' simulated time), epoch ms. @default Date.now */
   readonly now?: () => number;
 }

@@ -1,6 +1,7 @@
 /**
- * The admin functions' composition root: the key operations on the stage's keys, counters and
- * audit tables and, on a stage, its API Gateway API keys.
+ * The admin functions' composition root: the key service on the stage's keys, counters and audit
+ * tables and, on a stage, its API Gateway API keys; the one place that builds the keys table's
+ * writer (test/unit/import-graph.test.ts holds it), for every door of the key service.
  */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { ApiGatewayKeyGateway } from '../../shared/apigateway/api-key-gateway.ts';
@@ -8,44 +9,52 @@ import { EveryRegionKeyGateway } from '../../shared/apigateway/every-region-gate
 import type { ApiGatewayTargets } from '../../shared/apigateway/key-registration.ts';
 import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
-import { createDynamoDBBase } from '../../shared/dynamodb/base.ts';
+import { createDynamoDBBase, type DynamoDBBase } from '../../shared/dynamodb/base.ts';
 import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
 import type { ApiKeyGateway } from '../../shared/keys/admin-ports.ts';
-import { KeyOperations } from '../../shared/keys/key-operations.ts';
+import { assertHomeRegion } from '../../shared/keys/home-region.ts';
+import { KeyService } from '../../shared/keys/key-service.ts';
 import { tokenStageOf } from '../../shared/keys/token.ts';
 import { DEFAULT_SPREAD_POLICY } from '../../shared/rate-limit/shards.ts';
 import { regionsOf } from '../../shared/regions.ts';
 import { requiredSetting, type Settings } from '../../shared/settings.ts';
 
 /**
- * The key operations on the settings of `env`: the keys, counters and audit tables on one
- * document client, tokens of the stage `PETSTORE_STAGE`, and on a stage (`PUBLIC_REST_API_ID`
- * set) API Gateway with the stage's usage plans.
+ * The key service on the settings of `env`: the keys, counters and audit tables on one document
+ * client, tokens of the stage `PETSTORE_STAGE`, and on a stage (`PUBLIC_REST_API_ID` set) API
+ * Gateway with the stage's usage plans.
  *
  * @throws Error naming the variable when a setting is invalid or a table's name is missing, or
  *   when `AWS_REGION` is not the stage's home region (keys have one writer region).
  */
-export function createKeyOperations(env: NodeJS.ProcessEnv = process.env): KeyOperations {
+export function createKeyService(env: NodeJS.ProcessEnv = process.env): KeyService {
   const base = createDynamoDBBase(env);
+  const targets = apiGatewayTargetsOf(base.settings);
+  return keyServiceOn(base, targets && apiKeyGatewayOf(base.settings, targets));
+}
+
+/**
+ * The key service on `base`: its client and its settings' `KEYS_TABLE_NAME`, `AUDIT_TABLE_NAME`
+ * (with `AUDIT_RETENTION_DAYS`), `COUNTERS_TABLE_NAME`, `PETSTORE_REGIONS` and `PETSTORE_STAGE`
+ * (the prefix of new tokens); with `apiGateway`, the stage's API keys too.
+ * @param apiGateway @default - none: the local stack, or a command that re-creates API keys itself
+ * @throws Error when a table's name is missing, or `AWS_REGION` is not the home region.
+ */
+export function keyServiceOn(base: DynamoDBBase, apiGateway?: ApiKeyGateway): KeyService {
   const { client, settings } = base;
+  assertHomeRegion(settings, 'Keys');
   const audit = DynamoDBAuditLog.from(base);
   const countersTable = requiredSetting(settings, 'COUNTERS_TABLE_NAME');
   const regions = regionsOf(settings);
-  const targets = apiGatewayTargetsOf(settings);
-  return new KeyOperations({
-    keys: DynamoDBKeyStore.from(base, audit),
+  const { shards } = DEFAULT_SPREAD_POLICY;
+  return new KeyService({
+    keys: new DynamoDBKeyStore(client, requiredSetting(settings, 'KEYS_TABLE_NAME'), audit),
     audit,
-    bans: new DynamoDBRateLimitBans(
-      client,
-      countersTable,
-      DEFAULT_SPREAD_POLICY.shards,
-      regions,
-      audit,
-    ),
-    usage: new DynamoDBKeyUsage(client, countersTable, DEFAULT_SPREAD_POLICY.shards, regions),
+    bans: new DynamoDBRateLimitBans(client, countersTable, audit, shards, regions),
+    usage: new DynamoDBKeyUsage(client, countersTable, shards, regions),
     tokenStage: tokenStageOf(settings.PETSTORE_STAGE),
-    ...(targets && { apiGateway: apiKeyGatewayOf(settings, targets) }),
+    ...(apiGateway && { apiGateway }),
   });
 }
 
@@ -76,8 +85,9 @@ function apiKeyGatewayOf(settings: Settings, targets: ApiGatewayTargets): ApiKey
     })),
   );
 }
+
 /**
- * The stage's public API for the key operations, or `undefined` without `PUBLIC_REST_API_ID`
+ * The stage's public API for the key service, or `undefined` without `PUBLIC_REST_API_ID`
  * (the local stack).
  * @throws Error when it is set and a usage plan's id or the stack's name is not.
  */

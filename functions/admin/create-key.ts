@@ -1,10 +1,10 @@
 /** Lambda entry of createKey (`POST /keys`): `operations/create-key.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { createKeyHandler } from './operations/create-key.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return createKeyHandler(createKeyOperations(env));
+  return createKeyHandler(createKeyService(env));
 }
 
 /** Lambda handler of createKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */

@@ -1,10 +1,10 @@
 /** Lambda entry of getKeyHistory (`GET /keys/{keyId}/history`): `operations/get-key-history.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { getKeyHistoryHandler } from './operations/get-key-history.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return getKeyHistoryHandler(createKeyOperations(env));
+  return getKeyHistoryHandler(createKeyService(env));
 }
 
 /** Lambda handler of getKeyHistory: IAM-authorized API Gateway REST proxy event in, proxy result out. */

@@ -1,10 +1,10 @@
 /** Lambda entry of getKeyUsage (`GET /keys/{keyId}/usage`): `operations/get-key-usage.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { getKeyUsageHandler } from './operations/get-key-usage.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return getKeyUsageHandler(createKeyOperations(env));
+  return getKeyUsageHandler(createKeyService(env));
 }
 
 /** Lambda handler of getKeyUsage: IAM-authorized API Gateway REST proxy event in, proxy result out. */

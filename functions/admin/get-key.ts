@@ -1,10 +1,10 @@
 /** Lambda entry of getKey (`GET /keys/{keyId}`): `operations/get-key.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { getKeyHandler } from './operations/get-key.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return getKeyHandler(createKeyOperations(env));
+  return getKeyHandler(createKeyService(env));
 }
 
 /** Lambda handler of getKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */

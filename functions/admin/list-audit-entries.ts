@@ -1,10 +1,10 @@
 /** Lambda entry of listAuditEntries (`GET /audit`): `operations/list-audit-entries.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { listAuditEntriesHandler } from './operations/list-audit-entries.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return listAuditEntriesHandler(createKeyOperations(env));
+  return listAuditEntriesHandler(createKeyService(env));
 }
 
 /** Lambda handler of listAuditEntries: IAM-authorized API Gateway REST proxy event in, proxy result out. */

@@ -1,10 +1,10 @@
 /** Lambda entry of listKeys (`GET /keys`): `operations/list-keys.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { listKeysHandler } from './operations/list-keys.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return listKeysHandler(createKeyOperations(env));
+  return listKeysHandler(createKeyService(env));
 }
 
 /** Lambda handler of listKeys: IAM-authorized API Gateway REST proxy event in, proxy result out. */

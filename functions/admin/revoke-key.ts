@@ -1,10 +1,10 @@
 /** Lambda entry of revokeKey (`POST /keys/{keyId}/revoke`): `operations/revoke-key.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { revokeKeyHandler } from './operations/revoke-key.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return revokeKeyHandler(createKeyOperations(env));
+  return revokeKeyHandler(createKeyService(env));
 }
 
 /** Lambda handler of revokeKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */

@@ -1,10 +1,10 @@
 /** Lambda entry of rollKey (`POST /keys/{keyId}/roll`): `operations/roll-key.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { rollKeyHandler } from './operations/roll-key.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return rollKeyHandler(createKeyOperations(env));
+  return rollKeyHandler(createKeyService(env));
 }
 
 /** Lambda handler of rollKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */

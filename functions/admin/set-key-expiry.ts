@@ -1,10 +1,10 @@
 /** Lambda entry of setKeyExpiry (`PUT /keys/{keyId}/expiry`): `operations/set-key-expiry.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { setKeyExpiryHandler } from './operations/set-key-expiry.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return setKeyExpiryHandler(createKeyOperations(env));
+  return setKeyExpiryHandler(createKeyService(env));
 }
 
 /** Lambda handler of setKeyExpiry: IAM-authorized API Gateway REST proxy event in, proxy result out. */

@@ -1,10 +1,10 @@
 /** Lambda entry of setKeyPlan (`PUT /keys/{keyId}/plan`): `operations/set-key-plan.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { setKeyPlanHandler } from './operations/set-key-plan.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return setKeyPlanHandler(createKeyOperations(env));
+  return setKeyPlanHandler(createKeyService(env));
 }
 
 /** Lambda handler of setKeyPlan: IAM-authorized API Gateway REST proxy event in, proxy result out. */

@@ -1,10 +1,10 @@
 /** Lambda entry of setKeyScopes (`PUT /keys/{keyId}/scopes`): `operations/set-key-scopes.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { setKeyScopesHandler } from './operations/set-key-scopes.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return setKeyScopesHandler(createKeyOperations(env));
+  return setKeyScopesHandler(createKeyService(env));
 }
 
 /** Lambda handler of setKeyScopes: IAM-authorized API Gateway REST proxy event in, proxy result out. */

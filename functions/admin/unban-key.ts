@@ -1,10 +1,10 @@
 /** Lambda entry of unbanKey (`POST /keys/{keyId}/unban`): `operations/unban-key.ts` on the stage's tables. */
-import { createKeyOperations } from './container.ts';
+import { createKeyService } from './container.ts';
 import { unbanKeyHandler } from './operations/unban-key.ts';
 
-/** The handler on the key operations of `env` (Lambda's environment, or the local gateway's). */
+/** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {
-  return unbanKeyHandler(createKeyOperations(env));
+  return unbanKeyHandler(createKeyService(env));
 }
 
 /** Lambda handler of unbanKey: IAM-authorized API Gateway REST proxy event in, proxy result out. */

@@ -10,8 +10,13 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { LOCAL_STACK_ACTOR_ARN } from '../../shared/audit/entry.ts';
-import { AUDIT_TABLE, KEYS_TABLE, PETS_TABLE } from '../../shared/dynamodb/tables.ts';
+import {
+  AUDIT_TABLE,
+  COUNTERS_TABLE,
+  KEYS_TABLE,
+  PETS_TABLE,
+} from '../../shared/dynamodb/tables.ts';
+import { LOCAL_OPERATOR } from '../local/stack-files.ts';
 import { commandTables } from './common/local-dynamodb.ts';
 import { runMain } from './common/program.ts';
 import { RESTORE_STYLE, runRestoreCommand } from './restore/program.ts';
@@ -24,10 +29,11 @@ await runMain(import.meta.url, RESTORE_STYLE, (args, output) => {
       petsTableName: nameOf(PETS_TABLE),
       keysTableName: nameOf(KEYS_TABLE),
       auditTableName: nameOf(AUDIT_TABLE),
+      countersTableName: nameOf(COUNTERS_TABLE),
     },
     // The principal of the operator's credentials (the actor of each key.restored entry).
     callerArn: async (stage) => {
-      if (stage === undefined) return LOCAL_STACK_ACTOR_ARN;
+      if (stage === undefined) return LOCAL_OPERATOR.userArn;
       const { Arn } = await new STSClient({}).send(new GetCallerIdentityCommand({}));
       if (!Arn) throw new Error('STS GetCallerIdentity returned no ARN');
       return Arn;

@@ -27,16 +27,16 @@ export interface AuditDetailShape {
 
 /**
  * What an audit event's detail holds of its entry (shared/audit/entry.ts): every attribute each
- * entry has, the actor by its ARN. The entry's optional parts (its reason, the actor's address
- * and user agent) stay in the audit table: what Pipes makes of a path a record lacks is not
- * documented. Nothing secret: no entry holds a token or its hash.
+ * entry has, the actor by its type and id. The entry's optional parts (its reason, the caller's
+ * address and user agent, the actor's name) stay in the audit table: what Pipes makes of a path
+ * a record lacks is not documented. Nothing secret: no entry holds a token or its hash.
  */
 export const AUDIT_EVENT_DETAIL = {
   entryId: 'S',
   at: 'S',
   event: 'S',
   keyId: 'S',
-  actor: { arn: 'S' },
+  actor: { type: 'S', id: 'S' },
   requestId: 'S',
   changes: 'M',
 } as const satisfies Partial<Record<keyof AuditEntry, AuditDetailShape[string]>>;

@@ -1,20 +1,30 @@
 /**
- * The local stack's banner: the keys `npm start` issues for a fresh store, and the lines it prints
- * (docs/local-stack.md, "npm start").
+ * The local stack's banner: the keys `npm start` issues for a fresh store (through the key
+ * service, each with its `key.created` entry by the actor `local:npm-start`), and the lines it
+ * prints (docs/local-stack.md, "npm start").
  */
-import { createContainer } from '../../shared/dynamodb/container.ts';
-import type { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
+import { createKeyService } from '../../functions/admin/container.ts';
+import { systemAuditContext } from '../../shared/audit/entry.ts';
+import type { KeyService } from '../../shared/keys/key-service.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
 
 /** A key issued with its token, shown once. */
-export type IssuedKey = Awaited<ReturnType<DynamoDBKeyStore['createKey']>>;
+export type IssuedKey = Awaited<ReturnType<KeyService['createKey']>>;
 
-/** One key per plan when the keys table is empty (a fresh store), else none. */
+/** The actor of the keys `npm start` issues. */
+export const NPM_START_ACTOR = 'local:npm-start';
+
+/**
+ * One key per plan when the keys table is empty (a fresh store), else none; on the tables of the
+ * process's environment, where `npm start` put them.
+ */
 export async function issueKeysForEmptyStore(): Promise<IssuedKey[]> {
-  const keys = createContainer().keys;
+  const keys = createKeyService();
   if ((await keys.listKeys()).length > 0) return [];
+  const context = systemAuditContext(NPM_START_ACTOR);
   const issued: IssuedKey[] = [];
-  for (const plan of PLAN_IDS) issued.push(await keys.createKey({ plan, owner: 'npm start' }));
+  for (const plan of PLAN_IDS)
+    issued.push(await keys.createKey({ plan, owner: 'npm start' }, context));
   return issued;
 }
 
@@ -31,8 +41,8 @@ export function printBanner(
   const lines = [...first];
   if (issued.length > 0) {
     lines.push('Keys issued for this new store (shown once; only their SHA-256 is kept):');
-    for (const { record, token } of issued) {
-      lines.push(`  ${record.plan.padEnd(8)} ${record.keyId}  ${token}`);
+    for (const { key, token } of issued) {
+      lines.push(`  ${key.plan.padEnd(8)} ${key.keyId}  ${token}`);
     }
   }
   lines.push(

@@ -1,5 +1,5 @@
 /**
- * The API Gateway side of the admin API's key operations on a stage: each key's API key and its
+ * The API Gateway side of the key service on a stage: each key's API key and its
  * usage plan (the standard plan's, or an Enterprise key's own), every change with its undo
  * (docs/operations.md, "API keys").
  */
@@ -36,7 +36,7 @@ import {
 } from '../plans.ts';
 
 /**
- * The stage's public API as the key operations change it: its stack's name (which names an
+ * The stage's public API as the key service changes it: its stack's name (which names an
  * Enterprise key's own usage plan), its RestApi and each standard plan's usage plan.
  */
 export interface ApiGatewayTargets {

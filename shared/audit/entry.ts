@@ -24,26 +24,35 @@ export function isAuditEvent(name: string): name is AuditEvent {
   return (AUDIT_EVENTS as readonly string[]).includes(name);
 }
 
+/** An IAM principal, an account of the developer portal's user pool, or a system on its own. */
+export type ActorType = 'iam' | 'account' | 'system';
+
 /**
- * Who made a change, as API Gateway's IAM authorization established it: never a value from the
- * request's body.
+ * Who made a change, as the door it came through established it (never a request body's), in
+ * Unkey's shape: `id` is an IAM principal's ARN, `cognito:<sub>` or a system's name
+ * (`local:npm-start`); `name` what a person knows it by (an account's email).
  */
 export interface Actor {
-  /** The caller's IAM principal ARN (`requestContext.identity.userArn`), e.g. an assumed role's. */
-  readonly arn: string;
-  /** The caller's IP address (`requestContext.identity.sourceIp`). */
-  readonly sourceIp?: string;
-  /** The caller's User-Agent (`requestContext.identity.userAgent`). */
-  readonly userAgent?: string;
+  readonly type: ActorType;
+  readonly id: string;
+  readonly name?: string;
 }
 
 /** The request a change came in, beside its actor: what every entry of it records. */
 export interface AuditContext {
   readonly actor: Actor;
-  /** API Gateway's request id (`requestContext.requestId`); the restore command's run id. */
+  /** API Gateway's request id (`requestContext.requestId`); a system's or command's run id. */
   readonly requestId: string;
+  /** The caller's address and User-Agent (`requestContext.identity`), when known. */
+  readonly sourceIp?: string;
+  readonly userAgent?: string;
   /** Why, as the caller said (`--reason`): free text, at most 500 characters. */
   readonly reason?: string;
+}
+
+/** The context of a run of a system actor (`local:npm-start`): one random request id. */
+export function systemAuditContext(id: string): AuditContext {
+  return { actor: { type: 'system', id }, requestId: randomUUID() };
 }
 
 /** A changed field's value before and after; absent: the field was not set. */
@@ -62,6 +71,8 @@ export interface AuditEntry {
   readonly keyId: string;
   readonly actor: Actor;
   readonly requestId: string;
+  readonly sourceIp?: string;
+  readonly userAgent?: string;
   /** Each changed field of the key, before and after; never a token, never its hash. */
   readonly changes: Readonly<Record<string, FieldChange>>;
   readonly reason?: string;
@@ -121,6 +132,8 @@ export function auditEntry(
     keyId,
     actor: context.actor,
     requestId: context.requestId,
+    ...(context.sourceIp !== undefined && { sourceIp: context.sourceIp }),
+    ...(context.userAgent !== undefined && { userAgent: context.userAgent }),
     changes,
     ...(context.reason !== undefined && { reason: context.reason }),
   };
@@ -132,14 +145,8 @@ export interface AuditWindow {
   readonly since: string;
   /** ISO 8601 end, exclusive. */
   readonly until: string;
-  /** Only entries of this actor (IAM principal ARN). @default - every actor */
+  /** Only entries of the actor with this id (`Actor.id`). @default - every actor */
   readonly actor?: string;
   /** Only entries of this event. @default - every event */
   readonly event?: AuditEvent;
 }
-
-/**
- * The actor of changes made on the local stack outside its admin API (the restore command's key
- * writes): the local stack has no IAM, so one fixed principal stands for its operator.
- */
-export const LOCAL_STACK_ACTOR_ARN = 'arn:aws:iam::000000000000:user/petstore-local-operator';

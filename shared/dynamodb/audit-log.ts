@@ -117,7 +117,7 @@ export class DynamoDBAuditLog {
   async window(window: AuditWindow, options: { signal?: AbortSignal } = {}): Promise<AuditEntry[]> {
     const days = daysOf(window.since, window.until);
     const filters = [
-      ...(window.actor === undefined ? [] : ['#actor.#arn = :actor']),
+      ...(window.actor === undefined ? [] : ['#actor.#id = :actor']),
       ...(window.event === undefined ? [] : ['#event = :event']),
     ];
     const entries: AuditEntry[] = [];
@@ -131,7 +131,7 @@ export class DynamoDBAuditLog {
             ExpressionAttributeNames: {
               '#day': 'day',
               '#at': 'at',
-              ...(window.actor !== undefined && { '#actor': 'actor', '#arn': 'arn' }),
+              ...(window.actor !== undefined && { '#actor': 'actor', '#id': 'id' }),
               ...(window.event !== undefined && { '#event': 'event' }),
             },
             ExpressionAttributeValues: {

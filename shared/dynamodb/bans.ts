@@ -1,20 +1,17 @@
 /**
- * The keys command's view of rate-limit bans: whether a key is banned in any region, and lifting
+ * The key service's view of rate-limit bans: whether a key is banned in any region, and lifting
  * the bans of its own region's items (the only ones it writes; docs/rate-limits.md).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
   TransactWriteCommand,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { AuditContext } from '../audit/entry.ts';
 import { counterName, countsOf, daysUntil } from '../rate-limit/counter-item.ts';
 import { activeBan, instantAt } from '../rate-limit/decision.ts';
 import { type BanState, everyName } from '../rate-limit/key-status.ts';
 import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
-import { windowAt } from '../rate-limit/windows.ts';
 import { ONE_REGION, type Regions, regionalName } from '../regions.ts';
 import type { DynamoDBAuditLog } from './audit-log.ts';
 
@@ -25,17 +22,17 @@ export type { BanState };
 export class DynamoDBRateLimitBans {
   /**
    * @param tableName The counters table (`COUNTERS_TABLE`).
+   * @param audit The audit table, where each lifted ban's `key.unbanned` entry goes.
    * @param shards Shard items per spread key and day, whose bans `unban` lifts too.
    *   @default DEFAULT_SPREAD_POLICY.shards
    * @param regions The stage's regions and the command's. @default ONE_REGION
-   * @param audit The audit table, for an audited `unban` (the admin API). @default - none
    */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly audit: DynamoDBAuditLog,
     private readonly shards = DEFAULT_SPREAD_POLICY.shards,
     private readonly regions: Regions = ONE_REGION,
-    private readonly audit?: DynamoDBAuditLog,
   ) {}
 
   /** The key's latest ban in force at `nowMs` (epoch ms) in any region (a consistent GetItem each), or `undefined`. */
@@ -54,31 +51,26 @@ export class DynamoDBRateLimitBans {
   }
 
   /**
-   * Lifts the key's ban from every item of this region it covers (docs/rate-limits.md).
-   *
-   * @param context Who lifts it (the admin API): then the items that exist are cleared in one
-   *   transaction with its `key.unbanned` entry, and a key that is not banned changes nothing.
+   * Lifts the key's ban from every item of this region it covers (docs/rate-limits.md): the items
+   * that exist are cleared in one transaction with its `key.unbanned` entry; a key that is not
+   * banned changes nothing.
+   * @param context Who lifts it, and why.
    * @returns The ban that was lifted, or `undefined` when the key was not banned.
-   * @throws Error when `context` is given to bans without an audit table.
    */
-  async unban(keyId: string, nowMs: number, context?: AuditContext): Promise<BanState | undefined> {
+  async unban(keyId: string, nowMs: number, context: AuditContext): Promise<BanState | undefined> {
     const ban = await this.banState(keyId, nowMs);
-    if (context && !ban) return undefined;
-    const days = ban ? daysUntil(nowMs, ban.bannedUntil) : [windowAt('day', nowMs)];
-    const names = days.flatMap((day) => [
+    if (!ban) return undefined;
+    const names = daysUntil(nowMs, ban.bannedUntil).flatMap((day) => [
       counterName(keyId, day),
-      ...(ban ? shardNames(keyId, day, this.shards) : []),
+      ...shardNames(keyId, day, this.shards),
     ]);
-    const own = names.map((name) => regionalName(name, this.regions));
-    if (context && ban) {
-      if (!this.audit) throw new Error('An audited unban needs the audit table');
-      const entry = this.audit.recorder(context)('key.unbanned', keyId, {
-        bannedUntil: { before: new Date(ban.bannedUntil * 1000).toISOString() },
-      });
-      await this.clearBansWith(own, entry);
-      return ban;
-    }
-    await Promise.all(own.map((name) => this.clearBan(name)));
+    const entry = this.audit.recorder(context)('key.unbanned', keyId, {
+      bannedUntil: { before: new Date(ban.bannedUntil * 1000).toISOString() },
+    });
+    await this.clearBansWith(
+      names.map((name) => regionalName(name, this.regions)),
+      entry,
+    );
     return ban;
   }
 
@@ -115,22 +107,5 @@ export class DynamoDBRateLimitBans {
         ],
       }),
     );
-  }
-
-  /** Removes `bannedUntil` and `rejected` from an item, if the item exists. */
-  private async clearBan(name: string): Promise<void> {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { name },
-          UpdateExpression: 'REMOVE bannedUntil, rejected',
-          ConditionExpression: 'attribute_exists(#name)',
-          ExpressionAttributeNames: { '#name': 'name' },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
   }
 }

@@ -1,7 +1,7 @@
-/** Every DynamoDB adapter on one client: the composition root of the local stack, tests, benches. */
+/** The functions' DynamoDB adapters on one client: the local stack's, tests' and benches' root. */
 import type { Container } from '../container.ts';
 import { type DynamoDBBase, dynamoDBContainer } from './base.ts';
-import { DynamoDBKeyStore } from './key-store.ts';
+import { DynamoDBKeyLookup } from './key-lookup.ts';
 import { DynamoDBPetStore } from './pet-store.ts';
 import { DynamoDBRateLimiter } from './rate-limiter.ts';
 
@@ -20,7 +20,7 @@ export function createContainer(env: NodeJS.ProcessEnv = process.env): DynamoDBC
     {
       pets: (base) => DynamoDBPetStore.from(base),
       rateLimiter: (base) => DynamoDBRateLimiter.from(base),
-      keys: (base) => DynamoDBKeyStore.from(base),
+      keys: (base) => DynamoDBKeyLookup.from(base),
     },
     env,
   );

@@ -1,5 +1,5 @@
 /** The keys table's head items, and the conditions and updates that `DynamoDBKeyStore` builds. */
-import type { ApiKeyRecord } from '../keys/key-records.ts';
+import type { ApiKeyRecord, KeyTokens, KeyUpdate } from '../keys/key-records.ts';
 
 /** A key's head item, under the key id, naming its tokens' rows (docs/architecture.md). */
 export interface KeyHead {
@@ -11,6 +11,15 @@ export interface KeyHead {
 /** Whether a keys-table item is a key's head, not a token's row. */
 export function isHead(item: Record<string, unknown>): boolean {
   return 'currentHash' in item;
+}
+
+/** The head of a key whose tokens were read as `tokens`: it names their rows. */
+export function headOf({ current, old }: KeyTokens): KeyHead {
+  return {
+    keyHash: current.keyId,
+    currentHash: current.keyHash,
+    ...(old && { rolledOutHash: old.keyHash }),
+  };
 }
 
 /** The condition that a key's head still names the rows it named when read, on `tableName`. */
@@ -28,12 +37,72 @@ export function headAsRead(tableName: string, { keyHash, currentHash, rolledOutH
   };
 }
 
-/** The update that `updateEveryRow` makes on each row of a key. */
+/** The update that a change makes on each row of a key. */
 export type RowUpdate = {
   UpdateExpression: string;
   ExpressionAttributeNames?: Record<string, string>;
   ExpressionAttributeValues?: Record<string, unknown>;
 };
+
+/**
+ * The update of each row of a key, and the attributes it replaces: guarded as read, so that the
+ * entry's `before` (and a caller's undo) is exactly what was replaced.
+ */
+export function rowUpdateOf(update: KeyUpdate): {
+  readonly row: RowUpdate;
+  readonly replaced: readonly (keyof ApiKeyRecord)[];
+} {
+  switch (update.event) {
+    case 'key.plan_changed': {
+      const own = update.limits;
+      return {
+        row: {
+          UpdateExpression: own
+            ? 'SET #plan = :plan, #perMinute = :perMinute, #perDay = :perDay'
+            : 'SET #plan = :plan REMOVE #perMinute, #perDay',
+          ExpressionAttributeNames: {
+            '#plan': 'plan',
+            '#perMinute': 'perMinute',
+            '#perDay': 'perDay',
+          },
+          ExpressionAttributeValues: {
+            ':plan': update.plan,
+            ...(own && { ':perMinute': own.perMinute, ':perDay': own.perDay }),
+          },
+        },
+        replaced: ['plan', 'perMinute', 'perDay'],
+      };
+    }
+    case 'key.scope_changed':
+      return {
+        row: {
+          UpdateExpression: 'SET #scopes = :scopes',
+          ExpressionAttributeNames: { '#scopes': 'scopes' },
+          ExpressionAttributeValues: { ':scopes': update.scopes },
+        },
+        replaced: ['scopes'],
+      };
+    case 'key.expiry_set':
+      return {
+        row: update.expiresAt
+          ? {
+              UpdateExpression: 'SET expiresAt = :at',
+              ExpressionAttributeValues: { ':at': update.expiresAt },
+            }
+          : { UpdateExpression: 'REMOVE expiresAt' },
+        replaced: ['expiresAt'],
+      };
+    case 'key.revoked':
+      return {
+        // A revoked key keeps its first revocation time.
+        row: {
+          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+          ExpressionAttributeValues: { ':now': update.at },
+        },
+        replaced: ['revokedAt'],
+      };
+  }
+}
 
 /** Attempts of a change to every row of a key that a concurrent change keeps cancelling. */
 export const CHANGE_ATTEMPTS = 3;

@@ -7,7 +7,7 @@ import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 
-/** Keys table reads by partition key; the keys command's store adds the administration. */
+/** Keys table reads by partition key; the key store adds the key service's audited changes. */
 export class DynamoDBKeyLookup implements KeyLookup {
   constructor(
     protected readonly client: DynamoDBDocumentClient,

@@ -1,99 +1,58 @@
-/** The key store on DynamoDB: a row per token, a head item per key (docs/architecture.md). */
+/**
+ * The key store on DynamoDB: a row per token, a head item per key (docs/architecture.md); the
+ * keys table's only writer, each write in one transaction with its audit entry.
+ */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { KeyChangeAudit } from '../keys/admin-ports.ts';
+import type { AuditContext } from '../audit/entry.ts';
+import type { AuditedKeyStore, ItemWrite, RestoreOutcome } from '../keys/admin-ports.ts';
 import { KeyChangedError } from '../keys/errors.ts';
-import { assertHomeRegion } from '../keys/home-region.ts';
-import type {
-  IssuedKey,
-  KeyAdministration,
-  KeyChange,
-  RolledKey,
-} from '../keys/key-administration.ts';
 import {
   type ApiKeyRecord,
-  customLimits,
+  type IssuedKey,
+  type KeyChange,
   type KeyTokens,
+  type KeyUpdate,
   type ListedKey,
-  type NewKeyInput,
-  newKey,
-  rolledKey,
-  withExpiry,
-  withPlan,
-  withRevocation,
-  withScopes,
+  updatedKey,
 } from '../keys/key-records.ts';
-import { keyScopes, type Scope } from '../keys/scopes.ts';
-import type { TokenStage } from '../keys/token.ts';
-import type { PlanId, RequestLimits } from '../plans.ts';
-import { requiredSetting } from '../settings.ts';
 import type { DynamoDBAuditLog } from './audit-log.ts';
-import type { DynamoDBBase } from './base.ts';
-import { type AuditedChange, KeyAuditor } from './key-audit.ts';
+import { asCompared, refusedByCondition } from './item-conditions.ts';
+import { KeyAuditor } from './key-audit.ts';
 import {
   CHANGE_ATTEMPTS,
   headAsRead,
+  headOf,
   KEY_ATTRIBUTES,
   type KeyHead,
-  type RowUpdate,
+  rowUpdateOf,
   stillAsRead,
   valuesIfAny,
 } from './key-conditions.ts';
 import { DynamoDBKeyLookup } from './key-lookup.ts';
 import { scanKeys } from './key-scan.ts';
 
-/** A key as read through its head: the head, and the rows of the tokens it names. */
-interface KeyRows {
-  readonly head: KeyHead;
-  readonly tokens: KeyTokens;
-}
-
-/**
- * Keys table access: the authorizer's lookup, the keys command's administration and, given the
- * audit table, the admin API's audited changes (each entry in its change's own transaction).
- */
-export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministration {
-  /**
-   * The store on `base`'s keys table, in the stage's home region only: keys have one writer region.
-   * @param audit The audit table, for audited changes. @default - none: unaudited only
-   * @throws Error when `KEYS_TABLE_NAME` is unset, or `AWS_REGION` is not the home region.
-   */
-  static override from<Store>(
-    this: new (
-      client: DynamoDBDocumentClient,
-      tableName: string,
-      audit?: DynamoDBAuditLog,
-    ) => Store,
-    base: DynamoDBBase,
-    audit?: DynamoDBAuditLog,
-  ): Store {
-    assertHomeRegion(base.settings, 'Keys');
-    return new this(base.client, requiredSetting(base.settings, 'KEYS_TABLE_NAME'), audit);
-  }
-
+/** Keys table access: the authorizer's lookup, and the key service's audited changes. */
+export class DynamoDBKeyStore extends DynamoDBKeyLookup implements AuditedKeyStore {
   private readonly auditor: KeyAuditor;
 
-  /** @param audit The audit table, for audited changes. @default - none: unaudited only */
-  constructor(client: DynamoDBDocumentClient, tableName: string, audit?: DynamoDBAuditLog) {
+  /**
+   * The store on `tableName`, written in the stage's home region only (keys have one writer
+   * region: `keyServiceOn` checks it).
+   * @param audit The audit table, where each change's entry goes.
+   */
+  constructor(client: DynamoDBDocumentClient, tableName: string, audit: DynamoDBAuditLog) {
     super(client, tableName);
     this.auditor = new KeyAuditor(audit);
   }
 
-  /** One transaction puts the token's row and the key's head. */
-  async createKey(input: NewKeyInput): Promise<IssuedKey> {
-    const issued = newKey(input);
-    await this.storeKey(issued);
-    return issued;
-  }
-
   /**
-   * Stores a key made by `newKey` (the admin API registers its API Gateway API key first): one
-   * transaction puts the token's row, the key's head and, audited, its `key.created` entry.
+   * One transaction puts the token's row, the key's head and its `key.created` entry (the admin
+   * API registers its API Gateway API key first).
    * @throws The client's error (TransactionCanceledException when the id or hash exists).
    */
-  async storeKey({ record }: IssuedKey, audit?: KeyChangeAudit): Promise<void> {
+  async storeKey({ record }: IssuedKey, context: AuditContext): Promise<void> {
     const head: KeyHead = { keyHash: record.keyId, currentHash: record.keyHash };
-    const entry = this.auditor.created(record, audit);
     await this.client.send(
       new TransactWriteCommand({
         TransactItems: [
@@ -104,7 +63,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
               ConditionExpression: 'attribute_not_exists(keyHash)',
             },
           })),
-          ...(entry ? [entry] : []),
+          this.auditor.created(record, context),
         ],
       }),
     );
@@ -114,7 +73,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
    * A key's head and the rows it names, read strongly consistently (again when a roll raced).
    * @throws KeyChangedError when rolls keep replacing the rows, `CHANGE_ATTEMPTS` times.
    */
-  private async rowsOfKey(keyId: string): Promise<KeyRows | undefined> {
+  async tokensOf(keyId: string): Promise<KeyTokens | undefined> {
     for (let attempt = 1; ; attempt++) {
       const head = await this.itemOf<KeyHead>(keyId);
       if (!head) return undefined;
@@ -123,13 +82,9 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
         head.rolledOutHash === undefined ? undefined : this.rowOf(head.rolledOutHash),
       ]);
       const complete = current && (head.rolledOutHash === undefined || old);
-      if (complete) return { head, tokens: { current, ...(old && { old }) } };
+      if (complete) return { current, ...(old && { old }) };
       if (attempt === CHANGE_ATTEMPTS) throw new KeyChangedError(keyId);
     }
-  }
-
-  async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
-    return (await this.rowsOfKey(keyId))?.tokens.current;
   }
 
   /** Reads the whole table, strongly consistently: an ops command, not a request path. */
@@ -138,167 +93,82 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
   }
 
   /**
-   * Makes the same update on every row of a key in one transaction, guarded by the head and the
-   * `unchanged` attributes of the current row; retried up to `CHANGE_ATTEMPTS` times.
-   * @returns The key's current row before the update, or `undefined` for no such key.
-   * @throws KeyChangedError when concurrent changes cancel every attempt.
+   * One transaction on every row, guarded by the head and the current row's replaced attributes
+   * as read; at most `CHANGE_ATTEMPTS` (`AuditedKeyStore.changeKey`).
    */
-  private async updateEveryRow(
-    keyId: string,
-    update: RowUpdate,
-    unchanged: readonly (keyof ApiKeyRecord)[],
-    change: AuditedChange,
-  ): Promise<ApiKeyRecord | undefined> {
+  async changeKey(
+    read: KeyTokens,
+    update: KeyUpdate,
+    context: AuditContext,
+    options: { readonly asRead?: boolean } = {},
+  ): Promise<KeyChange> {
+    const { keyId } = read.current;
+    const { row, replaced } = rowUpdateOf(update);
+    let tokens = read;
     for (let attempt = 1; ; attempt++) {
-      const key = await this.rowsOfKey(keyId);
-      if (!key) return undefined;
-      const { head, tokens } = key;
       const { current, old } = tokens;
-      const entry = this.auditor.changed(change, current, unchanged);
-      const guard = stillAsRead(current, unchanged);
+      const record = updatedKey(current, update);
+      const entry = this.auditor.changed(update.event, current, record, context);
+      const guard = stillAsRead(current, replaced);
       const currentRow = {
-        ...update,
+        ...row,
         TableName: this.tableName,
         Key: { keyHash: current.keyHash },
         ConditionExpression: guard.ConditionExpression,
         ExpressionAttributeNames: {
-          ...update.ExpressionAttributeNames,
+          ...row.ExpressionAttributeNames,
           ...guard.ExpressionAttributeNames,
         },
-        ...valuesIfAny({ ...update.ExpressionAttributeValues, ...guard.ExpressionAttributeValues }),
+        ...valuesIfAny({ ...row.ExpressionAttributeValues, ...guard.ExpressionAttributeValues }),
       };
       const oldRow = old && {
-        ...update,
+        ...row,
         TableName: this.tableName,
         Key: { keyHash: old.keyHash },
         ConditionExpression: 'attribute_exists(#keyHash)',
-        ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#keyHash': 'keyHash' },
+        ExpressionAttributeNames: { ...row.ExpressionAttributeNames, '#keyHash': 'keyHash' },
       };
       try {
         await this.client.send(
           new TransactWriteCommand({
             TransactItems: [
-              ...[currentRow, ...(oldRow ? [oldRow] : [])].map((row) => ({ Update: row })),
-              { ConditionCheck: headAsRead(this.tableName, head) },
+              ...[currentRow, ...(oldRow ? [oldRow] : [])].map((each) => ({ Update: each })),
+              { ConditionCheck: headAsRead(this.tableName, headOf(tokens)) },
               ...(entry ? [entry] : []),
             ],
           }),
         );
-        return current;
+        return { previous: current, record };
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
         if (attempt === CHANGE_ATTEMPTS) throw new KeyChangedError(keyId, { cause: error });
       }
+      const again = await this.tokensOf(keyId);
+      const held = (name: keyof ApiKeyRecord) =>
+        JSON.stringify(again?.current[name]) === JSON.stringify(read.current[name]);
+      if (!again || (options.asRead && !replaced.every(held))) throw new KeyChangedError(keyId);
+      tokens = again;
     }
   }
 
-  /** One transaction on every row (`updateEveryRow`), so `previous` is exactly what was replaced. */
-  async setPlan(
-    keyId: string,
-    plan: PlanId,
-    limits?: RequestLimits,
-    audit?: KeyChangeAudit,
-  ): Promise<KeyChange | undefined> {
-    const own = customLimits(plan, limits);
-    const after = (previous: ApiKeyRecord) => withPlan(previous, plan, own);
-    const previous = await this.updateEveryRow(
-      keyId,
-      {
-        UpdateExpression: own
-          ? 'SET #plan = :plan, #perMinute = :perMinute, #perDay = :perDay'
-          : 'SET #plan = :plan REMOVE #perMinute, #perDay',
-        ExpressionAttributeNames: {
-          '#plan': 'plan',
-          '#perMinute': 'perMinute',
-          '#perDay': 'perDay',
-        },
-        ExpressionAttributeValues: {
-          ':plan': plan,
-          ...(own && { ':perMinute': own.perMinute, ':perDay': own.perDay }),
-        },
-      },
-      // The plan and limits replaced are what a caller restores to undo the move.
-      ['plan', 'perMinute', 'perDay'],
-      { event: 'key.plan_changed', after, audit },
-    );
-    return previous && { previous, record: after(previous) };
-  }
-
-  async revokeKey(keyId: string, audit?: KeyChangeAudit): Promise<ApiKeyRecord | undefined> {
-    const now = new Date().toISOString();
-    const after = (previous: ApiKeyRecord) => withRevocation(previous, now);
-    const previous = await this.updateEveryRow(
-      keyId,
-      {
-        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-        ExpressionAttributeValues: { ':now': now },
-      },
-      // So that an entry records the revocation that took effect, not a concurrent one's time.
-      ['revokedAt'],
-      { event: 'key.revoked', after, audit },
-    );
-    return previous && after(previous);
-  }
-
-  /** One transaction on every row (`updateEveryRow`), so `previous` is exactly what was replaced. */
-  async setScopes(
-    keyId: string,
-    scopes: readonly Scope[],
-    audit?: KeyChangeAudit,
-  ): Promise<KeyChange | undefined> {
-    const stored = keyScopes(scopes);
-    const after = (previous: ApiKeyRecord) => withScopes(previous, scopes);
-    const previous = await this.updateEveryRow(
-      keyId,
-      {
-        UpdateExpression: 'SET #scopes = :scopes',
-        ExpressionAttributeNames: { '#scopes': 'scopes' },
-        ExpressionAttributeValues: { ':scopes': stored },
-      },
-      ['scopes'],
-      { event: 'key.scope_changed', after, audit },
-    );
-    return previous && { previous, record: after(previous) };
-  }
-
-  async setExpiry(
-    keyId: string,
-    expiresAt: string | undefined,
-    audit?: KeyChangeAudit,
-  ): Promise<KeyChange | undefined> {
-    const after = (previous: ApiKeyRecord) => withExpiry(previous, expiresAt);
-    const previous = await this.updateEveryRow(
-      keyId,
-      expiresAt
-        ? {
-            UpdateExpression: 'SET expiresAt = :at',
-            ExpressionAttributeValues: { ':at': expiresAt },
-          }
-        : { UpdateExpression: 'REMOVE expiresAt' },
-      ['expiresAt'],
-      { event: 'key.expiry_set', after, audit },
-    );
-    return previous && { previous, record: after(previous) };
-  }
-
   /**
-   * One transaction makes the rows the key's tokens after the roll (`rolledKey`) and, audited,
-   * puts its `key.rolled` entry (the change recorded: until when the old token works).
+   * One transaction makes the rows the key's tokens after the roll (`rolledKey`) and puts its
+   * `key.rolled` entry (the change recorded: until when the old token works).
+   * @throws KeyChangedError when the key changed since `read` (nothing changed then).
    */
   async rollKey(
-    keyId: string,
-    options: { graceSeconds: number; tokenStage?: TokenStage; audit?: KeyChangeAudit },
-  ): Promise<RolledKey | undefined> {
-    const key = await this.rowsOfKey(keyId);
-    if (!key) return undefined;
-    const { head, tokens: before } = key;
-    const { current } = before;
-    const { token, graceUntil, tokens: after } = rolledKey(current, options);
+    read: KeyTokens,
+    rolled: { readonly tokens: KeyTokens; readonly graceUntil?: string },
+    context: AuditContext,
+  ): Promise<void> {
+    const { current, old: earlier } = read;
+    const { keyId } = current;
+    const after = rolled.tokens;
     // The new row copies the current one: that must still be current, unrevoked and unchanged.
     const { ExpressionAttributeValues: held, ...guard } = stillAsRead(current, KEY_ATTRIBUTES);
     const stillCurrent = { TableName: this.tableName, Key: { keyHash: current.keyHash }, ...guard };
-    const headGuard = headAsRead(this.tableName, head);
-    const entry = this.auditor.rolled(keyId, before.old?.graceUntil, graceUntil, options.audit);
+    const headGuard = headAsRead(this.tableName, headOf(read));
+    const entry = this.auditor.rolled(keyId, earlier?.graceUntil, rolled.graceUntil, context);
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -319,8 +189,8 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
                   },
                 }
               : { Delete: { ...stillCurrent, ...valuesIfAny(held) } },
-            ...(before.old
-              ? [{ Delete: { TableName: this.tableName, Key: { keyHash: before.old.keyHash } } }]
+            ...(earlier
+              ? [{ Delete: { TableName: this.tableName, Key: { keyHash: earlier.keyHash } } }]
               : []),
             {
               Update: {
@@ -335,7 +205,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
                 },
               },
             },
-            ...(entry ? [entry] : []),
+            entry,
           ],
         }),
       );
@@ -345,6 +215,32 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements KeyAdministra
       }
       throw error;
     }
-    return { record: after.current, token, graceUntil };
+  }
+
+  /**
+   * One transaction puts each item (`asCompared`) and the `key.restored` entry of the current
+   * token's row (the one without a roll's grace). @returns `changed`: an item changed meanwhile.
+   */
+  async restoreKey(
+    keyId: string,
+    writes: readonly ItemWrite[],
+    context: AuditContext,
+  ): Promise<RestoreOutcome> {
+    const current = writes.find(({ item }) => 'keyId' in item && item.graceUntil === undefined);
+    const entry = this.auditor.restored(
+      keyId,
+      current && { live: current.expected, restored: current.item },
+      context,
+    );
+    const puts = writes.map((write) => ({
+      Put: { TableName: this.tableName, Item: write.item, ...asCompared(write, 'keyHash') },
+    }));
+    try {
+      await this.client.send(new TransactWriteCommand({ TransactItems: [...puts, entry] }));
+      return 'written';
+    } catch (error) {
+      if (refusedByCondition(error)) return 'changed';
+      throw error;
+    }
   }
 }

@@ -1,14 +1,14 @@
 /**
  * Who calls the admin API, read from the event of API Gateway's IAM (SigV4) authorization: the
- * only source of an audit entry's actor. A body's claim to be someone else is never read.
+ * only source of an admin change's actor. A body's claim to be someone else is never read.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { AuditContext } from '../audit/entry.ts';
 import { ApiError } from './errors.ts';
 
 /**
- * The audit context of an admin request: the actor from `requestContext.identity` (`userArn`,
- * `sourceIp`, `userAgent`), the request id from `requestContext.requestId`, and `reason`.
+ * The audit context of an admin request: the IAM actor (`requestContext.identity.userArn`), its
+ * `sourceIp` and `userAgent`, the request id from `requestContext.requestId`, and `reason`.
  * @param reason The caller's reason, already validated (the body's `reason`).
  * @throws ApiError 403 `forbidden` when the event carries no IAM principal (an admin method
  *   without AWS_IAM authorization, which the stack never builds).
@@ -19,12 +19,10 @@ export function auditContextOf(event: APIGatewayProxyEvent, reason?: string): Au
     throw new ApiError('forbidden', 'The request carries no IAM principal (sign it with SigV4).');
   }
   return {
-    actor: {
-      arn: identity.userArn,
-      ...(identity.sourceIp && { sourceIp: identity.sourceIp }),
-      ...(identity.userAgent && { userAgent: identity.userAgent }),
-    },
+    actor: { type: 'iam', id: identity.userArn },
     requestId,
+    ...(identity.sourceIp && { sourceIp: identity.sourceIp }),
+    ...(identity.userAgent && { userAgent: identity.userAgent }),
     ...(reason !== undefined && { reason }),
   };
 }

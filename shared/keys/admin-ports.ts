@@ -1,54 +1,60 @@
 /**
- * The ports of the admin API's key operations (key-operations.ts); their adapters are in
- * shared/dynamodb/ and shared/apigateway/.
+ * The ports of the key service (key-service.ts); their adapters are in shared/dynamodb/ and
+ * shared/apigateway/.
  */
 import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
-import type { PlanId, RequestLimits } from '../plans.ts';
 import type { BanState, DayUsage } from '../rate-limit/key-status.ts';
-import type { IssuedKey, KeyChange, RolledKey } from './key-administration.ts';
-import type { ApiKeyRecord, ListedKey } from './key-records.ts';
-import type { Scope } from './scopes.ts';
-import type { TokenStage } from './token.ts';
+import type {
+  ApiKeyRecord,
+  IssuedKey,
+  KeyChange,
+  KeyTokens,
+  KeyUpdate,
+  ListedKey,
+} from './key-records.ts';
 import type { UndoSteps } from './undo.ts';
 
-/** How a change is audited: its entry goes into the change's own transaction. */
-export interface KeyChangeAudit {
-  readonly context: AuditContext;
-  /**
-   * The key as the caller read it before steps of its own (API Gateway's): the change is made only
-   * while the attributes it guards still hold these values, else KeyChangedError.
-   * @default - the key as the store reads it
-   */
-  readonly expected?: ApiKeyRecord;
+/** A restore's put of a stored item: only while the live one is still `expected` (none: absent). */
+export interface ItemWrite {
+  readonly item: Readonly<Record<string, unknown>>;
+  readonly expected?: Readonly<Record<string, unknown>>;
 }
 
-/** The keys table as the admin API changes it: each change with its audit entry, atomically. */
+/** How a restore's writes ended: written, or refused because the live table changed. */
+export type RestoreOutcome = 'written' | 'changed';
+
+/** The keys table as the key service changes it: each change with its entry, guarded as read. */
 export interface AuditedKeyStore {
-  /** Stores a key made by `newKey` with its `key.created` entry. */
-  storeKey(issued: IssuedKey, audit: KeyChangeAudit): Promise<void>;
-  findById(keyId: string): Promise<ApiKeyRecord | undefined>;
+  /** The key's live tokens, strongly consistent; `undefined`: no such key. @throws KeyChangedError */
+  tokensOf(keyId: string): Promise<KeyTokens | undefined>;
+  /** Every key, oldest first, with until when the old token of a rolled key works. */
   listKeys(): Promise<ListedKey[]>;
-  setPlan(
-    keyId: string,
-    plan: PlanId,
-    limits: RequestLimits | undefined,
-    audit: KeyChangeAudit,
-  ): Promise<KeyChange | undefined>;
-  setScopes(
-    keyId: string,
-    scopes: readonly Scope[],
-    audit: KeyChangeAudit,
-  ): Promise<KeyChange | undefined>;
-  setExpiry(
-    keyId: string,
-    expiresAt: string | undefined,
-    audit: KeyChangeAudit,
-  ): Promise<KeyChange | undefined>;
-  revokeKey(keyId: string, audit: KeyChangeAudit): Promise<ApiKeyRecord | undefined>;
+  /** Stores a key made by `newKey` with its `key.created` entry. */
+  storeKey(issued: IssuedKey, context: AuditContext): Promise<void>;
+  /**
+   * Makes `update` on every token of the key read as `read`, with its entry (none when no
+   * recorded field changes); after a concurrent change, on the key read again, with `asRead`
+   * only while the attributes it replaces hold what `read` held.
+   * @throws KeyChangedError when they changed (`asRead`), or changes keep cancelling it.
+   */
+  changeKey(
+    read: KeyTokens,
+    update: KeyUpdate,
+    context: AuditContext,
+    options?: { readonly asRead?: boolean },
+  ): Promise<KeyChange>;
+  /** Replaces the tokens read as `read` with a roll's (`rolledKey`). @throws KeyChangedError */
   rollKey(
+    read: KeyTokens,
+    after: { readonly tokens: KeyTokens; readonly graceUntil?: string },
+    context: AuditContext,
+  ): Promise<void>;
+  /** Puts a restore's items of a key back with its `key.restored` entry, all or none. */
+  restoreKey(
     keyId: string,
-    options: { graceSeconds: number; tokenStage?: TokenStage; audit: KeyChangeAudit },
-  ): Promise<RolledKey | undefined>;
+    writes: readonly ItemWrite[],
+    context: AuditContext,
+  ): Promise<RestoreOutcome>;
 }
 
 /** The audit trail's reads. */
@@ -126,7 +132,7 @@ export interface ApiGatewaySteps {
 }
 
 /**
- * A stage's API Gateway API keys and usage plans, as the key operations change them; each method
+ * A stage's API Gateway API keys and usage plans, as the key service changes them; each method
  * records the undo of every step it made in `undo` before a later step can fail.
  */
 export interface ApiKeyGateway {

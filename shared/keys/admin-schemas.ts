@@ -1,6 +1,6 @@
 /**
  * Valibot schemas of the admin API's bodies and parameters (docs/admin-openapi.yaml): the edge
- * checks of the key operations, the same the keys command made of its options. Bodies are strict
+ * checks of its operations, the same the keys command made of its options. Bodies are strict
  * objects (an unknown field: 400) and never carry an actor.
  */
 import * as v from 'valibot';

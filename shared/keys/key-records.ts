@@ -45,6 +45,24 @@ export interface ListedKey extends ApiKeyRecord {
   readonly oldTokenUntil?: string;
 }
 
+/** A key with a token just issued for it; the token is shown once and stored nowhere. */
+export interface IssuedKey {
+  readonly record: ApiKeyRecord;
+  readonly token: string;
+}
+
+/** A key rolled to a new token, and until when its old token works (none: not at all). */
+export interface RolledKey extends IssuedKey {
+  /** ISO 8601 time from which the old token is refused. */
+  readonly graceUntil?: string;
+}
+
+/** A key before and after a change. */
+export interface KeyChange {
+  readonly previous: ApiKeyRecord;
+  readonly record: ApiKeyRecord;
+}
+
 /** Why the authorizer refuses a stored key at a given time. */
 export type KeyRefusal = 'revoked' | 'expired' | 'rolled';
 
@@ -75,7 +93,7 @@ export function limitsOfKey(
  */
 export function customLimits(
   plan: PlanId,
-  limits: RequestLimits | undefined,
+  limits: Partial<RequestLimits> | undefined,
 ): RequestLimits | undefined {
   if (!isStandardPlanId(plan)) return limitsOfPlan(plan, limits);
   if (limits) {
@@ -104,7 +122,7 @@ export interface NewKeyInput {
  * A new key and its bearer token (fresh id, token and usage identifier).
  * @throws InvalidLimitsError (see `customLimits`); InvalidScopesError for no scope.
  */
-export function newKey(input: NewKeyInput): { record: ApiKeyRecord; token: string } {
+export function newKey(input: NewKeyInput): IssuedKey {
   const limits = customLimits(input.plan, input.limits);
   const scopes = keyScopes(input.scopes ?? SCOPES);
   const token = generateToken(input.tokenStage);
@@ -123,7 +141,7 @@ export function newKey(input: NewKeyInput): { record: ApiKeyRecord; token: strin
 }
 
 /** `record` moved to `plan` with an Enterprise key's own limits `own` (none for a standard plan). */
-export function withPlan(
+function withPlan(
   record: ApiKeyRecord,
   plan: PlanId,
   own: RequestLimits | undefined,
@@ -133,23 +151,48 @@ export function withPlan(
 }
 
 /** `record` with the scopes `scopes` (as `keyScopes` stores them). */
-export function withScopes(record: ApiKeyRecord, scopes: readonly Scope[]): ApiKeyRecord {
+function withScopes(record: ApiKeyRecord, scopes: readonly Scope[]): ApiKeyRecord {
   return { ...record, scopes: keyScopes(scopes) };
 }
 
 /** `record` revoked at `at` (ISO 8601), unless it was revoked before: the first time is kept. */
-export function withRevocation(record: ApiKeyRecord, at: string): ApiKeyRecord {
+function withRevocation(record: ApiKeyRecord, at: string): ApiKeyRecord {
   return { ...record, revokedAt: record.revokedAt ?? at };
 }
 
 /** `record` expiring at `expiresAt` (ISO 8601), or never. */
-export function withExpiry(record: ApiKeyRecord, expiresAt: string | undefined): ApiKeyRecord {
+function withExpiry(record: ApiKeyRecord, expiresAt: string | undefined): ApiKeyRecord {
   const { expiresAt: _expiresAt, ...rest } = record;
   return { ...rest, ...(expiresAt && { expiresAt }) };
 }
 
+/**
+ * A change to every token of a key, named by the event that records it: a plan with an Enterprise
+ * key's own limits (as `customLimits` returned them), scopes, an expiry (none: never) or a
+ * revocation at `at` (ISO 8601; a revoked key keeps its first time).
+ */
+export type KeyUpdate =
+  | { readonly event: 'key.plan_changed'; readonly plan: PlanId; readonly limits?: RequestLimits }
+  | { readonly event: 'key.scope_changed'; readonly scopes: readonly Scope[] }
+  | { readonly event: 'key.expiry_set'; readonly expiresAt?: string }
+  | { readonly event: 'key.revoked'; readonly at: string };
+
+/** `record` after `update`. */
+export function updatedKey(record: ApiKeyRecord, update: KeyUpdate): ApiKeyRecord {
+  switch (update.event) {
+    case 'key.plan_changed':
+      return withPlan(record, update.plan, update.limits);
+    case 'key.scope_changed':
+      return withScopes(record, update.scopes);
+    case 'key.expiry_set':
+      return withExpiry(record, update.expiresAt);
+    case 'key.revoked':
+      return withRevocation(record, update.at);
+  }
+}
+
 /** Whether `record` is held by its key's current token, not by the old token of a roll. */
-export function isCurrentToken(record: Pick<ApiKeyRecord, 'graceUntil'>): boolean {
+function isCurrentToken(record: Pick<ApiKeyRecord, 'graceUntil'>): boolean {
   return record.graceUntil === undefined;
 }
 
@@ -174,7 +217,7 @@ export interface KeyTokens {
 }
 
 /**
- * A key rolled from its current token's `current` (`KeyAdministration.rollKey`): the new token,
+ * A key rolled from its current token's `current` (`KeyService.rollKey`): the new token,
  * and the key's tokens after the roll, `current` as the old one until `graceUntil`.
  * @throws KeyRevokedError for a revoked key.
  */

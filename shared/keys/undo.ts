@@ -1,4 +1,4 @@
-/** Undoing a key operation that failed half-way: no key is left half-made or half-moved. */
+/** Undoing a key change that failed half-way: no key is left half-made or half-moved. */
 
 /** The undo actions of the steps done so far, run newest first when a later step fails. */
 export class UndoSteps {

@@ -21,12 +21,12 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { PLAN_IDS } from '../../shared/plans.ts';
-import { operations as localOperations } from '../support/admin-event.ts';
 import { conformingAnswers } from '../support/admin-openapi.ts';
-import { HOME, OTHER, STACKS, twoRegionKeyOperations } from '../support/two-region-stage.ts';
+import { seedKey } from '../support/test-keys.ts';
+import { HOME, OTHER, STACKS, twoRegionKeyService } from '../support/two-region-stage.ts';
 
 /** The admin functions of staging in two regions, on this file's tables. */
-const conforming = conformingAnswers(twoRegionKeyOperations());
+const conforming = conformingAnswers(twoRegionKeyService());
 
 const apiGateway = mockClient(APIGatewayClient);
 
@@ -196,13 +196,10 @@ describe("the admin API's answers on a stage of two regions", () => {
   });
 
   it('state a revoked key without API keys as notFound in each region', async () => {
-    // Issued on the local stack's admin API: no API key in any region.
-    const { key } = await localOperations.createKey(
-      { plan: 'free' },
-      { actor: { arn: 'arn:aws:iam::111111111111:role/operator' }, requestId: 'r-1' },
-    );
+    // Seeded straight into the keys table: no API key in any region.
+    const { record } = await seedKey({ plan: 'free' });
 
-    const revoked = await conforming('revokeKey', { keyId: key.keyId, body: {} });
+    const revoked = await conforming('revokeKey', { keyId: record.keyId, body: {} });
 
     expect(revoked.body.apiGateway).toEqual({
       regions: [HOME, OTHER],

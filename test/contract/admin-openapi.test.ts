@@ -15,7 +15,7 @@ import { ADMIN_ERROR_CATALOGUE } from '../../shared/http/errors.ts';
 import { API_GATEWAY_OUTCOMES, API_GATEWAY_STEPS } from '../../shared/keys/admin-ports.ts';
 import { SCOPES } from '../../shared/keys/scopes.ts';
 import { ALL_PLAN_IDS } from '../../shared/plans.ts';
-import { operations } from '../support/admin-event.ts';
+import { service } from '../support/admin-event.ts';
 import {
   conformingAnswers,
   document,
@@ -130,7 +130,7 @@ describe('docs/admin-openapi.yaml', () => {
 });
 
 describe('answers of the admin functions', () => {
-  const conforming = conformingAnswers(operations);
+  const conforming = conformingAnswers(service);
 
   it('conform to the document, for every operation, success and refusal', async () => {
     const created = await conforming('createKey', {

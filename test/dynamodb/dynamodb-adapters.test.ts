@@ -11,6 +11,7 @@ import { requiredSetting } from '../../shared/settings.ts';
 import { keyStoreContract } from '../support/key-store-contract.ts';
 import { petStoreContract } from '../support/pet-store-contract.ts';
 import { CONTRACT_SPREAD_POLICY, rateLimiterContract } from '../support/rate-limiter-contract.ts';
+import { seedKey } from '../support/test-keys.ts';
 
 const container = createContainer();
 afterAll(() => container.client.destroy());
@@ -26,4 +27,11 @@ rateLimiterContract(
       CONTRACT_SPREAD_POLICY,
     ),
 );
-keyStoreContract('DynamoDB', () => container.keys);
+keyStoreContract('DynamoDB', () => ({
+  lookup: container.keys,
+  seedKey: (input, fields) =>
+    seedKey(input, fields, {
+      client: container.client,
+      tableName: requiredSetting(container.settings, 'KEYS_TABLE_NAME'),
+    }),
+}));

@@ -3,22 +3,24 @@
  * never the token itself; what the authorizer makes of it (limits, refusals).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createContainer } from '../../shared/dynamodb/container.ts';
 import { keyRefusal, limitsOfKey } from '../../shared/keys/key-records.ts';
 import { generateToken, hashToken, TOKEN_PREFIXES } from '../../shared/keys/token.ts';
-import { client, keys, setNow, storedItem, tableName } from '../support/keys-table.ts';
+import {
+  client,
+  currentOf,
+  issueKey,
+  setNow,
+  store,
+  storedItem,
+  tableName,
+} from '../support/keys-table.ts';
 
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-afterAll(() => client.destroy());
-
-describe('DynamoDBKeyStore as the key lookup', () => {
+describe("DynamoDBKeyStore as the authorizer's key lookup", () => {
   it('issues a key whose record holds the hash of the token, never the token', async () => {
     setNow('2030-01-02T03:04:05.678Z');
-    const { record, token } = await keys.createKey({ plan: 'business', owner: 'Acme Ltd' });
+    const { record, token } = await issueKey({ plan: 'business', owner: 'Acme Ltd' });
 
     expect(record).toEqual({
       keyHash: hashToken(token),
@@ -40,30 +42,30 @@ describe('DynamoDBKeyStore as the key lookup', () => {
   });
 
   it('finds a key by its token and by its id', async () => {
-    const { record, token } = await keys.createKey({ plan: 'pro' });
+    const { record, token } = await issueKey({ plan: 'pro' });
 
-    expect(await keys.findByToken(token)).toEqual(record);
-    expect(await keys.findById(record.keyId)).toEqual(record);
+    expect(await store.findByToken(token)).toEqual(record);
+    expect(await currentOf(record.keyId)).toEqual(record);
   });
 
   it('finds nothing for an unknown token or id', async () => {
-    expect(await keys.findByToken(generateToken())).toBeUndefined();
-    expect(await keys.findById('key_0000000000000000')).toBeUndefined();
+    expect(await store.findByToken(generateToken())).toBeUndefined();
+    expect(await currentOf('key_0000000000000000')).toBeUndefined();
   });
 
   it('issues an Enterprise key with its own limits on the record', async () => {
-    const { record, token } = await keys.createKey({
+    const { record, token } = await issueKey({
       plan: 'enterprise',
       limits: { perMinute: 5_000, perDay: 2_000_000 },
     });
 
     expect(record).toMatchObject({ plan: 'enterprise', perMinute: 5_000, perDay: 2_000_000 });
-    expect(await keys.findByToken(token)).toEqual(record);
+    expect(await store.findByToken(token)).toEqual(record);
     expect(limitsOfKey(record)).toEqual({ perMinute: 5_000, perDay: 2_000_000 });
   });
 
   it('stores no limits on a key of a standard plan, which reads them from its plan', async () => {
-    const { record } = await keys.createKey({ plan: 'pro' });
+    const { record } = await issueKey({ plan: 'pro' });
 
     const item = await storedItem(record.keyHash);
     expect(item).not.toHaveProperty('perMinute');
@@ -85,8 +87,8 @@ describe('DynamoDBKeyStore as the key lookup', () => {
     ).toBe(refusal);
   });
 
-  it('is what createContainer builds from KEYS_TABLE_NAME', async () => {
-    const { record, token } = await keys.createKey({ plan: 'pro' });
+  it("is what createContainer builds from KEYS_TABLE_NAME: the authorizer's lookup", async () => {
+    const { record, token } = await issueKey({ plan: 'pro' });
     expect(await createContainer().keys.findByToken(token)).toEqual(record);
   });
 });

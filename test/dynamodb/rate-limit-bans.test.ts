@@ -16,6 +16,7 @@ import {
   sendSequentially,
   T0,
 } from '../support/rate-limiter.ts';
+import { TEST_CONTEXT } from '../support/test-keys.ts';
 
 describe('temporary ban', () => {
   const policy: BanPolicy = { threshold: 3, durationSeconds: 900 };
@@ -97,7 +98,9 @@ describe('temporary ban', () => {
     const keyId = freshKey();
     await exhaust(rl, keyId, 4, T0);
 
-    expect(await bans.unban(keyId, T0 + SECOND)).toEqual({ bannedUntil: T0 / 1000 + 900 });
+    expect(await bans.unban(keyId, T0 + SECOND, TEST_CONTEXT)).toEqual({
+      bannedUntil: T0 / 1000 + 900,
+    });
     expect(await bans.banState(keyId, T0 + SECOND)).toBeUndefined();
     // Same minute: still over the minute limit, so refused, but not banned again at once.
     const refused = await rl.consume(keyId, limits, T0 + 2 * SECOND);
@@ -106,6 +109,6 @@ describe('temporary ban', () => {
   });
 
   it('unban of a key that is not banned reports nothing lifted', async () => {
-    expect(await bans.unban(freshKey(), T0)).toBeUndefined();
+    expect(await bans.unban(freshKey(), T0, TEST_CONTEXT)).toBeUndefined();
   });
 });

@@ -18,7 +18,16 @@ import { instantAt } from '../../shared/rate-limit/decision.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
 import { DEFAULT_SPREAD_POLICY } from '../../shared/rate-limit/shards.ts';
 import type { Regions } from '../../shared/regions.ts';
-import { admittedCount, client, freshKey, SECOND, T0, tableName } from '../support/rate-limiter.ts';
+import {
+  admittedCount,
+  audit,
+  client,
+  freshKey,
+  SECOND,
+  T0,
+  tableName,
+} from '../support/rate-limiter.ts';
+import { TEST_CONTEXT } from '../support/test-keys.ts';
 
 const NAMES = ['us-east-1', 'eu-west-1'];
 const regionLimiter = (own: number, table = tableName, banPolicy = DEFAULT_BAN_POLICY) =>
@@ -140,18 +149,17 @@ describe('the rate limiter in two regions', () => {
       1,
       at,
     );
-    const bans = new DynamoDBRateLimitBans(client, tableName, 25, { names: NAMES, own: 1 });
+    const bans = new DynamoDBRateLimitBans(client, tableName, audit, 25, { names: NAMES, own: 1 });
     const seen = await bans.banState(keyId, at);
-    const lifted = await bans.unban(keyId, at);
+    const lifted = await bans.unban(keyId, at, TEST_CONTEXT);
 
     expect(usage.get(keyId)?.[0]).toMatchObject({ admitted: 2, refused: 3 });
     expect(seen).toEqual({ bannedUntil: T0 / 1000 + 900 });
     expect(lifted).toEqual(seen);
     // The home region's ban is the home region's to lift.
     expect(await bans.banState(keyId, at)).toEqual(seen);
-    expect(await new DynamoDBRateLimitBans(client, tableName, 25, home).unban(keyId, at)).toEqual(
-      seen,
-    );
+    const homeBans = new DynamoDBRateLimitBans(client, tableName, audit, 25, home);
+    expect(await homeBans.unban(keyId, at, TEST_CONTEXT)).toEqual(seen);
     expect(await bans.banState(keyId, at)).toBeUndefined();
   });
 });

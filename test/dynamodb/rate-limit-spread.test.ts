@@ -18,6 +18,7 @@ import { windowAt } from '../../shared/rate-limit/windows.ts';
 import { context, countingOperation, getEvent } from '../support/rate-limit-middleware.ts';
 import {
   admittedCount,
+  audit,
   client,
   freshKey,
   MINUTE,
@@ -26,6 +27,7 @@ import {
   T0,
   tableName,
 } from '../support/rate-limiter.ts';
+import { TEST_CONTEXT } from '../support/test-keys.ts';
 
 const SPREAD: SpreadPolicy = { abovePerMinute: 100, shards: 8 };
 const BAN: BanPolicy = { threshold: 3, durationSeconds: 900 };
@@ -149,7 +151,7 @@ describe('a spread key on DynamoDB', () => {
   it('shows its ban to the keys command, and unban lifts it from the day item and every shard', async () => {
     const keyId = freshKey();
     await sendSequentially(instance(), keyId, LIMITS, 164, T0);
-    const bans = new DynamoDBRateLimitBans(client, tableName, 8);
+    const bans = new DynamoDBRateLimitBans(client, tableName, audit, 8);
     expect(await bans.banState(keyId, T0 + MINUTE)).toEqual({ bannedUntil: T0 / 1000 + 900 });
     // A fresh instance learns the ban from the shard it writes to, and binds the ban.
     expect(await instance().consume(keyId, LIMITS, T0 + MINUTE)).toMatchObject({
@@ -158,7 +160,7 @@ describe('a spread key on DynamoDB', () => {
       binding: { name: 'minute', remaining: 0, resetAt: T0 / 1000 + 900 },
     });
 
-    await bans.unban(keyId, T0 + MINUTE);
+    await bans.unban(keyId, T0 + MINUTE, TEST_CONTEXT);
 
     const after = await sendSequentially(instance(), keyId, LIMITS, 8, T0 + MINUTE);
     expect(after.every((d) => d.admitted)).toBe(true);

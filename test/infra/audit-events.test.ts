@@ -16,7 +16,7 @@ import {
 import { STAGES } from '../../infra/stages.ts';
 import { logicalId, stageOf, synthesizeStages } from '../support/petstore-app.ts';
 
-const DETAIL = { entryId: 'S', keyId: 'S', actor: { arn: 'S' }, changes: 'M' } as const;
+const DETAIL = { entryId: 'S', keyId: 'S', actor: { id: 'S' }, changes: 'M' } as const;
 
 /** A stack with an audit table (with a stream of new images, unless told) and its pipe. */
 function auditStack(withStream = true) {
@@ -63,7 +63,7 @@ describe('AuditEvents', () => {
     const detail = auditDetailTemplate(DETAIL);
 
     expect(detail).toBe(
-      '{"entryId": "<$.dynamodb.NewImage.entryId.S>", "keyId": "<$.dynamodb.NewImage.keyId.S>", "actor": {"arn": "<$.dynamodb.NewImage.actor.M.arn.S>"}, "changes": <$.dynamodb.NewImage.changes.M>}',
+      '{"entryId": "<$.dynamodb.NewImage.entryId.S>", "keyId": "<$.dynamodb.NewImage.keyId.S>", "actor": {"id": "<$.dynamodb.NewImage.actor.M.id.S>"}, "changes": <$.dynamodb.NewImage.changes.M>}',
     );
   });
 

@@ -24,7 +24,6 @@ import {
 import { AuthorizerResultSchema } from '../../infra/local/lambda-results.ts';
 import { ROUTES } from '../../infra/routes.ts';
 import { STAGE_SETTINGS, STAGES } from '../../infra/stages.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
 import { SERVER_ERROR_RESPONSES } from '../../shared/metrics.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { operation } from '../support/openapi-document.ts';
@@ -37,6 +36,7 @@ import {
   synthesizeStages,
   templates,
 } from '../support/petstore-app.ts';
+import { seedKey } from '../support/test-keys.ts';
 
 synthesizeStages();
 
@@ -246,7 +246,7 @@ describe('the bundles', () => {
   });
 
   it('run: the bundled authorizer admits a key and the bundled createPet and getPet serve with its context', async () => {
-    const { token, record } = await createContainer().keys.createKey({ plan: 'free' });
+    const { token, record } = await seedKey({ plan: 'free' });
     const authorizer = await bundledHandler<unknown, APIGatewayAuthorizerResult>(
       'AuthorizerFunction',
     );

@@ -5,17 +5,18 @@
  * is the signer's principal, whatever the request claims.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyService } from '../../functions/admin/container.ts';
 import { type AdminApiClient, adminApiClient } from '../../infra/cli/admin-api-client.ts';
 import { ADMIN_GATEWAY_RESPONSES, gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/admin-gateway.ts';
 import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
 import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { operatorCredentials } from '../support/keys-command-runner.ts';
+import { seedKey } from '../support/test-keys.ts';
 
-const keys = createContainer().keys;
+const service = createKeyService();
 const audit = DynamoDBAuditLog.from({ client: createDocumentClient(), settings: readSettings() });
 const credentials = operatorCredentials();
 /** How far the gateway's clock is ahead of the real one, ms: moved to make a signature stale. */
@@ -45,7 +46,7 @@ function admin(signer = credentials, fetch?: typeof globalThis.fetch): AdminApiC
 /** Everything a refused request could have changed: the keys and the audit trail since `since`. */
 async function state(since: string) {
   return {
-    keys: await keys.listKeys(),
+    keys: await service.listKeys(),
     entries: await audit.window({ since, until: new Date(Date.now() + 60_000).toISOString() }),
   };
 }
@@ -102,7 +103,7 @@ describe('the local admin API', () => {
   );
 
   it('records the signer as the actor of a change, whatever the request claims to be', async () => {
-    const { record } = await keys.createKey({ plan: 'free', owner: 'actor test' });
+    const { record } = await seedKey({ plan: 'free', owner: 'actor test' });
 
     // GIVEN a signed request that names another principal in its headers
     const claimingHeaders: typeof fetch = (input, init) => {
@@ -133,16 +134,14 @@ describe('the local admin API', () => {
       expect.objectContaining({
         event: 'key.plan_changed',
         keyId: record.keyId,
-        actor: {
-          arn: LOCAL_OPERATOR.userArn,
-          sourceIp: '127.0.0.1',
-          userAgent: 'billing-worker/2.1',
-        },
+        actor: { type: 'iam', id: LOCAL_OPERATOR.userArn },
+        sourceIp: '127.0.0.1',
+        userAgent: 'billing-worker/2.1',
         changes: { plan: { before: 'free', after: 'pro' } },
         reason: 'invoice paid',
         requestId: changed.response.headers.get('x-amzn-requestid'),
       }),
     ]);
-    expect(await keys.findById(record.keyId)).toMatchObject({ plan: 'pro' });
+    expect((await service.getKey(record.keyId)).key).toMatchObject({ plan: 'pro' });
   });
 });

@@ -7,14 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DeprecationNotice, PetstoreClient, PetstoreError } from '../../client/src/index.ts';
+import { createKeyService } from '../../functions/admin/container.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
-import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
-import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
-import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { issueToken } from '../support/api-client.ts';
 import { earlyInUtcMinute, tomorrowAt } from '../support/clock.ts';
+import { seedKey } from '../support/test-keys.ts';
 
 let gateway: LocalGateway;
 let token: string;
@@ -138,7 +135,7 @@ describe('errors', () => {
 
 describe('a 429 rate_limited', () => {
   it('is retried after at least Retry-After, and the retry leaves the key unbanned', async () => {
-    const { record, token: limited } = await createContainer().keys.createKey({
+    const { record, token: limited } = await seedKey({
       plan: 'enterprise',
       limits: { perMinute: 3, perDay: 100 },
     });
@@ -171,11 +168,7 @@ describe('a 429 rate_limited', () => {
       expect(retried?.at ?? 0).toBeGreaterThanOrEqual(
         (refused?.at ?? 0) + (refused?.retryAfter ?? 0) * 1000,
       );
-      const bans = new DynamoDBRateLimitBans(
-        createDocumentClient(),
-        requiredSetting(readSettings(), COUNTERS_TABLE.envVar),
-      );
-      expect(await bans.banState(record.keyId, Date.now())).toBeUndefined();
+      expect((await createKeyService().getKey(record.keyId)).bannedUntil).toBeUndefined();
     } finally {
       vi.useRealTimers();
     }

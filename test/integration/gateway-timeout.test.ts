@@ -8,7 +8,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
+import { seedKey } from '../support/test-keys.ts';
 
 /** A TCP relay to DynamoDB Local that, once `stall` is set, forwards nothing either way. */
 class StallingRelay {
@@ -48,7 +48,7 @@ let gateway: LocalGateway;
 let token: string;
 
 beforeAll(async () => {
-  ({ token } = await createContainer().keys.createKey({ plan: 'business' }));
+  ({ token } = await seedKey({ plan: 'business' }));
   // The gateway imports the functions at their first request: they read this endpoint then.
   process.env.DYNAMODB_ENDPOINT = await relay.listen();
   gateway = await startGateway({ port: 0, integrationTimeoutMs: 3_000 });

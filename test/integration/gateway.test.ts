@@ -5,24 +5,25 @@
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyService } from '../../functions/admin/container.ts';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
 import { generateToken, hashToken } from '../../shared/keys/token.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import type { RequestLimits } from '../../shared/plans.ts';
+import { seedKey, TEST_CONTEXT } from '../support/test-keys.ts';
 
-const keys = createContainer().keys;
+const keys = createKeyService();
 let gateway: LocalGateway;
 let token: string;
 
 beforeAll(async () => {
   gateway = await startGateway({ port: 0 });
-  ({ token } = await keys.createKey({ plan: 'free' }));
+  ({ token } = await seedKey({ plan: 'free' }));
 });
 afterAll(() => gateway.close());
 
@@ -62,8 +63,8 @@ describe('authentication', () => {
   });
 
   it('answers 401 when the key is revoked', async () => {
-    const { record, token: revoked } = await keys.createKey({ plan: 'pro' });
-    await keys.revokeKey(record.keyId);
+    const { record, token: revoked } = await seedKey({ plan: 'pro' });
+    await keys.revokeKey(record.keyId, TEST_CONTEXT);
 
     await expectUnauthorized(await call('/pets', bearer(revoked)));
   });
@@ -78,10 +79,10 @@ describe('authentication', () => {
 
 describe('authorizer cache', () => {
   it('keeps accepting a key revoked after a successful call while its result is cached', async () => {
-    const { record, token: cachedToken } = await keys.createKey({ plan: 'free' });
+    const { record, token: cachedToken } = await seedKey({ plan: 'free' });
     expect((await call('/pets', bearer(cachedToken))).status).toBe(200);
 
-    await keys.revokeKey(record.keyId);
+    await keys.revokeKey(record.keyId, TEST_CONTEXT);
 
     expect((await call('/pets', bearer(cachedToken))).status).toBe(200);
   });
@@ -89,10 +90,10 @@ describe('authorizer cache', () => {
   it('refuses a key revoked after a successful call when the cache is off', async () => {
     const uncached = await startGateway({ port: 0, authorizerCacheTtlSeconds: 0 });
     try {
-      const { record, token: uncachedToken } = await keys.createKey({ plan: 'free' });
+      const { record, token: uncachedToken } = await seedKey({ plan: 'free' });
       expect((await call('/pets', bearer(uncachedToken), uncached.url)).status).toBe(200);
 
-      await keys.revokeKey(record.keyId);
+      await keys.revokeKey(record.keyId, TEST_CONTEXT);
 
       await expectUnauthorized(await call('/pets', bearer(uncachedToken), uncached.url));
     } finally {
@@ -325,7 +326,7 @@ describe("handlers given for operations (the benches' floors)", () => {
   it("calls the given handler instead of the route's entry, behind the authorizer", async () => {
     const seen: unknown[] = [];
     // Its own key: a test above empties the keys table.
-    const { token: ownToken } = await keys.createKey({ plan: 'free' });
+    const { token: ownToken } = await seedKey({ plan: 'free' });
     const own = await startGateway({
       port: 0,
       operations: {

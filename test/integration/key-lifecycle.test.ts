@@ -6,15 +6,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meterEveryDocumentClient } from '../../bench/meter.ts';
+import { createKeyService } from '../../functions/admin/container.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { generateToken } from '../../shared/keys/token.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { earlyInUtcMinute } from '../support/clock.ts';
+import { seedKey, TEST_CONTEXT } from '../support/test-keys.ts';
 
-const keys = createContainer().keys;
+const keys = createKeyService();
 const keysTable = requiredSetting(readSettings(), KEYS_TABLE.envVar);
 const meter = meterEveryDocumentClient();
 /** How far the gateway's clock is ahead of the real one, ms: moved to expire its cache. */
@@ -50,8 +51,8 @@ async function waitUntil(iso: string | undefined): Promise<void> {
 
 describe('a rolled key', () => {
   it('works with both tokens during the grace, and refuses the old one after it, within the cache TTL', async () => {
-    const { record, token: oldToken } = await keys.createKey({ plan: 'pro', owner: 'roller' });
-    const rolled = await keys.rollKey(record.keyId, { graceSeconds: 2 });
+    const { record, token: oldToken } = await seedKey({ plan: 'pro', owner: 'roller' });
+    const rolled = await keys.rollKey(record.keyId, 2, TEST_CONTEXT);
     const newToken = rolled?.token ?? '';
 
     expect(await statuses(oldToken, newToken)).toEqual([200, 200]);
@@ -63,10 +64,10 @@ describe('a rolled key', () => {
   });
 
   it('continues its rate-limit counters: the new token sees what the old one used', async () => {
-    const { record, token: oldToken } = await keys.createKey({ plan: 'free' });
+    const { record, token: oldToken } = await seedKey({ plan: 'free' });
     await earlyInUtcMinute(55); // both calls in one minute window, so `remaining` drops by one
     const first = await listPets(oldToken);
-    const rolled = await keys.rollKey(record.keyId, { graceSeconds: 60 });
+    const rolled = await keys.rollKey(record.keyId, 60, TEST_CONTEXT);
     const second = await listPets(rolled?.token ?? '');
 
     const remaining = (response: Response) => Number(response.headers.get('x-ratelimit-remaining'));
@@ -75,9 +76,9 @@ describe('a rolled key', () => {
   });
 
   it('ends every token when revoked', async () => {
-    const { record, token: oldToken } = await keys.createKey({ plan: 'free' });
-    const rolled = await keys.rollKey(record.keyId, { graceSeconds: 3600 });
-    await keys.revokeKey(record.keyId);
+    const { record, token: oldToken } = await seedKey({ plan: 'free' });
+    const rolled = await keys.rollKey(record.keyId, 3600, TEST_CONTEXT);
+    await keys.revokeKey(record.keyId, TEST_CONTEXT);
 
     expect(await statuses(oldToken, rolled?.token ?? '')).toEqual([401, 401]);
   });
@@ -85,7 +86,7 @@ describe('a rolled key', () => {
 
 describe('an expiring key', () => {
   it('answers 401 for an expired key', async () => {
-    const { token } = await keys.createKey({
+    const { token } = await seedKey({
       plan: 'free',
       expiresAt: new Date(Date.now() - 1000).toISOString(),
     });
@@ -97,7 +98,7 @@ describe('an expiring key', () => {
   });
 
   it('works until it expires, then answers 401 within the cache TTL', async () => {
-    const { record, token } = await keys.createKey({
+    const { record, token } = await seedKey({
       plan: 'free',
       expiresAt: new Date(Date.now() + 1500).toISOString(),
     });

@@ -14,12 +14,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createKeyService } from '../../functions/admin/container.ts';
 import { type Failover, startFailover } from '../../infra/local/failover.ts';
 import { type RunningRegions, startRegions } from '../../infra/local/regions.ts';
 import { newSecretValue } from '../../infra/local/secrets.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
 import { freePortPair } from '../support/local-stack.ts';
+import { TEST_CONTEXT } from '../support/test-keys.ts';
 
 const NAMES = ['us-east-1', 'eu-west-1'];
 const LAG_MS = 500;
@@ -105,11 +106,13 @@ describe('the failover drill', { timeout: 300_000 }, () => {
       RunningRegions['regions'][number],
       RunningRegions['regions'][number],
     ];
-    const keys = createContainer({ ...process.env, ...stack.homeEnv }).keys;
+    const keys = createKeyService({ ...process.env, ...stack.homeEnv });
     const model = stack.replication;
     const tokens = [];
     for (const owner of ['drill load 1', 'drill load 2', 'drill health check']) {
-      tokens.push(`Bearer ${(await keys.createKey({ plan: 'business', owner })).token}`);
+      tokens.push(
+        `Bearer ${(await keys.createKey({ plan: 'business', owner }, TEST_CONTEXT)).token}`,
+      );
     }
     const [load1 = '', load2 = '', health = ''] = tokens;
     // The pet the health checks read: getPet reads the table each time (listPets has a cache).

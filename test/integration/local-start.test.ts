@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { DeleteTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminApiClient } from '../../infra/cli/admin-api-client.ts';
+import { NPM_START_ACTOR } from '../../infra/local/banner.ts';
 import {
   dataDirectory,
   generateCredentials,
@@ -24,7 +25,6 @@ import {
 } from '../../infra/local/stack-files.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE, TABLES } from '../../shared/dynamodb/tables.ts';
 import {
   descendantCommandLines,
@@ -39,6 +39,7 @@ import {
   stopAll,
 } from '../support/local-stack.ts';
 import { documentedOperations } from '../support/openapi-document.ts';
+import { seedKey } from '../support/test-keys.ts';
 
 afterEach(stopAll);
 
@@ -188,9 +189,11 @@ describe('npm start on a DynamoDB of your own (DYNAMODB_ENDPOINT)', {
     for (const table of TABLES.filter((table) => table !== KEYS_TABLE)) {
       await client.send(new DeleteTableCommand({ TableName: table.localName }));
     }
-    const { token } = await new DynamoDBKeyStore(client, KEYS_TABLE.localName).createKey({
-      plan: 'pro',
-    });
+    const { token } = await seedKey(
+      { plan: 'pro' },
+      {},
+      { client, tableName: KEYS_TABLE.localName },
+    );
 
     // WHEN npm start runs with DYNAMODB_ENDPOINT
     const { started, url } = await startedStack({
@@ -308,17 +311,29 @@ describe('the admin API of npm start', { timeout: START_TIMEOUT_MS + EXIT_TIMEOU
     const { started } = await startedStack(stack);
     const [, adminUrl = ''] = /^Admin API: (\S+)$/m.exec(started.stdout()) ?? [];
     const credentials = readCredentials(stack.dir);
-
-    const signed = await adminApiClient({
+    const admin = adminApiClient({
       baseUrl: adminUrl,
       region: LOCAL_REGION,
       credentials: credentials ?? { accessKeyId: '', secretAccessKey: '' },
-    }).GET('/keys');
+    });
+
+    const signed = await admin.GET('/keys');
     const unsigned = await fetch(`${adminUrl}/keys`);
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const firstKeys = await admin.GET('/audit', {
+      params: { query: { since, actor: NPM_START_ACTOR } },
+    });
 
     expect(adminUrl).toBe(`http://127.0.0.1:${stack.ADMIN_PORT}/admin`);
     expect(signed.response.status).toBe(200);
     expect(signed.data?.keys.map(({ key }) => key.plan)).toEqual(['free', 'pro', 'business']);
+    // The keys npm start issued are on record, as every key: one key.created entry each.
+    expect(firstKeys.data?.entries.map(({ event, actor }) => [event, actor])).toEqual(
+      ['free', 'pro', 'business'].map(() => [
+        'key.created',
+        { type: 'system', id: 'local:npm-start' },
+      ]),
+    );
     expect(unsigned.status).toBe(403);
     // The public API's paths are no paths of the admin API: an IAM RestApi's 403.
     expect(await fetch(`${adminUrl.replace(/\/admin$/, '/v1')}/pets`)).toMatchObject({

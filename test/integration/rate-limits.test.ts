@@ -6,19 +6,17 @@
  * mid-test unless a test moves the clock, and the counter items expire after the real now.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createKeyService } from '../../functions/admin/container.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
-import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
-import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { PLAN_IDS, PLANS, type StandardPlanId } from '../../shared/plans.ts';
-import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { issueToken, petstoreClient } from '../support/api-client.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
+import { seedKey, TEST_CONTEXT } from '../support/test-keys.ts';
 
 const START = tomorrowAt('10:30:00');
 const MIDNIGHT = utcInstant(DAY_AFTER_TOMORROW, '00:00:00') / 1000;
-const keys = createContainer().keys;
+const keys = createKeyService();
 let gateway: LocalGateway;
 
 beforeAll(async () => {
@@ -120,7 +118,7 @@ describe('counting per key', () => {
   });
 
   it('refuses an Enterprise key on its own day limit until midnight UTC', async () => {
-    const { token } = await keys.createKey({
+    const { token } = await seedKey({
       plan: 'enterprise',
       limits: { perMinute: 3, perDay: 4 },
     });
@@ -199,13 +197,9 @@ describe('temporary ban', () => {
     const token = await issueToken('free');
     await getInTurn(token, 60 + 51);
     expect((await get(token)).body.code).toBe('api_key_temporarily_banned');
-    const keyId = (await keys.findByToken(token))?.keyId ?? '';
+    const keyId = (await createContainer().keys.findByToken(token))?.keyId ?? '';
 
-    const bans = new DynamoDBRateLimitBans(
-      createDocumentClient(),
-      requiredSetting(readSettings(), COUNTERS_TABLE.envVar),
-    );
-    await bans.unban(keyId, Date.now());
+    await keys.unbanKey(keyId, TEST_CONTEXT);
     advance(60);
     expect((await get(token)).status).toBe(200);
   });
@@ -213,13 +207,13 @@ describe('temporary ban', () => {
 
 describe('plan changes', () => {
   it('apply once the authorizer cache has expired (60 s), keeping the old limits until then', async () => {
-    const { record, token } = await keys.createKey({
+    const { record, token } = await seedKey({
       plan: 'enterprise',
       limits: { perMinute: 10, perDay: 100 },
     });
     expect(statuses(await getInTurn(token, 11)).slice(9)).toEqual([200, 429]);
 
-    await keys.setPlan(record.keyId, 'enterprise', { perMinute: 12, perDay: 100 });
+    await keys.setPlan(record.keyId, 'enterprise', { perMinute: 12, perDay: 100 }, TEST_CONTEXT);
     advance(30);
     const cached = await get(token);
     expect(cached.status).toBe(429);

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { TEST_CONTEXT } from '../support/test-keys.ts';
 import { call, eventually, pageAll, twoRegionsOfThisFile } from '../support/two-regions.ts';
 
 const regions = twoRegionsOfThisFile();
@@ -97,7 +98,7 @@ describe('keys, retries and pets across two regions (items 4 to 6)', () => {
     const token = await enterprise(1_000, 100_000);
     const keyId = (await regions().keysElsewhere.findByToken(token))?.keyId ?? '';
 
-    await regions().keys.revokeKey(keyId);
+    await regions().keys.revokeKey(keyId, TEST_CONTEXT);
     const { ms } = await eventually(async () =>
       (await regions().keysElsewhere.findByToken(token))?.revokedAt ? true : undefined,
     );

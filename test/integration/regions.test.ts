@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PER_DAY, MAX_PER_MINUTE } from '../../shared/plans.ts';
+import { TEST_CONTEXT } from '../support/test-keys.ts';
 import { call, eventually, pageAll, twoRegionsOfThisFile } from '../support/two-regions.ts';
 
 const regions = twoRegionsOfThisFile();
@@ -91,10 +92,11 @@ describe('two regions, one writer per item', () => {
       for (let n = 0; n < 16; n++) await call(url, ban, '/pets?limit=1');
     });
     const administration = (async () => {
-      const { record } = await regions().keys.createKey({ plan: 'free', owner: 'mixed' });
-      await regions().keys.setPlan(record.keyId, 'pro');
-      await regions().keys.rollKey(record.keyId, { graceSeconds: 60 });
-      await regions().keys.revokeKey(record.keyId);
+      const keys = regions().keys;
+      const { key } = await keys.createKey({ plan: 'free', owner: 'mixed' }, TEST_CONTEXT);
+      await keys.setPlan(key.keyId, 'pro', undefined, TEST_CONTEXT);
+      await keys.rollKey(key.keyId, 60, TEST_CONTEXT);
+      await keys.revokeKey(key.keyId, TEST_CONTEXT);
     })();
     await Promise.all([...load, administration]);
 

@@ -4,13 +4,14 @@
  * before any function runs; a scope change reaches requests when the authorizer cache expires.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyService } from '../../functions/admin/container.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
 import { earlyInUtcMinute } from '../support/clock.ts';
 import { expectConformingResponse, readBody } from '../support/openapi-conformance.ts';
+import { seedKey, TEST_CONTEXT } from '../support/test-keys.ts';
 
-const keys = createContainer().keys;
+const keys = createKeyService();
 /** How far the gateway's clock is ahead of the real one, ms: moved to expire its cache. */
 let aheadMs = 0;
 let gateway: LocalGateway;
@@ -39,8 +40,8 @@ const REX = { name: 'Rex', categoryId: 1 };
 
 describe('a read-only key (pets:read)', () => {
   it('lists and fetches pets, and is refused createPet with 403 insufficient_scope uncounted', async () => {
-    const writer = await keys.createKey({ plan: 'free' });
-    const reader = await keys.createKey({ plan: 'free', scopes: ['pets:read'] });
+    const writer = await seedKey({ plan: 'free' });
+    const reader = await seedKey({ plan: 'free', scopes: ['pets:read'] });
     const created = await call(writer.token, 'POST', '/pets', REX);
     const petId = (created.body as { id: number }).id;
     await earlyInUtcMinute(55); // the reader's calls in one minute window, so `remaining` drops by one
@@ -70,16 +71,16 @@ describe('a read-only key (pets:read)', () => {
   });
 
   it('gets createPet once its scopes change, when the authorizer cache expires, and loses it again', async () => {
-    const { record, token } = await keys.createKey({ plan: 'pro', scopes: ['pets:read'] });
+    const { record, token } = await seedKey({ plan: 'pro', scopes: ['pets:read'] });
     expect((await call(token, 'POST', '/pets', REX)).response.status).toBe(403);
 
-    await keys.setScopes(record.keyId, ['pets:write']);
+    await keys.setScopes(record.keyId, ['pets:write'], TEST_CONTEXT);
     // The cached policy stands until its TTL runs out, as API Gateway's does.
     expect((await call(token, 'POST', '/pets', REX)).response.status).toBe(403);
     aheadMs += (AUTHORIZER_CACHE_TTL_SECONDS + 1) * 1000;
     expect((await call(token, 'POST', '/pets', REX)).response.status).toBe(201);
 
-    await keys.setScopes(record.keyId, ['pets:read']);
+    await keys.setScopes(record.keyId, ['pets:read'], TEST_CONTEXT);
     aheadMs += (AUTHORIZER_CACHE_TTL_SECONDS + 1) * 1000;
     expect((await call(token, 'POST', '/pets', REX)).response.status).toBe(403);
     expect((await call(token, 'GET', '/pets?limit=1')).response.status).toBe(200);

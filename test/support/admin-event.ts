@@ -1,10 +1,10 @@
 /**
  * Admin API events as API Gateway passes them after AWS_IAM authorization: the signer's principal
- * in `requestContext.identity` (userArn, accountId, caller, user agent), and the admin key
- * operations on this test file's tables.
+ * in `requestContext.identity` (userArn, accountId, caller, user agent), and the key service on
+ * this test file's tables.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { createKeyOperations } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/container.ts';
 import { createProxyEvent } from '../../infra/local/events.ts';
 import { type AdminOperationId, adminOperationOf } from '../../shared/admin-operations.ts';
 
@@ -14,8 +14,8 @@ export const SIGNER = 'arn:aws:sts::111111111111:assumed-role/petstore-operators
 /** The user agent the signer's SDK sends. */
 export const USER_AGENT = 'aws-sdk-js/3 petstore-keys';
 
-/** The key operations on the test file's keys, counters and audit tables (no API Gateway). */
-export const operations = createKeyOperations();
+/** The key service on the test file's keys, counters and audit tables (no API Gateway). */
+export const service = createKeyService();
 
 /** What a test sends to one admin operation. */
 export interface AdminRequest {

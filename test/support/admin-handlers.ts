@@ -1,4 +1,4 @@
-/** Each admin operation's handler (functions/admin/operations/) on a test's key operations. */
+/** Each admin operation's handler (functions/admin/operations/) on a test's key service. */
 import { createKeyHandler } from '../../functions/admin/operations/create-key.ts';
 import { getKeyHandler } from '../../functions/admin/operations/get-key.ts';
 import { getKeyHistoryHandler } from '../../functions/admin/operations/get-key-history.ts';
@@ -13,25 +13,25 @@ import { setKeyScopesHandler } from '../../functions/admin/operations/set-key-sc
 import { unbanKeyHandler } from '../../functions/admin/operations/unban-key.ts';
 import type { LambdaHandler } from '../../infra/local/invocation.ts';
 import type { AdminOperationId } from '../../shared/admin-operations.ts';
-import type { KeyOperations } from '../../shared/keys/key-operations.ts';
+import type { KeyService } from '../../shared/keys/key-service.ts';
 
-/** Each admin operation's handler on `operations` (functions/admin/operations/). */
+/** Each admin operation's handler on `service` (functions/admin/operations/). */
 export function adminHandlersOf(
-  operations: KeyOperations,
+  service: KeyService,
 ): Readonly<Record<AdminOperationId, LambdaHandler>> {
   const handlers = {
-    listKeys: listKeysHandler(operations),
-    createKey: createKeyHandler(operations),
-    getKey: getKeyHandler(operations),
-    rollKey: rollKeyHandler(operations),
-    setKeyExpiry: setKeyExpiryHandler(operations),
-    setKeyPlan: setKeyPlanHandler(operations),
-    setKeyScopes: setKeyScopesHandler(operations),
-    revokeKey: revokeKeyHandler(operations),
-    unbanKey: unbanKeyHandler(operations),
-    getKeyUsage: getKeyUsageHandler(operations),
-    getKeyHistory: getKeyHistoryHandler(operations),
-    listAuditEntries: listAuditEntriesHandler(operations),
+    listKeys: listKeysHandler(service),
+    createKey: createKeyHandler(service),
+    getKey: getKeyHandler(service),
+    rollKey: rollKeyHandler(service),
+    setKeyExpiry: setKeyExpiryHandler(service),
+    setKeyPlan: setKeyPlanHandler(service),
+    setKeyScopes: setKeyScopesHandler(service),
+    revokeKey: revokeKeyHandler(service),
+    unbanKey: unbanKeyHandler(service),
+    getKeyUsage: getKeyUsageHandler(service),
+    getKeyHistory: getKeyHistoryHandler(service),
+    listAuditEntries: listAuditEntriesHandler(service),
   };
   return handlers as Readonly<Record<AdminOperationId, LambdaHandler>>;
 }

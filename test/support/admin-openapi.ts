@@ -17,7 +17,7 @@ import {
   type AnyErrorCode,
   ERROR_CATALOGUE,
 } from '../../shared/http/errors.ts';
-import type { KeyOperations } from '../../shared/keys/key-operations.ts';
+import type { KeyService } from '../../shared/keys/key-service.ts';
 import { type AdminRequest, adminEvent } from './admin-event.ts';
 import { adminHandlersOf } from './admin-handlers.ts';
 
@@ -78,13 +78,13 @@ export function nonConformity(pointer: string, value: unknown): string | undefin
 }
 
 /**
- * `conforming(operationId, request)` calls the operation's handler on `operations` and expects
+ * `conforming(operationId, request)` calls the operation's handler on `service` and expects
  * its answer to conform to the document's schema for its status (an error's code to have that
  * status too).
  * @returns The status and the parsed body.
  */
-export function conformingAnswers(operations: KeyOperations) {
-  const handlers = adminHandlersOf(operations);
+export function conformingAnswers(service: KeyService) {
+  const handlers = adminHandlersOf(service);
   return async function conforming(operationId: AdminOperationId, request: AdminRequest = {}) {
     const handler = handlers[operationId] as (
       event: APIGatewayProxyEvent,

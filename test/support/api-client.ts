@@ -5,10 +5,10 @@
  * checked against the document (test/support/openapi-conformance.ts).
  */
 import createClient, { type Client } from 'openapi-fetch';
-import { createContainer } from '../../shared/dynamodb/container.ts';
 import type { StandardPlanId } from '../../shared/plans.ts';
 import type { paths } from '../generated/petstore-api.d.ts';
 import { conformanceMiddleware } from './openapi-conformance.ts';
+import { seedKey } from './test-keys.ts';
 
 /** A client of every operation of docs/openapi.yaml, typed by its paths. */
 export type PetstoreClient = Client<paths>;
@@ -32,12 +32,12 @@ export function petstoreClient(baseUrl: string, token?: string): PetstoreClient 
 }
 
 /**
- * Issues an API key in the keys table of the environment (`KEYS_TABLE_NAME`, set per test file
+ * Seeds an API key in the keys table of the environment (`KEYS_TABLE_NAME`, set per test file
  * by test/support/tables-per-file.ts).
  *
  * @returns The bearer token (only its hash is stored).
  */
 export async function issueToken(plan: StandardPlanId = 'free'): Promise<string> {
-  const { token } = await createContainer().keys.createKey({ plan, owner: 'integration tests' });
+  const { token } = await seedKey({ plan, owner: 'integration tests' });
   return token;
 }

@@ -1,9 +1,9 @@
 /**
  * The keys command run in-process against admin APIs served in-process (the local admin gateway
  * of infra/local/admin-gateway.ts with its SigV4 check, each operation's handler on the test's
- * key operations): the "local stack"'s, whose operations make no API Gateway call, and a
- * "deployed stage"'s, whose operations call API Gateway (mocked) with the usage plans the mocked
- * stack outputs name. The command signs with the run's credentials as the local stack's operator.
+ * key service): the "local stack"'s, whose key service makes no API Gateway call, and a
+ * "deployed stage"'s, whose key service calls API Gateway (mocked) with the usage plans the
+ * mocked stack outputs name. The command signs with the run's credentials as the local stack's operator.
  */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
@@ -12,9 +12,7 @@ import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/adm
 import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
 import { stackName } from '../../infra/stages.ts';
 import { ApiGatewayKeyGateway } from '../../shared/apigateway/api-key-gateway.ts';
-import type { KeyAdministration } from '../../shared/keys/key-administration.ts';
-import { KeyOperations, type KeyOperationsPorts } from '../../shared/keys/key-operations.ts';
-import type { RequestLimits } from '../../shared/plans.ts';
+import { KeyService, type KeyServicePorts } from '../../shared/keys/key-service.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { adminHandlersOf } from './admin-handlers.ts';
 import { restApiId, usagePlanId } from './stage-mocks.ts';
@@ -28,13 +26,13 @@ export function operatorCredentials(): { accessKeyId: string; secretAccessKey: s
   };
 }
 
-/** An admin API on 127.0.0.1 whose operations run on `operations`, checking SigV4 as locally. */
-export function startAdminApi(operations: KeyOperations): Promise<LocalAdminGateway> {
+/** An admin API on 127.0.0.1 whose operations run on `service`, checking SigV4 as locally. */
+export function startAdminApi(service: KeyService): Promise<LocalAdminGateway> {
   return startAdminGateway({
     port: 0,
     principals: [{ ...operatorCredentials(), ...LOCAL_OPERATOR }],
     region: LOCAL_REGION,
-    handlers: adminHandlersOf(operations),
+    handlers: adminHandlersOf(service),
   });
 }
 
@@ -43,11 +41,11 @@ export function startAdminApi(operations: KeyOperations): Promise<LocalAdminGate
  * outputs' RestApi and usage plans, tokens of staging) on the same tables.
  */
 export async function startAdminApis(
-  ports: Omit<KeyOperationsPorts, 'tokenStage' | 'apiGateway'>,
+  ports: Omit<KeyServicePorts, 'tokenStage' | 'apiGateway'>,
 ): Promise<{ local: LocalAdminGateway; stage: LocalAdminGateway }> {
-  const local = await startAdminApi(new KeyOperations({ ...ports, tokenStage: 'local' }));
+  const local = await startAdminApi(new KeyService({ ...ports, tokenStage: 'local' }));
   const stage = await startAdminApi(
-    new KeyOperations({
+    new KeyService({
       ...ports,
       tokenStage: 'staging',
       apiGateway: new ApiGatewayKeyGateway(new APIGatewayClient({ region: 'us-east-1' }), {
@@ -95,18 +93,5 @@ export function keysCommandOn(local: KeysCommandDependencies['local']) {
     };
     const code = await runKeysCommand(args, dependencies);
     return { code, stdout, stderr, token: stdout.at(-1) ?? '' };
-  };
-}
-
-/**
- * Fixtures on `keys`: `enterpriseKey(limits?)` creates an Enterprise key (default 600 a minute,
- * 100,000 a day); `activeKeyIds()` lists the ids of the keys not revoked.
- */
-export function keyFixtures(keys: KeyAdministration) {
-  return {
-    enterpriseKey: (limits: RequestLimits = { perMinute: 600, perDay: 100_000 }) =>
-      keys.createKey({ plan: 'enterprise', owner: 'Big Pets Inc', limits }),
-    activeKeyIds: async (): Promise<string[]> =>
-      (await keys.listKeys()).filter((key) => !key.revokedAt).map((key) => key.keyId),
   };
 }

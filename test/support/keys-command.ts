@@ -14,12 +14,16 @@ import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
 import { COUNTERS_TABLE, KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
+import { KeyService } from '../../shared/keys/key-service.ts';
+import type { RequestLimits } from '../../shared/plans.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
-import { keyFixtures, keysCommandOn, localStackAt, startAdminApis } from './keys-command-runner.ts';
+import { keysCommandOn, localStackAt, startAdminApis } from './keys-command-runner.ts';
 import { useDeployedStageOf } from './stage-mocks.ts';
+import { seedKey } from './test-keys.ts';
 
 export * from './keys-command-runner.ts';
 export * from './stage-mocks.ts';
+export { seedKey, TEST_CONTEXT } from './test-keys.ts';
 
 /** The run's DynamoDB Local. */
 export const endpoint = requiredSetting(readSettings(), 'DYNAMODB_ENDPOINT');
@@ -29,23 +33,47 @@ export const tableName = requiredSetting(readSettings(), KEYS_TABLE.envVar);
 export const countersTableName = requiredSetting(readSettings(), COUNTERS_TABLE.envVar);
 /** A client of the run's DynamoDB Local, to read items as DynamoDB holds them. */
 export const documentClient = createDocumentClient();
-/** The test file's keys table, to set up keys and check what the command stored. */
-export const keys = new DynamoDBKeyStore(documentClient, tableName);
+/** The test file's audit table. */
+const audit = DynamoDBAuditLog.from({ client: documentClient, settings: readSettings() });
+/** The test file's keys table, to read what the command stored. */
+export const keys = new DynamoDBKeyStore(documentClient, tableName, audit);
 /** The test file's counters table, to check a key's ban. */
-export const bans = new DynamoDBRateLimitBans(documentClient, countersTableName);
+export const bans = new DynamoDBRateLimitBans(documentClient, countersTableName, audit);
+/** The key service on this file's tables (without API Gateway), to change fixtures' keys. */
+export const service = new KeyService({
+  keys,
+  audit,
+  bans,
+  usage: new DynamoDBKeyUsage(documentClient, countersTableName),
+  tokenStage: 'local',
+});
 
 /** The admin APIs of the local stack and of the "deployed stage", on this file's tables. */
-const audit = DynamoDBAuditLog.from({ client: documentClient, settings: readSettings() });
 export const adminApis = await startAdminApis({
-  keys: new DynamoDBKeyStore(documentClient, tableName, audit),
+  keys,
   audit,
-  bans: new DynamoDBRateLimitBans(documentClient, countersTableName, undefined, undefined, audit),
+  bans,
   usage: new DynamoDBKeyUsage(documentClient, countersTableName),
 });
 afterAll(async () => {
   await adminApis.local.close();
   await adminApis.stage.close();
 });
+
+/** The current token's row of a key, as stored, or `undefined` for no such key. */
+export async function currentOf(keyId: string) {
+  return (await keys.tokensOf(keyId))?.current;
+}
+
+/** An Enterprise key (default 600 a minute, 100,000 a day), seeded. */
+export function enterpriseKey(limits: RequestLimits = { perMinute: 600, perDay: 100_000 }) {
+  return seedKey({ plan: 'enterprise', owner: 'Big Pets Inc', limits });
+}
+
+/** The ids of the keys not revoked. */
+export async function activeKeyIds(): Promise<string[]> {
+  return (await keys.listKeys()).filter((key) => !key.revokedAt).map((key) => key.keyId);
+}
 
 /** The local stack as the command sees it: its admin API on this file's tables. */
 export const localStack = localStackAt(adminApis.local.url);
@@ -71,8 +99,6 @@ export async function ban(keyId: string): Promise<number> {
   if (bannedUntil === undefined) throw new Error(`consume did not ban ${keyId}`);
   return bannedUntil;
 }
-
-export const { enterpriseKey, activeKeyIds } = keyFixtures(keys);
 
 /** The keys table's item for a key, as DynamoDB holds it. */
 export async function storedItem(record: ApiKeyRecord) {

@@ -4,6 +4,7 @@
  * whose counter items expire in the future, and helpers to send requests.
  */
 import { afterAll } from 'vitest';
+import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
@@ -17,7 +18,9 @@ import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from './clock.ts';
 export const client = createDocumentClient();
 export const tableName = requiredSetting(readSettings(), COUNTERS_TABLE.envVar);
 afterAll(() => client.destroy());
-export const bans = new DynamoDBRateLimitBans(client, tableName);
+/** The test file's audit table, where a lifted ban's entry goes. */
+export const audit = DynamoDBAuditLog.from({ client, settings: readSettings() });
+export const bans = new DynamoDBRateLimitBans(client, tableName, audit);
 
 export const FREE = PLANS.free;
 /** 10:30:00 UTC tomorrow, the first second of a minute: its counter items expire in the future. */

@@ -20,7 +20,9 @@ import {
 } from '../../infra/cli/restore/program.ts';
 import { scanTable } from '../../infra/cli/restore/tables.ts';
 import { createTable } from '../../infra/local/tables.ts';
+import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE, PETS_TABLE, type TableDefinition } from '../../shared/dynamodb/tables.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 
@@ -51,6 +53,7 @@ export const localStack: RestoreCommandDependencies['local'] = {
   petsTableName: liveTables.pets,
   keysTableName: liveTables.keys,
   auditTableName: liveTables.audit,
+  countersTableName: liveTables.counters,
   credentialsFile: '.petstore/dynamodb.env',
   hasCredentials: true,
 };
@@ -105,4 +108,11 @@ export async function deleteItem(tableName: string, key: Record<string, unknown>
 /** Writes an item into a table as it is, as a bad deploy would. */
 export async function putItem(tableName: string, item: Record<string, unknown>): Promise<void> {
   await documentClient.send(new PutCommand({ TableName: tableName, Item: item }));
+}
+
+/** The current token's row of a key in the live keys table, as stored, or `undefined`. */
+export async function liveKey(keyId: string) {
+  const audit = new DynamoDBAuditLog(documentClient, liveTables.audit, 400);
+  return (await new DynamoDBKeyStore(documentClient, liveTables.keys, audit).tokensOf(keyId))
+    ?.current;
 }

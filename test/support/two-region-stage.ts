@@ -3,9 +3,9 @@
  * a stage gives them (home region `HOME`, its usage plans `<HOME>-free`…, the other region's found
  * by its stack's name), on the test file's tables; API Gateway is the test's to mock.
  */
-import { createKeyOperations } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/container.ts';
 import { regionalStackName, stackName } from '../../infra/stages.ts';
-import type { KeyOperations } from '../../shared/keys/key-operations.ts';
+import type { KeyService } from '../../shared/keys/key-service.ts';
 
 export const HOME = 'us-east-1';
 export const OTHER = 'us-west-2';
@@ -15,9 +15,9 @@ export const STACKS: Readonly<Record<string, string>> = {
   [OTHER]: regionalStackName('staging', OTHER),
 };
 
-/** A container of the admin functions in the home region; `env` overrides its settings. */
-export function twoRegionKeyOperations(env: Record<string, string> = {}): KeyOperations {
-  return createKeyOperations({
+/** The admin functions' key service in the home region; `env` overrides its settings. */
+export function twoRegionKeyService(env: Record<string, string> = {}): KeyService {
+  return createKeyService({
     ...process.env,
     AWS_REGION: HOME,
     PETSTORE_REGIONS: `${HOME},${OTHER}`,

@@ -7,25 +7,28 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { keyServiceOn } from '../../functions/admin/container.ts';
 import { type RunningRegions, startRegions } from '../../infra/local/regions.ts';
 import type { ReplicationFigures } from '../../infra/local/replication.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyLookup } from '../../shared/dynamodb/key-lookup.ts';
-import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { NewKeyInput } from '../../shared/keys/key-records.ts';
+import type { KeyService } from '../../shared/keys/key-service.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
+import { readSettings } from '../../shared/settings.ts';
 import { freePortPair } from './local-stack.ts';
+import { TEST_CONTEXT } from './test-keys.ts';
 
 /** The regions of every rehearsal, the home region first. */
 export const REGION_NAMES = ['us-east-1', 'eu-west-1'];
 
-/** A running two-region stack, its home region's key store, and calls of its API. */
+/** A running two-region stack, its home region's key service, and calls of its API. */
 export interface TwoRegions {
   readonly stack: RunningRegions;
-  /** The key store of the home region (keys have one writer region). */
-  readonly keys: DynamoDBKeyStore;
+  /** The key service of the home region (keys have one writer region); changes by `TEST_CONTEXT`. */
+  readonly keys: KeyService;
   /** The keys table of region 1, read directly (not through its authorizer's cache). */
   readonly keysElsewhere: DynamoDBKeyLookup;
   /** Base URL of region `at` (0: home), e.g. `http://127.0.0.1:3400/v1`. */
@@ -126,7 +129,10 @@ export async function startTwoRegions(
     local: credentials,
   });
   const keysTable = running.homeEnv[KEYS_TABLE.envVar] ?? '';
-  const keys = new DynamoDBKeyStore(client, keysTable);
+  const keys = keyServiceOn({
+    client,
+    settings: readSettings({ ...process.env, ...running.homeEnv }),
+  });
   const otherClient = createDocumentClient({
     endpoint: running.regions[1]?.endpoint,
     local: credentials,
@@ -139,7 +145,7 @@ export async function startTwoRegions(
     keysElsewhere: lookup,
     url,
     async issueKey(input) {
-      const { token } = await keys.createKey(input);
+      const { token } = await keys.createKey(input, TEST_CONTEXT);
       // Read the other region's table, not its API: its authorizer would cache a 401 for 60 s.
       await eventually(async () => (await lookup.findByToken(token)) ?? undefined);
       return token;

@@ -25,14 +25,14 @@ function authorize(token: string) {
 
 describe('authorizer of the production stage', () => {
   it('allows a production token', async () => {
-    const { record, token } = await keys.createKey({ plan: 'pro', tokenStage: 'production' });
+    const { record, token } = await keys.seedKey({ plan: 'pro', tokenStage: 'production' });
 
     expect(token).toMatch(/^pet_prod_/);
     expect(await authorize(token)).toMatchObject({ principalId: record.keyId });
   });
 
   it('refuses a local token of a stored key without reading the keys table', async () => {
-    const { token } = await keys.createKey({ plan: 'pro', tokenStage: 'local' });
+    const { token } = await keys.seedKey({ plan: 'pro', tokenStage: 'local' });
     const callsBefore = reads.mock.calls.length;
 
     await expect(authorize(token)).rejects.toThrow('Unauthorized');

@@ -44,9 +44,8 @@ let pro: { record: ApiKeyRecord; token: string };
 let revoked: { record: ApiKeyRecord; token: string };
 
 beforeAll(async () => {
-  pro = await keys.createKey({ plan: 'pro', owner: 'Acme' });
-  revoked = await keys.createKey({ plan: 'free' });
-  await keys.revokeKey(revoked.record.keyId);
+  pro = await keys.seedKey({ plan: 'pro', owner: 'Acme' });
+  revoked = await keys.seedKey({ plan: 'free' }, { revokedAt: new Date().toISOString() });
 });
 
 describe('authorizer', () => {
@@ -79,7 +78,7 @@ describe('authorizer', () => {
   });
 
   it('passes an Enterprise key its own limits', async () => {
-    const enterprise = await keys.createKey({
+    const enterprise = await keys.seedKey({
       plan: 'enterprise',
       limits: { perMinute: 5_000, perDay: 2_000_000 },
     });
@@ -95,7 +94,7 @@ describe('authorizer', () => {
   });
 
   it("allows a read-only key the read routes of the called method ARN's API, whatever it calls", async () => {
-    const reader = await keys.createKey({ plan: 'pro', scopes: ['pets:read'] });
+    const reader = await keys.seedKey({ plan: 'pro', scopes: ['pets:read'] });
     const event = {
       ...authorizerEvent({ Authorization: `Bearer ${reader.token}` }),
       methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/POST/pets',

@@ -18,18 +18,29 @@ const isAdapter = (path: string) => ADAPTERS.some((folder) => path.startsWith(fo
 /** The folders of rules and ports, one per feature. */
 const FEATURES = ['shared/pets/', 'shared/idempotency/', 'shared/keys/', 'shared/rate-limit/'];
 
+/** The keys table's writer, the key service's store: no unaudited write of a key exists. */
+const KEYS_WRITER = 'shared/dynamodb/key-store.ts';
+
+/** The key service's composition root, which alone builds its store (for every door). */
+const KEY_SERVICE_ROOT = 'functions/admin/container.ts';
+
 let modules: IModule[];
 /** Every module of functions/ and shared/, the runtime. */
 let runtime: IModule[];
+/** Every module of the production code: the runtime, infra/ and bench/ (not test/). */
+let production: IModule[];
 /** Each file of shared/ to the files of shared/ it imports. */
 let edges: Map<string, Set<string>>;
 beforeAll(async () => {
-  const result = await cruise(['shared', 'functions'], {
+  const result = await cruise(['shared', 'functions', 'infra', 'bench'], {
     tsPreCompilationDeps: true,
     doNotFollow: { path: 'node_modules' },
   });
   if (typeof result.output === 'string') throw new Error('expected the cruise result as data');
-  runtime = result.output.modules.filter((module) => /^(functions|shared)\//.test(module.source));
+  production = result.output.modules.filter((module) =>
+    /^(functions|shared|infra|bench)\//.test(module.source),
+  );
+  runtime = production.filter((module) => /^(functions|shared)\//.test(module.source));
   modules = runtime.filter((module) => module.source.startsWith('shared/'));
   edges = new Map(
     modules.map((module) => [
@@ -149,5 +160,14 @@ describe('the import graph of shared/', () => {
 
     expect(runtime.map((module) => module.source)).toContain('functions/operations/get-pet.ts');
     expect(intoInfra).toEqual([]);
+  });
+
+  it("has the keys table's writer imported by the key service's composition root only", () => {
+    const importers = production
+      .filter((module) => module.dependencies.some(({ resolved }) => resolved === KEYS_WRITER))
+      .map((module) => module.source);
+
+    expect(production.map((module) => module.source)).toContain('infra/local/banner.ts');
+    expect(importers).toEqual([KEY_SERVICE_ROOT]);
   });
 });

@@ -12,4 +12,7 @@ import { rateLimiterContract } from '../support/rate-limiter-contract.ts';
 
 petStoreContract('in memory', (now) => new InMemoryPetStore(new InMemoryIdempotencyStore(), now));
 rateLimiterContract('in memory', (policy) => new InMemoryRateLimiter(policy));
-keyStoreContract('in memory', () => new InMemoryKeyStore());
+keyStoreContract('in memory', () => {
+  const store = new InMemoryKeyStore();
+  return { lookup: store, seedKey: (input, fields) => store.seedKey(input, fields) };
+});

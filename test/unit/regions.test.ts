@@ -1,7 +1,8 @@
 /** The stage's regions (`PETSTORE_REGIONS`) and the keys of the items each region writes. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
+import { keyServiceOn } from '../../functions/admin/container.ts';
+import { KeyService } from '../../shared/keys/key-service.ts';
 import { ONE_REGION, othersNames, regionalName, regionsOf } from '../../shared/regions.ts';
 import { readSettings } from '../../shared/settings.ts';
 
@@ -47,15 +48,21 @@ describe('regionsOf', () => {
 });
 
 describe('the keys table in several regions', () => {
-  const storeIn = (region: string) =>
-    DynamoDBKeyStore.from({
-      settings: readSettings({ ...TWO, AWS_REGION: region, KEYS_TABLE_NAME: 'keys' }),
+  const serviceIn = (region: string) =>
+    keyServiceOn({
+      settings: readSettings({
+        ...TWO,
+        AWS_REGION: region,
+        KEYS_TABLE_NAME: 'keys',
+        AUDIT_TABLE_NAME: 'audit',
+        COUNTERS_TABLE_NAME: 'counters',
+      }),
       client: {} as DynamoDBDocumentClient,
     });
 
   it('is administered in the home region only: a key and its head have one writer', () => {
-    expect(storeIn('us-east-1')).toBeInstanceOf(DynamoDBKeyStore);
-    expect(() => storeIn('eu-west-1')).toThrow(
+    expect(serviceIn('us-east-1')).toBeInstanceOf(KeyService);
+    expect(() => serviceIn('eu-west-1')).toThrow(
       'Keys are administered in the home region us-east-1 only, not in eu-west-1',
     );
   });

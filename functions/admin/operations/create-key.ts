@@ -9,10 +9,10 @@ import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { CreateKeyBodySchema } from '../../../shared/keys/admin-schemas.ts';
-import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import type { KeyService } from '../../../shared/keys/key-service.ts';
 
 /** The Lambda handler of createKey. */
-export function createKeyHandler(operations: KeyOperations) {
+export function createKeyHandler(service: KeyService) {
   return adminHandler(
     async function createKey(event) {
       const { reason, ...input } = parseOrThrow(
@@ -21,7 +21,7 @@ export function createKeyHandler(operations: KeyOperations) {
         'body',
         'invalid_body',
       );
-      const created = await operations.createKey(input, auditContextOf(event, reason));
+      const created = await service.createKey(input, auditContextOf(event, reason));
       return jsonResponse(201, created, { Location: `keys/${created.key.keyId}` });
     },
     { body: jsonBody() },

@@ -5,11 +5,11 @@ import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { UsageQuerySchema } from '../../../shared/keys/admin-schemas.ts';
-import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import type { KeyService } from '../../../shared/keys/key-service.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of getKeyUsage. */
-export function getKeyUsageHandler(operations: KeyOperations) {
+export function getKeyUsageHandler(service: KeyService) {
   return adminHandler(
     async function getKeyUsage(event) {
       const keyId = keyIdOf(event);
@@ -19,7 +19,7 @@ export function getKeyUsageHandler(operations: KeyOperations) {
         'query',
         'invalid_parameter',
       );
-      return jsonResponse(200, { keyId, ...(await operations.usage(keyId, days)) });
+      return jsonResponse(200, { keyId, ...(await service.usage(keyId, days)) });
     },
     { queryParameters: adminOperationOf('getKeyUsage').queryParameters },
   );

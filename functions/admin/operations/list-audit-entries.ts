@@ -7,10 +7,10 @@ import { adminHandler } from '../../../shared/http/admin-handler.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { AuditQuerySchema } from '../../../shared/keys/admin-schemas.ts';
-import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import type { KeyService } from '../../../shared/keys/key-service.ts';
 
 /** The Lambda handler of listAuditEntries (`until` defaults to now). */
-export function listAuditEntriesHandler(operations: KeyOperations) {
+export function listAuditEntriesHandler(service: KeyService) {
   return adminHandler(
     async function listAuditEntries(event) {
       const query = parseOrThrow(
@@ -20,7 +20,7 @@ export function listAuditEntriesHandler(operations: KeyOperations) {
         'invalid_parameter',
       );
       const window = { ...query, until: query.until ?? new Date().toISOString() };
-      const entries = await operations.auditWindow(window);
+      const entries = await service.auditWindow(window);
       return jsonResponse(200, { since: window.since, until: window.until, entries });
     },
     { queryParameters: adminOperationOf('listAuditEntries').queryParameters },

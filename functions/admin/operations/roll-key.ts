@@ -9,11 +9,11 @@ import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { RollKeyBodySchema } from '../../../shared/keys/admin-schemas.ts';
-import { type KeyOperations, shownKey } from '../../../shared/keys/key-operations.ts';
+import { type KeyService, shownKey } from '../../../shared/keys/key-service.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of rollKey. */
-export function rollKeyHandler(operations: KeyOperations) {
+export function rollKeyHandler(service: KeyService) {
   return adminHandler(
     async function rollKey(event) {
       const keyId = keyIdOf(event);
@@ -23,7 +23,7 @@ export function rollKeyHandler(operations: KeyOperations) {
         'body',
         'invalid_body',
       );
-      const rolled = await operations.rollKey(keyId, graceSeconds, auditContextOf(event, reason));
+      const rolled = await service.rollKey(keyId, graceSeconds, auditContextOf(event, reason));
       return jsonResponse(200, {
         key: shownKey(rolled.record),
         token: rolled.token,

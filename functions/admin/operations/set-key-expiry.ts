@@ -6,11 +6,11 @@ import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { SetExpiryBodySchema } from '../../../shared/keys/admin-schemas.ts';
-import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import type { KeyService } from '../../../shared/keys/key-service.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of setKeyExpiry (`expiresAt: null`: the key never expires). */
-export function setKeyExpiryHandler(operations: KeyOperations) {
+export function setKeyExpiryHandler(service: KeyService) {
   return adminHandler(
     async function setKeyExpiry(event) {
       const keyId = keyIdOf(event);
@@ -21,7 +21,7 @@ export function setKeyExpiryHandler(operations: KeyOperations) {
         'invalid_body',
       );
       const context = auditContextOf(event, reason);
-      return jsonResponse(200, await operations.setExpiry(keyId, expiresAt ?? undefined, context));
+      return jsonResponse(200, await service.setExpiry(keyId, expiresAt ?? undefined, context));
     },
     { body: jsonBody() },
   );

@@ -10,11 +10,11 @@ import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { SetPlanBodySchema } from '../../../shared/keys/admin-schemas.ts';
-import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import type { KeyService } from '../../../shared/keys/key-service.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of setKeyPlan. */
-export function setKeyPlanHandler(operations: KeyOperations) {
+export function setKeyPlanHandler(service: KeyService) {
   return adminHandler(
     async function setKeyPlan(event) {
       const keyId = keyIdOf(event);
@@ -25,7 +25,7 @@ export function setKeyPlanHandler(operations: KeyOperations) {
         'invalid_body',
       );
       const context = auditContextOf(event, reason);
-      return jsonResponse(200, await operations.setPlan(keyId, plan, limits, context));
+      return jsonResponse(200, await service.setPlan(keyId, plan, limits, context));
     },
     { body: jsonBody() },
   );

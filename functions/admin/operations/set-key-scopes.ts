@@ -6,11 +6,11 @@ import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { SetScopesBodySchema } from '../../../shared/keys/admin-schemas.ts';
-import type { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import type { KeyService } from '../../../shared/keys/key-service.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of setKeyScopes. */
-export function setKeyScopesHandler(operations: KeyOperations) {
+export function setKeyScopesHandler(service: KeyService) {
   return adminHandler(
     async function setKeyScopes(event) {
       const keyId = keyIdOf(event);
@@ -21,7 +21,7 @@ export function setKeyScopesHandler(operations: KeyOperations) {
         'invalid_body',
       );
       const context = auditContextOf(event, reason);
-      return jsonResponse(200, await operations.setScopes(keyId, scopes, context));
+      return jsonResponse(200, await service.setScopes(keyId, scopes, context));
     },
     { body: jsonBody() },
   );

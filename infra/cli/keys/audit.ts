@@ -53,9 +53,9 @@ export const history: KeysSubcommand = {
       }),
 };
 
-/** `audit --since TIME|DURATION [--until TIME] [--actor ARN] [--event EVENT] [--json] [--stage S]`. */
+/** `audit --since TIME|DURATION [--until TIME] [--actor ID] [--event EVENT] [--json] [--stage S]`. */
 export const audit: KeysSubcommand = {
-  forms: ['audit --since TIME|DURATION [--until TIME] [--actor ARN] [--event EVENT] [--json]'],
+  forms: ['audit --since TIME|DURATION [--until TIME] [--actor ID] [--event EVENT] [--json]'],
   register: (program, dependencies) =>
     addWindowOptions(
       program
@@ -105,7 +105,12 @@ function addWindowOptions(command: Command): Command {
         parseInstant,
       ),
     )
-    .addOption(new Option('--actor <arn>', 'Only the changes of this IAM principal ARN.'))
+    .addOption(
+      new Option(
+        '--actor <id>',
+        'Only the changes of the actor with this id: an IAM principal ARN, or a system such as local:npm-start.',
+      ),
+    )
     .addOption(new Option('--event <event>', 'Only entries of this event.').choices(AUDIT_EVENTS));
 }
 
@@ -160,11 +165,19 @@ function printEntries(
     entry.at,
     entry.event,
     entry.keyId,
-    entry.actor.arn,
+    actorText(entry.actor),
     describeChanges(entry.changes),
     entry.reason ?? '-',
   ]);
   for (const line of columns([HEADER, ...rows])) stdout(line);
+}
+
+/**
+ * An actor as a person reads it: its id (an IAM principal's ARN, `local:npm-start`), then its
+ * name when it has one, e.g. `cognito:1f2e… (ann@example.com)` for an account.
+ */
+function actorText({ id, name }: AdminSchemas['Actor']): string {
+  return name === undefined ? id : `${id} (${name})`;
 }
 
 /** `plan: free -> pro, perMinute: - -> 1000`: each changed field, `-` for a value not set. */

@@ -3,17 +3,15 @@
  * Enterprise the key's own limits, `--per-minute` and `--per-day`.
  */
 import { type Command, Option } from 'commander';
+import { customLimits } from '../../../shared/keys/key-records.ts';
 import {
   ALL_PLAN_IDS,
   InvalidLimitsError,
   isPlanId,
-  isStandardPlanId,
   MAX_PER_DAY,
   MAX_PER_MINUTE,
   type PlanId,
-  planName,
   type RequestLimits,
-  validateLimits,
 } from '../../../shared/plans.ts';
 import { UsageError } from '../common/program.ts';
 
@@ -24,7 +22,7 @@ export interface PlanOptions {
   readonly perDay?: string;
 }
 
-/** A plan and, for Enterprise, the key's own limits, checked with `validateLimits`. */
+/** A plan and, for Enterprise, the key's own limits, checked with `customLimits`. */
 export interface PlanChoice {
   readonly plan: PlanId;
   readonly limits?: RequestLimits;
@@ -43,7 +41,7 @@ export const LIMIT_OPTIONS = {
 } as const;
 
 /**
- * A limit option's text as a number for `validateLimits`: decimal digits only, since `Number`
+ * A limit option's text as a number for the rule: decimal digits only, since `Number`
  * alone would read `1e3`, `0x10` or `` as numbers; anything else is NaN, which it refuses.
  */
 function limitOf(text: string): number {
@@ -61,11 +59,12 @@ export function addPlanOptions(command: Command): Command {
 }
 
 /**
- * The plan, and the limits for Enterprise, that a subcommand's options ask for.
+ * The plan, and the limits for Enterprise, that a subcommand's options ask for, checked by the
+ * rule of keys' limits (`customLimits`), the one the key service applies.
  *
  * @param command The subcommand's name, for messages.
- * @throws UsageError for a missing or unknown plan, limits given for a standard plan, Enterprise
- *   without both limits, or limits that `validateLimits` refuses.
+ * @throws UsageError for a missing or unknown plan, or limits that the rule refuses (limits for a
+ *   standard plan, Enterprise without both, numbers out of range).
  */
 export function planChoice(command: string, options: PlanOptions): PlanChoice {
   const { plan, perMinute, perDay } = options;
@@ -74,22 +73,16 @@ export function planChoice(command: string, options: PlanOptions): PlanChoice {
   if (!isPlanId(plan)) {
     throw new UsageError(`Unknown plan "${plan}": use one of ${ALL_PLAN_IDS.join(', ')}.`);
   }
-  if (isStandardPlanId(plan)) {
-    if (perMinute !== undefined || perDay !== undefined) {
-      throw new UsageError(
-        `--per-minute and --per-day are only for --plan enterprise: ${planName(plan)} has fixed limits.`,
-      );
-    }
-    return { plan };
-  }
-  if (perMinute === undefined || perDay === undefined) {
-    throw new UsageError('--plan enterprise needs --per-minute N and --per-day N.');
-  }
+  const given =
+    perMinute === undefined && perDay === undefined
+      ? undefined
+      : {
+          perMinute: perMinute === undefined ? undefined : limitOf(perMinute),
+          perDay: perDay === undefined ? undefined : limitOf(perDay),
+        };
   try {
-    return {
-      plan,
-      limits: validateLimits({ perMinute: limitOf(perMinute), perDay: limitOf(perDay) }),
-    };
+    const limits = customLimits(plan, given);
+    return { plan, ...(limits && { limits }) };
   } catch (error) {
     if (!(error instanceof InvalidLimitsError)) throw error;
     throw new UsageError(`Invalid limits: ${error.message}.`);

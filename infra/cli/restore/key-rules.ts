@@ -4,10 +4,11 @@
  */
 import type { KeyHead } from '../../../shared/dynamodb/key-conditions.ts';
 import { isHead } from '../../../shared/dynamodb/key-conditions.ts';
+import type { ItemWrite } from '../../../shared/keys/admin-ports.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
 import { SCOPES } from '../../../shared/keys/scopes.ts';
 import { planName } from '../../../shared/plans.ts';
-import { type Finding, type Item, type RestorePlan, sameItem, type Write } from './rules.ts';
+import { type Finding, type Item, type RestorePlan, sameItem } from './rules.ts';
 
 /** A key as one table holds it: its head (if any) and its token rows by hash. */
 interface StoredKey {
@@ -132,6 +133,7 @@ function planKey(keyId: string, good: StoredKey, live: StoredKey | undefined): F
     const tokens = rows.length === 1 ? '1 token' : `${rows.length} tokens`;
     return {
       subject,
+      keyId,
       state: 'missing',
       changes: [`put back: head and ${tokens} (${planName(goodCurrent.plan)})`],
       kept: [],
@@ -144,6 +146,7 @@ function planKey(keyId: string, good: StoredKey, live: StoredKey | undefined): F
   if (!live?.head && orphans.length > 0) {
     return {
       subject,
+      keyId,
       state: 'differs',
       changes: [],
       kept: [
@@ -154,7 +157,7 @@ function planKey(keyId: string, good: StoredKey, live: StoredKey | undefined): F
   }
   const changes: string[] = [];
   const kept: string[] = [];
-  const writes: Write[] = [];
+  const writes: ItemWrite[] = [];
   if (!live?.head) {
     changes.push('head put back');
     writes.push({ item: itemOf(goodHead) });
@@ -186,7 +189,14 @@ function planKey(keyId: string, good: StoredKey, live: StoredKey | undefined): F
   if (writes.length > 0 && live?.head) {
     writes.push({ item: itemOf(live.head), expected: itemOf(live.head) });
   }
-  return { subject, state: 'differs', changes: unique(changes), kept: unique(kept), writes };
+  return {
+    subject,
+    keyId,
+    state: 'differs',
+    changes: unique(changes),
+    kept: unique(kept),
+    writes,
+  };
 }
 
 /**

@@ -6,9 +6,9 @@
 
 import { randomUUID } from 'node:crypto';
 import { Option } from 'commander';
-import { changedFields } from '../../../shared/audit/entry.ts';
-import type { AuditPut, AuditRecorder } from '../../../shared/dynamodb/audit-log.ts';
+import type { AuditContext } from '../../../shared/audit/entry.ts';
 import { COUNTERS_TABLE, IDEMPOTENCY_TABLE } from '../../../shared/dynamodb/tables.ts';
+import type { ItemWrite } from '../../../shared/keys/admin-ports.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
 import { STAGES, type StageName } from '../../stages.ts';
 import {
@@ -29,7 +29,7 @@ import {
   reportJson,
   reportLines,
 } from './report.ts';
-import { type Finding, type Item, planPets, type RestorePlan } from './rules.ts';
+import { type Item, planPets, type RestorePlan } from './rules.ts';
 import { applyWrites, raiseSequence, scanTable } from './tables.ts';
 import {
   ensureApiKey,
@@ -242,8 +242,9 @@ async function restore(
 
 /**
  * Writes a plan: the id sequence first (so no id handed out meanwhile collides with a pet put
- * back), then each finding's writes; on a stage, a key put back gets its API key again. A failed
- * finding is reported and the others go on.
+ * back), then each finding's writes, a key's through the key service with its `key.restored`
+ * entry; on a stage, a key put back gets its API key again. A failed finding is reported and the
+ * others go on.
  */
 async function write(
   plan: RestorePlan,
@@ -255,13 +256,7 @@ async function write(
   const partitionKey = RESTORABLE_TABLES[table].partitionKey.name;
   const { client, liveTable } = target;
   if (plan.sequence) await raiseSequence(client, liveTable, plan.sequence);
-  const recorder =
-    table === 'keys'
-      ? target.audit.recorder({
-          actor: { arn: await callerArn(stage), userAgent: 'petstore restore command' },
-          requestId: `restore-${randomUUID()}`,
-        })
-      : undefined;
+  const restoreKey = table === 'keys' ? keyRestorer(target, await callerArn(stage)) : undefined;
   const findings: ReportedFinding[] = [];
   for (const finding of plan.findings) {
     if (finding.writes.length === 0) {
@@ -269,8 +264,11 @@ async function write(
       continue;
     }
     try {
-      const entry = recorder && restoredEntry(finding, recorder);
-      const outcome = await applyWrites(client, liveTable, partitionKey, finding.writes, entry);
+      const { keyId, writes } = finding;
+      const outcome =
+        restoreKey && keyId !== undefined
+          ? await restoreKey(keyId, writes)
+          : await applyWrites(client, liveTable, partitionKey, writes);
       const restoredKey = outcome === 'written' ? finding.restoredKey : undefined;
       const gateway = restoredKey ? await ensureApiKeys(restoredKey, target) : [];
       const changes = [...finding.changes, ...gateway];
@@ -280,6 +278,20 @@ async function write(
     }
   }
   return findings;
+}
+
+/**
+ * How the run puts a key back: through the key service on the live keys table, each key with its
+ * `key.restored` entry, whose actor is the principal running the command (`callerArn`).
+ */
+function keyRestorer(target: RestoreTarget, callerArn: string) {
+  const keys = target.keyService();
+  const context: AuditContext = {
+    actor: { type: 'iam', id: callerArn },
+    requestId: `restore-${randomUUID()}`,
+    userAgent: 'petstore restore command',
+  };
+  return (keyId: string, writes: readonly ItemWrite[]) => keys.restoreKey(keyId, writes, context);
 }
 
 /**
@@ -294,17 +306,4 @@ async function ensureApiKeys(record: ApiKeyRecord, target: RestoreTarget): Promi
     if (phrase) phrases.push(target.regions.length > 1 ? `${stack.region}: ${phrase}` : phrase);
   }
   return phrases;
-}
-
-/**
- * The `key.restored` entry of a key's finding, written in the finding's own transaction: the key's
- * current row (the one without a roll's grace) as it was live (`expected`; none: missing) and as
- * put back, field by field. `undefined` for a finding that puts back no token row.
- */
-function restoredEntry(finding: Finding, recorder: AuditRecorder): AuditPut | undefined {
-  const row = finding.writes.find(
-    ({ item }) => typeof item.keyId === 'string' && item.graceUntil === undefined,
-  );
-  if (!row) return undefined;
-  return recorder('key.restored', row.item.keyId as string, changedFields(row.expected, row.item));
 }

@@ -2,12 +2,13 @@
  * What the restore command prints: a line per finding and a summary line of counts, or with
  * `--json` one JSON document for scripts.
  */
+
+import type { RestoreOutcome } from '../../../shared/keys/admin-ports.ts';
 import { columns } from '../common/text.ts';
 import type { Finding, RestorePlan } from './rules.ts';
-import type { WriteOutcome } from './tables.ts';
 
 /** How a finding's writes ended in a run with `--apply`. */
-export type Outcome = WriteOutcome | 'failed';
+export type Outcome = RestoreOutcome | 'failed';
 
 /** A finding with, after `--apply`, how its writes ended and what else was done for it. */
 export interface ReportedFinding extends Finding {
@@ -92,7 +93,7 @@ export function reportLines(report: Report): string[] {
 /** The report as one JSON document: the run, each finding without its items, the counts. */
 export function reportJson(report: Report): string {
   const findings = report.findings.map(
-    ({ writes: _writes, restoredKey: _restoredKey, ...finding }) => finding,
+    ({ writes: _writes, restoredKey: _restoredKey, keyId: _keyId, ...finding }) => finding,
   );
   return JSON.stringify({ ...report, findings, counts: countsOf(report) }, null, 2);
 }

@@ -6,20 +6,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { PET_ID_SEQUENCE_ID } from '../../../shared/dynamodb/id-blocks.ts';
 import { statusShardOf } from '../../../shared/dynamodb/pet-item.ts';
 import { STATUS_SHARD_ATTRIBUTE } from '../../../shared/dynamodb/tables.ts';
+import type { ItemWrite } from '../../../shared/keys/admin-ports.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
 import type { PetStatus } from '../../../shared/pets/schemas.ts';
 
 /** A stored item, as a Scan of the document client returns it. */
 export type Item = Record<string, unknown>;
-
-/**
- * One conditional put: `item` is written only while the live table holds `expected` exactly as
- * compared (every attribute of either), or, without `expected`, no item under its key.
- */
-export interface Write {
-  readonly item: Item;
-  readonly expected?: Item;
-}
 
 /** What the comparison found for one pet or one key, and what restoring it writes. */
 export interface Finding {
@@ -32,7 +24,9 @@ export interface Finding {
   /** What stays as the live table has it, and why, one phrase each. */
   readonly kept: readonly string[];
   /** Written together (one transaction), each conditional; empty: left as is. */
-  readonly writes: readonly Write[];
+  readonly writes: readonly ItemWrite[];
+  /** The key a finding of the keys table is of: its writes go through the key service. */
+  readonly keyId?: string;
   /** A key put back whole, whose API key a stage's gateway needs again. */
   readonly restoredKey?: ApiKeyRecord;
 }

@@ -1,12 +1,10 @@
 /**
- * The restore command's DynamoDB side: scanning the live table and the good copy, and writing a
- * `RestorePlan`'s conditional puts, so that a change made after the comparison is never
- * overwritten and a second run finds nothing to do.
+ * The restore command's DynamoDB side: scanning the live table and the good copy, and writing the
+ * pets of a `RestorePlan` with conditional puts (`asCompared`), so that a change made after the
+ * comparison is never overwritten and a second run finds nothing to do. Keys are put back through
+ * the key service (`KeyService.restoreKey`), with their audit entries.
  */
-import {
-  ConditionalCheckFailedException,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   PutCommand,
@@ -14,9 +12,10 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { AuditPut } from '../../../shared/dynamodb/audit-log.ts';
 import { PET_ID_SEQUENCE_ID } from '../../../shared/dynamodb/id-blocks.ts';
-import type { Item, RestorePlan, Write } from './rules.ts';
+import { asCompared, refusedByCondition } from '../../../shared/dynamodb/item-conditions.ts';
+import type { ItemWrite, RestoreOutcome } from '../../../shared/keys/admin-ports.ts';
+import type { Item, RestorePlan } from './rules.ts';
 
 /**
  * Every item of a table, read strongly consistently, page by page.
@@ -34,37 +33,8 @@ export async function scanTable(
 }
 
 /**
- * The condition that the item under `write.item`'s key is still `write.expected`: every attribute
- * of either item equal to the expected value, or absent where `expected` lacks it. Without
- * `expected`: that there is no item under the key (`partitionKey` absent).
- */
-export function writeCondition(write: Write, partitionKey: string) {
-  if (!write.expected) {
-    return {
-      ConditionExpression: 'attribute_not_exists(#key)',
-      ExpressionAttributeNames: { '#key': partitionKey },
-    };
-  }
-  const expected = write.expected;
-  const names = [...new Set([...Object.keys(expected), ...Object.keys(write.item)])].sort();
-  const values = Object.fromEntries(
-    names.flatMap((name, at) => (name in expected ? [[`:a${at}`, expected[name]]] : [])),
-  );
-  return {
-    ConditionExpression: names
-      .map((name, at) => (name in expected ? `#a${at} = :a${at}` : `attribute_not_exists(#a${at})`))
-      .join(' AND '),
-    ExpressionAttributeNames: Object.fromEntries(names.map((name, at) => [`#a${at}`, name])),
-    ...(Object.keys(values).length > 0 && { ExpressionAttributeValues: values }),
-  };
-}
-
-/** How one finding's writes ended: written, or refused because the live table changed. */
-export type WriteOutcome = 'written' | 'changed';
-
-/**
- * Puts a finding's items, each on its condition (`writeCondition`), together: one Put, or one
- * transaction for several or with an audit entry (`entry`, a key's `key.restored`).
+ * Puts a finding's pets, each on its condition (`asCompared`), together: one Put, or one
+ * transaction for several.
  *
  * @returns `changed` when a condition failed: the live table changed after the comparison and
  *   nothing of the finding was written (a second run compares again).
@@ -74,31 +44,20 @@ export async function applyWrites(
   client: DynamoDBDocumentClient,
   tableName: string,
   partitionKey: string,
-  writes: readonly Write[],
-  entry?: AuditPut,
-): Promise<WriteOutcome> {
+  writes: readonly ItemWrite[],
+): Promise<RestoreOutcome> {
   const puts = writes.map((write) => ({
     TableName: tableName,
     Item: write.item,
-    ...writeCondition(write, partitionKey),
+    ...asCompared(write, partitionKey),
   }));
   try {
-    if (puts.length === 1 && !entry) await client.send(new PutCommand(puts[0] as (typeof puts)[0]));
+    if (puts.length === 1) await client.send(new PutCommand(puts[0] as (typeof puts)[0]));
     else
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [...puts.map((Put) => ({ Put })), ...(entry ? [entry] : [])],
-        }),
-      );
+      await client.send(new TransactWriteCommand({ TransactItems: puts.map((Put) => ({ Put })) }));
     return 'written';
   } catch (error) {
-    const refused =
-      error instanceof ConditionalCheckFailedException ||
-      (error instanceof TransactionCanceledException &&
-        (error.CancellationReasons ?? []).some(
-          (reason) => reason.Code === 'ConditionalCheckFailed',
-        ));
-    if (refused) return 'changed';
+    if (refusedByCondition(error)) return 'changed';
     throw error;
   }
 }

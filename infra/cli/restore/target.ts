@@ -6,17 +6,18 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keyServiceOn } from '../../../functions/admin/container.ts';
 import {
   apiKeyIdsNamed,
   registerApiKey,
   type UsagePlanDestination,
 } from '../../../shared/apigateway/key-registration.ts';
-import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
 import { KEYS_TABLE, PETS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
+import type { KeyService } from '../../../shared/keys/key-service.ts';
 import { UndoSteps } from '../../../shared/keys/undo.ts';
 import { isStandardPlanId, type PlanId } from '../../../shared/plans.ts';
-import { readSetting } from '../../../shared/settings.ts';
+import { readSetting, readSettings } from '../../../shared/settings.ts';
 import {
   STACK_OUTPUTS,
   STAGE_SETTINGS,
@@ -44,10 +45,11 @@ export interface RestoreCommandDependencies extends CommandOutput {
     readonly petsTableName: string;
     readonly keysTableName: string;
     readonly auditTableName: string;
+    readonly countersTableName: string;
   };
   /**
    * The IAM principal ARN running the command, the actor of its `key.restored` entries: on a stage
-   * STS GetCallerIdentity's, on the local stack `LOCAL_STACK_ACTOR_ARN`.
+   * STS GetCallerIdentity's, on the local stack its operator's (`LOCAL_OPERATOR`).
    */
   readonly callerArn: (stage: StageName | undefined) => Promise<string>;
   /**
@@ -95,8 +97,12 @@ export interface RestoreTarget {
    * its API key again. None on the local stack.
    */
   readonly regions: readonly (RegionStack & { readonly apiGateway: APIGatewayClient })[];
-  /** The audit table, where each key put back gets its `key.restored` entry. */
-  readonly audit: DynamoDBAuditLog;
+  /**
+   * The key service on the live keys table, through which every key is put back with its
+   * `key.restored` entry (built when asked: a pets restore needs no key table).
+   * @throws Error when the stack lacks an output of the tables it needs.
+   */
+  readonly keyService: () => KeyService;
 }
 
 /**
@@ -120,7 +126,13 @@ export async function openRestoreTarget(
       liveTable: table === 'pets' ? local.petsTableName : local.keysTableName,
       client,
       explain,
-      audit: new DynamoDBAuditLog(client, local.auditTableName, localRetention()),
+      keyService: () =>
+        keyServiceAt(client, {
+          keys: local.keysTableName,
+          audit: local.auditTableName,
+          counters: local.countersTableName,
+          retentionDays: readSetting('AUDIT_RETENTION_DAYS'),
+        }),
       dynamodb,
       regions: [],
     };
@@ -145,16 +157,41 @@ export async function openRestoreTarget(
     ...(region !== undefined && { region }),
     dynamodb: clientsOf(read).dynamodb,
     regions: stacks.map((each) => ({ ...each, apiGateway: clientsOf(each).apiGateway })),
-    // Written in the home region only (see `write`), whose stack names the audit table.
-    audit: new DynamoDBAuditLog(
-      client,
-      requireOutput(home.outputs, STACK_OUTPUTS.auditTableName, home.stackName),
-      Number(
-        home.outputs.get(STACK_OUTPUTS.auditRetentionDays) ??
-          STAGE_SETTINGS[stage].auditRetentionDays,
+    // Written in the home region only (see `write`), whose stack names the tables.
+    keyService: () =>
+      keyServiceAt(
+        client,
+        {
+          keys: requireOutput(home.outputs, STACK_OUTPUTS.keysTableName, home.stackName),
+          audit: requireOutput(home.outputs, STACK_OUTPUTS.auditTableName, home.stackName),
+          counters: requireOutput(home.outputs, STACK_OUTPUTS.countersTableName, home.stackName),
+          retentionDays: Number(
+            home.outputs.get(STACK_OUTPUTS.auditRetentionDays) ??
+              STAGE_SETTINGS[stage].auditRetentionDays,
+          ),
+        },
+        stage,
       ),
-    ),
   };
+}
+
+/**
+ * The key service on `client` and these tables, for the tokens of `stage`; without API Gateway:
+ * the command re-creates a key's API keys itself (`ensureApiKey`).
+ */
+function keyServiceAt(
+  client: DynamoDBDocumentClient,
+  tables: { keys: string; audit: string; counters: string; retentionDays: number },
+  stage?: StageName,
+): KeyService {
+  const settings = readSettings({
+    KEYS_TABLE_NAME: tables.keys,
+    AUDIT_TABLE_NAME: tables.audit,
+    AUDIT_RETENTION_DAYS: String(tables.retentionDays),
+    COUNTERS_TABLE_NAME: tables.counters,
+    ...(stage && { PETSTORE_STAGE: stage }),
+  });
+  return keyServiceOn({ client, settings });
 }
 
 /** A stage's stack in one region: its name and outputs. */
@@ -206,9 +243,4 @@ function destinationOf(plan: PlanId, { stackName: stack, outputs }: StackOf): Us
   return isStandardPlanId(plan)
     ? { kind: 'shared', usagePlanId: requireOutput(outputs, usagePlanOutputName(plan), stack) }
     : { kind: 'own', stack, restApiId: requireOutput(outputs, STACK_OUTPUTS.restApiId, stack) };
-}
-
-/** The local stack's audit retention: `AUDIT_RETENTION_DAYS` as the functions read it. */
-function localRetention(): number {
-  return readSetting('AUDIT_RETENTION_DAYS');
 }

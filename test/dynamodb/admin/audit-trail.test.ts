@@ -1,8 +1,8 @@
 /**
- * The admin API's key operations on DynamoDB Local, through their handlers (issue 39, items 1, 4
- * and 5): each change writes its audit entry in the change's own transaction; the actor is the
- * IAM principal of the request's identity, never a body's; a refused or failed change writes no
- * entry; history and the stage's window read them back.
+ * The admin API's operations on the key service on DynamoDB Local, through their handlers (issue
+ * 39, items 1, 4 and 5): each change writes its audit entry in the change's own transaction; the
+ * actor is the IAM principal of the request's identity, never a body's; a refused or failed
+ * change writes no entry; history and the stage's window read them back.
  */
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -24,10 +24,10 @@ import { DynamoDBRateLimitBans } from '../../../shared/dynamodb/bans.ts';
 import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { DynamoDBKeyUsage } from '../../../shared/dynamodb/usage.ts';
-import { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import { KeyService } from '../../../shared/keys/key-service.ts';
 import { readSettings, requiredSetting } from '../../../shared/settings.ts';
-import { adminEvent, operations, SIGNER, USER_AGENT } from '../../support/admin-event.ts';
-import { ban, keys } from '../../support/keys-command.ts';
+import { adminEvent, SIGNER, service, USER_AGENT } from '../../support/admin-event.ts';
+import { ban, currentOf } from '../../support/keys-command.ts';
 
 const settings = readSettings();
 const client = createDocumentClient();
@@ -43,15 +43,15 @@ async function call(handler: unknown, event: APIGatewayProxyEvent) {
 }
 
 const handlers = {
-  create: createKeyHandler(operations),
-  history: getKeyHistoryHandler(operations),
-  window: listAuditEntriesHandler(operations),
-  revoke: revokeKeyHandler(operations),
-  roll: rollKeyHandler(operations),
-  expiry: setKeyExpiryHandler(operations),
-  plan: setKeyPlanHandler(operations),
-  scopes: setKeyScopesHandler(operations),
-  unban: unbanKeyHandler(operations),
+  create: createKeyHandler(service),
+  history: getKeyHistoryHandler(service),
+  window: listAuditEntriesHandler(service),
+  revoke: revokeKeyHandler(service),
+  roll: rollKeyHandler(service),
+  expiry: setKeyExpiryHandler(service),
+  plan: setKeyPlanHandler(service),
+  scopes: setKeyScopesHandler(service),
+  unban: unbanKeyHandler(service),
 };
 
 /** Issues a key through createKey; its id and token. */
@@ -66,7 +66,7 @@ function historyOf(keyId: string): Promise<AuditEntry[]> {
   return audit.history(keyId);
 }
 
-describe('the admin key operations', () => {
+describe('the admin API on the key service', () => {
   it('write each change with its audit entry: event, actor from the identity, before and after', async () => {
     // GIVEN a key issued through createKey
     const { key } = await created({ plan: 'free', owner: 'Acme', reason: 'trial' });
@@ -88,13 +88,15 @@ describe('the admin key operations', () => {
     expect(createdEntry).toMatchObject({
       event: 'key.created',
       keyId: key.keyId,
-      actor: { arn: SIGNER, sourceIp: '203.0.113.7', userAgent: USER_AGENT },
+      actor: { type: 'iam', id: SIGNER },
+      sourceIp: '203.0.113.7',
+      userAgent: USER_AGENT,
       reason: 'trial',
       changes: { plan: { after: 'free' }, owner: { after: 'Acme' } },
     });
     expect(moved).toMatchObject({
       event: 'key.plan_changed',
-      actor: { arn: SIGNER },
+      actor: { type: 'iam', id: SIGNER },
       reason: 'invoice 7',
       changes: {
         plan: { before: 'free', after: 'enterprise' },
@@ -113,7 +115,7 @@ describe('the admin key operations', () => {
       adminEvent('rollKey', { keyId: key.keyId, body: { graceSeconds: 60 } }),
     );
     expect(rolled.status).toBe(200);
-    const stored = await keys.findById(key.keyId);
+    const stored = await currentOf(key.keyId);
 
     const text = JSON.stringify(await historyOf(key.keyId));
 
@@ -233,13 +235,13 @@ describe('the admin key operations', () => {
   });
 
   it('makes no change when its audit entry cannot be written: both are one transaction', async () => {
-    // GIVEN key operations whose audit table does not exist
+    // GIVEN a key service whose audit table does not exist
     const countersTable = requiredSetting(settings, 'COUNTERS_TABLE_NAME');
     const missing = new DynamoDBAuditLog(client, `missing-${randomUUID()}`, 400);
-    const broken = new KeyOperations({
+    const broken = new KeyService({
       keys: new DynamoDBKeyStore(client, requiredSetting(settings, 'KEYS_TABLE_NAME'), missing),
       audit: missing,
-      bans: new DynamoDBRateLimitBans(client, countersTable, undefined, undefined, missing),
+      bans: new DynamoDBRateLimitBans(client, countersTable, missing),
       usage: new DynamoDBKeyUsage(client, countersTable),
       tokenStage: 'local',
     });
@@ -255,8 +257,8 @@ describe('the admin key operations', () => {
 
     // THEN both fail with 503 and the key is as it was
     expect([moved.status, revoked.status]).toEqual([503, 503]);
-    expect(await keys.findById(key.keyId)).toMatchObject({ plan: 'free' });
-    expect((await keys.findById(key.keyId))?.revokedAt).toBeUndefined();
+    expect(await currentOf(key.keyId)).toMatchObject({ plan: 'free' });
+    expect((await currentOf(key.keyId))?.revokedAt).toBeUndefined();
   });
 
   it("answers a key's history oldest first, and the stage's window by actor and event", async () => {

@@ -23,13 +23,20 @@ import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
 import { readSettings, requiredSetting } from '../../../shared/settings.ts';
-import { HOME, OTHER, STACKS, twoRegionKeyOperations } from '../../support/two-region-stage.ts';
+import { HOME, OTHER, STACKS, twoRegionKeyService } from '../../support/two-region-stage.ts';
 
-const operations = twoRegionKeyOperations();
+const service = twoRegionKeyService();
 const client = createDocumentClient();
 const audit = DynamoDBAuditLog.from({ client, settings: readSettings() });
-const keys = new DynamoDBKeyStore(client, requiredSetting(readSettings(), 'KEYS_TABLE_NAME'));
-const context = { actor: { arn: 'arn:aws:iam::111111111111:role/operator' }, requestId: 'r-1' };
+const keys = new DynamoDBKeyStore(
+  client,
+  requiredSetting(readSettings(), 'KEYS_TABLE_NAME'),
+  audit,
+);
+const context = {
+  actor: { type: 'iam', id: 'arn:aws:iam::111111111111:role/operator' },
+  requestId: 'r-1',
+} as const;
 
 const apiGateway = mockClient(APIGatewayClient);
 
@@ -136,9 +143,9 @@ beforeEach(() => fakeApiGateway());
 
 describe('the admin API on a stage of two regions', () => {
   it('registers a new key with the same value in both regions, each in its own Free usage plan', async () => {
-    const { key, apiGateway: steps } = await operations.createKey({ plan: 'free' }, context);
+    const { key, apiGateway: steps } = await service.createKey({ plan: 'free' }, context);
 
-    const stored = await keys.findById(key.keyId);
+    const stored = (await keys.tokensOf(key.keyId))?.current;
     expect(apiKeysEverywhere()).toEqual([
       [HOME, stored?.usageIdentifier, true, [`${HOME}-free`]],
       [OTHER, stored?.usageIdentifier, true, [`${OTHER}-free`]],
@@ -160,9 +167,9 @@ describe('the admin API on a stage of two regions', () => {
   });
 
   it('moves a key to another plan in both regions, and disables it in both on revoke', async () => {
-    const { key } = await operations.createKey({ plan: 'free' }, context);
+    const { key } = await service.createKey({ plan: 'free' }, context);
 
-    await operations.setPlan(key.keyId, 'pro', undefined, context);
+    await service.setPlan(key.keyId, 'pro', undefined, context);
     expect(
       apiKeysEverywhere().map(([region, , enabled, plans]) => [region, enabled, plans]),
     ).toEqual([
@@ -170,7 +177,7 @@ describe('the admin API on a stage of two regions', () => {
       [OTHER, true, [`${OTHER}-pro`]],
     ]);
 
-    const revoked = await operations.revokeKey(key.keyId, context);
+    const revoked = await service.revokeKey(key.keyId, context);
     expect(apiKeysEverywhere().map(([region, , enabled]) => [region, enabled])).toEqual([
       [HOME, false],
       [OTHER, false],
@@ -191,11 +198,11 @@ describe('the admin API on a stage of two regions', () => {
   });
 
   it('rolls a key without touching API Gateway in any region: the API keys stay as they are', async () => {
-    const { key } = await operations.createKey({ plan: 'free' }, context);
+    const { key } = await service.createKey({ plan: 'free' }, context);
     const before = apiKeysEverywhere();
     calls = [];
 
-    await operations.rollKey(key.keyId, 0, context);
+    await service.rollKey(key.keyId, 0, context);
 
     expect(calls).toEqual([]);
     expect(apiKeysEverywhere()).toEqual(before);
@@ -205,7 +212,7 @@ describe('the admin API on a stage of two regions', () => {
     failNext = `${OTHER} CreateUsagePlanKeyCommand`;
     const before = (await keys.listKeys()).length;
 
-    await expect(operations.createKey({ plan: 'free' }, context)).rejects.toThrow(
+    await expect(service.createKey({ plan: 'free' }, context)).rejects.toThrow(
       `API Gateway refused the key (CreateUsagePlanKeyCommand throttled in ${OTHER}); undone: delete API Gateway API key ${OTHER}-apikey-1, delete API Gateway API key ${HOME}-apikey-1. No key was issued.`,
     );
 
@@ -215,21 +222,21 @@ describe('the admin API on a stage of two regions', () => {
   });
 
   it('puts the home region back when the second region refuses a move: plan and history unchanged', async () => {
-    const { key } = await operations.createKey({ plan: 'free' }, context);
+    const { key } = await service.createKey({ plan: 'free' }, context);
     const state0 = apiKeysEverywhere();
     failNext = `${OTHER} CreateUsagePlanKeyCommand`;
 
-    await expect(operations.setPlan(key.keyId, 'business', undefined, context)).rejects.toThrow(
+    await expect(service.setPlan(key.keyId, 'business', undefined, context)).rejects.toThrow(
       `API Gateway refused the move (CreateUsagePlanKeyCommand throttled in ${OTHER}); undone: put API Gateway API key ${OTHER}-apikey-1 back in usage plan ${OTHER}-free, remove API Gateway API key ${HOME}-apikey-1 from usage plan ${HOME}-business, put API Gateway API key ${HOME}-apikey-1 back in usage plan ${HOME}-free. Key ${key.keyId} stays on Free.`,
     );
 
     expect(apiKeysEverywhere()).toEqual(state0);
-    expect((await keys.findById(key.keyId))?.plan).toBe('free');
+    expect((await keys.tokensOf(key.keyId))?.current?.plan).toBe('free');
     expect((await audit.history(key.keyId)).map(({ event }) => event)).toEqual(['key.created']);
   });
 
-  it("looks the other region's usage plans up once per container", async () => {
-    const fresh = twoRegionKeyOperations();
+  it("looks the other region's usage plans up once per key service", async () => {
+    const fresh = twoRegionKeyService();
 
     await fresh.createKey({ plan: 'free' }, context);
     await fresh.createKey({ plan: 'business' }, context);
@@ -240,7 +247,7 @@ describe('the admin API on a stage of two regions', () => {
 
   it("refuses a key when a region has no usage plans of its stack's name, undoing the home region", async () => {
     const wrong = regionalStackName('staging', 'eu-west-1');
-    const misnamed = twoRegionKeyOperations({ PETSTORE_REGION_STACKS: `${STACKS[HOME]},${wrong}` });
+    const misnamed = twoRegionKeyService({ PETSTORE_REGION_STACKS: `${STACKS[HOME]},${wrong}` });
 
     await expect(misnamed.createKey({ plan: 'free' }, context)).rejects.toThrow(
       `API Gateway refused the key (Stack ${wrong} has no usage plan ${wrong}-Free, ${wrong}-Pro, ${wrong}-Business in this region: nothing was changed.); undone: delete API Gateway API key ${HOME}-apikey-1. No key was issued.`,

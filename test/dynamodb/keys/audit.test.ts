@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LOCAL_OPERATOR } from '../../../infra/local/stack-files.ts';
-import type { AuditEntry } from '../../../shared/audit/entry.ts';
-import { keys, keysCommand } from '../../support/keys-command.ts';
+import { type AuditEntry, systemAuditContext } from '../../../shared/audit/entry.ts';
+import { keys, keysCommand, seedKey, service } from '../../support/keys-command.ts';
 
 describe('keys command history and audit', () => {
   it("prints a key's entries oldest first, each change's reason and the signer as actor", async () => {
@@ -50,7 +50,7 @@ describe('keys command history and audit', () => {
 
   it("prints the stage's entries of a window, filtered by actor and event", async () => {
     const since = new Date().toISOString();
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
     await keysCommand(['set-scope', record.keyId, '--scope', 'pets:read', '--reason', 'read-only']);
     await keysCommand(['set-expiry', record.keyId, '--expires-in', '30d']);
 
@@ -77,6 +77,23 @@ describe('keys command history and audit', () => {
         /^No audit entries on the local stack .* by arn:aws:iam::111111111111:user\/nobody\.$/,
       ),
     ]);
+  });
+
+  it('prints each kind of actor by its id, and an account with its name', async () => {
+    const { key } = await service.createKey(
+      { plan: 'free' },
+      systemAuditContext('local:npm-start'),
+    );
+    await service.revokeKey(key.keyId, {
+      actor: { type: 'account', id: 'cognito:5f1c2a', name: 'ann@example.com' },
+      requestId: 'portal-1',
+    });
+
+    const { code, stdout } = await keysCommand(['history', key.keyId]);
+
+    expect(code).toBe(0);
+    const actors = stdout.slice(2).map((line) => line.split(/\s{2,}/)[3]);
+    expect(actors).toEqual(['local:npm-start', 'cognito:5f1c2a (ann@example.com)']);
   });
 
   it('refuses an unknown event and a --since that is no time, with exit status 2', async () => {

@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { regionalStackName, STACK_OUTPUTS } from '../../../infra/stages.ts';
 import * as stage from '../../support/keys-command.ts';
 
-const { keys, keysCommand, apiGateway } = stage;
+const { keysCommand, apiGateway, seedKey, service, TEST_CONTEXT } = stage;
 const { home: HOME, other: OTHER } = stage.TWO_REGIONS;
 
 /** What each region's API Gateway holds of the test's key: its API key and usage plan. */
@@ -35,7 +35,7 @@ beforeEach(() => {
 
 describe('keys check <key-id> on a stage of two regions', () => {
   it('reports each region as agreeing with the keys table, with exit status 0', async () => {
-    const { record } = await keys.createKey({ plan: 'pro' });
+    const { record } = await seedKey({ plan: 'pro' });
     held = {
       [HOME]: { enabled: true, usagePlanId: `${HOME}-pro` },
       [OTHER]: { enabled: true, usagePlanId: `${OTHER}-pro` },
@@ -53,8 +53,8 @@ describe('keys check <key-id> on a stage of two regions', () => {
   });
 
   it('names the region whose API key is still enabled after a revocation, or in the wrong usage plan', async () => {
-    const { record } = await keys.createKey({ plan: 'pro' });
-    await keys.revokeKey(record.keyId);
+    const { record } = await seedKey({ plan: 'pro' });
+    await service.revokeKey(record.keyId, TEST_CONTEXT);
     held = {
       [HOME]: { enabled: false, usagePlanId: `${HOME}-pro` },
       [OTHER]: { enabled: true, usagePlanId: `${OTHER}-free` },
@@ -80,7 +80,7 @@ describe('keys check <key-id> on a stage of two regions', () => {
   });
 
   it('checks one region with --region, and a region without the API key differs', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
     held = { [HOME]: { enabled: true, usagePlanId: `${HOME}-free` }, [OTHER]: undefined };
 
     const other = await keysCommand([
@@ -102,7 +102,7 @@ describe('keys check <key-id> on a stage of two regions', () => {
   });
 
   it('refuses a region the stage does not have, and a key id without --stage', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
 
     const elsewhere = await keysCommand([
       'check',

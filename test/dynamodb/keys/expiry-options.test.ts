@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { apiGateway, keys, keysCommand, useDeployedStage } from '../../support/keys-command.ts';
+import {
+  apiGateway,
+  keys,
+  keysCommand,
+  seedKey,
+  useDeployedStage,
+} from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('issues a key that expires after --expires-in, and says when', async () => {
@@ -67,7 +73,7 @@ describe('keys command on a deployed stage', () => {
   useDeployedStage();
 
   it("sets a key's expiry in the stage's keys table, without API Gateway", async () => {
-    const { record, token } = await keys.createKey({ plan: 'free' });
+    const { record, token } = await seedKey({ plan: 'free' });
 
     const { code } = await keysCommand([
       'set-expiry',

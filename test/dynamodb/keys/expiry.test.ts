@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { keys, keysCommand } from '../../support/keys-command.ts';
+import { keys, keysCommand, seedKey, service, TEST_CONTEXT } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('sets, shows and removes the expiry of every token of a key', async () => {
-    const { record, token } = await keys.createKey({ plan: 'free', owner: 'expiry list' });
-    const rolled = await keys.rollKey(record.keyId, { graceSeconds: 3600 });
+    const { record, token } = await seedKey({ plan: 'free', owner: 'expiry list' });
+    const rolled = await service.rollKey(record.keyId, 3600, TEST_CONTEXT);
 
     const set = await keysCommand([
       'set-expiry',
@@ -28,7 +28,7 @@ describe('keys command on the local stack', () => {
   });
 
   it('shows an expired key as expired in the list', async () => {
-    const { record } = await keys.createKey({
+    const { record } = await seedKey({
       plan: 'free',
       expiresAt: new Date(Date.now() - 1000).toISOString(),
     });

@@ -5,8 +5,10 @@ import { DAY_MS } from '../../support/clock.ts';
 import {
   countersTableName,
   documentClient,
-  keys,
   keysCommand,
+  seedKey,
+  service,
+  TEST_CONTEXT,
   tableName,
   useDeployedStage,
 } from '../../support/keys-command.ts';
@@ -24,7 +26,7 @@ const day = (back: number) => new Date(Date.now() - back * DAY_MS).toISOString()
 
 describe('keys command usage on the local stack', () => {
   it('prints requests admitted and refused per UTC day, newest first, and the last day used', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
     await send(record.keyId, 3, Date.now() - 2 * DAY_MS, 2);
 
     const { code, stdout } = await keysCommand(['usage', record.keyId, '--days', '3']);
@@ -41,9 +43,9 @@ describe('keys command usage on the local stack', () => {
   });
 
   it('keeps counting on the same key across a roll', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
     await send(record.keyId, 2, Date.now());
-    await keys.rollKey(record.keyId, { graceSeconds: 60 });
+    await service.rollKey(record.keyId, 60, TEST_CONTEXT);
     await send(record.keyId, 3, Date.now());
 
     const { stdout } = await keysCommand(['usage', record.keyId, '--days', '1']);
@@ -53,7 +55,7 @@ describe('keys command usage on the local stack', () => {
 
   it("adds up an Enterprise key's shards when its counts spread", async () => {
     const limits = { perMinute: 30_000, perDay: 100_000 };
-    const { record } = await keys.createKey({ plan: 'enterprise', limits });
+    const { record } = await seedKey({ plan: 'enterprise', limits });
     for (let i = 0; i < 4; i++) await limiter.consume(record.keyId, limits, Date.now());
 
     const { stdout } = await keysCommand(['usage', record.keyId, '--days', '1']);
@@ -62,7 +64,7 @@ describe('keys command usage on the local stack', () => {
   });
 
   it('says a key without requests was not used in the days kept', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
 
     const { stdout } = await keysCommand(['usage', record.keyId]);
 
@@ -89,9 +91,9 @@ describe('keys command usage on the local stack', () => {
 
 describe('keys command list with usage', () => {
   it('shows the last day used, and with --dormant only keys created before and unused since', async () => {
-    const { record: idle } = await keys.createKey({ plan: 'free', owner: 'idle' });
-    const { record: busy } = await keys.createKey({ plan: 'free', owner: 'busy' });
-    const { record: young } = await keys.createKey({ plan: 'free', owner: 'young' });
+    const { record: idle } = await seedKey({ plan: 'free', owner: 'idle' });
+    const { record: busy } = await seedKey({ plan: 'free', owner: 'busy' });
+    const { record: young } = await seedKey({ plan: 'free', owner: 'young' });
     // A key younger than the period is not dormant: these two were "created" 40 days ago.
     for (const { keyHash } of [idle, busy]) {
       await documentClient.send(
@@ -132,7 +134,7 @@ describe('keys command usage on a deployed stage', () => {
   useDeployedStage();
 
   it("reads the stage's counters table", async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
     await send(record.keyId, 4, Date.now());
 
     const { code, stdout } = await keysCommand([

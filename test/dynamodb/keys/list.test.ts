@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ban, enterpriseKey, keys, keysCommand } from '../../support/keys-command.ts';
+import { ban, enterpriseKey, keys, keysCommand, seedKey } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('lists every key with its plan, limits, scopes, ban, status, expiry, last day used, owner and creation time, never a token or hash', async () => {
-    const issued = await keys.createKey({ plan: 'pro', owner: 'list test' });
-    const revoked = await keys.createKey({ plan: 'free', scopes: ['pets:read'] });
-    await keys.revokeKey(revoked.record.keyId);
+    const issued = await seedKey({ plan: 'pro', owner: 'list test' });
+    const revoked = await seedKey(
+      { plan: 'free', scopes: ['pets:read'] },
+      { revokedAt: new Date().toISOString() },
+    );
     const enterprise = await enterpriseKey({ perMinute: 5_000, perDay: 2_000_000 });
     const bannedUntil = await ban(enterprise.record.keyId);
 

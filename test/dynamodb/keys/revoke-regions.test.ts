@@ -21,14 +21,14 @@ import { ApiGatewayKeyGateway } from '../../../shared/apigateway/api-key-gateway
 import { EveryRegionKeyGateway } from '../../../shared/apigateway/every-region-gateway.ts';
 import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
 import { DynamoDBRateLimitBans } from '../../../shared/dynamodb/bans.ts';
-import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { DynamoDBKeyUsage } from '../../../shared/dynamodb/usage.ts';
-import { KeyOperations } from '../../../shared/keys/key-operations.ts';
+import { KeyService } from '../../../shared/keys/key-service.ts';
 import { readSettings } from '../../../shared/settings.ts';
 import * as stage from '../../support/keys-command.ts';
 
 const { home: HOME, other: OTHER } = stage.TWO_REGIONS;
-const { documentClient, tableName, countersTableName, keys, keysCommand, apiGateway } = stage;
+const { documentClient, countersTableName, keys, keysCommand, apiGateway, seedKey, currentOf } =
+  stage;
 
 /** The deployed stage's admin API with its API keys in both regions (Free's usage plan: `f`). */
 const audit = DynamoDBAuditLog.from({ client: documentClient, settings: readSettings() });
@@ -38,10 +38,10 @@ const targets = {
   usagePlanIds: { free: 'f', pro: 'p', business: 'b' },
 };
 const adminApi = await stage.startAdminApi(
-  new KeyOperations({
-    keys: new DynamoDBKeyStore(documentClient, tableName, audit),
+  new KeyService({
+    keys,
     audit,
-    bans: new DynamoDBRateLimitBans(documentClient, countersTableName, undefined, undefined, audit),
+    bans: new DynamoDBRateLimitBans(documentClient, countersTableName, audit),
     usage: new DynamoDBKeyUsage(documentClient, countersTableName),
     tokenStage: 'staging',
     apiGateway: new EveryRegionKeyGateway(
@@ -80,7 +80,7 @@ beforeEach(() => {
 
 describe('keys revoke on a stage of two regions', () => {
   it("prints each region's disabled API key with its region", async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
 
     const { code, stdout } = await keysCommand(['revoke', record.keyId, '--stage', 'staging']);
 
@@ -92,7 +92,7 @@ describe('keys revoke on a stage of two regions', () => {
   });
 
   it('fails naming the region that could not disable its API key, the key revoked all the same', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
     failing = OTHER;
 
     const { code, stdout, stderr } = await keysCommand([
@@ -107,7 +107,7 @@ describe('keys revoke on a stage of two regions', () => {
     expect(stderr).toEqual([
       `keys: Key ${record.keyId} is revoked (the authorizer refuses it), but disabling its API Gateway API key failed: Rate exceeded (${OTHER})`,
     ]);
-    expect((await keys.findById(record.keyId))?.revokedAt).toBeDefined();
+    expect((await currentOf(record.keyId))?.revokedAt).toBeDefined();
   });
 });
 
@@ -141,6 +141,6 @@ describe('keys set-plan on a stage of two regions', () => {
     expect(stderr).toEqual([
       `keys: Key ${record.keyId} has moved, but its old usage plan ${OTHER}-own in ${OTHER} could not be deleted (ConflictException): delete it with \`aws apigateway delete-usage-plan --usage-plan-id ${OTHER}-own\`.`,
     ]);
-    expect((await keys.findById(record.keyId))?.plan).toBe('free');
+    expect((await currentOf(record.keyId))?.plan).toBe('free');
   });
 });

@@ -7,12 +7,13 @@ import {
   cloudFormation,
   keys,
   keysCommand,
+  seedKey,
   useDeployedStage,
 } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('revokes a key, which the store then shows as revoked', async () => {
-    const { record, token } = await keys.createKey({ plan: 'free' });
+    const { record, token } = await seedKey({ plan: 'free' });
 
     const { code, stdout } = await keysCommand(['revoke', record.keyId]);
 
@@ -39,7 +40,7 @@ describe('keys command on a deployed stage', () => {
   useDeployedStage();
 
   it('revokes the key and disables its API key', async () => {
-    const { record, token } = await keys.createKey({ plan: 'business' });
+    const { record, token } = await seedKey({ plan: 'business' });
     apiGateway.on(GetApiKeysCommand).resolves({
       items: [
         { id: 'apikey-2', name: record.keyId },
@@ -65,7 +66,7 @@ describe('keys command on a deployed stage', () => {
   });
 
   it('notes on stderr that the key has no API key to disable, and succeeds', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
     apiGateway.on(GetApiKeysCommand).resolves({ items: [] });
 
     const { code, stdout, stderr } = await keysCommand([

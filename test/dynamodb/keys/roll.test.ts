@@ -4,9 +4,13 @@ import {
   apiGateway,
   ban,
   bans,
+  currentOf,
   enterpriseKey,
   keys,
   keysCommand,
+  seedKey,
+  service,
+  TEST_CONTEXT,
   useDeployedStage,
 } from '../../support/keys-command.ts';
 
@@ -35,18 +39,18 @@ describe('keys command on the local stack', () => {
   });
 
   it('ends the old token at once with --grace 0', async () => {
-    const { record, token: oldToken } = await keys.createKey({ plan: 'free' });
+    const { record, token: oldToken } = await seedKey({ plan: 'free' });
 
     const { code, stdout, token } = await keysCommand(['roll', record.keyId, '--grace', '0']);
 
     expect(code).toBe(0);
     expect(await keys.findByToken(oldToken)).toBeUndefined();
-    expect(await keys.findById(record.keyId)).toMatchObject({ keyHash: hashToken(token) });
+    expect(await currentOf(record.keyId)).toMatchObject({ keyHash: hashToken(token) });
     expect(stdout).toContain('  old token: refused from now on (within 60 s)');
   });
 
   it('lists a rolled key once, with the end of its old token', async () => {
-    const { record } = await keys.createKey({ plan: 'free', owner: 'roll list' });
+    const { record } = await seedKey({ plan: 'free', owner: 'roll list' });
     await keysCommand(['roll', record.keyId, '--grace', '15m']);
     const old = (await keys.listKeys()).find((key) => key.keyId === record.keyId);
 
@@ -62,7 +66,7 @@ describe('keys command on the local stack', () => {
     [['--grace', '1y'], /--grace.*30s, 15m, 24h, 30d/],
     [['--grace', '-1h'], /--grace.*30s, 15m, 24h, 30d/],
   ])('refuses %j as a usage error, changing nothing', async (args, message) => {
-    const { record, token } = await keys.createKey({ plan: 'free' });
+    const { record, token } = await seedKey({ plan: 'free' });
 
     const { code, stderr } = await keysCommand(['roll', record.keyId, ...args]);
 
@@ -72,8 +76,8 @@ describe('keys command on the local stack', () => {
   });
 
   it('refuses to roll a revoked or unknown key with exit status 1', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
-    await keys.revokeKey(record.keyId);
+    const { record } = await seedKey({ plan: 'free' });
+    await service.revokeKey(record.keyId, TEST_CONTEXT);
 
     const revoked = await keysCommand(['roll', record.keyId]);
     const unknown = await keysCommand(['roll', 'key_0000000000000000']);
@@ -91,7 +95,7 @@ describe('keys command on a deployed stage', () => {
   useDeployedStage();
 
   it('rolls a key to a token of the stage, keeping its API key: no API Gateway call', async () => {
-    const { record, token: oldToken } = await keys.createKey({ plan: 'pro' });
+    const { record, token: oldToken } = await seedKey({ plan: 'pro' });
 
     const { code, token } = await keysCommand([
       'roll',

@@ -16,14 +16,17 @@ import {
   keysCommand,
   ownPlanName,
   restApiId,
+  seedKey,
+  service,
   storedItem,
+  TEST_CONTEXT,
   usagePlanId,
   useDeployedStage,
 } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('moves a key from a standard plan to Enterprise, to new limits, and back', async () => {
-    const { record, token } = await keys.createKey({ plan: 'free' });
+    const { record, token } = await seedKey({ plan: 'free' });
 
     const toEnterprise = await keysCommand([
       'set-plan',
@@ -71,14 +74,14 @@ describe('keys command on the local stack', () => {
   });
 
   it('refuses to move a revoked key', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
-    const revoked = await keys.revokeKey(record.keyId);
+    const { record } = await seedKey({ plan: 'free' });
+    const { key: revoked } = await service.revokeKey(record.keyId, TEST_CONTEXT);
 
     const { code, stderr } = await keysCommand(['set-plan', record.keyId, '--plan', 'pro']);
 
     expect(code).toBe(1);
     expect(stderr).toEqual([
-      `keys: Key ${record.keyId} was revoked at ${revoked?.revokedAt}; a revoked key keeps its plan.`,
+      `keys: Key ${record.keyId} was revoked at ${revoked.revokedAt}; a revoked key keeps its plan.`,
     ]);
     expect(await storedItem(record)).toMatchObject({ plan: 'free' });
   });
@@ -104,7 +107,7 @@ describe('keys command on a deployed stage', () => {
   ];
 
   it("moves a Pro key to Enterprise: creates its own usage plan, then moves the API key out of Pro's into it", async () => {
-    const { record } = await keys.createKey({ plan: 'pro' });
+    const { record } = await seedKey({ plan: 'pro' });
     givenApiKeyIn(record.keyId, [{ id: usagePlanId('pro'), name: 'petstore-staging-Pro' }]);
 
     const { code, stdout } = await keysCommand([
@@ -226,7 +229,7 @@ describe('keys command on a deployed stage', () => {
   });
 
   it('puts a Pro key back when API Gateway refuses to add it to its new Enterprise usage plan', async () => {
-    const { record } = await keys.createKey({ plan: 'pro' });
+    const { record } = await seedKey({ plan: 'pro' });
     givenApiKeyIn(record.keyId, [{ id: usagePlanId('pro'), name: 'petstore-staging-Pro' }]);
     apiGateway
       .on(CreateUsagePlanKeyCommand, { usagePlanId: 'own-plan-9' })
@@ -279,7 +282,7 @@ describe('keys command on a deployed stage', () => {
   });
 
   it('changes nothing when the key has no API Gateway API key on the stage', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
     apiGateway.on(GetApiKeysCommand).resolves({ items: [] });
 
     const { code, stderr } = await keysCommand([

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ban, bans, keys, keysCommand, useDeployedStage } from '../../support/keys-command.ts';
+import { ban, bans, keysCommand, seedKey, useDeployedStage } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it('lifts the ban of a banned key and says until when it would have run', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
     const bannedUntil = await ban(record.keyId);
     expect(await bans.banState(record.keyId, Date.now())).toEqual({ bannedUntil });
 
@@ -17,7 +17,7 @@ describe('keys command on the local stack', () => {
   });
 
   it('says so when unbanning a key that is not banned', async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
 
     const { code, stdout } = await keysCommand(['unban', record.keyId]);
 
@@ -30,7 +30,7 @@ describe('keys command on a deployed stage', () => {
   useDeployedStage();
 
   it("lifts a ban in the stage's counters table", async () => {
-    const { record } = await keys.createKey({ plan: 'free' });
+    const { record } = await seedKey({ plan: 'free' });
     await ban(record.keyId);
 
     const { code, stdout } = await keysCommand(['unban', record.keyId, '--stage', 'staging']);

@@ -6,10 +6,9 @@ import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { writeCredentials } from '../../../infra/local/stack-files.ts';
 import { REPOSITORY_ROOT } from '../../../infra/repository.ts';
-import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
-import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../../shared/dynamodb/tables.ts';
-import { copyTable, deleteItem, liveTables } from '../../support/restore-command.ts';
+import { copyTable, deleteItem, liveKey, liveTables } from '../../support/restore-command.ts';
+import { seedKey } from '../../support/test-keys.ts';
 
 /** Runs `node --import tsx infra/cli/restore.ts …` on this file's tables (DYNAMODB_ENDPOINT). */
 async function restoreEntry(args: string[]) {
@@ -28,8 +27,7 @@ async function restoreEntry(args: string[]) {
 
 describe('the restore entry, run as `node --import tsx infra/cli/restore.ts`', () => {
   it('puts a deleted key back on the tables the settings name, and says so in JSON', async () => {
-    const keys = new DynamoDBKeyStore(createDocumentClient(), liveTables.keys);
-    const { record, token } = await keys.createKey({ plan: 'free', owner: 'entry' });
+    const { record } = await seedKey({ plan: 'free', owner: 'entry' });
     const good = await copyTable(KEYS_TABLE, liveTables.keys, `${liveTables.keys}-entry`);
     await deleteItem(liveTables.keys, { keyHash: record.keyId });
     await deleteItem(liveTables.keys, { keyHash: record.keyHash });
@@ -44,7 +42,7 @@ describe('the restore entry, run as `node --import tsx infra/cli/restore.ts`', (
     ]);
 
     expect(JSON.parse(stdout).counts).toMatchObject({ missing: 1, written: 1, failed: 0 });
-    expect(await keys.findByToken(token)).toEqual(record);
+    expect(await liveKey(record.keyId)).toEqual(record);
   });
 
   it('exits 2 for --to on the local stack, before opening any table', async () => {

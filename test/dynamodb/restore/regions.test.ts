@@ -13,28 +13,27 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { regionalStackName, STACK_OUTPUTS } from '../../../infra/stages.ts';
-import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
-import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
 import {
   apiGateway,
   copyTable,
   deleteItem,
+  liveKey,
   liveTables,
   restoreCommand,
 } from '../../support/restore-command.ts';
 import { clientRegion, mockTwoRegionStacks, TWO_REGIONS } from '../../support/stage-mocks.ts';
+import { seedKey } from '../../support/test-keys.ts';
 
 const { home: HOME, other: OTHER } = TWO_REGIONS;
-const keys = new DynamoDBKeyStore(createDocumentClient(), liveTables.keys);
 const goodCopy = `${liveTables.keys}-good`;
 let lost: ApiKeyRecord;
 /** API Gateway calls as `region Command input`. */
 let calls: string[];
 
 beforeAll(async () => {
-  lost = (await keys.createKey({ plan: 'pro', owner: 'lost' })).record;
+  lost = (await seedKey({ plan: 'pro', owner: 'lost' })).record;
   await copyTable(KEYS_TABLE, liveTables.keys, goodCopy);
   await deleteItem(liveTables.keys, { keyHash: lost.keyId });
   await deleteItem(liveTables.keys, { keyHash: lost.keyHash });
@@ -46,6 +45,7 @@ beforeEach(() => {
   mockTwoRegionStacks([
     { OutputKey: STACK_OUTPUTS.keysTableName, OutputValue: liveTables.keys },
     { OutputKey: STACK_OUTPUTS.auditTableName, OutputValue: liveTables.audit },
+    { OutputKey: STACK_OUTPUTS.countersTableName, OutputValue: liveTables.counters },
   ]);
   const record = (command: string) => async (input: unknown, getClient: unknown) => {
     const region = await clientRegion(getClient);
@@ -78,7 +78,7 @@ describe('restore on a stage of two regions', () => {
     expect(stderr).toEqual([
       `restore: --apply writes through the home region ${HOME} only, and replication carries the writes to the other regions: drop --region ${OTHER} (without --apply it compares ${OTHER}'s replica).`,
     ]);
-    expect(await keys.findById(lost.keyId)).toBeUndefined();
+    expect(await liveKey(lost.keyId)).toBeUndefined();
     expect(calls).toEqual([]);
   });
 
@@ -86,7 +86,7 @@ describe('restore on a stage of two regions', () => {
     const { code, stdout } = await restoreCommand([...restoreKeys, '--apply']);
 
     expect(code).toBe(0);
-    expect(await keys.findById(lost.keyId)).toEqual(lost);
+    expect(await liveKey(lost.keyId)).toEqual(lost);
     expect(stdout).toContain(
       `missing  key ${lost.keyId}:  put back: head and 1 token (Pro); ${HOME}: API Gateway API key ${HOME}-api-key re-created in usage plan ${HOME}-pro; ${OTHER}: API Gateway API key ${OTHER}-api-key re-created in usage plan ${OTHER}-pro`,
     );

@@ -16,8 +16,6 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { restoredTableName } from '../../../infra/cli/restore/point-in-time.ts';
-import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
-import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../../shared/keys/key-records.ts';
 import {
@@ -25,14 +23,15 @@ import {
   apiGatewayCalls,
   copyTable,
   deleteItem,
+  liveKey,
   liveTables,
   pointInTime,
   restoreCommand,
   usagePlanId,
 } from '../../support/restore-command.ts';
 import { useDeployedStageOf } from '../../support/stage-mocks.ts';
+import { seedKey } from '../../support/test-keys.ts';
 
-const keys = new DynamoDBKeyStore(createDocumentClient(), liveTables.keys);
 const restorePoint = new Date(Date.now() - 3_600_000);
 const to = restorePoint.toISOString();
 const restored = restoredTableName(liveTables.keys, restorePoint);
@@ -48,9 +47,10 @@ useDeployedStageOf({
 });
 
 beforeAll(async () => {
-  lost = (await keys.createKey({ plan: 'pro', owner: 'lost' })).record;
-  revoked = (await keys.createKey({ plan: 'free', owner: 'lost, revoked' })).record;
-  await keys.revokeKey(revoked.keyId);
+  lost = (await seedKey({ plan: 'pro', owner: 'lost' })).record;
+  revoked = (
+    await seedKey({ plan: 'free', owner: 'lost, revoked' }, { revokedAt: new Date().toISOString() })
+  ).record;
   await copyTable(KEYS_TABLE, liveTables.keys, restored);
   for (const record of [lost, revoked]) {
     await deleteItem(liveTables.keys, { keyHash: record.keyId });
@@ -107,8 +107,8 @@ describe('restore on a deployed stage', () => {
     expect(stdout).toContain(
       `missing  key ${lost.keyId}:  put back: head and 1 token (Pro); API Gateway API key api-key-1 re-created in usage plan ${usagePlanId('pro')}`,
     );
-    expect(await keys.findById(lost.keyId)).toEqual(lost);
-    expect((await keys.findById(revoked.keyId))?.revokedAt).toBeDefined();
+    expect(await liveKey(lost.keyId)).toEqual(lost);
+    expect((await liveKey(revoked.keyId))?.revokedAt).toBeDefined();
     expect(apiGatewayCalls()).toEqual([
       ['GetApiKeysCommand', { nameQuery: lost.keyId }],
       [

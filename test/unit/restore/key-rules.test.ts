@@ -29,6 +29,7 @@ describe('restore rules of the keys table', () => {
     expect(findings).toEqual([
       {
         subject: `key ${key.keyId}`,
+        keyId: key.keyId,
         state: 'missing',
         changes: ['put back: head and 2 tokens (Pro)'],
         kept: [],

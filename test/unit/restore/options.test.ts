@@ -14,6 +14,7 @@ async function restore(args: string[]) {
       petsTableName: 'petstore-pets',
       keysTableName: 'petstore-keys',
       auditTableName: 'petstore-audit',
+      countersTableName: 'petstore-counters',
       credentialsFile: '/nowhere/dynamodb.env',
       hasCredentials: false,
     },

@@ -1,9 +1,10 @@
 /**
- * The rules of each key operation, once, as the admin API's functions run them: what a create
- * registers, what a roll keeps, which plans accept limits, what moves between usage plans and how
- * each step is undone, and the audit entry each change writes in its own transaction. On a stage
- * API Gateway's steps come first and the keys table's audited transaction last, so a failed change
- * writes no entry; revoking is the exception (docs/operations.md, "The admin API").
+ * The key service: every change to a key, through whichever door (docs/architecture.md, "The key
+ * service"), with the rules of keys once: what a create registers, what a roll keeps, which plans
+ * accept limits, what moves between usage plans and how each step is undone. A change reads the
+ * key once and writes its audit entry in its own transaction. On a stage API Gateway's steps come
+ * first and that transaction last, so a failed change writes no entry; revoking is the exception
+ * (docs/operations.md, "The admin API").
  */
 import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
 import { ENTERPRISE_PLAN, type PlanId, planName, type RequestLimits } from '../plans.ts';
@@ -16,24 +17,30 @@ import type {
   AuditedKeyStore,
   AuditReader,
   BanAdministration,
+  ItemWrite,
+  RestoreOutcome,
   UsageReader,
 } from './admin-ports.ts';
 import { ApiGatewayStepError, KeyNotFoundError, KeyRevokedError } from './errors.ts';
-import type { RolledKey } from './key-administration.ts';
 import {
   type ApiKeyRecord,
   customLimits,
+  type KeyChange,
+  type KeyTokens,
+  type KeyUpdate,
   type ListedKey,
   type NewKeyInput,
   newKey,
-  withPlan,
+  type RolledKey,
+  rolledKey,
+  updatedKey,
 } from './key-records.ts';
-import type { Scope } from './scopes.ts';
+import { keyScopes, type Scope } from './scopes.ts';
 import type { TokenStage } from './token.ts';
 import { UndoSteps } from './undo.ts';
 
-/** What the operations run on: the stage's tables and, on a stage, its API Gateway API keys. */
-export interface KeyOperationsPorts {
+/** What the key service runs on: the stage's tables and, on a stage, its API Gateway API keys. */
+export interface KeyServicePorts {
   readonly keys: AuditedKeyStore;
   readonly audit: AuditReader;
   readonly bans: BanAdministration;
@@ -74,12 +81,17 @@ export function shownKey(record: ApiKeyRecord | ListedKey): ShownKey {
   return shown;
 }
 
-/** The key operations of a stage (or the local stack), each audited (see the module's note). */
-export class KeyOperations {
+/** `changed` as the admin API shows it, with API Gateway's steps (none: expiry, scopes). */
+function shownChange(changed: KeyChange, apiGateway = NO_API_GATEWAY_STEPS): ShownChange {
+  return { previous: shownKey(changed.previous), key: shownKey(changed.record), apiGateway };
+}
+
+/** The key service of a stage (or the local stack): each change audited (see the module's note). */
+export class KeyService {
   private readonly now: () => number;
 
-  constructor(private readonly ports: KeyOperationsPorts) {
-    this.now = ports.now ?? Date.now;
+  constructor(private readonly ports: KeyServicePorts) {
+    this.now = ports.now ?? (() => Date.now());
   }
 
   /**
@@ -101,7 +113,7 @@ export class KeyOperations {
           stepFailed('API Gateway refused the key', 'No key was issued.'),
         )
       : [];
-    await undo.run(() => this.ports.keys.storeKey(issued, { context }), undoneAfter);
+    await undo.run(() => this.ports.keys.storeKey(issued, context), undoneAfter);
     return {
       key: shownKey(issued.record),
       token: issued.token,
@@ -127,13 +139,13 @@ export class KeyOperations {
    * @throws KeyNotFoundError; KeyRevokedError; KeyChangedError (a concurrent change).
    */
   async rollKey(keyId: string, graceSeconds: number, context: AuditContext): Promise<RolledKey> {
-    const rolled = await this.ports.keys.rollKey(keyId, {
+    const read = await this.read(keyId);
+    const { token, graceUntil, tokens } = rolledKey(read.current, {
       graceSeconds,
       tokenStage: this.ports.tokenStage,
-      audit: { context },
     });
-    if (!rolled) throw new KeyNotFoundError(keyId);
-    return rolled;
+    await this.ports.keys.rollKey(read, { tokens, graceUntil }, context);
+    return { record: tokens.current, token, graceUntil };
   }
 
   /** Sets or removes (`undefined`) a key's expiry; `key.expiry_set`. @throws KeyNotFoundError */
@@ -142,13 +154,8 @@ export class KeyOperations {
     expiresAt: string | undefined,
     context: AuditContext,
   ): Promise<ShownChange> {
-    const changed = await this.ports.keys.setExpiry(keyId, expiresAt, { context });
-    if (!changed) throw new KeyNotFoundError(keyId);
-    return {
-      previous: shownKey(changed.previous),
-      key: shownKey(changed.record),
-      apiGateway: NO_API_GATEWAY_STEPS,
-    };
+    const update = { event: 'key.expiry_set', ...(expiresAt && { expiresAt }) } as const;
+    return shownChange(await this.change(keyId, update, context));
   }
 
   /** Sets what a key may call; `key.scope_changed`. @throws KeyNotFoundError; InvalidScopesError */
@@ -157,13 +164,8 @@ export class KeyOperations {
     scopes: readonly Scope[],
     context: AuditContext,
   ): Promise<ShownChange> {
-    const changed = await this.ports.keys.setScopes(keyId, scopes, { context });
-    if (!changed) throw new KeyNotFoundError(keyId);
-    return {
-      previous: shownKey(changed.previous),
-      key: shownKey(changed.record),
-      apiGateway: NO_API_GATEWAY_STEPS,
-    };
+    const update = { event: 'key.scope_changed', scopes: keyScopes(scopes) } as const;
+    return shownChange(await this.change(keyId, update, context));
   }
 
   /**
@@ -181,35 +183,33 @@ export class KeyOperations {
     context: AuditContext,
   ): Promise<ShownChange> {
     const own = customLimits(plan, limits);
-    const current = await this.existing(keyId);
+    const read = await this.read(keyId);
+    const { current } = read;
     if (current.revokedAt) {
       throw new KeyRevokedError(keyId, {
         revokedAt: current.revokedAt,
         rule: 'a revoked key keeps its plan',
       });
     }
+    const update = { event: 'key.plan_changed', plan, ...(own && { limits: own }) } as const;
     const { apiGateway } = this.ports;
     const undo = new UndoSteps();
     const moved = apiGateway
       ? await undo.run(
-          () => apiGateway.moveToPlan(current, withPlan(current, plan, own), undo),
+          () => apiGateway.moveToPlan(current, updatedKey(current, update), undo),
           stepFailed(
             'API Gateway refused the move',
             `Key ${keyId} stays on ${planName(current.plan)}.`,
           ),
         )
       : undefined;
+    // API Gateway moved the key from the plan read: a retry must find that plan still there.
     const changed = await undo.run(
-      () => this.ports.keys.setPlan(keyId, plan, limits, { context, expected: current }),
+      () => this.ports.keys.changeKey(read, update, context, { asRead: true }),
       undoneAfter,
     );
-    if (!changed) throw new KeyNotFoundError(keyId);
     const finished = (await moved?.afterStored()) ?? [];
-    return {
-      previous: shownKey(changed.previous),
-      key: shownKey(changed.record),
-      apiGateway: await this.apiGatewaySteps([...(moved?.steps ?? []), ...finished]),
-    };
+    return shownChange(changed, await this.apiGatewaySteps([...(moved?.steps ?? []), ...finished]));
   }
 
   /**
@@ -223,8 +223,8 @@ export class KeyOperations {
     keyId: string,
     context: AuditContext,
   ): Promise<{ key: ShownKey; apiGateway: ApiGatewaySteps }> {
-    const record = await this.ports.keys.revokeKey(keyId, { context });
-    if (!record) throw new KeyNotFoundError(keyId);
+    const at = new Date(this.now()).toISOString();
+    const { record } = await this.change(keyId, { event: 'key.revoked', at }, context);
     const steps = (await this.ports.apiGateway?.disable(keyId)) ?? [];
     return { key: shownKey(record), apiGateway: await this.apiGatewaySteps(steps) };
   }
@@ -264,16 +264,35 @@ export class KeyOperations {
     return this.ports.audit.window(window);
   }
 
+  /** Puts back a key's items as a restore decided them, with their `key.restored` entry. */
+  async restoreKey(
+    keyId: string,
+    writes: readonly ItemWrite[],
+    context: AuditContext,
+  ): Promise<RestoreOutcome> {
+    return this.ports.keys.restoreKey(keyId, writes, context);
+  }
+
   /** `steps` with the regions of the stage's API Gateway (none without one: the local stack). */
   private async apiGatewaySteps(steps: readonly ApiGatewayStep[]): Promise<ApiGatewaySteps> {
     return { regions: (await this.ports.apiGateway?.regions()) ?? [], steps };
   }
 
-  /** The key with this id. @throws KeyNotFoundError */
+  /** The key's live tokens, read once. @throws KeyNotFoundError */
+  private async read(keyId: string): Promise<KeyTokens> {
+    const tokens = await this.ports.keys.tokensOf(keyId);
+    if (!tokens) throw new KeyNotFoundError(keyId);
+    return tokens;
+  }
+
+  /** @throws KeyNotFoundError */
   private async existing(keyId: string): Promise<ApiKeyRecord> {
-    const record = await this.ports.keys.findById(keyId);
-    if (!record) throw new KeyNotFoundError(keyId);
-    return record;
+    return (await this.read(keyId)).current;
+  }
+
+  /** `update` on the key as read now, with its entry. @throws KeyNotFoundError; KeyChangedError */
+  private async change(keyId: string, update: KeyUpdate, context: AuditContext) {
+    return this.ports.keys.changeKey(await this.read(keyId), update, context);
   }
 
   /** Keys with their ban (one GetItem each) and last day used (BatchGetItem). */
