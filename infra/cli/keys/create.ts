@@ -1,3 +1,8 @@
+/**
+ * `create`: issues a key through the admin API's createKey (docs/api.md, "Authentication": how
+ * API keys are issued). On a stage the key also gets its API Gateway API key, in its plan's usage
+ * plan.
+ */
 import { PLAN_IDS } from '../../../shared/plans.ts';
 import type { AdminSchemas } from '../admin-api-client.ts';
 import { UsageError } from '../common/program.ts';
