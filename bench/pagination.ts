@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { listPetsHandler } from '../functions/operations/list-pets.ts';
+import { listPetsHandler } from '../functions/handlers/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { grantedEnvironment } from '../infra/local/iam.ts';
 import { createTables } from '../infra/local/tables.ts';

@@ -63,7 +63,7 @@ await withLocalStack(async (endpoint, javaPid) => {
   // An hour: no authorizer call during the run, as with a warm cache.
   const warm = { port: 0, authorizerCacheTtlSeconds: 3_600 };
   const gateway = await startGateway(warm);
-  const floor = await startGateway({ ...warm, operations: floorHandlers(clients) });
+  const floor = await startGateway({ ...warm, handlers: floorHandlers(clients) });
   try {
     const body = JSON.stringify({ name: 'Rex', categoryId: 1, status: 'available' });
     const send = async (url: string, c: Case, path: string) => {

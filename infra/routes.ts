@@ -5,14 +5,14 @@
  * row, the local gateway routes by the same rows, the functions read their operation's row in
  * shared/operations.ts. Where each behaviour lives:
  *
- * - an operation's handler: its row's `entry` (functions/*.ts) → functions/operations/*.ts
+ * - an operation's handler: its row's `entry` (functions/*.ts) → functions/handlers/*.ts
  * - the handler chain (middy, in order): shared/http/chain.ts (every function's),
  *   shared/http/middleware.ts (`httpMiddlewares`), shared/http/handler.ts
  * - rate limiting: shared/http/rate-limit.ts → shared/rate-limit/decision.ts,
  *   shared/dynamodb/rate-limiter.ts; the plans' numbers: shared/plans.ts
  * - idempotency (createPet): shared/idempotency/record.ts, shared/http/idempotency-key.ts,
  *   shared/dynamodb/idempotency-items.ts, shared/dynamodb/pet-creator.ts
- * - the authorizer and scopes: `AUTHORIZER.entry` → functions/operations/authorizer.ts,
+ * - the authorizer and scopes: `AUTHORIZER.entry` → functions/handlers/authorizer.ts,
  *   shared/keys/scopes.ts (an operation's `scope`), shared/keys/token.ts
  * - errors: shared/http/errors.ts (catalogue), shared/http/error-mapping.ts; the gateway's own:
  *   infra/gateway-responses.ts

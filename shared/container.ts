@@ -1,4 +1,4 @@
-/** A function's settings and ports, as its operations take them. */
+/** A function's settings and ports, as its handler factories (functions/handlers/) take them. */
 import type { KeyLookup } from './keys/key-lookup.ts';
 import type { PetStore } from './pets/pet-store.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';

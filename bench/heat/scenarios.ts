@@ -3,9 +3,9 @@
  * and the pets each seeds before its metered window.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { createPetHandler } from '../../functions/operations/create-pet.ts';
-import { getPetHandler } from '../../functions/operations/get-pet.ts';
-import { listPetsHandler } from '../../functions/operations/list-pets.ts';
+import { createPetHandler } from '../../functions/handlers/create-pet.ts';
+import { getPetHandler } from '../../functions/handlers/get-pet.ts';
+import { listPetsHandler } from '../../functions/handlers/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
 import type { Container } from '../../shared/container.ts';
 import type { DynamoDBBase } from '../../shared/dynamodb/base.ts';

@@ -9,7 +9,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHandler } from '../../functions/create-pet.ts';
-import { createPetHandler } from '../../functions/operations/create-pet.ts';
+import { createPetHandler } from '../../functions/handlers/create-pet.ts';
 import { grantedEnvironment } from '../../infra/local/iam.ts';
 import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';

@@ -329,7 +329,7 @@ describe("handlers given for operations (the benches' floors)", () => {
     const { token: ownToken } = await seedKey({ plan: 'free' });
     const own = await startGateway({
       port: 0,
-      operations: {
+      handlers: {
         getPet: async (event) => {
           seen.push((event as { pathParameters: unknown }).pathParameters);
           return { statusCode: 200, headers: {}, body: '{"own":true}' };

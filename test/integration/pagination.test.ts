@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countStatusIndexReads } from '../../bench/status-index-reads.ts';
 import { PetstoreClient as OfficialClient } from '../../client/src/index.ts';
-import { listPetsHandler } from '../../functions/operations/list-pets.ts';
+import { listPetsHandler } from '../../functions/handlers/list-pets.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { newSecretValue } from '../../infra/local/secrets.ts';

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listPetsHandler } from '../../functions/operations/list-pets.ts';
+import { listPetsHandler } from '../../functions/handlers/list-pets.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';

@@ -1,6 +1,6 @@
 /**
  * A Container of in-memory adapters, for building an operation's handler without DynamoDB:
- * `createPetHandler(inMemoryContainer())` (see `functions/operations/`).
+ * `createPetHandler(inMemoryContainer())` (see `functions/handlers/`).
  */
 import { newSecretValue } from '../../infra/local/secrets.ts';
 import type { Container } from '../../shared/container.ts';

@@ -158,7 +158,7 @@ describe('the import graph of shared/', () => {
         .map((dependency) => `${module.source} imports ${dependency.resolved}`),
     );
 
-    expect(runtime.map((module) => module.source)).toContain('functions/operations/get-pet.ts');
+    expect(runtime.map((module) => module.source)).toContain('functions/handlers/get-pet.ts');
     expect(intoInfra).toEqual([]);
   });
 
