@@ -4,7 +4,7 @@
  * limits no bench reaches).
  */
 
-import { createKeyService } from '../functions/admin/container.ts';
+import { createKeyService } from '../functions/admin/composition-root.ts';
 import { startDynamoDBLocal } from '../infra/local/dynamodb-local.ts';
 import { freePort } from '../infra/local/ports.ts';
 import { newSecretValue } from '../infra/local/secrets.ts';

@@ -15,7 +15,7 @@ import { grantedEndpoint } from '../infra/local/iam.ts';
 import type { OperationHandlers } from '../infra/local/invocation.ts';
 import { ROUTES } from '../infra/routes.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
-import { DynamoDBPetStore, petsTablesOf } from '../shared/dynamodb/pet-store.ts';
+import { DynamoDBPetStore, petsTablesOf } from '../shared/dynamodb/dynamodb-pet-store.ts';
 import { StatusIndex } from '../shared/dynamodb/status-index.ts';
 import { IDEMPOTENCY_TABLE, PETS_TABLE } from '../shared/dynamodb/tables.ts';
 import type { HttpMethod, OperationId } from '../shared/operations.ts';

@@ -1,6 +1,6 @@
 /** Lambda entry of the authorizer: `handlers/authorizer.ts` on the DynamoDB key lookup. */
 import { dynamoDBContainer } from '../shared/dynamodb/base.ts';
-import { DynamoDBKeyLookup } from '../shared/dynamodb/key-lookup.ts';
+import { DynamoDBKeyLookup } from '../shared/dynamodb/dynamodb-key-lookup.ts';
 import { authorizerHandler } from './handlers/authorizer.ts';
 
 /**

@@ -9,7 +9,7 @@
  * - the handler chain (middy, in order): shared/http/chain.ts (every function's),
  *   shared/http/middleware.ts (`httpMiddlewares`), shared/http/handler.ts
  * - rate limiting: shared/http/rate-limit.ts → shared/rate-limit/decision.ts,
- *   shared/dynamodb/rate-limiter.ts; the plans' numbers: shared/plans.ts
+ *   shared/dynamodb/dynamodb-rate-limiter.ts; the plans' numbers: shared/plans.ts
  * - idempotency (createPet): shared/idempotency/record.ts, shared/http/idempotency-key.ts,
  *   shared/dynamodb/idempotency-items.ts, shared/dynamodb/pet-creator.ts
  * - the authorizer and scopes: `AUTHORIZER.entry` → functions/handlers/authorizer.ts,

@@ -5,7 +5,7 @@ import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Settings } from './settings.ts';
 
 /**
- * A function's settings and ports. `createContainer()` (`dynamodb/container.ts`) builds one on
+ * A function's settings and ports. `createContainer()` (`dynamodb/dynamodb-container.ts`) builds one on
  * DynamoDB; tests build one from in-memory adapters (`test/support/in-memory-container.ts`) and
  * pass it to an operation's handler factory.
  */

@@ -1,5 +1,5 @@
 /** Lambda entry of createKey (`POST /keys`): `handlers/create-key.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
+import { createKeyService } from './composition-root.ts';
 import { createKeyHandler } from './handlers/create-key.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */

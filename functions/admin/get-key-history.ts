@@ -1,5 +1,5 @@
 /** Lambda entry of getKeyHistory (`GET /keys/{keyId}/history`): `handlers/get-key-history.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
+import { createKeyService } from './composition-root.ts';
 import { getKeyHistoryHandler } from './handlers/get-key-history.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */

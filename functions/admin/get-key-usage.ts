@@ -1,5 +1,5 @@
 /** Lambda entry of getKeyUsage (`GET /keys/{keyId}/usage`): `handlers/get-key-usage.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
+import { createKeyService } from './composition-root.ts';
 import { getKeyUsageHandler } from './handlers/get-key-usage.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */

@@ -1,5 +1,5 @@
 /** Lambda entry of getKey (`GET /keys/{keyId}`): `handlers/get-key.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
+import { createKeyService } from './composition-root.ts';
 import { getKeyHandler } from './handlers/get-key.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */

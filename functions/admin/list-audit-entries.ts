@@ -1,5 +1,5 @@
 /** Lambda entry of listAuditEntries (`GET /audit`): `handlers/list-audit-entries.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
+import { createKeyService } from './composition-root.ts';
 import { listAuditEntriesHandler } from './handlers/list-audit-entries.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */

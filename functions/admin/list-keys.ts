@@ -1,5 +1,5 @@
 /** Lambda entry of listKeys (`GET /keys`): `handlers/list-keys.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
+import { createKeyService } from './composition-root.ts';
 import { listKeysHandler } from './handlers/list-keys.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */

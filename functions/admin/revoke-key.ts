@@ -1,5 +1,5 @@
 /** Lambda entry of revokeKey (`POST /keys/{keyId}/revoke`): `handlers/revoke-key.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
+import { createKeyService } from './composition-root.ts';
 import { revokeKeyHandler } from './handlers/revoke-key.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */

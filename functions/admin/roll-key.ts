@@ -1,5 +1,5 @@
 /** Lambda entry of rollKey (`POST /keys/{keyId}/roll`): `handlers/roll-key.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
+import { createKeyService } from './composition-root.ts';
 import { rollKeyHandler } from './handlers/roll-key.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */

@@ -1,5 +1,5 @@
 /** Lambda entry of setKeyExpiry (`PUT /keys/{keyId}/expiry`): `handlers/set-key-expiry.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
+import { createKeyService } from './composition-root.ts';
 import { setKeyExpiryHandler } from './handlers/set-key-expiry.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */

@@ -1,5 +1,5 @@
 /** Lambda entry of unbanKey (`POST /keys/{keyId}/unban`): `handlers/unban-key.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
+import { createKeyService } from './composition-root.ts';
 import { unbanKeyHandler } from './handlers/unban-key.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */

@@ -17,6 +17,7 @@ import {
   updatedKey,
 } from '../keys/key-records.ts';
 import type { DynamoDBAuditLog } from './audit-log.ts';
+import { DynamoDBKeyLookup } from './dynamodb-key-lookup.ts';
 import { asCompared, refusedByCondition } from './item-conditions.ts';
 import { KeyAuditor } from './key-audit.ts';
 import {
@@ -29,7 +30,6 @@ import {
   stillAsRead,
   valuesIfAny,
 } from './key-conditions.ts';
-import { DynamoDBKeyLookup } from './key-lookup.ts';
 import { scanKeys } from './key-scan.ts';
 
 /** Keys table access: the authorizer's lookup, and the key service's audited changes. */

@@ -9,7 +9,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { ErrorBody, ErrorCode } from '../../shared/http/errors.ts';
 import { httpHandler } from '../../shared/http/handler.ts';

@@ -9,8 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { countStatusIndexReads } from '../../bench/status-index-reads.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBPetStore } from '../../shared/dynamodb/dynamodb-pet-store.ts';
 import { STATUS_SHARDS, statusShardOf } from '../../shared/dynamodb/pet-item.ts';
-import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
 import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import {
   PageCache,

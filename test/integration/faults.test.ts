@@ -13,7 +13,7 @@ import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { freePort } from '../../infra/local/ports.ts';
 import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
+import { createContainer } from '../../shared/dynamodb/dynamodb-container.ts';
 import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { issueToken } from '../support/api-client.ts';

@@ -5,7 +5,7 @@
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyService } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { createTables } from '../../infra/local/tables.ts';

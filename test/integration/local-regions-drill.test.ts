@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKeyService } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { type Failover, startFailover } from '../../infra/local/failover.ts';
 import { type RunningRegions, startRegions } from '../../infra/local/regions.ts';
 import { newSecretValue } from '../../infra/local/secrets.ts';

@@ -23,7 +23,7 @@ import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
 import { DynamoDBRateLimitBans } from '../../../shared/dynamodb/bans.ts';
 import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
-import { DynamoDBKeyUsage } from '../../../shared/dynamodb/usage.ts';
+import { DynamoDBKeyUsage } from '../../../shared/dynamodb/key-usage.ts';
 import { KeyService } from '../../../shared/keys/key-service.ts';
 import { readSettings, requiredSetting } from '../../../shared/settings.ts';
 import { adminEvent, SIGNER, service, USER_AGENT } from '../../support/admin-event.ts';

@@ -9,7 +9,7 @@ import { freePort } from '../infra/local/ports.ts';
 import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
 import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
-import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBRateLimiter } from '../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { COUNTERS_TABLE } from '../shared/dynamodb/tables.ts';
 import { httpHandler } from '../shared/http/handler.ts';
 import { jsonResponse } from '../shared/http/responses.ts';
