@@ -14,7 +14,7 @@
  *   shared/dynamodb/idempotency-items.ts, shared/dynamodb/pet-creator.ts
  * - the authorizer and scopes: `AUTHORIZER.entry` → functions/handlers/authorizer.ts,
  *   shared/keys/scopes.ts (an operation's `scope`), shared/keys/token.ts
- * - errors: shared/http/errors.ts (catalogue), shared/http/error-mapping.ts; the gateway's own:
+ * - errors: shared/http/http-errors.ts (catalogue), shared/http/error-mapping.ts; the gateway's own:
  *   infra/gateway-responses.ts
  * - tables and grants: shared/dynamodb/tables.ts; a row's `tableAccess` →
  *   infra/constructs/service-function.ts, enforced locally by infra/local/iam.ts

@@ -6,7 +6,7 @@
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import type { TableDefinition } from '../../shared/dynamodb/tables.ts';
-import { LocalStackError } from './errors.ts';
+import { LocalStackError } from './local-stack-errors.ts';
 import { LOCAL_REGION } from './stack-files.ts';
 import { createTables } from './tables.ts';
 

@@ -6,7 +6,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditContext } from '../audit/entry.ts';
 import type { AuditedKeyStore, ItemWrite, RestoreOutcome } from '../keys/admin-ports.ts';
-import { KeyChangedError } from '../keys/errors.ts';
+import { KeyChangedError } from '../keys/key-errors.ts';
 import {
   type ApiKeyRecord,
   type IssuedKey,

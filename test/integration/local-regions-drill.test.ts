@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { type Failover, startFailover } from '../../infra/local/failover.ts';
-import { type RunningRegions, startRegions } from '../../infra/local/regions.ts';
+import { type RunningRegions, startRegions } from '../../infra/local/multi-region-stack.ts';
 import { newSecretValue } from '../../infra/local/secrets.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
 import { freePortPair } from '../support/local-stack.ts';
