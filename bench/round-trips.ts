@@ -24,8 +24,8 @@ import type { PetStatus } from '../shared/pets/schemas.ts';
 import { cursorCodecFromSettings } from '../shared/secrets.ts';
 import { readSettings } from '../shared/settings.ts';
 import { pinRemoteSide } from './affinity.ts';
+import { unlimitedKey, withLocalStack } from './bench-setup.ts';
 import { sequentialRoundTrips, startDelayingProxyProcess } from './delaying-proxy.ts';
-import { unlimitedKey, withLocalStack } from './local-stack.ts';
 import { formatMs as fmt, percentiles } from './stats.ts';
 
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 5);

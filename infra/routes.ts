@@ -27,8 +27,8 @@
  * - deadlines and store failures (503): shared/deadline.ts, shared/store-errors.ts
  * - the stack: infra/app.ts → infra/petstore-stack.ts → infra/constructs/
  * - the local stack (`npm start`): infra/local/start.ts → infra/local/gateway.ts
- * - the commands: infra/cli/common/program.ts; keys: infra/cli/keys/program.ts; restore (lost pets and
- *   keys): infra/cli/restore/program.ts, its rules in restore/rules.ts and key-rules.ts;
+ * - the commands: infra/cli/common/program.ts; keys: infra/cli/keys/keys-program.ts; restore (lost pets and
+ *   keys): infra/cli/restore/restore-program.ts, its rules in restore/rules.ts and key-rules.ts;
  *   infra/cli/deploy.ts, infra/cli/smoke.ts, infra/cli/rollback.ts
  */
 

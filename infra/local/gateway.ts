@@ -69,7 +69,7 @@ export interface LocalGateway {
 
 /**
  * Starts the local gateway. Handlers are imported at their first request, so the table
- * environment variables (see infra/local/tables.ts) must be set by then.
+ * environment variables (see infra/local/create-tables.ts) must be set by then.
  *
  * @throws PortInUseError when the port is taken.
  */

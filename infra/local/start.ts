@@ -12,6 +12,7 @@ import { readSettings } from '../../shared/settings.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/common/program.ts';
 import { type LocalAdminGateway, startLocalAdminApi } from './admin-gateway.ts';
 import { issueKeysForEmptyStore, printBanner } from './banner.ts';
+import { createTables } from './create-tables.ts';
 import {
   assertJava,
   type DynamoDBLocal,
@@ -22,10 +23,10 @@ import { prepareExternalDynamoDB } from './external-dynamodb.ts';
 // The gateway imports the function handlers at their first request, after the env is set below.
 import { startGateway } from './gateway.ts';
 import { MAX_CONCURRENCY_ENV } from './invocation.ts';
+import { provideSecrets } from './local-secrets.ts';
 import { LocalStackError } from './local-stack-errors.ts';
 import { parseRegions, type RunningRegions, startRegions } from './multi-region-stack.ts';
 import { assertDistinctPorts, assertPortsFree, type Ports } from './ports.ts';
-import { provideSecrets } from './secrets.ts';
 import {
   credentialsEnv,
   dataDirectory,
@@ -35,7 +36,6 @@ import {
   stopLeftBehind,
   writePidFile,
 } from './stack-files.ts';
-import { createTables } from './tables.ts';
 
 // Before the first AWS SDK call: each invocation in its own InvokeStore context (invocation.ts).
 process.env[MAX_CONCURRENCY_ENV] ??= '1000';

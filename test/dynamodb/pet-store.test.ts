@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countStatusIndexReads } from '../../bench/status-index-reads.ts';
-import { createTables } from '../../infra/local/tables.ts';
+import { createTables } from '../../infra/local/create-tables.ts';
 import { routeOf } from '../../infra/routes.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { createContainer } from '../../shared/dynamodb/dynamodb-container.ts';

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createTables } from '../../infra/local/tables.ts';
+import { createTables } from '../../infra/local/create-tables.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { DynamoDBKeyUsage } from '../../shared/dynamodb/key-usage.ts';

@@ -11,7 +11,7 @@ import { PetstoreClient as OfficialClient } from '../../client/src/index.ts';
 import { listPetsHandler } from '../../functions/handlers/list-pets.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { newSecretValue } from '../../infra/local/secrets.ts';
+import { newSecretValue } from '../../infra/local/local-secrets.ts';
 import { createContainer } from '../../shared/dynamodb/dynamodb-container.ts';
 import { STATUS_SHARDS } from '../../shared/dynamodb/pet-item.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';

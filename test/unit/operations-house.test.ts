@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { PetstoreClient } from '../../client/src/client.ts';
-import { newSecretValue } from '../../infra/local/secrets.ts';
+import { newSecretValue } from '../../infra/local/local-secrets.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 import { RATE_LIMITER_ACCESS, ROUTES } from '../../infra/routes.ts';
 import { TABLES } from '../../shared/dynamodb/tables.ts';
