@@ -5,9 +5,9 @@ import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Settings } from './settings.ts';
 
 /**
- * A function's settings and ports. `createContainer()` (`dynamodb/dynamodb-container.ts`) builds one on
- * DynamoDB; tests build one from in-memory adapters (`test/support/in-memory-container.ts`) and
- * pass it to an operation's handler factory.
+ * A function's settings and ports. `createContainer()` (`dynamodb/dynamodb-container.ts`) builds
+ * one on DynamoDB; tests build one from in-memory adapters (`test/support/in-memory-container.ts`)
+ * and pass it to an operation's handler factory.
  */
 export interface Container {
   readonly settings: Settings;

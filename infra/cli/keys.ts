@@ -1,7 +1,7 @@
 /**
- * `npm run keys -- <command> …`: the argv entry of the keys command (keys/keys-program.ts, `--help`):
- * a client of the local stack's admin API on `ADMIN_PORT`, signed with `.petstore/dynamodb.env`,
- * or of a stage's, signed with the default AWS credential chain.
+ * `npm run keys -- <command> …`: the argv entry of the keys command (keys/keys-program.ts,
+ * `--help`): a client of the local stack's admin API on `ADMIN_PORT`, signed with
+ * `.petstore/dynamodb.env`, or of a stage's, signed with the default AWS credential chain.
  */
 import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';

@@ -137,9 +137,9 @@ async function start(inMemory: boolean): Promise<void> {
 }
 
 /**
- * The stack of several regions (multi-region-stack.ts): one line per region, keys issued in the home region
- * for a fresh store. A region's DynamoDB Local that exits is restarted on its data; in memory, or
- * when a gateway exits, the stack stops, as the one-region stack does.
+ * The stack of several regions (multi-region-stack.ts): one line per region, keys issued in the
+ * home region for a fresh store. A region's DynamoDB Local that exits is restarted on its data; in
+ * memory, or when a gateway exits, the stack stops, as the one-region stack does.
  *
  * @throws LocalStackError (or another Error) as {@link start}, and with `DYNAMODB_ENDPOINT` set.
  */

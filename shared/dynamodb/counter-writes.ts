@@ -1,6 +1,6 @@
 /**
  * The rate limiter's writes (a count, a refusal, a ban), each on this region's counter item only;
- * with several regions, the others' items are read beside the count (`rate-limit/cross-region-counts.ts`).
+ * with several regions, the others' items are read beside it (`rate-limit/cross-region-counts.ts`).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {

@@ -1,7 +1,8 @@
 /**
- * The rate limiter's storage on DynamoDB Local (shared/dynamodb/dynamodb-rate-limiter.ts and bans.ts): exact
- * counting across windows and concurrent requests, the writes each request costs, the item it
- * keeps, and the temporary ban. The decision alone is tested in rate-limit-decision.test.ts.
+ * The rate limiter's storage on DynamoDB Local (shared/dynamodb/dynamodb-rate-limiter.ts and
+ * bans.ts): exact counting across windows and concurrent requests, the writes each request costs,
+ * the item it keeps, and the temporary ban. The decision alone is tested in
+ * rate-limit-decision.test.ts.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';

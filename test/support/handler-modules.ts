@@ -9,7 +9,7 @@ import type { RouteDefinition } from '../../infra/routes.ts';
 import type { HttpHandler } from '../../shared/http/handler.ts';
 import type { InMemoryContainer } from './in-memory-container.ts';
 
-/** A route's handler module, relative to the repository root: `functions/handlers/<entry's name>`. */
+/** A route's handler module, from the repository's root: `functions/handlers/<entry's name>`. */
 export function handlerModuleOf(route: Pick<RouteDefinition, 'entry'>): string {
   return `functions/handlers/${basename(route.entry)}`;
 }

@@ -1,7 +1,7 @@
 /**
- * The two-region local stack (infra/local/multi-region-stack.ts) for the rehearsal tests of issue 40: both
- * regions in memory on free ports, keys issued in the home region and awaited in the other, and
- * the API called in either region over HTTP.
+ * The two-region local stack (infra/local/multi-region-stack.ts) for the rehearsal tests of issue
+ * 40: both regions in memory on free ports, keys issued in the home region and awaited in the
+ * other, and the API called in either region over HTTP.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
