@@ -13,7 +13,7 @@ import { startGateway } from '../infra/local/gateway.ts';
 import { grantedEnvironment } from '../infra/local/iam.ts';
 import { REPOSITORY_ROOT } from '../infra/repository.ts';
 import { ROUTES } from '../infra/routes.ts';
-import { unlimitedKey, withLocalStack } from './local-stack.ts';
+import { unlimitedKey, withLocalStack } from './bench-setup.ts';
 import { meterEveryDocumentClient } from './meter.ts';
 import { formatMs as fmt, type Percentiles, percentiles, throughput } from './stats.ts';
 

@@ -5,20 +5,20 @@
 import { performance } from 'node:perf_hooks';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { listPetsHandler } from '../functions/operations/list-pets.ts';
+import { listPetsHandler } from '../functions/handlers/list-pets.ts';
+import { createTables } from '../infra/local/create-tables.ts';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { grantedEnvironment } from '../infra/local/iam.ts';
-import { createTables } from '../infra/local/tables.ts';
 import { routeOf } from '../infra/routes.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
-import { createContainer } from '../shared/dynamodb/container.ts';
+import { createContainer } from '../shared/dynamodb/dynamodb-container.ts';
+import { DynamoDBPetStore, petsTablesOf } from '../shared/dynamodb/dynamodb-pet-store.ts';
 import { petItem } from '../shared/dynamodb/pet-item.ts';
-import { DynamoDBPetStore, petsTablesOf } from '../shared/dynamodb/pet-store.ts';
 import { IDEMPOTENCY_TABLE, PETS_TABLE } from '../shared/dynamodb/tables.ts';
 import type { ListPetsOptions } from '../shared/pets/pet-store.ts';
 import { PET_STATUSES } from '../shared/pets/schemas.ts';
 import { readSettings, requiredSetting } from '../shared/settings.ts';
-import { unlimitedKey, withLocalStack } from './local-stack.ts';
+import { unlimitedKey, withLocalStack } from './bench-setup.ts';
 import { formatMs, type Percentiles, percentiles } from './stats.ts';
 import { countStatusIndexReads } from './status-index-reads.ts';
 

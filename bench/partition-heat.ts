@@ -10,11 +10,12 @@
  */
 import './heat/quiet.ts';
 import { parseArgs } from 'node:util';
+import { createTables } from '../infra/local/create-tables.ts';
 import { createLambdaContext } from '../infra/local/events.ts';
-import { createTables } from '../infra/local/tables.ts';
 import { createDynamoDBBase } from '../shared/dynamodb/base.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
 import { TABLES } from '../shared/dynamodb/tables.ts';
+import { withLocalStack } from './bench-setup.ts';
 import { schemaOf } from './heat/charges.ts';
 import {
   HeatMeter,
@@ -22,10 +23,9 @@ import {
   overThreshold,
   type PartitionHeat,
   SHARE_THRESHOLD,
-} from './heat/meter.ts';
+} from './heat/heat-meter.ts';
 import { instanceContainer, SCENARIOS, type Scenario } from './heat/scenarios.ts';
 import { instancesFor, runAtRate, SimulatedClock } from './heat/simulation.ts';
-import { withLocalStack } from './local-stack.ts';
 
 /** Simulated seconds each scenario runs before its metered ones: instances start, caches fill. */
 const WARM_UP_SECONDS = 1;

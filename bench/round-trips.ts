@@ -15,7 +15,7 @@ import { grantedEndpoint } from '../infra/local/iam.ts';
 import type { OperationHandlers } from '../infra/local/invocation.ts';
 import { ROUTES } from '../infra/routes.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
-import { DynamoDBPetStore, petsTablesOf } from '../shared/dynamodb/pet-store.ts';
+import { DynamoDBPetStore, petsTablesOf } from '../shared/dynamodb/dynamodb-pet-store.ts';
 import { StatusIndex } from '../shared/dynamodb/status-index.ts';
 import { IDEMPOTENCY_TABLE, PETS_TABLE } from '../shared/dynamodb/tables.ts';
 import type { HttpMethod, OperationId } from '../shared/operations.ts';
@@ -24,8 +24,8 @@ import type { PetStatus } from '../shared/pets/schemas.ts';
 import { cursorCodecFromSettings } from '../shared/secrets.ts';
 import { readSettings } from '../shared/settings.ts';
 import { pinRemoteSide } from './affinity.ts';
+import { unlimitedKey, withLocalStack } from './bench-setup.ts';
 import { sequentialRoundTrips, startDelayingProxyProcess } from './delaying-proxy.ts';
-import { unlimitedKey, withLocalStack } from './local-stack.ts';
 import { formatMs as fmt, percentiles } from './stats.ts';
 
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 5);
@@ -63,7 +63,7 @@ await withLocalStack(async (endpoint, javaPid) => {
   // An hour: no authorizer call during the run, as with a warm cache.
   const warm = { port: 0, authorizerCacheTtlSeconds: 3_600 };
   const gateway = await startGateway(warm);
-  const floor = await startGateway({ ...warm, operations: floorHandlers(clients) });
+  const floor = await startGateway({ ...warm, handlers: floorHandlers(clients) });
   try {
     const body = JSON.stringify({ name: 'Rex', categoryId: 1, status: 'available' });
     const send = async (url: string, c: Case, path: string) => {

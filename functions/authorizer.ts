@@ -1,7 +1,7 @@
-/** Lambda entry of the authorizer: `operations/authorizer.ts` on the DynamoDB key lookup. */
+/** Lambda entry of the authorizer: `handlers/authorizer.ts` on the DynamoDB key lookup. */
 import { dynamoDBContainer } from '../shared/dynamodb/base.ts';
-import { DynamoDBKeyLookup } from '../shared/dynamodb/key-lookup.ts';
-import { authorizerHandler } from './operations/authorizer.ts';
+import { DynamoDBKeyLookup } from '../shared/dynamodb/dynamodb-key-lookup.ts';
+import { authorizerHandler } from './handlers/authorizer.ts';
 
 /**
  * The handler on the settings of `env`: Lambda's environment for `handler`; the local gateway

@@ -1,8 +1,8 @@
-/** Lambda entry of createPet (`POST /pets`): `operations/create-pet.ts` on the DynamoDB adapters. */
+/** Lambda entry of createPet (`POST /pets`): `handlers/create-pet.ts` on the DynamoDB adapters. */
 import { dynamoDBContainer } from '../shared/dynamodb/base.ts';
+import { DynamoDBRateLimiter } from '../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { DynamoDBPetCreator } from '../shared/dynamodb/pet-creator.ts';
-import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
-import { createPetHandler } from './operations/create-pet.ts';
+import { createPetHandler } from './handlers/create-pet.ts';
 
 /**
  * The handler on the settings of `env`: Lambda's environment for `handler`; the local gateway

@@ -1,8 +1,8 @@
-/** Lambda entry of getPet (`GET /pets/{petId}`): `operations/get-pet.ts` on the DynamoDB adapters. */
+/** Lambda entry of getPet (`GET /pets/{petId}`): `handlers/get-pet.ts` on the DynamoDB adapters. */
 import { dynamoDBContainer } from '../shared/dynamodb/base.ts';
+import { DynamoDBRateLimiter } from '../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { DynamoDBPetReader } from '../shared/dynamodb/pet-reader.ts';
-import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
-import { getPetHandler } from './operations/get-pet.ts';
+import { getPetHandler } from './handlers/get-pet.ts';
 
 /**
  * The handler on the settings of `env`: Lambda's environment for `handler`; the local gateway

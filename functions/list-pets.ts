@@ -1,9 +1,9 @@
-/** Lambda entry of listPets (`GET /pets`): `operations/list-pets.ts` on the DynamoDB adapters. */
+/** Lambda entry of listPets (`GET /pets`): `handlers/list-pets.ts` on the DynamoDB adapters. */
 import { dynamoDBContainer } from '../shared/dynamodb/base.ts';
-import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBRateLimiter } from '../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { StatusIndex } from '../shared/dynamodb/status-index.ts';
 import { PageCache } from '../shared/pets/page-cache.ts';
-import { listPetsHandler } from './operations/list-pets.ts';
+import { listPetsHandler } from './handlers/list-pets.ts';
 
 /**
  * The handler on the settings of `env`: Lambda's environment for `handler`; the local gateway

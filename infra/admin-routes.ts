@@ -8,9 +8,8 @@
  * service, the keys table's one writer.
  *
  * - the rules of keys and each change: shared/keys/key-service.ts on the ports of
- *   shared/keys/admin-ports.ts (built by functions/admin/container.ts); the API Gateway steps
- *   and their undo:
- *   shared/apigateway/key-registration.ts, shared/keys/undo.ts
+ *   shared/keys/admin-ports.ts (built by functions/admin/composition-root.ts); the API Gateway
+ *   steps and their undo: shared/apigateway/key-registration.ts, shared/keys/undo.ts
  * - audit entries: shared/audit/entry.ts; the actor: shared/http/iam-identity.ts; the table:
  *   shared/dynamodb/audit-log.ts
  */

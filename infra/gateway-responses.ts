@@ -2,7 +2,7 @@
  * The responses API Gateway makes by itself, each an Error body (docs/api.md, "Errors"), each with
  * a fixed status (docs/architecture.md); the stack and the local gateway answer with the same rows.
  */
-import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../shared/http/errors.ts';
+import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../shared/http/http-errors.ts';
 import { RATE_LIMIT_HEADERS } from '../shared/http/rate-limit-headers.ts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/http/unavailable.ts';
 import { REFUSED_SCOPE } from '../shared/keys/scopes.ts';

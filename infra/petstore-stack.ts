@@ -259,8 +259,8 @@ export class PetstoreStack extends Stack {
         metricName,
         dimensionsMap: metricDimensions(props.stage),
       });
-    const operations = ROUTES.map((route) => {
-      const operation = new OperationFunction(this, route.constructId, {
+    const operationFunctions = ROUTES.map((route) => {
+      const fn = new OperationFunction(this, route.constructId, {
         definition: route,
         tables: this.tables,
         secrets: this.secrets,
@@ -270,8 +270,8 @@ export class PetstoreStack extends Stack {
         serviceMetric,
         deployment: props.deployment ?? settings.deployment,
       });
-      this.api.addOperation(route, operation.alias);
-      return operation;
+      this.api.addOperation(route, fn.alias);
+      return fn;
     });
     const admin = home
       ? addAdmin(this, {
@@ -286,7 +286,7 @@ export class PetstoreStack extends Stack {
     this.adminApi = admin?.api;
     const monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api,
-      functions: [...operations, authorizer, ...(admin?.functions ?? [])],
+      functions: [...operationFunctions, authorizer, ...(admin?.functions ?? [])],
       tables: this.tables,
       serviceMetric,
       alarmEmail: props.alarmEmail,

@@ -5,17 +5,17 @@
  * row, the local gateway routes by the same rows, the functions read their operation's row in
  * shared/operations.ts. Where each behaviour lives:
  *
- * - an operation's handler: its row's `entry` (functions/*.ts) → functions/operations/*.ts
+ * - an operation's handler: its row's `entry` (functions/*.ts) → functions/handlers/*.ts
  * - the handler chain (middy, in order): shared/http/chain.ts (every function's),
  *   shared/http/middleware.ts (`httpMiddlewares`), shared/http/handler.ts
  * - rate limiting: shared/http/rate-limit.ts → shared/rate-limit/decision.ts,
- *   shared/dynamodb/rate-limiter.ts; the plans' numbers: shared/plans.ts
+ *   shared/dynamodb/dynamodb-rate-limiter.ts; the plans' numbers: shared/plans.ts
  * - idempotency (createPet): shared/idempotency/record.ts, shared/http/idempotency-key.ts,
  *   shared/dynamodb/idempotency-items.ts, shared/dynamodb/pet-creator.ts
- * - the authorizer and scopes: `AUTHORIZER.entry` → functions/operations/authorizer.ts,
+ * - the authorizer and scopes: `AUTHORIZER.entry` → functions/handlers/authorizer.ts,
  *   shared/keys/scopes.ts (an operation's `scope`), shared/keys/token.ts
- * - errors: shared/http/errors.ts (catalogue), shared/http/error-mapping.ts; the gateway's own:
- *   infra/gateway-responses.ts
+ * - errors: shared/http/http-errors.ts (catalogue), shared/http/error-mapping.ts; the gateway's
+ *   own: infra/gateway-responses.ts
  * - tables and grants: shared/dynamodb/tables.ts; a row's `tableAccess` →
  *   infra/constructs/service-function.ts, enforced locally by infra/local/iam.ts
  * - secrets: an operation's `secrets` → shared/secret-definitions.ts; read by shared/secrets.ts
@@ -27,9 +27,9 @@
  * - deadlines and store failures (503): shared/deadline.ts, shared/store-errors.ts
  * - the stack: infra/app.ts → infra/petstore-stack.ts → infra/constructs/
  * - the local stack (`npm start`): infra/local/start.ts → infra/local/gateway.ts
- * - the commands: infra/cli/common/program.ts; keys: infra/cli/keys/program.ts; restore (lost pets and
- *   keys): infra/cli/restore/program.ts, its rules in restore/rules.ts and key-rules.ts;
- *   infra/cli/deploy.ts, infra/cli/smoke.ts, infra/cli/rollback.ts
+ * - the commands: infra/cli/common/program.ts; keys: infra/cli/keys/keys-program.ts; restore
+ *   (lost pets and keys): infra/cli/restore/restore-program.ts, its rules in restore/rules.ts and
+ *   key-rules.ts; infra/cli/deploy.ts, infra/cli/smoke.ts, infra/cli/rollback.ts
  */
 
 import {

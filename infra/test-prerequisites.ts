@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { runMain } from './cli/common/program.ts';
 import { assertJava } from './local/dynamodb-local.ts';
-import { LocalStackError } from './local/errors.ts';
+import { LocalStackError } from './local/local-stack-errors.ts';
 
 /** True when `command --version` runs and exits 0 (a shim of an uninstalled tool exits non-zero). */
 function runs(command: string): boolean {

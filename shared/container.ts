@@ -1,13 +1,13 @@
-/** A function's settings and ports, as its operations take them. */
+/** A function's settings and ports, as its handler factories (functions/handlers/) take them. */
 import type { KeyLookup } from './keys/key-lookup.ts';
 import type { PetStore } from './pets/pet-store.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Settings } from './settings.ts';
 
 /**
- * A function's settings and ports. `createContainer()` (`dynamodb/container.ts`) builds one on
- * DynamoDB; tests build one from in-memory adapters (`test/support/in-memory-container.ts`) and
- * pass it to an operation's handler factory.
+ * A function's settings and ports. `createContainer()` (`dynamodb/dynamodb-container.ts`) builds
+ * one on DynamoDB; tests build one from in-memory adapters (`test/support/in-memory-container.ts`)
+ * and pass it to an operation's handler factory.
  */
 export interface Container {
   readonly settings: Settings;

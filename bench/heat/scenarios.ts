@@ -3,14 +3,14 @@
  * and the pets each seeds before its metered window.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { createPetHandler } from '../../functions/operations/create-pet.ts';
-import { getPetHandler } from '../../functions/operations/get-pet.ts';
-import { listPetsHandler } from '../../functions/operations/list-pets.ts';
+import { createPetHandler } from '../../functions/handlers/create-pet.ts';
+import { getPetHandler } from '../../functions/handlers/get-pet.ts';
+import { listPetsHandler } from '../../functions/handlers/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
 import type { Container } from '../../shared/container.ts';
 import type { DynamoDBBase } from '../../shared/dynamodb/base.ts';
-import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
-import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBPetStore } from '../../shared/dynamodb/dynamodb-pet-store.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { PageCache } from '../../shared/pets/page-cache.ts';
 import { PET_STATUSES, type PetStatus } from '../../shared/pets/schemas.ts';
 import { ENTERPRISE_PLAN, MAX_PER_DAY, MAX_PER_MINUTE, PLANS } from '../../shared/plans.ts';

@@ -1,6 +1,6 @@
-/** Lambda entry of createKey (`POST /keys`): `operations/create-key.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
-import { createKeyHandler } from './operations/create-key.ts';
+/** Lambda entry of createKey (`POST /keys`): `handlers/create-key.ts` on the stage's tables. */
+import { createKeyService } from './composition-root.ts';
+import { createKeyHandler } from './handlers/create-key.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {

@@ -1,6 +1,6 @@
-/** Lambda entry of getKey (`GET /keys/{keyId}`): `operations/get-key.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
-import { getKeyHandler } from './operations/get-key.ts';
+/** Lambda entry of getKey (`GET /keys/{keyId}`): `handlers/get-key.ts` on the stage's tables. */
+import { createKeyService } from './composition-root.ts';
+import { getKeyHandler } from './handlers/get-key.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {

@@ -1,6 +1,6 @@
-/** Lambda entry of listAuditEntries (`GET /audit`): `operations/list-audit-entries.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
-import { listAuditEntriesHandler } from './operations/list-audit-entries.ts';
+/** Lambda entry of listAuditEntries (`GET /audit`): `handlers/list-audit-entries.ts` on the stage's tables. */
+import { createKeyService } from './composition-root.ts';
+import { listAuditEntriesHandler } from './handlers/list-audit-entries.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {

@@ -1,6 +1,6 @@
-/** Lambda entry of listKeys (`GET /keys`): `operations/list-keys.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
-import { listKeysHandler } from './operations/list-keys.ts';
+/** Lambda entry of listKeys (`GET /keys`): `handlers/list-keys.ts` on the stage's tables. */
+import { createKeyService } from './composition-root.ts';
+import { listKeysHandler } from './handlers/list-keys.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {

@@ -1,6 +1,6 @@
-/** Lambda entry of revokeKey (`POST /keys/{keyId}/revoke`): `operations/revoke-key.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
-import { revokeKeyHandler } from './operations/revoke-key.ts';
+/** Lambda entry of revokeKey (`POST /keys/{keyId}/revoke`): `handlers/revoke-key.ts` on the stage's tables. */
+import { createKeyService } from './composition-root.ts';
+import { revokeKeyHandler } from './handlers/revoke-key.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {

@@ -1,6 +1,6 @@
-/** Lambda entry of rollKey (`POST /keys/{keyId}/roll`): `operations/roll-key.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
-import { rollKeyHandler } from './operations/roll-key.ts';
+/** Lambda entry of rollKey (`POST /keys/{keyId}/roll`): `handlers/roll-key.ts` on the stage's tables. */
+import { createKeyService } from './composition-root.ts';
+import { rollKeyHandler } from './handlers/roll-key.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {

@@ -1,6 +1,6 @@
-/** Lambda entry of setKeyPlan (`PUT /keys/{keyId}/plan`): `operations/set-key-plan.ts` on the stage's tables. */
-import { createKeyService } from './container.ts';
-import { setKeyPlanHandler } from './operations/set-key-plan.ts';
+/** Lambda entry of setKeyPlan (`PUT /keys/{keyId}/plan`): `handlers/set-key-plan.ts` on the stage's tables. */
+import { createKeyService } from './composition-root.ts';
+import { setKeyPlanHandler } from './handlers/set-key-plan.ts';
 
 /** The handler on the key service of `env` (Lambda's environment, or the local gateway's). */
 export function createHandler(env: NodeJS.ProcessEnv = process.env) {

@@ -1,7 +1,7 @@
 /**
- * `npm run keys -- <command> …`: the argv entry of the keys command (keys/program.ts, `--help`):
- * a client of the local stack's admin API on `ADMIN_PORT`, signed with `.petstore/dynamodb.env`,
- * or of a stage's, signed with the default AWS credential chain.
+ * `npm run keys -- <command> …`: the argv entry of the keys command (keys/keys-program.ts,
+ * `--help`): a client of the local stack's admin API on `ADMIN_PORT`, signed with
+ * `.petstore/dynamodb.env`, or of a stage's, signed with the default AWS credential chain.
  */
 import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
@@ -15,7 +15,7 @@ import {
   stackDirectory,
 } from '../local/stack-files.ts';
 import { runMain } from './common/program.ts';
-import { KEYS_STYLE, runKeysCommand } from './keys/program.ts';
+import { KEYS_STYLE, runKeysCommand } from './keys/keys-program.ts';
 
 await runMain(import.meta.url, KEYS_STYLE, (args, output) => {
   const settings = readSettings();

@@ -1,7 +1,8 @@
 /**
  * `npm run restore -- --table pets|keys (--to TIME | --from-table NAME) [--apply] …`: the argv entry
- * of the restore command (restore/program.ts, `--help`): the local stack's DynamoDB Local on
- * `DYNAMODB_PORT` (or the DynamoDB of `DYNAMODB_ENDPOINT`) with `.petstore/dynamodb.env`, or a stage.
+ * of the restore command (restore/restore-program.ts, `--help`): the local stack's DynamoDB Local
+ * on `DYNAMODB_PORT` (or the DynamoDB of `DYNAMODB_ENDPOINT`) with `.petstore/dynamodb.env`, or a
+ * stage.
  */
 // The SDK's Node version notice is nothing a user of the command can act on.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -19,7 +20,7 @@ import {
 import { LOCAL_OPERATOR } from '../local/stack-files.ts';
 import { commandTables } from './common/local-dynamodb.ts';
 import { runMain } from './common/program.ts';
-import { RESTORE_STYLE, runRestoreCommand } from './restore/program.ts';
+import { RESTORE_STYLE, runRestoreCommand } from './restore/restore-program.ts';
 
 await runMain(import.meta.url, RESTORE_STYLE, (args, output) => {
   const { local, nameOf, client } = commandTables();

@@ -66,7 +66,7 @@ export interface LocalAdminGateway {
 
 /**
  * Starts the local admin API. Its handlers are imported at their first request, so the table
- * environment variables (see infra/local/tables.ts) must be set by then.
+ * environment variables (see infra/local/create-tables.ts) must be set by then.
  *
  * @throws PortInUseError when the port is taken.
  */

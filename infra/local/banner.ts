@@ -3,7 +3,7 @@
  * service, each with its `key.created` entry by the actor `local:npm-start`), and the lines it
  * prints (docs/local-stack.md, "npm start").
  */
-import { createKeyService } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { systemAuditContext } from '../../shared/audit/entry.ts';
 import type { KeyService } from '../../shared/keys/key-service.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';

@@ -5,7 +5,7 @@
 
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ErrorBody } from '../../shared/http/errors.ts';
+import type { ErrorBody } from '../../shared/http/http-errors.ts';
 import { gatewayResponse } from '../gateway-responses.ts';
 
 /** Longest request target API Gateway accepts, in bytes (its URL length quota). */

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { LocalStackError, PortInUseError } from './errors.ts';
+import { LocalStackError, PortInUseError } from './local-stack-errors.ts';
 import { assertPortFree } from './ports.ts';
 
 /** Oldest Java that DynamoDB Local 3 runs on. */

@@ -47,7 +47,7 @@ export interface GatewayOptions {
    * authorizer and usage plans (the floors of bench/round-trips.ts).
    * @default - each route's entry
    */
-  readonly operations?: OperationHandlers;
+  readonly handlers?: OperationHandlers;
   /**
    * The figures of the two-region stack's replication model (replication.ts), served as JSON at
    * `GET /__local/replication`, outside the API and its authorizer.
@@ -69,7 +69,7 @@ export interface LocalGateway {
 
 /**
  * Starts the local gateway. Handlers are imported at their first request, so the table
- * environment variables (see infra/local/tables.ts) must be set by then.
+ * environment variables (see infra/local/create-tables.ts) must be set by then.
  *
  * @throws PortInUseError when the port is taken.
  */
@@ -83,7 +83,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<LocalG
       now,
     ),
     usagePlans: new UsagePlanEmulator(now),
-    lambda: await LambdaInvoker.create(options.operations),
+    lambda: await LambdaInvoker.create(options.handlers),
     integrationTimeoutMs: options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
     replicationFigures: options.replicationFigures,
     baseUrl: '',

@@ -69,13 +69,13 @@ export class LambdaInvoker {
    * An invoker on the process's InvokeStore. Create it before any function is imported:
    * Powertools refuses to log without the store once concurrency is declared.
    */
-  static async create(operations: OperationHandlers = {}): Promise<LambdaInvoker> {
-    return new LambdaInvoker(await concurrentInvokeStore(), operations);
+  static async create(handlers: OperationHandlers = {}): Promise<LambdaInvoker> {
+    return new LambdaInvoker(await concurrentInvokeStore(), handlers);
   }
 
   private constructor(
     private readonly store: InvokeStoreBase,
-    private readonly operations: OperationHandlers,
+    private readonly handlers: OperationHandlers,
   ) {}
 
   /**
@@ -131,7 +131,7 @@ export class LambdaInvoker {
         route,
         createProxyEvent(request),
         request,
-        this.operations[route.operationId],
+        this.handlers[route.operationId],
       );
       const parsed = v.safeParse(ProxyResultSchema, output);
       if (parsed.success) return parsed.output;

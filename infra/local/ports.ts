@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { SettingName } from '../../shared/settings.ts';
-import { LocalStackError, PortInUseError } from './errors.ts';
+import { LocalStackError, PortInUseError } from './local-stack-errors.ts';
 
 /**
  * Fails fast when a port is taken, before starting something slow that would fail on it.

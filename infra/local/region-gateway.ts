@@ -1,7 +1,8 @@
 /**
- * One region's gateway on the two-region local stack: a child process of regions.ts, with its
- * region's environment (`AWS_REGION`, `PETSTORE_REGIONS`, its DynamoDB Local's `DYNAMODB_ENDPOINT`,
- * the tables, `PORT`), since the functions read their settings once per process. It serves the
+ * One region's gateway on the two-region local stack: a child process of multi-region-stack.ts,
+ * with its region's environment (`AWS_REGION`, `PETSTORE_REGIONS`, its DynamoDB Local's
+ * `DYNAMODB_ENDPOINT`, the tables, `PORT`), since the functions read their settings once per
+ * process. It serves the
  * replication model's figures, which it asks of its parent over the IPC channel, and exits when
  * that channel closes.
  *

@@ -3,7 +3,7 @@
  * to the API reference page, or to the answer API Gateway gives before any authorizer runs (400,
  * 414, 404 MISSING_AUTHENTICATION_TOKEN, 405 with `Allow`), matched segment by segment.
  */
-import type { ErrorBody } from '../../shared/http/errors.ts';
+import type { ErrorBody } from '../../shared/http/http-errors.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { gatewayResponse, methodNotAllowed } from '../gateway-responses.ts';
 import { ROUTES, type RouteDefinition, resourcePaths } from '../routes.ts';

@@ -14,8 +14,8 @@ import {
   gatewayResponse,
 } from '../gateway-responses.ts';
 import { clientErrorBody, writeErrorToSocket } from './client-errors.ts';
-import { PortInUseError } from './errors.ts';
 import type { ProxyResult } from './lambda-results.ts';
+import { PortInUseError } from './local-stack-errors.ts';
 
 /** API Gateway's payload limit: 10 MB. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;

@@ -3,8 +3,8 @@
  * http://127.0.0.1:3000/v1 with no AWS account: DynamoDB Local (or the DynamoDB that
  * `DYNAMODB_ENDPOINT` names), the tables, one key per plan for a fresh store, the local gateway, and
  * the admin API at http://127.0.0.1:3100/admin; with `--regions`, a gateway and a DynamoDB Local per
- * region and a model of global tables between them, the admin API in the home region (regions.ts,
- * docs/local-stack.md).
+ * region and a model of global tables between them, the admin API in the home region
+ * (multi-region-stack.ts, docs/local-stack.md).
  */
 import { mkdirSync } from 'node:fs';
 import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
@@ -12,20 +12,21 @@ import { readSettings } from '../../shared/settings.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/common/program.ts';
 import { type LocalAdminGateway, startLocalAdminApi } from './admin-gateway.ts';
 import { issueKeysForEmptyStore, printBanner } from './banner.ts';
+import { createTables } from './create-tables.ts';
 import {
   assertJava,
   type DynamoDBLocal,
   type DynamoDBLocalOptions,
   startDynamoDBLocal,
 } from './dynamodb-local.ts';
-import { LocalStackError } from './errors.ts';
 import { prepareExternalDynamoDB } from './external-dynamodb.ts';
 // The gateway imports the function handlers at their first request, after the env is set below.
 import { startGateway } from './gateway.ts';
 import { MAX_CONCURRENCY_ENV } from './invocation.ts';
+import { provideSecrets } from './local-secrets.ts';
+import { LocalStackError } from './local-stack-errors.ts';
+import { parseRegions, type RunningRegions, startRegions } from './multi-region-stack.ts';
 import { assertDistinctPorts, assertPortsFree, type Ports } from './ports.ts';
-import { parseRegions, type RunningRegions, startRegions } from './regions.ts';
-import { provideSecrets } from './secrets.ts';
 import {
   credentialsEnv,
   dataDirectory,
@@ -35,7 +36,6 @@ import {
   stopLeftBehind,
   writePidFile,
 } from './stack-files.ts';
-import { createTables } from './tables.ts';
 
 // Before the first AWS SDK call: each invocation in its own InvokeStore context (invocation.ts).
 process.env[MAX_CONCURRENCY_ENV] ??= '1000';
@@ -137,9 +137,9 @@ async function start(inMemory: boolean): Promise<void> {
 }
 
 /**
- * The stack of several regions (regions.ts): one line per region, keys issued in the home region
- * for a fresh store. A region's DynamoDB Local that exits is restarted on its data; in memory, or
- * when a gateway exits, the stack stops, as the one-region stack does.
+ * The stack of several regions (multi-region-stack.ts): one line per region, keys issued in the
+ * home region for a fresh store. A region's DynamoDB Local that exits is restarted on its data; in
+ * memory, or when a gateway exits, the stack stops, as the one-region stack does.
  *
  * @throws LocalStackError (or another Error) as {@link start}, and with `DYNAMODB_ENDPOINT` set.
  */

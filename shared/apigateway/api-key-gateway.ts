@@ -1,7 +1,7 @@
 /** The `ApiKeyGateway` port on API Gateway (key-registration.ts's steps, each with its undo). */
 import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import type { ApiGatewayStep, ApiKeyGateway } from '../keys/admin-ports.ts';
-import { ApiGatewayStepError } from '../keys/errors.ts';
+import { ApiGatewayStepError } from '../keys/key-errors.ts';
 import type { ApiKeyRecord } from '../keys/key-records.ts';
 import type { UndoSteps } from '../keys/undo.ts';
 import {

@@ -20,7 +20,7 @@ import {
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
 import type { ApiGatewayStep } from '../keys/admin-ports.ts';
-import { ApiGatewayStepError } from '../keys/errors.ts';
+import { ApiGatewayStepError } from '../keys/key-errors.ts';
 import { type ApiKeyRecord, limitsOfKey } from '../keys/key-records.ts';
 import type { UndoSteps } from '../keys/undo.ts';
 import { API_STAGE_NAME } from '../paths.ts';

@@ -4,6 +4,7 @@
  * (the `AuditByDay` index, one Query per UTC day). No call here updates or deletes an entry.
  */
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { InvalidAuditWindowError } from '../audit/audit-errors.ts';
 import {
   type AuditContext,
   type AuditEntry,
@@ -12,7 +13,6 @@ import {
   auditEntry,
   type FieldChange,
 } from '../audit/entry.ts';
-import { InvalidAuditWindowError } from '../audit/errors.ts';
 import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 import { AUDIT_DAY_INDEX, KEY_HISTORY_INDEX } from './tables.ts';

@@ -1,4 +1,4 @@
-/** The DynamoDB document client and the bounds of its calls; one per container (`container.ts`). */
+/** The DynamoDB document client, its calls' bounds; one per container (dynamodb-container.ts). */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readSettings, requiredSetting, type Settings } from '../settings.ts';

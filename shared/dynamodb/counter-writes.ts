@@ -1,6 +1,6 @@
 /**
  * The rate limiter's writes (a count, a refusal, a ban), each on this region's counter item only;
- * with several regions, the others' items are read beside the count (`rate-limit/regions.ts`).
+ * with several regions, the others' items are read beside it (`rate-limit/cross-region-counts.ts`).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
@@ -12,6 +12,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { RequestLimits } from '../plans.ts';
 import { countsOf, expiry } from '../rate-limit/counter-item.ts';
+import { roomLeft, standingAcross, sumOf } from '../rate-limit/cross-region-counts.ts';
 import {
   holdsMinute,
   type KeyCounts,
@@ -20,7 +21,6 @@ import {
   type Standing,
   standingOf,
 } from '../rate-limit/decision.ts';
-import { roomLeft, standingAcross, sumOf } from '../rate-limit/regions.ts';
 import type { WindowBounds } from '../rate-limit/windows.ts';
 import { othersNames, type Regions, regionalName } from '../regions.ts';
 

@@ -6,7 +6,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditContext } from '../audit/entry.ts';
 import type { AuditedKeyStore, ItemWrite, RestoreOutcome } from '../keys/admin-ports.ts';
-import { KeyChangedError } from '../keys/errors.ts';
+import { KeyChangedError } from '../keys/key-errors.ts';
 import {
   type ApiKeyRecord,
   type IssuedKey,
@@ -17,6 +17,7 @@ import {
   updatedKey,
 } from '../keys/key-records.ts';
 import type { DynamoDBAuditLog } from './audit-log.ts';
+import { DynamoDBKeyLookup } from './dynamodb-key-lookup.ts';
 import { asCompared, refusedByCondition } from './item-conditions.ts';
 import { KeyAuditor } from './key-audit.ts';
 import {
@@ -29,7 +30,6 @@ import {
   stillAsRead,
   valuesIfAny,
 } from './key-conditions.ts';
-import { DynamoDBKeyLookup } from './key-lookup.ts';
 import { scanKeys } from './key-scan.ts';
 
 /** Keys table access: the authorizer's lookup, and the key service's audited changes. */

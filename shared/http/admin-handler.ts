@@ -9,7 +9,7 @@ import { auditContextOf } from './iam-identity.ts';
 import { type HttpMiddleware, type HttpMiddlewaresOptions, httpMiddlewares } from './middleware.ts';
 
 /** An admin operation's own code: the event (body parsed when it takes one) in, an answer out. */
-export type AdminOperationFunction = (
+export type AdminOperationCode = (
   event: APIGatewayProxyEvent,
   context: Context,
 ) => Promise<APIGatewayProxyResult>;
@@ -29,7 +29,7 @@ function iamPrincipal(): HttpMiddleware {
 
 /** Wraps an admin operation in its chain: `handlerChain` with `httpMiddlewares`, IAM admitting. */
 export function adminHandler(
-  fn: AdminOperationFunction,
+  fn: AdminOperationCode,
   options: AdminHandlerOptions = {},
 ): HttpHandler {
   return handlerChain(fn, httpMiddlewares({ ...options, admission: iamPrincipal() }));

@@ -1,13 +1,13 @@
 /** The one mapping from errors to the Error answers of the public and admin APIs. */
-import type * as audit from '../audit/errors.ts';
-import type * as idempotency from '../idempotency/errors.ts';
-import type * as keys from '../keys/errors.ts';
+import type * as audit from '../audit/audit-errors.ts';
+import type * as idempotency from '../idempotency/idempotency-errors.ts';
+import type * as keys from '../keys/key-errors.ts';
 import { logger } from '../logger.ts';
-import type * as pets from '../pets/errors.ts';
+import type * as pets from '../pets/pet-errors.ts';
 import type { InvalidLimitsError } from '../plans.ts';
-import type * as rateLimit from '../rate-limit/errors.ts';
+import type * as rateLimit from '../rate-limit/rate-limit-errors.ts';
 import { type StoreUnavailableError, storeErrorOf } from '../store-errors.ts';
-import { type AnyErrorCode, ApiError } from './errors.ts';
+import { type AnyErrorCode, ApiError } from './http-errors.ts';
 import { serviceUnavailable } from './unavailable.ts';
 
 /** The errors each of `Modules` exports. */

@@ -1,4 +1,4 @@
-/** The middy chain of every public operation's Lambda (see `functions/operations/`). */
+/** The middy chain of every public operation's Lambda (see `functions/handlers/`). */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Container } from '../container.ts';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
@@ -20,7 +20,7 @@ export interface Invocation<Input = undefined, Read = undefined> {
 }
 
 /** An operation's own code: a function of its validated input and its read's result. */
-export type OperationFunction<Input = undefined, Read = undefined> = (
+export type OperationCode<Input = undefined, Read = undefined> = (
   event: APIGatewayProxyEvent,
   context: Context,
   invocation: Invocation<Input, Read>,
@@ -48,7 +48,7 @@ export interface HttpHandlerOptions<Input = undefined, Read = undefined>
    */
   readonly read?: (input: Input, call: ReadCall) => Promise<Read>;
   /** The operation's own code, run once the request is admitted. */
-  readonly operation: OperationFunction<Input, Read>;
+  readonly operation: OperationCode<Input, Read>;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { AuditContext } from '../audit/entry.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from './http-errors.ts';
 
 /**
  * The audit context of an admin request: the IAM actor (`requestContext.identity.userArn`), its

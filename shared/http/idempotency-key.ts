@@ -1,7 +1,7 @@
 /** The `Idempotency-Key` header (draft-ietf-httpapi-idempotency-key-header-07), the fingerprint. */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { InvalidIdempotencyKeyError } from '../idempotency/errors.ts';
+import { InvalidIdempotencyKeyError } from '../idempotency/idempotency-errors.ts';
 
 /** Request header that names a create, so that retrying it is safe. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';

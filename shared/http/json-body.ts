@@ -4,7 +4,7 @@
  */
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ApiError } from './errors.ts';
+import { ApiError } from './http-errors.ts';
 import type { HttpMiddleware } from './middleware.ts';
 
 /** Largest accepted request body, in bytes (16 KiB). */

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { logger } from '../logger.ts';
 import { countOne, SERVER_ERROR_RESPONSES, versionDimensions } from '../metrics.ts';
 import { apiErrorOf } from './error-mapping.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from './http-errors.ts';
 import { jsonResponse } from './responses.ts';
 
 /** A middy middleware of an API Gateway REST proxy function. */

@@ -5,7 +5,7 @@ import { invocationBudgetMs, withDeadline } from '../deadline.ts';
 import { logger } from '../logger.ts';
 import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
 import type { RateLimitDecision } from '../rate-limit/decision.ts';
-import { refusalOf } from '../rate-limit/errors.ts';
+import { refusalOf } from '../rate-limit/rate-limit-errors.ts';
 import { RATE_LIMITER_DEADLINE_MS, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { type AuthorizedKey, authorizedKey } from './authorized-key.ts';
 import { apiErrorOf } from './error-mapping.ts';

@@ -2,7 +2,7 @@
  * The answer for a store that failed or did not answer in time: 503 `service_unavailable` with
  * `Retry-After`, never a hang and never a 500, which stays for bugs.
  */
-import { ApiError } from './errors.ts';
+import { ApiError } from './http-errors.ts';
 
 /** `Retry-After` of a 503, in seconds: long enough for a restarted store or a throttle to clear. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;

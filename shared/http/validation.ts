@@ -3,7 +3,7 @@
  * {@link ApiError} whose message names the field or parameter.
  */
 import * as v from 'valibot';
-import { ApiError, type ErrorCode } from './errors.ts';
+import { ApiError, type ErrorCode } from './http-errors.ts';
 
 /**
  * Parses `input` with `schema`.

@@ -8,7 +8,7 @@ import {
   planName,
   type RequestLimits,
 } from '../plans.ts';
-import { KeyRevokedError } from './errors.ts';
+import { KeyRevokedError } from './key-errors.ts';
 import { keyScopes, SCOPES, type Scope } from './scopes.ts';
 import { generateToken, hashToken, type TokenStage } from './token.ts';
 

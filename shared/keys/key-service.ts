@@ -21,7 +21,7 @@ import type {
   RestoreOutcome,
   UsageReader,
 } from './admin-ports.ts';
-import { ApiGatewayStepError, KeyNotFoundError, KeyRevokedError } from './errors.ts';
+import { ApiGatewayStepError, KeyNotFoundError, KeyRevokedError } from './key-errors.ts';
 import {
   type ApiKeyRecord,
   customLimits,

@@ -1,5 +1,5 @@
 /** The scopes of API keys (docs/api.md, "Scopes"): what a key may call. */
-import { InvalidScopesError } from './errors.ts';
+import { InvalidScopesError } from './key-errors.ts';
 
 /** Every scope, in the order keys show them. */
 export const SCOPES = ['pets:read', 'pets:write'] as const;

@@ -1,7 +1,7 @@
 /** The signed `cursor` of `GET /pets` (docs/api.md). Pure: the key is given. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CURSOR_KEY_MIN_LENGTH } from './cursor-key.ts';
-import { InvalidCursorError } from './errors.ts';
+import { InvalidCursorError } from './pet-errors.ts';
 import type { PetStatus } from './schemas.ts';
 
 /** Longest cursor accepted, in characters; an issued one has at most 80. */

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ADMIN_GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
 import { ADMIN_OPERATIONS } from '../../shared/admin-operations.ts';
 import { AUDIT_EVENTS } from '../../shared/audit/entry.ts';
-import { ADMIN_ERROR_CATALOGUE } from '../../shared/http/errors.ts';
+import { ADMIN_ERROR_CATALOGUE } from '../../shared/http/http-errors.ts';
 import { API_GATEWAY_OUTCOMES, API_GATEWAY_STEPS } from '../../shared/keys/admin-ports.ts';
 import { SCOPES } from '../../shared/keys/scopes.ts';
 import { ALL_PLAN_IDS } from '../../shared/plans.ts';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
-import { ERROR_CATALOGUE, type ErrorCode } from '../../shared/http/errors.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../shared/http/http-errors.ts';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../shared/http/idempotency-key.ts';
 import { RATE_LIMIT_HEADERS, uncountedHeaders } from '../../shared/http/rate-limit-headers.ts';
 import { BACKSTOP_FACTOR, ENTERPRISE_PLAN, PLANS } from '../../shared/plans.ts';

@@ -8,10 +8,10 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '../../infra/gateway-responses.ts';
-import { newSecretValue } from '../../infra/local/secrets.ts';
+import { newSecretValue } from '../../infra/local/local-secrets.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, ROUTES, routeOf } from '../../infra/routes.ts';
 import { type Deprecation, deprecationHeaders } from '../../shared/http/deprecation.ts';
-import { ERROR_CATALOGUE } from '../../shared/http/errors.ts';
+import { ERROR_CATALOGUE } from '../../shared/http/http-errors.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
 import {

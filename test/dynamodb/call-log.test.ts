@@ -10,7 +10,7 @@ vi.hoisted(() => {
 
 const { GetCommand, PutCommand, TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
 const { CALL_LOG_MESSAGE } = await import('../../shared/dynamodb/call-log.ts');
-const { createContainer } = await import('../../shared/dynamodb/container.ts');
+const { createContainer } = await import('../../shared/dynamodb/dynamodb-container.ts');
 const { logger } = await import('../../shared/logger.ts');
 const { requiredSetting } = await import('../../shared/settings.ts');
 

@@ -4,9 +4,9 @@
  * (test/unit/in-memory-adapters.test.ts).
  */
 import { afterAll } from 'vitest';
-import { createContainer } from '../../shared/dynamodb/container.ts';
-import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
-import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { createContainer } from '../../shared/dynamodb/dynamodb-container.ts';
+import { DynamoDBPetStore } from '../../shared/dynamodb/dynamodb-pet-store.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { requiredSetting } from '../../shared/settings.ts';
 import { keyStoreContract } from '../support/key-store-contract.ts';
 import { petStoreContract } from '../support/pet-store-contract.ts';

@@ -9,10 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPetHandler } from '../../functions/operations/create-pet.ts';
+import { createPetHandler } from '../../functions/handlers/create-pet.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
-import { DynamoDBPetStore, petsTablesOf } from '../../shared/dynamodb/pet-store.ts';
+import { createContainer } from '../../shared/dynamodb/dynamodb-container.ts';
+import { DynamoDBPetStore, petsTablesOf } from '../../shared/dynamodb/dynamodb-pet-store.ts';
 import { IDEMPOTENCY_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { Regions } from '../../shared/regions.ts';
 import { requiredSetting } from '../../shared/settings.ts';

@@ -4,7 +4,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createContainer } from '../../shared/dynamodb/container.ts';
+import { createContainer } from '../../shared/dynamodb/dynamodb-container.ts';
 import { keyRefusal, limitsOfKey } from '../../shared/keys/key-records.ts';
 import { generateToken, hashToken, TOKEN_PREFIXES } from '../../shared/keys/token.ts';
 import {

@@ -5,7 +5,7 @@
  * and its write.
  */
 import { describe, expect, it } from 'vitest';
-import { KeyChangedError, KeyNotFoundError } from '../../shared/keys/errors.ts';
+import { KeyChangedError, KeyNotFoundError } from '../../shared/keys/key-errors.ts';
 import type { KeyService } from '../../shared/keys/key-service.ts';
 import { hashToken } from '../../shared/keys/token.ts';
 import {

@@ -6,10 +6,10 @@
  */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keyServiceOn } from '../../functions/admin/container.ts';
+import { keyServiceOn } from '../../functions/admin/composition-root.ts';
 import type { AuditEvent } from '../../shared/audit/entry.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 import { seedKey, TEST_CONTEXT } from '../support/test-keys.ts';
 

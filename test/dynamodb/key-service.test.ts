@@ -4,7 +4,11 @@
  * Rolls and concurrent changes: key-rolls.test.ts; the audit entries: key-service-writes.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { InvalidScopesError, KeyNotFoundError, KeyRevokedError } from '../../shared/keys/errors.ts';
+import {
+  InvalidScopesError,
+  KeyNotFoundError,
+  KeyRevokedError,
+} from '../../shared/keys/key-errors.ts';
 import { InvalidLimitsError } from '../../shared/plans.ts';
 import {
   currentOf,

@@ -7,15 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTables } from '../../infra/local/tables.ts';
+import { createTables } from '../../infra/local/create-tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBPetStore } from '../../shared/dynamodb/dynamodb-pet-store.ts';
 import {
   idFloor,
   PET_ID_SEQUENCE_ID,
   petIdOf,
   sequenceIdOf,
 } from '../../shared/dynamodb/id-blocks.ts';
-import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
 import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { MAX_REGIONS, type Regions } from '../../shared/regions.ts';
 import { petTables } from '../support/pet-tables.ts';

@@ -8,10 +8,10 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTables } from '../../infra/local/tables.ts';
+import { createTables } from '../../infra/local/create-tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBPetStore } from '../../shared/dynamodb/dynamodb-pet-store.ts';
 import { PET_ID_SEQUENCE_ID } from '../../shared/dynamodb/id-blocks.ts';
-import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
 import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { ID_BLOCK_LIFETIME_MS } from '../../shared/pets/id-order.ts';
 import { petTables } from '../support/pet-tables.ts';

@@ -4,7 +4,7 @@
  * midnight, and `DynamoDBRateLimitBans.unban` lifts it.
  */
 import { describe, expect, it } from 'vitest';
-import type { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import type { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';
 import {
@@ -15,7 +15,7 @@ import {
   SECOND,
   sendSequentially,
   T0,
-} from '../support/rate-limiter.ts';
+} from '../support/rate-limiter-fixtures.ts';
 import { TEST_CONTEXT } from '../support/test-keys.ts';
 
 describe('temporary ban', () => {

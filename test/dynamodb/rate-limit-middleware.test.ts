@@ -6,7 +6,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { logger } from '../../shared/logger.ts';
 import {
   context,

@@ -8,11 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createTables } from '../../infra/local/tables.ts';
+import { createTables } from '../../infra/local/create-tables.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
-import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
+import { DynamoDBKeyUsage } from '../../shared/dynamodb/key-usage.ts';
 import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
-import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
 import { counterName } from '../../shared/rate-limit/counter-item.ts';
 import { instantAt } from '../../shared/rate-limit/decision.ts';
 import { DEFAULT_BAN_POLICY } from '../../shared/rate-limit/rate-limiter.ts';
@@ -26,7 +26,7 @@ import {
   SECOND,
   T0,
   tableName,
-} from '../support/rate-limiter.ts';
+} from '../support/rate-limiter-fixtures.ts';
 import { TEST_CONTEXT } from '../support/test-keys.ts';
 
 const NAMES = ['us-east-1', 'eu-west-1'];

@@ -8,8 +8,8 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
-import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
+import { DynamoDBKeyUsage } from '../../shared/dynamodb/key-usage.ts';
 import { counterName } from '../../shared/rate-limit/counter-item.ts';
 import type { RateLimitDecision } from '../../shared/rate-limit/decision.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
@@ -26,7 +26,7 @@ import {
   sendSequentially,
   T0,
   tableName,
-} from '../support/rate-limiter.ts';
+} from '../support/rate-limiter-fixtures.ts';
 import { TEST_CONTEXT } from '../support/test-keys.ts';
 
 const SPREAD: SpreadPolicy = { abovePerMinute: 100, shards: 8 };

@@ -1,12 +1,13 @@
 /**
- * The rate limiter's storage on DynamoDB Local (shared/dynamodb/rate-limiter.ts and bans.ts): exact
- * counting across windows and concurrent requests, the writes each request costs, the item it
- * keeps, and the temporary ban. The decision alone is tested in rate-limit-decision.test.ts.
+ * The rate limiter's storage on DynamoDB Local (shared/dynamodb/dynamodb-rate-limiter.ts and
+ * bans.ts): exact counting across windows and concurrent requests, the writes each request costs,
+ * the item it keeps, and the temporary ban. The decision alone is tested in
+ * rate-limit-decision.test.ts.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { PLANS } from '../../shared/plans.ts';
 import { counterName } from '../../shared/rate-limit/counter-item.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
@@ -26,7 +27,7 @@ import {
   sendSequentially,
   T0,
   tableName,
-} from '../support/rate-limiter.ts';
+} from '../support/rate-limiter-fixtures.ts';
 
 describe('DynamoDBRateLimiter.consume', () => {
   it('admits exactly the per-minute limit in one minute, counting the remainder down', async () => {

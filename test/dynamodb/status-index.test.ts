@@ -7,10 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { countStatusIndexReads } from '../../bench/status-index-reads.ts';
-import { createTables } from '../../infra/local/tables.ts';
+import { createTables } from '../../infra/local/create-tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
+import { DynamoDBPetStore } from '../../shared/dynamodb/dynamodb-pet-store.ts';
 import { STATUS_SHARDS, statusShardOf } from '../../shared/dynamodb/pet-item.ts';
-import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
 import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import {
   PageCache,

@@ -13,8 +13,8 @@ import {
 } from '../../infra/cli/deploy.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 import { STAGES } from '../../infra/stages.ts';
+import { flagsNamed, programOf } from '../support/command-usage.ts';
 import { deploymentApp, ENVIRONMENTS, environmentContext } from '../support/deployment-app.ts';
-import { flagsNamed, programOf } from '../support/usage.ts';
 
 const DEPLOY_SCRIPT = join(REPOSITORY_ROOT, 'infra/cli/deploy.ts');
 

@@ -18,7 +18,7 @@ import {
 } from '../../infra/stages.ts';
 import { cfnLintTemplates } from '../support/cfn-lint.ts';
 import { REPOSITORY } from '../support/deployment-app.ts';
-import { bootstrapRoles, roleNamed } from '../support/github-roles.ts';
+import { bootstrapRoles, roleNamed } from '../support/github-roles-template.ts';
 
 describe('a stage in two regions', () => {
   // GIVEN production at home in us-east-1 and also in us-west-2, staging in us-east-1 alone

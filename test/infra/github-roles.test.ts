@@ -26,7 +26,7 @@ import {
   GITHUB_CONTEXT,
   REPOSITORY,
 } from '../support/deployment-app.ts';
-import { bootstrapRoles, roleNamed } from '../support/github-roles.ts';
+import { bootstrapRoles, roleNamed } from '../support/github-roles-template.ts';
 import { admits } from '../support/trust-policy.ts';
 
 /** Sample claims of a GitHub Actions token: `sub` as given, the STS audience unless overridden. */

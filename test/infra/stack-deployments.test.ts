@@ -8,7 +8,7 @@ import { CloudFormationClient, ListStackResourcesCommand } from '@aws-sdk/client
 import { Match } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { findOperations } from '../../infra/cli/rollback/stage.ts';
+import { findOperations } from '../../infra/cli/rollback/deployed-operations.ts';
 import { ROUTES } from '../../infra/routes.ts';
 import { STAGE_SETTINGS, STAGES, stackName } from '../../infra/stages.ts';
 import { SERVER_ERROR_RESPONSES, versionDimensions } from '../../shared/metrics.ts';

@@ -224,11 +224,11 @@ describe('the bundles', () => {
   it("hold the keys table's lookup only in the authorizer, and its administration nowhere", () => {
     for (const id of FUNCTION_IDS) {
       const keyAdapters = bundledSources(id).filter((source) =>
-        /shared\/dynamodb\/key-/.test(source),
+        /shared\/dynamodb\/(dynamodb-)?key-/.test(source),
       );
       expect(keyAdapters, id).toEqual(
         id === 'AuthorizerFunction'
-          ? [expect.stringMatching(/shared\/dynamodb\/key-lookup\.ts$/)]
+          ? [expect.stringMatching(/shared\/dynamodb\/dynamodb-key-lookup\.ts$/)]
           : [],
       );
     }

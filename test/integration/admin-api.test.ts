@@ -5,7 +5,7 @@
  * is the signer's principal, whatever the request claims.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyService } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { type AdminApiClient, adminApiClient } from '../../infra/cli/admin-api-client.ts';
 import { ADMIN_GATEWAY_RESPONSES, gatewayResponse } from '../../infra/gateway-responses.ts';
 import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/admin-gateway.ts';

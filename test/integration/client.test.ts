@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DeprecationNotice, PetstoreClient, PetstoreError } from '../../client/src/index.ts';
-import { createKeyService } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { issueToken } from '../support/api-client.ts';
 import { earlyInUtcMinute, tomorrowAt } from '../support/clock.ts';

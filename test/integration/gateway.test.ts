@@ -5,10 +5,10 @@
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyService } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
+import { createTables } from '../../infra/local/create-tables.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
@@ -329,7 +329,7 @@ describe("handlers given for operations (the benches' floors)", () => {
     const { token: ownToken } = await seedKey({ plan: 'free' });
     const own = await startGateway({
       port: 0,
-      operations: {
+      handlers: {
         getPet: async (event) => {
           seen.push((event as { pathParameters: unknown }).pathParameters);
           return { statusCode: 200, headers: {}, body: '{"own":true}' };

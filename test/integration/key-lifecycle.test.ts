@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meterEveryDocumentClient } from '../../bench/meter.ts';
-import { createKeyService } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';

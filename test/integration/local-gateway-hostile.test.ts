@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponse } from '../../infra/gateway-responses.ts';
-import type { ErrorBody } from '../../shared/http/errors.ts';
+import type { ErrorBody } from '../../shared/http/http-errors.ts';
 import { earlyInUtcMinute } from '../support/clock.ts';
 import {
   EXIT_TIMEOUT_MS,

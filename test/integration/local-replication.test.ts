@@ -7,11 +7,11 @@
  */
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTables } from '../../infra/local/create-tables.ts';
 import { type DynamoDBLocal, startDynamoDBLocal } from '../../infra/local/dynamodb-local.ts';
 import { freePort } from '../../infra/local/ports.ts';
 import { type Replication, startReplication } from '../../infra/local/replication.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
-import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 

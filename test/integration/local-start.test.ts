@@ -16,6 +16,7 @@ import { DeleteTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb'
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminApiClient } from '../../infra/cli/admin-api-client.ts';
 import { NPM_START_ACTOR } from '../../infra/local/banner.ts';
+import { createTables } from '../../infra/local/create-tables.ts';
 import {
   dataDirectory,
   generateCredentials,
@@ -23,7 +24,6 @@ import {
   readCredentials,
   writeCredentials,
 } from '../../infra/local/stack-files.ts';
-import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { KEYS_TABLE, TABLES } from '../../shared/dynamodb/tables.ts';
 import {

@@ -8,11 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countStatusIndexReads } from '../../bench/status-index-reads.ts';
 import { PetstoreClient as OfficialClient } from '../../client/src/index.ts';
-import { listPetsHandler } from '../../functions/operations/list-pets.ts';
+import { listPetsHandler } from '../../functions/handlers/list-pets.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { newSecretValue } from '../../infra/local/secrets.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
+import { newSecretValue } from '../../infra/local/local-secrets.ts';
+import { createContainer } from '../../shared/dynamodb/dynamodb-container.ts';
 import { STATUS_SHARDS } from '../../shared/dynamodb/pet-item.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../../shared/pets/schemas.ts';

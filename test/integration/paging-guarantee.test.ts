@@ -8,12 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listPetsHandler } from '../../functions/operations/list-pets.ts';
+import { listPetsHandler } from '../../functions/handlers/list-pets.ts';
+import { createTables } from '../../infra/local/create-tables.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
-import { DynamoDBPetStore } from '../../shared/dynamodb/pet-store.ts';
+import { createContainer } from '../../shared/dynamodb/dynamodb-container.ts';
+import { DynamoDBPetStore } from '../../shared/dynamodb/dynamodb-pet-store.ts';
 import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { PageCache, TAIL_PAGE_TTL_MS } from '../../shared/pets/page-cache.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../../shared/pets/schemas.ts';

@@ -6,9 +6,9 @@
  * mid-test unless a test moves the clock, and the counter items expire after the real now.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createKeyService } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { createContainer } from '../../shared/dynamodb/container.ts';
+import { createContainer } from '../../shared/dynamodb/dynamodb-container.ts';
 import { PLAN_IDS, PLANS, type StandardPlanId } from '../../shared/plans.ts';
 import { issueToken, petstoreClient } from '../support/api-client.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from '../support/clock.ts';

@@ -4,7 +4,7 @@
  * before any function runs; a scope change reaches requests when the authorizer cache expires.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyService } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/routes.ts';
 import { earlyInUtcMinute } from '../support/clock.ts';

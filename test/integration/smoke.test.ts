@@ -11,8 +11,14 @@ import { formatCheck, runSmoke, runSmokeCommand, USAGE } from '../../infra/cli/s
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 import { issueToken } from '../support/api-client.ts';
+import {
+  accepts,
+  flagsNamed,
+  listsOption,
+  optionFlags,
+  programOf,
+} from '../support/command-usage.ts';
 import { type Run, run } from '../support/processes.ts';
-import { accepts, flagsNamed, listsOption, optionFlags, programOf } from '../support/usage.ts';
 
 const SMOKE_SCRIPT = join(REPOSITORY_ROOT, 'infra/cli/smoke.ts');
 

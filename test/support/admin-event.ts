@@ -4,7 +4,7 @@
  * this test file's tables.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { createKeyService } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { createProxyEvent } from '../../infra/local/events.ts';
 import { type AdminOperationId, adminOperationOf } from '../../shared/admin-operations.ts';
 

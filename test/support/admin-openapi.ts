@@ -16,7 +16,7 @@ import {
   ADMIN_ERROR_CATALOGUE,
   type AnyErrorCode,
   ERROR_CATALOGUE,
-} from '../../shared/http/errors.ts';
+} from '../../shared/http/http-errors.ts';
 import type { KeyService } from '../../shared/keys/key-service.ts';
 import { type AdminRequest, adminEvent } from './admin-event.ts';
 import { adminHandlersOf } from './admin-handlers.ts';

@@ -4,7 +4,7 @@
  * over HTTP for integration tests.
  */
 import { expect } from 'vitest';
-import type { ErrorCode } from '../../shared/http/errors.ts';
+import type { ErrorCode } from '../../shared/http/http-errors.ts';
 
 /**
  * The complete proxy result of an Error answer (docs/api.md, "Error codes"): the Error body

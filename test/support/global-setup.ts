@@ -6,7 +6,7 @@
  */
 import type { TestProject } from 'vitest/node';
 import { startDynamoDBLocal } from '../../infra/local/dynamodb-local.ts';
-import { PortInUseError } from '../../infra/local/errors.ts';
+import { PortInUseError } from '../../infra/local/local-stack-errors.ts';
 import { freePort } from '../../infra/local/ports.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
 import type { LocalCredentials } from '../../shared/dynamodb/clients.ts';

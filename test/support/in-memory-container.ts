@@ -1,8 +1,8 @@
 /**
  * A Container of in-memory adapters, for building an operation's handler without DynamoDB:
- * `createPetHandler(inMemoryContainer())` (see `functions/operations/`).
+ * `createPetHandler(inMemoryContainer())` (see `functions/handlers/`).
  */
-import { newSecretValue } from '../../infra/local/secrets.ts';
+import { newSecretValue } from '../../infra/local/local-secrets.ts';
 import type { Container } from '../../shared/container.ts';
 import { banPolicyOf } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings } from '../../shared/settings.ts';

@@ -3,7 +3,7 @@ import {
   httpHandler as chain,
   type HttpHandler,
   type HttpHandlerOptions,
-  type OperationFunction,
+  type OperationCode,
 } from '../../shared/http/handler.ts';
 import { inMemoryContainer } from './in-memory-container.ts';
 
@@ -16,7 +16,7 @@ export type InMemoryHttpHandlerOptions = Omit<HttpHandlerOptions, 'container' | 
  * `options` names a container.
  */
 export function httpHandler(
-  fn: OperationFunction,
+  fn: OperationCode,
   options: InMemoryHttpHandlerOptions = {},
 ): HttpHandler {
   return chain({ container: inMemoryContainer(), ...options, operation: fn });

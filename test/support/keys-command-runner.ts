@@ -7,7 +7,7 @@
  */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys/program.ts';
+import { type KeysCommandDependencies, runKeysCommand } from '../../infra/cli/keys/keys-program.ts';
 import { type LocalAdminGateway, startAdminGateway } from '../../infra/local/admin-gateway.ts';
 import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
 import { stackName } from '../../infra/stages.ts';

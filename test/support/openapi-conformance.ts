@@ -11,7 +11,7 @@ import addFormats from 'ajv-formats';
 import type { Middleware } from 'openapi-fetch';
 import { assert, expect } from 'vitest';
 import { parse } from 'yaml';
-import type { ErrorCode } from '../../shared/http/errors.ts';
+import type { ErrorCode } from '../../shared/http/http-errors.ts';
 
 type Node = Record<string, unknown>;
 

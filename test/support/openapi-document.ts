@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { type ConversionConfig, type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { parse } from 'yaml';
-import type { ErrorCode } from '../../shared/http/errors.ts';
+import type { ErrorCode } from '../../shared/http/http-errors.ts';
 import { RATE_LIMIT_HEADERS } from '../../shared/http/rate-limit-headers.ts';
 
 /** A JSON object of the document. */

@@ -1,5 +1,5 @@
 /** The tables of a DynamoDBPetStore in a test: its own pets table, the test stack's records. */
-import type { DynamoDBPetStoreTables } from '../../shared/dynamodb/pet-store.ts';
+import type { DynamoDBPetStoreTables } from '../../shared/dynamodb/dynamodb-pet-store.ts';
 import { IDEMPOTENCY_TABLE } from '../../shared/dynamodb/tables.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
 

@@ -17,9 +17,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import {
   type RestoreCommandDependencies,
   runRestoreCommand,
-} from '../../infra/cli/restore/program.ts';
-import { scanTable } from '../../infra/cli/restore/tables.ts';
-import { createTable } from '../../infra/local/tables.ts';
+} from '../../infra/cli/restore/restore-program.ts';
+import { scanTable } from '../../infra/cli/restore/table-io.ts';
+import { createTable } from '../../infra/local/create-tables.ts';
 import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';

@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { newSecretValue } from '../../infra/local/secrets.ts';
+import { createTables } from '../../infra/local/create-tables.ts';
+import { newSecretValue } from '../../infra/local/local-secrets.ts';
 import { credentialsEnv } from '../../infra/local/stack-files.ts';
-import { createTables } from '../../infra/local/tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');

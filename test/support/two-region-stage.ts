@@ -3,7 +3,7 @@
  * a stage gives them (home region `HOME`, its usage plans `<HOME>-free`…, the other region's found
  * by its stack's name), on the test file's tables; API Gateway is the test's to mock.
  */
-import { createKeyService } from '../../functions/admin/container.ts';
+import { createKeyService } from '../../functions/admin/composition-root.ts';
 import { regionalStackName, stackName } from '../../infra/stages.ts';
 import type { KeyService } from '../../shared/keys/key-service.ts';
 

@@ -1,18 +1,18 @@
 /**
- * The two-region local stack (infra/local/regions.ts) for the rehearsal tests of issue 40: both
- * regions in memory on free ports, keys issued in the home region and awaited in the other, and
- * the API called in either region over HTTP.
+ * The two-region local stack (infra/local/multi-region-stack.ts) for the rehearsal tests of issue
+ * 40: both regions in memory on free ports, keys issued in the home region and awaited in the
+ * other, and the API called in either region over HTTP.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { keyServiceOn } from '../../functions/admin/container.ts';
-import { type RunningRegions, startRegions } from '../../infra/local/regions.ts';
+import { keyServiceOn } from '../../functions/admin/composition-root.ts';
+import { type RunningRegions, startRegions } from '../../infra/local/multi-region-stack.ts';
 import type { ReplicationFigures } from '../../infra/local/replication.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { DynamoDBKeyLookup } from '../../shared/dynamodb/key-lookup.ts';
+import { DynamoDBKeyLookup } from '../../shared/dynamodb/dynamodb-key-lookup.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { NewKeyInput } from '../../shared/keys/key-records.ts';
 import type { KeyService } from '../../shared/keys/key-service.ts';

@@ -12,11 +12,11 @@ vi.hoisted(() => {
 });
 
 const { createLambdaContext, createProxyEvent } = await import('../../infra/local/events.ts');
-const { InvalidAuditWindowError } = await import('../../shared/audit/errors.ts');
+const { InvalidAuditWindowError } = await import('../../shared/audit/audit-errors.ts');
 const { adminHandler } = await import('../../shared/http/admin-handler.ts');
 const { jsonResponse } = await import('../../shared/http/responses.ts');
 const { ApiGatewayStepError, InvalidScopesError, KeyNotFoundError, KeyRevokedError } = await import(
-  '../../shared/keys/errors.ts'
+  '../../shared/keys/key-errors.ts'
 );
 const { logger } = await import('../../shared/logger.ts');
 const { InvalidLimitsError } = await import('../../shared/plans.ts');

@@ -8,7 +8,7 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 });
 
-const { authorizerHandler } = await import('../../functions/operations/authorizer.ts');
+const { authorizerHandler } = await import('../../functions/handlers/authorizer.ts');
 const { inMemoryContainer } = await import('../support/in-memory-container.ts');
 const handler = authorizerHandler(inMemoryContainer());
 const { createAuthorizerEvent, createLambdaContext } = await import('../../infra/local/events.ts');

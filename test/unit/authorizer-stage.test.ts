@@ -3,7 +3,7 @@
  * refuses another stage's without a read.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { authorizerHandler } from '../../functions/operations/authorizer.ts';
+import { authorizerHandler } from '../../functions/handlers/authorizer.ts';
 import { createAuthorizerEvent, createLambdaContext } from '../../infra/local/events.ts';
 import { inMemoryContainer } from '../support/in-memory-container.ts';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authorizerHandler } from '../../functions/operations/authorizer.ts';
+import { authorizerHandler } from '../../functions/handlers/authorizer.ts';
 import { createAuthorizerEvent, createLambdaContext } from '../../infra/local/events.ts';
 import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
 import type { Scope } from '../../shared/keys/scopes.ts';

@@ -32,7 +32,7 @@ function importersOf(id: string, file: string): string[] {
 }
 
 /** What counts a request per region: every operation's rate limiter. */
-const LIMITER = ['shared/dynamodb/counter-writes.ts', 'shared/dynamodb/rate-limiter.ts'];
+const LIMITER = ['shared/dynamodb/counter-writes.ts', 'shared/dynamodb/dynamodb-rate-limiter.ts'];
 
 describe("the functions' bundles", () => {
   it('reach the regions code only from what runs per region', () => {

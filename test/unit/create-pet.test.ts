@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { createPetHandler } from '../../functions/operations/create-pet.ts';
+import { createPetHandler } from '../../functions/handlers/create-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';

@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newSecretValue } from '../../infra/local/local-secrets.ts';
 import { freePort } from '../../infra/local/ports.ts';
-import { newSecretValue } from '../../infra/local/secrets.ts';
 import { apiErrorOf } from '../../shared/http/error-mapping.ts';
-import { ApiError } from '../../shared/http/errors.ts';
+import { ApiError } from '../../shared/http/http-errors.ts';
 import { nextPageLink } from '../../shared/http/page-link.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
-import { InvalidCursorError } from '../../shared/pets/errors.ts';
+import { InvalidCursorError } from '../../shared/pets/pet-errors.ts';
 import type { PetStatus } from '../../shared/pets/schemas.ts';
 import { cursorCodecFromSettings } from '../../shared/secrets.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';

@@ -3,14 +3,14 @@
  * the domain's errors modules export gets an answer, and a built-in error none (a bug: 500).
  */
 import { describe, expect, it } from 'vitest';
-import * as audit from '../../shared/audit/errors.ts';
+import * as audit from '../../shared/audit/audit-errors.ts';
 import { apiErrorOf } from '../../shared/http/error-mapping.ts';
-import { ApiError } from '../../shared/http/errors.ts';
-import * as idempotency from '../../shared/idempotency/errors.ts';
-import * as keys from '../../shared/keys/errors.ts';
-import * as pets from '../../shared/pets/errors.ts';
+import { ApiError } from '../../shared/http/http-errors.ts';
+import * as idempotency from '../../shared/idempotency/idempotency-errors.ts';
+import * as keys from '../../shared/keys/key-errors.ts';
+import * as pets from '../../shared/pets/pet-errors.ts';
 import { InvalidLimitsError } from '../../shared/plans.ts';
-import * as rateLimit from '../../shared/rate-limit/errors.ts';
+import * as rateLimit from '../../shared/rate-limit/rate-limit-errors.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';
 
 /** Each error class `modules` export, by name. */

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getPetHandler } from '../../functions/operations/get-pet.ts';
+import { getPetHandler } from '../../functions/handlers/get-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { routeOf } from '../../infra/routes.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';

@@ -1,7 +1,8 @@
 /**
  * The house stays as measured: no source file over 350 lines, a README of at most 150,
- * comments at most a quarter of shared/'s non-blank lines, and docs/architecture.md's "Layout"
- * naming every file of shared/ in its folder's entry, and nothing there that is gone.
+ * comments at most a quarter of shared/'s non-blank lines, one name per source file (but an entry
+ * and its handler), and docs/architecture.md's "Layout" naming every file of shared/ in its
+ * folder's entry, and nothing there that is gone.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -12,6 +13,15 @@ import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 const MAX_SOURCE_LINES = 350;
 const MAX_README_LINES = 150;
 const MAX_SHARED_COMMENT_SHARE = 0.25;
+
+/** The folders whose source files each have a name of their own. */
+const NAMED_ONCE = ['infra', 'functions', 'shared', 'bench', 'test/support'];
+
+/** An entry's folder, and its handler's: `functions/x.ts` builds on `functions/handlers/x.ts`. */
+const HANDLER_FOLDERS: ReadonlyMap<string, string> = new Map([
+  ['functions', 'functions/handlers'],
+  ['functions/admin', 'functions/admin/handlers'],
+]);
 
 /** Tracked files matching `patterns` (git pathspecs), relative to the repository's root. */
 function tracked(...patterns: string[]): string[] {
@@ -94,6 +104,26 @@ describe('the house', () => {
       .map((path) => ({ path, lines: lineCount(read(path)) }))
       .filter(({ lines }) => lines > MAX_SOURCE_LINES);
     expect(over).toEqual([]);
+  });
+
+  it('gives each source file a name of its own, but an entry and its handler', () => {
+    const byName = new Map<string, string[]>();
+    for (const path of tracked(
+      ...NAMED_ONCE.flatMap((folder) => [`${folder}/*.ts`, `${folder}/*.mjs`]),
+    )) {
+      byName.set(basename(path), [...(byName.get(basename(path)) ?? []), path]);
+    }
+    const entryAndHandler = ([one, other]: string[]) =>
+      [one, other].some((entry) =>
+        [one, other].some(
+          (handler) => HANDLER_FOLDERS.get(dirname(entry ?? '')) === dirname(handler ?? ''),
+        ),
+      );
+    const shared = [...byName.values()].filter(
+      (paths) => paths.length > 1 && !(paths.length === 2 && entryAndHandler(paths)),
+    );
+    expect(byName.size).toBeGreaterThan(200);
+    expect(shared).toEqual([]);
   });
 
   it(`has a README of at most ${MAX_README_LINES} lines`, () => {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { createPetHandler } from '../../functions/operations/create-pet.ts';
+import { createPetHandler } from '../../functions/handlers/create-pet.ts';
 import { idempotencyKeyOf, requestFingerprint } from '../../shared/http/idempotency-key.ts';
 import { IN_FLIGHT } from '../../shared/idempotency/record.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';

@@ -22,7 +22,7 @@ const FEATURES = ['shared/pets/', 'shared/idempotency/', 'shared/keys/', 'shared
 const KEYS_WRITER = 'shared/dynamodb/key-store.ts';
 
 /** The key service's composition root, which alone builds its store (for every door). */
-const KEY_SERVICE_ROOT = 'functions/admin/container.ts';
+const KEY_SERVICE_ROOT = 'functions/admin/composition-root.ts';
 
 let modules: IModule[];
 /** Every module of functions/ and shared/, the runtime. */
@@ -158,7 +158,7 @@ describe('the import graph of shared/', () => {
         .map((dependency) => `${module.source} imports ${dependency.resolved}`),
     );
 
-    expect(runtime.map((module) => module.source)).toContain('functions/operations/get-pet.ts');
+    expect(runtime.map((module) => module.source)).toContain('functions/handlers/get-pet.ts');
     expect(intoInfra).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { allowedMethodArns } from '../../functions/operations/authorizer.ts';
+import { allowedMethodArns } from '../../functions/handlers/authorizer.ts';
 import { methodArn } from '../../infra/local/events.ts';
 import {
   AuthorizerResultSchema,

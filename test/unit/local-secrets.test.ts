@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalStackError } from '../../infra/local/errors.ts';
-import { localSecretValue, provideSecrets } from '../../infra/local/secrets.ts';
+import { localSecretValue, provideSecrets } from '../../infra/local/local-secrets.ts';
+import { LocalStackError } from '../../infra/local/local-stack-errors.ts';
 import { ROUTES } from '../../infra/routes.ts';
 import { CURSOR_KEY_SECRET } from '../../shared/secret-definitions.ts';
 

@@ -7,9 +7,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createPetHandler } from '../../functions/operations/create-pet.ts';
-import { getPetHandler } from '../../functions/operations/get-pet.ts';
-import { listPetsHandler } from '../../functions/operations/list-pets.ts';
+import { createPetHandler } from '../../functions/handlers/create-pet.ts';
+import { getPetHandler } from '../../functions/handlers/get-pet.ts';
+import { listPetsHandler } from '../../functions/handlers/list-pets.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { logger } from '../../shared/logger.ts';
 import type { PetStore } from '../../shared/pets/pet-store.ts';

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { ApiError } from '../../shared/http/errors.ts';
+import { ApiError } from '../../shared/http/http-errors.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
 import { SERVER_ERROR_RESPONSES, versionDimensions } from '../../shared/metrics.ts';

@@ -7,7 +7,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import type { OperationFunction } from '../../shared/http/handler.ts';
+import type { OperationCode } from '../../shared/http/handler.ts';
 import { jsonBody, MAX_BODY_BYTES } from '../../shared/http/json-body.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
@@ -43,7 +43,7 @@ afterEach(() => {
 
 describe('httpHandler', () => {
   it('gives the operation lower-case header names', async () => {
-    const seen = vi.fn<OperationFunction>(async () => jsonResponse(200, {}));
+    const seen = vi.fn<OperationCode>(async () => jsonResponse(200, {}));
     const handler = httpHandler(seen);
 
     await invoke(
@@ -127,7 +127,7 @@ describe('jsonBody: the guards and the JSON body parser', () => {
   });
 
   it('answers 400 invalid_json for bytes that are not UTF-8, and never passes on U+FFFD', async () => {
-    const operation = vi.fn<OperationFunction>(async () => jsonResponse(200, {}));
+    const operation = vi.fn<OperationCode>(async () => jsonResponse(200, {}));
     const handler = httpHandler(operation, { body: jsonBody() });
     const bodies = [
       Buffer.from([...Buffer.from('{"name":"R'), 0xff, 0xfe, ...Buffer.from('x"}')]),

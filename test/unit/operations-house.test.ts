@@ -2,7 +2,7 @@
  * Each row of the route table (infra/routes.ts) has what docs/architecture.md's "Adding an
  * operation" says an operation needs: its operation in docs/openapi.yaml (same operationId, method
  * and path, and no documented operation without a row), an entry exporting `createHandler` and
- * `handler`, an operation module exporting `<operationId>Handler`, a scope of `SCOPES`, table
+ * `handler`, a handler module exporting `<operationId>Handler`, a scope of `SCOPES`, table
  * access on the stack's tables with the rate limiter's calls, a method of the client, and a row in
  * the architecture's table of round trips.
  */
@@ -10,13 +10,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { PetstoreClient } from '../../client/src/client.ts';
-import { newSecretValue } from '../../infra/local/secrets.ts';
+import { newSecretValue } from '../../infra/local/local-secrets.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 import { RATE_LIMITER_ACCESS, ROUTES } from '../../infra/routes.ts';
 import { TABLES } from '../../shared/dynamodb/tables.ts';
 import { SCOPES } from '../../shared/keys/scopes.ts';
+import { handlerFactoryOf } from '../support/handler-modules.ts';
 import { documentedOperations } from '../support/openapi-document.ts';
-import { handlerFactoryOf } from '../support/operation-modules.ts';
 
 /** The operations of the round-trip table in docs/architecture.md (its first column). */
 function roundTripRows(): string[] {
@@ -51,7 +51,7 @@ describe.each(ROUTES)('the route of $operationId', (route) => {
     expect(typeof entry.handler, 'handler').toBe('function');
   });
 
-  it('has an operation module exporting its handler factory', async () => {
+  it('has a handler module exporting its handler factory', async () => {
     await expect(handlerFactoryOf(route)).resolves.toBeTypeOf('function');
   });
 

@@ -1,19 +1,19 @@
 /**
- * The seam of functions/operations/: each operation's handler built from in-memory adapters
+ * The seam of functions/handlers/: each operation's handler built from in-memory adapters
  * (test/support/in-memory-container.ts) answers as on DynamoDB, without DynamoDB.
  */
 import { describe, expect, it } from 'vitest';
-import { createPetHandler } from '../../functions/operations/create-pet.ts';
-import { getPetHandler } from '../../functions/operations/get-pet.ts';
-import { listPetsHandler } from '../../functions/operations/list-pets.ts';
+import { createPetHandler } from '../../functions/handlers/create-pet.ts';
+import { getPetHandler } from '../../functions/handlers/get-pet.ts';
+import { listPetsHandler } from '../../functions/handlers/list-pets.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
 import { ROUTES } from '../../infra/routes.ts';
 import { StoreUnavailableError } from '../../shared/store-errors.ts';
 import { authorizedEvent, invoke } from '../support/authorized-event.ts';
 import { errorResponse } from '../support/error-responses.ts';
+import { handlerFactoryOf } from '../support/handler-modules.ts';
 import { inMemoryContainer } from '../support/in-memory-container.ts';
 import { requestBodyExample } from '../support/openapi-document.ts';
-import { handlerFactoryOf } from '../support/operation-modules.ts';
 
 const context = createLambdaContext('operations');
 

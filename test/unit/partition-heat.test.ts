@@ -1,13 +1,13 @@
 /**
  * The heat meter's billing rules (bench/heat/charges.ts) and its shares and verdict
- * (bench/heat/meter.ts), on calls as a middleware sees them: no DynamoDB involved.
+ * (bench/heat/heat-meter.ts), on calls as a middleware sees them: no DynamoDB involved.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { chargesOf, type MeteredCall, schemaOf } from '../../bench/heat/charges.ts';
+import { HeatMeter, overThreshold } from '../../bench/heat/heat-meter.ts';
 import { itemSize } from '../../bench/heat/item-size.ts';
-import { HeatMeter, overThreshold } from '../../bench/heat/meter.ts';
 import { instancesFor } from '../../bench/heat/simulation.ts';
 import {
   COUNTERS_TABLE,

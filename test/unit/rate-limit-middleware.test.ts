@@ -5,8 +5,8 @@
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createPetHandler } from '../../functions/operations/create-pet.ts';
-import { listPetsHandler } from '../../functions/operations/list-pets.ts';
+import { createPetHandler } from '../../functions/handlers/create-pet.ts';
+import { listPetsHandler } from '../../functions/handlers/list-pets.ts';
 import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
 import { logger } from '../../shared/logger.ts';
 import { banPolicyOf, type RateLimiter } from '../../shared/rate-limit/rate-limiter.ts';

@@ -1,7 +1,7 @@
 /** The stage's regions (`PETSTORE_REGIONS`) and the keys of the items each region writes. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { keyServiceOn } from '../../functions/admin/container.ts';
+import { keyServiceOn } from '../../functions/admin/composition-root.ts';
 import { KeyService } from '../../shared/keys/key-service.ts';
 import { ONE_REGION, othersNames, regionalName, regionsOf } from '../../shared/regions.ts';
 import { readSettings } from '../../shared/settings.ts';

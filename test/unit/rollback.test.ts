@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runRollbackCommand } from '../../infra/cli/rollback/program.ts';
+import { runRollbackCommand } from '../../infra/cli/rollback/rollback-program.ts';
 import { ROUTES } from '../../infra/routes.ts';
 import { describedStack } from '../support/cloudformation.ts';
 

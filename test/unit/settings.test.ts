@@ -3,7 +3,7 @@
  * variable.
  */
 import { describe, expect, it } from 'vitest';
-import { createContainer } from '../../shared/dynamodb/container.ts';
+import { createContainer } from '../../shared/dynamodb/dynamodb-container.ts';
 import { TABLES } from '../../shared/dynamodb/tables.ts';
 import {
   readSetting,

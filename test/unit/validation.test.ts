@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../shared/http/errors.ts';
+import { ApiError } from '../../shared/http/http-errors.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
 import {
   ListPetsQuerySchema,

@@ -1,6 +1,6 @@
 /**
  * `usage`: a key's requests admitted and refused (429) per UTC day, and the last day it was used,
- * from the admin API's getKeyUsage (the rate limiter's day items, shared/dynamodb/usage.ts);
+ * from the admin API's getKeyUsage (the rate limiter's day items, shared/dynamodb/key-usage.ts);
  * nothing is written for it.
  */
 import { Option } from 'commander';

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBRateLimiter } from '../../../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBRateLimiter } from '../../../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { DAY_MS } from '../../support/clock.ts';
 import {
   countersTableName,

@@ -21,7 +21,7 @@ import { ApiGatewayKeyGateway } from '../../../shared/apigateway/api-key-gateway
 import { EveryRegionKeyGateway } from '../../../shared/apigateway/every-region-gateway.ts';
 import { DynamoDBAuditLog } from '../../../shared/dynamodb/audit-log.ts';
 import { DynamoDBRateLimitBans } from '../../../shared/dynamodb/bans.ts';
-import { DynamoDBKeyUsage } from '../../../shared/dynamodb/usage.ts';
+import { DynamoDBKeyUsage } from '../../../shared/dynamodb/key-usage.ts';
 import { KeyService } from '../../../shared/keys/key-service.ts';
 import { readSettings } from '../../../shared/settings.ts';
 import * as stage from '../../support/keys-command.ts';

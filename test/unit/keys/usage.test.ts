@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { keysCommand } from '../../support/in-memory-keys-command.ts';
 import {
   commandsOf,
   flagsNamed,
@@ -8,7 +7,8 @@ import {
   optionFlags,
   programOf,
   takersOf,
-} from '../../support/usage.ts';
+} from '../../support/command-usage.ts';
+import { keysCommand } from '../../support/in-memory-keys-command.ts';
 
 describe('keys command on the local stack', () => {
   it("names with --help every command and, in each command's --help, every option its definition holds", async () => {

@@ -2,7 +2,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { runRestoreCommand } from '../../../infra/cli/restore/program.ts';
+import { runRestoreCommand } from '../../../infra/cli/restore/restore-program.ts';
 
 /** Runs the command with no store behind it: what it refuses, it refuses before opening one. */
 async function restore(args: string[]) {

@@ -6,7 +6,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keyServiceOn } from '../../../functions/admin/container.ts';
+import { keyServiceOn } from '../../../functions/admin/composition-root.ts';
 import {
   apiKeyIdsNamed,
   registerApiKey,

@@ -29,8 +29,6 @@ import {
   reportJson,
   reportLines,
 } from './report.ts';
-import { type Item, planPets, type RestorePlan } from './rules.ts';
-import { applyWrites, raiseSequence, scanTable } from './tables.ts';
 import {
   ensureApiKey,
   openRestoreTarget,
@@ -38,9 +36,11 @@ import {
   type RestorableTable,
   type RestoreCommandDependencies,
   type RestoreTarget,
-} from './target.ts';
+} from './restore-target.ts';
+import { type Item, planPets, type RestorePlan } from './rules.ts';
+import { applyWrites, raiseSequence, scanTable } from './table-io.ts';
 
-export type { RestoreCommandDependencies } from './target.ts';
+export type { RestoreCommandDependencies } from './restore-target.ts';
 
 /** How the restore command reports errors: `restore: <message>`, a usage error with the help. */
 export const RESTORE_STYLE: CommandStyle = { errorPrefix: 'restore: ' };

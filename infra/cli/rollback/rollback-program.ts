@@ -2,7 +2,7 @@
  * The rollback command: `npm run rollback -- --stage S [--region R] [--operation ID]` stops the
  * CodeDeploy deployments in progress of the stage in one region (the home region unless `--region`
  * names another) or, when none runs, moves each operation's alias `live` back to the version
- * before (stage.ts). A commander program; `rollback.ts` is its argv entry.
+ * before (deployed-operations.ts). A commander program; `rollback.ts` is its argv entry.
  */
 import { type Command, Option } from 'commander';
 import { ROUTES, routeOf } from '../../routes.ts';
@@ -24,7 +24,7 @@ import {
   type RollbackClients,
   stopDeployment,
   unfinishedDeployments,
-} from './stage.ts';
+} from './deployed-operations.ts';
 
 /** The AWS clients and the output, injected so that tests run the command in-process. */
 export interface RollbackDependencies extends CommandOutput {

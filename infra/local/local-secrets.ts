@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SecretDefinition } from '../../shared/secret-definitions.ts';
 import { functionSecrets } from '../routes.ts';
-import { LocalStackError } from './errors.ts';
+import { LocalStackError } from './local-stack-errors.ts';
 
 /** A new random value: 256 bits as base64url (43 characters). */
 export function newSecretValue(): string {

@@ -4,12 +4,12 @@
  * limits no bench reaches).
  */
 
-import { createKeyService } from '../functions/admin/container.ts';
+import { createKeyService } from '../functions/admin/composition-root.ts';
+import { createTables } from '../infra/local/create-tables.ts';
 import { startDynamoDBLocal } from '../infra/local/dynamodb-local.ts';
+import { newSecretValue } from '../infra/local/local-secrets.ts';
 import { freePort } from '../infra/local/ports.ts';
-import { newSecretValue } from '../infra/local/secrets.ts';
 import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
-import { createTables } from '../infra/local/tables.ts';
 import { systemAuditContext } from '../shared/audit/entry.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
 import { limitsOfKey } from '../shared/keys/key-records.ts';

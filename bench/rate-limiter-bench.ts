@@ -3,13 +3,13 @@
  * and added latency per request, on DynamoDB Local (what it measures: docs/measurements.md).
  */
 import { performance } from 'node:perf_hooks';
+import { createTables } from '../infra/local/create-tables.ts';
 import { startDynamoDBLocal } from '../infra/local/dynamodb-local.ts';
 import { createLambdaContext, createProxyEvent } from '../infra/local/events.ts';
 import { freePort } from '../infra/local/ports.ts';
 import { credentialsEnv, generateCredentials } from '../infra/local/stack-files.ts';
-import { createTables } from '../infra/local/tables.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
-import { DynamoDBRateLimiter } from '../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBRateLimiter } from '../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { COUNTERS_TABLE } from '../shared/dynamodb/tables.ts';
 import { httpHandler } from '../shared/http/handler.ts';
 import { jsonResponse } from '../shared/http/responses.ts';

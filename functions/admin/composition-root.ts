@@ -11,7 +11,7 @@ import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { createDynamoDBBase, type DynamoDBBase } from '../../shared/dynamodb/base.ts';
 import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
-import { DynamoDBKeyUsage } from '../../shared/dynamodb/usage.ts';
+import { DynamoDBKeyUsage } from '../../shared/dynamodb/key-usage.ts';
 import type { ApiKeyGateway } from '../../shared/keys/admin-ports.ts';
 import { assertHomeRegion } from '../../shared/keys/home-region.ts';
 import { KeyService } from '../../shared/keys/key-service.ts';

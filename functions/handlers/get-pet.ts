@@ -10,7 +10,7 @@ import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
 import { type Operation, operationOf } from '../../shared/operations.ts';
-import { PetNotFoundError } from '../../shared/pets/errors.ts';
+import { PetNotFoundError } from '../../shared/pets/pet-errors.ts';
 import type { PetReader } from '../../shared/pets/pet-store.ts';
 import { PetIdSchema } from '../../shared/pets/schemas.ts';
 

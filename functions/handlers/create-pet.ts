@@ -18,7 +18,7 @@ import { parseOrThrow } from '../../shared/http/validation.ts';
 import {
   IdempotencyInProgressError,
   IdempotencyKeyReusedError,
-} from '../../shared/idempotency/errors.ts';
+} from '../../shared/idempotency/idempotency-errors.ts';
 import { logger } from '../../shared/logger.ts';
 import { PET_PATH, stagePath } from '../../shared/paths.ts';
 import type { PetCreator } from '../../shared/pets/pet-store.ts';

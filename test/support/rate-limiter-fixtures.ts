@@ -7,7 +7,7 @@ import { afterAll } from 'vitest';
 import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
-import { DynamoDBRateLimiter } from '../../shared/dynamodb/rate-limiter.ts';
+import { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { PLANS } from '../../shared/plans.ts';
 import type { RateLimitDecision } from '../../shared/rate-limit/decision.ts';

@@ -14,13 +14,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { REPOSITORY_ROOT } from '../repository.ts';
+import { createTables } from './create-tables.ts';
 import { type DynamoDBLocal, startDynamoDBLocal } from './dynamodb-local.ts';
-import { LocalStackError } from './errors.ts';
 import { MAX_CONCURRENCY_ENV } from './invocation.ts';
+import { LocalStackError } from './local-stack-errors.ts';
 import { assertPortFree } from './ports.ts';
 import { type Replication, startReplication } from './replication.ts';
 import { credentialsEnv, removePidFile, stopLeftBehind, writePidFile } from './stack-files.ts';
-import { createTables } from './tables.ts';
 
 const HOST = '127.0.0.1';
 

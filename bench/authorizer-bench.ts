@@ -8,7 +8,7 @@ import type { ProxyRequest } from '../infra/local/events.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/routes.ts';
 import { KEYS_TABLE } from '../shared/dynamodb/tables.ts';
 import { generateToken, TOKEN_PREFIXES } from '../shared/keys/token.ts';
-import { benchKey, withLocalStack } from './local-stack.ts';
+import { benchKey, withLocalStack } from './bench-setup.ts';
 import { meterEveryDocumentClient } from './meter.ts';
 import { formatMs as fmt, percentiles } from './stats.ts';
 

@@ -1,9 +1,9 @@
 /** The functions' DynamoDB adapters on one client: the local stack's, tests' and benches' root. */
 import type { Container } from '../container.ts';
 import { type DynamoDBBase, dynamoDBContainer } from './base.ts';
-import { DynamoDBKeyLookup } from './key-lookup.ts';
-import { DynamoDBPetStore } from './pet-store.ts';
-import { DynamoDBRateLimiter } from './rate-limiter.ts';
+import { DynamoDBKeyLookup } from './dynamodb-key-lookup.ts';
+import { DynamoDBPetStore } from './dynamodb-pet-store.ts';
+import { DynamoDBRateLimiter } from './dynamodb-rate-limiter.ts';
 
 /** The container of a deployed or local function: its adapters share `client`. */
 export interface DynamoDBContainer extends Container, DynamoDBBase {}
