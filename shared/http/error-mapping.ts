@@ -1,10 +1,11 @@
-/** The one mapping from errors to the Error answers of the public and admin APIs. */
+/** The one mapping from errors to the Error answers of the public, admin and portal APIs. */
 import type * as audit from '../audit/audit-errors.ts';
 import type * as idempotency from '../idempotency/idempotency-errors.ts';
 import type * as keys from '../keys/key-errors.ts';
 import { logger } from '../logger.ts';
 import type * as pets from '../pets/pet-errors.ts';
 import type { InvalidLimitsError } from '../plans.ts';
+import type * as portal from '../portal/portal-errors.ts';
 import type * as rateLimit from '../rate-limit/rate-limit-errors.ts';
 import { type StoreUnavailableError, storeErrorOf } from '../store-errors.ts';
 import { type AnyErrorCode, ApiError } from './http-errors.ts';
@@ -17,13 +18,21 @@ type ErrorsOf<Modules> = Modules extends unknown
 
 /** Every domain error: each class of the domain's errors modules, and two of their own modules. */
 type DomainError =
-  | ErrorsOf<typeof audit | typeof idempotency | typeof keys | typeof pets | typeof rateLimit>
+  | ErrorsOf<
+      | typeof audit
+      | typeof idempotency
+      | typeof keys
+      | typeof pets
+      | typeof portal
+      | typeof rateLimit
+    >
   | InvalidLimitsError
   | StoreUnavailableError;
 
 /**
  * Each domain error's code, by its class's literal `name`: only types are imported, so that a
- * bundle carries just the errors its code throws. `retryAfterSeconds` becomes `Retry-After`.
+ * bundle carries just the errors its code throws. `retryAfterSeconds` becomes `Retry-After`,
+ * `challenge` `WWW-Authenticate`.
  */
 const CODE_OF: { readonly [E in DomainError as E['name']]: AnyErrorCode } = {
   InvalidCursorError: 'invalid_parameter',
@@ -39,6 +48,10 @@ const CODE_OF: { readonly [E in DomainError as E['name']]: AnyErrorCode } = {
   InvalidLimitsError: 'invalid_body',
   InvalidScopesError: 'invalid_body',
   InvalidAuditWindowError: 'invalid_parameter',
+  KeyLimitReachedError: 'key_limit_reached',
+  InvalidListCursorError: 'invalid_parameter',
+  InvalidIdTokenError: 'unauthorized',
+  EmailNotVerifiedError: 'email_not_verified',
   StoreUnavailableError: 'service_unavailable',
   ApiGatewayStepError: 'service_unavailable',
 };
@@ -61,7 +74,9 @@ export function apiErrorOf(thrown: unknown): ApiError | undefined {
     logger.warn(`${failed} unavailable`, { error: error.cause ?? error });
     return serviceUnavailable(error.message, error);
   }
-  const headers =
-    'retryAfterSeconds' in error ? { 'Retry-After': String(error.retryAfterSeconds) } : undefined;
+  const headers = {
+    ...('retryAfterSeconds' in error && { 'Retry-After': String(error.retryAfterSeconds) }),
+    ...('challenge' in error && { 'WWW-Authenticate': error.challenge }),
+  };
   return new ApiError(code, error.message, { headers, cause: error });
 }

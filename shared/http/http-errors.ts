@@ -39,13 +39,23 @@ export const ADMIN_ERROR_CATALOGUE = {
   key_changed: { status: 409 },
 } as const satisfies Record<string, { status: number }>;
 
-/** A machine-readable error code of either API (snake_case). */
-export type AnyErrorCode = ErrorCode | keyof typeof ADMIN_ERROR_CATALOGUE;
+/** The codes only the portal API answers, beside those it shares: portal-openapi.yaml. */
+export const PORTAL_ERROR_CATALOGUE = {
+  email_not_verified: { status: 403 },
+  key_limit_reached: { status: 409 },
+} as const satisfies Record<string, { status: number }>;
 
-/** Every code of either API with its status: the public catalogue and the admin API's own. */
+/** A machine-readable error code of any of the three APIs (snake_case). */
+export type AnyErrorCode =
+  | ErrorCode
+  | keyof typeof ADMIN_ERROR_CATALOGUE
+  | keyof typeof PORTAL_ERROR_CATALOGUE;
+
+/** Every code of the three APIs with its status: the public catalogue and the others' own. */
 const STATUS_OF: Readonly<Record<AnyErrorCode, { readonly status: number }>> = {
   ...ERROR_CATALOGUE,
   ...ADMIN_ERROR_CATALOGUE,
+  ...PORTAL_ERROR_CATALOGUE,
 };
 
 /** The Error body of the spec; `Code` is the public API's codes unless said otherwise. */

@@ -6,10 +6,23 @@
  * first and that transaction last, so a failed change writes no entry; revoking is the exception
  * (docs/operations.md, "The admin API").
  */
-import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
+import type {
+  AuditContext,
+  AuditEntry,
+  AuditPage,
+  AuditPageQuery,
+  AuditWindow,
+} from '../audit/entry.ts';
 import { ENTERPRISE_PLAN, type PlanId, planName, type RequestLimits } from '../plans.ts';
 import { RETENTION_DAYS } from '../rate-limit/counter-item.ts';
-import { type BanState, type DayUsage, lastUsedDay } from '../rate-limit/key-status.ts';
+import {
+  type BanState,
+  type DayUsage,
+  type KeyUsageNow,
+  lastUsedDay,
+  windowsNow,
+} from '../rate-limit/key-status.ts';
+import { ownerScopeOf } from './accounts.ts';
 import type {
   ApiGatewayStep,
   ApiGatewaySteps,
@@ -18,17 +31,18 @@ import type {
   AuditReader,
   BanAdministration,
   ItemWrite,
+  KeysPage,
+  KeysPageQuery,
   RestoreOutcome,
   UsageReader,
 } from './admin-ports.ts';
-import { ApiGatewayStepError, KeyNotFoundError, KeyRevokedError } from './key-errors.ts';
+import { KeyNotFoundError, KeyRevokedError } from './key-errors.ts';
 import {
   type ApiKeyRecord,
   customLimits,
-  type KeyChange,
   type KeyTokens,
   type KeyUpdate,
-  type ListedKey,
+  limitsOfKey,
   type NewKeyInput,
   newKey,
   type RolledKey,
@@ -36,8 +50,16 @@ import {
   updatedKey,
 } from './key-records.ts';
 import { keyScopes, type Scope } from './scopes.ts';
+import {
+  type KeyStatus,
+  keyStatuses,
+  type ShownChange,
+  type ShownKey,
+  shownChange,
+  shownKey,
+} from './shown-key.ts';
 import type { TokenStage } from './token.ts';
-import { UndoSteps } from './undo.ts';
+import { stepFailed, UndoSteps, undoneAfter } from './undo.ts';
 
 /** What the key service runs on: the stage's tables and, on a stage, its API Gateway API keys. */
 export interface KeyServicePorts {
@@ -53,40 +75,10 @@ export interface KeyServicePorts {
   readonly now?: () => number;
 }
 
-/** A key as the admin API shows it: never a token, its hash or the usage identifier. */
-export type ShownKey = Omit<ListedKey, 'keyHash' | 'usageIdentifier' | 'graceUntil'>;
-
-/** A key with its ban and its last day used, as `listKeys` and `getKey` answer it. */
-export interface KeyStatus {
-  readonly key: ShownKey;
-  /** The ban in force: ISO 8601 time it ends; `undefined`: not banned. */
-  readonly bannedUntil?: string;
-  /** Last UTC day (`YYYY-MM-DD`) with a request in the `RETENTION_DAYS` kept; `undefined`: none. */
-  readonly lastUsed?: string;
-}
-
-/** A key before and after a change, as shown, with what API Gateway did in each region. */
-export interface ShownChange {
-  readonly previous: ShownKey;
-  readonly key: ShownKey;
-  readonly apiGateway: ApiGatewaySteps;
-}
-
-/** API Gateway's part of a change it does not hold (expiry, scopes): no region, no step. */
-const NO_API_GATEWAY_STEPS: ApiGatewaySteps = { regions: [], steps: [] };
-
-/** `record` as the admin API shows it. */
-export function shownKey(record: ApiKeyRecord | ListedKey): ShownKey {
-  const { keyHash: _hash, usageIdentifier: _usage, graceUntil: _grace, ...shown } = record;
-  return shown;
-}
-
-/** `changed` as the admin API shows it, with API Gateway's steps (none: expiry, scopes). */
-function shownChange(changed: KeyChange, apiGateway = NO_API_GATEWAY_STEPS): ShownChange {
-  return { previous: shownKey(changed.previous), key: shownKey(changed.record), apiGateway };
-}
-
-/** The key service of a stage (or the local stack): each change audited (see the module's note). */
+/**
+ * The key service of a stage (or the local stack): each change audited (see the module's note).
+ * An account (actor type `account`) acts on its own keys only: another's is not found.
+ */
 export class KeyService {
   private readonly now: () => number;
 
@@ -96,13 +88,17 @@ export class KeyService {
 
   /**
    * Issues a key: on a stage its API key first, then the key's rows and its `key.created` entry
-   * in one transaction; undoes API Gateway's steps when the transaction fails.
+   * in one transaction; undoes API Gateway's steps when the transaction fails. A key of an
+   * account counts among its active keys until revoked.
+   * @param options.maxActiveKeys The most active keys its account may hold. @default - no limit
    * @returns The key and its token (shown once), with API Gateway's steps on a stage.
-   * @throws InvalidLimitsError; InvalidScopesError (no scope); ApiGatewayStepError.
+   * @throws InvalidLimitsError; InvalidScopesError (no scope); ApiGatewayStepError;
+   *   KeyLimitReachedError.
    */
   async createKey(
     input: Omit<NewKeyInput, 'tokenStage'>,
     context: AuditContext,
+    options: { readonly maxActiveKeys?: number } = {},
   ): Promise<{ key: ShownKey; token: string; apiGateway: ApiGatewaySteps }> {
     const issued = newKey({ ...input, tokenStage: this.ports.tokenStage });
     const { apiGateway } = this.ports;
@@ -113,7 +109,7 @@ export class KeyService {
           stepFailed('API Gateway refused the key', 'No key was issued.'),
         )
       : [];
-    await undo.run(() => this.ports.keys.storeKey(issued, context), undoneAfter);
+    await undo.run(() => this.ports.keys.storeKey(issued, context, options), undoneAfter);
     return {
       key: shownKey(issued.record),
       token: issued.token,
@@ -121,14 +117,23 @@ export class KeyService {
     };
   }
 
-  /** Every key, oldest first, with its ban and last day used. */
-  async listKeys(): Promise<KeyStatus[]> {
-    return this.withStatus(await this.ports.keys.listKeys());
+  /** A page of keys with their bans and last days used. @throws InvalidListCursorError */
+  async listKeys(query: KeysPageQuery): Promise<KeysPage<KeyStatus>> {
+    const page = await this.ports.keys.listKeys(query);
+    return { ...page, keys: await keyStatuses(this.ports, this.now(), page.keys) };
   }
 
-  /** @throws KeyNotFoundError */
-  async getKey(keyId: string): Promise<KeyStatus> {
-    const [status] = await this.withStatus([await this.existing(keyId)]);
+  /** How many active keys (issued, not revoked) the account `owner` holds. */
+  async activeKeys(owner: string): Promise<number> {
+    return this.ports.keys.activeKeys(owner);
+  }
+
+  /**
+   * @param owner Only a key of this owner: another's is not found. @default - any key
+   * @throws KeyNotFoundError
+   */
+  async getKey(keyId: string, owner?: string): Promise<KeyStatus> {
+    const [status] = await keyStatuses(this.ports, this.now(), [await this.existing(keyId, owner)]);
     return status as KeyStatus;
   }
 
@@ -139,7 +144,7 @@ export class KeyService {
    * @throws KeyNotFoundError; KeyRevokedError; KeyChangedError (a concurrent change).
    */
   async rollKey(keyId: string, graceSeconds: number, context: AuditContext): Promise<RolledKey> {
-    const read = await this.read(keyId);
+    const read = await this.read(keyId, ownerScopeOf(context.actor));
     const { token, graceUntil, tokens } = rolledKey(read.current, {
       graceSeconds,
       tokenStage: this.ports.tokenStage,
@@ -183,7 +188,7 @@ export class KeyService {
     context: AuditContext,
   ): Promise<ShownChange> {
     const own = customLimits(plan, limits);
-    const read = await this.read(keyId);
+    const read = await this.read(keyId, ownerScopeOf(context.actor));
     const { current } = read;
     if (current.revokedAt) {
       throw new KeyRevokedError(keyId, {
@@ -236,20 +241,53 @@ export class KeyService {
    * @throws KeyNotFoundError.
    */
   async unbanKey(keyId: string, context: AuditContext): Promise<BanState | undefined> {
-    await this.existing(keyId);
+    await this.existing(keyId, ownerScopeOf(context.actor));
     return this.ports.bans.unban(keyId, this.now(), context);
   }
 
-  /**
-   * A key's requests per UTC day, newest first, for `days` days (1 to `RETENTION_DAYS`).
-   * @throws KeyNotFoundError.
-   */
+  /** A key's requests per UTC day, newest first, for `days` days. @throws KeyNotFoundError */
   async usage(keyId: string, days: number): Promise<{ days: DayUsage[]; lastUsed?: string }> {
     const record = await this.existing(keyId);
     const spread = new Set(record.plan === ENTERPRISE_PLAN.id ? [keyId] : []);
     const kept = await this.ports.usage.dailyUsage([keyId], RETENTION_DAYS, this.now(), spread);
     const daily = kept.get(keyId) ?? [];
     return { days: daily.slice(0, days), lastUsed: lastUsedDay(daily) };
+  }
+
+  /**
+   * A key's requests per UTC day for `days` days, newest first, and what is left of its limits
+   * this minute and today (none this minute while it is banned), from the limiter's counters.
+   * @param owner Only a key of this owner: another's is not found. @default - any key
+   * @throws KeyNotFoundError.
+   */
+  async usageNow(keyId: string, days: number, owner?: string): Promise<KeyUsageNow> {
+    const record = await this.existing(keyId, owner);
+    const nowMs = this.now();
+    const spread = record.plan === ENTERPRISE_PLAN.id;
+    const usage = await this.ports.usage.keyUsage(keyId, days, nowMs, spread);
+    return { days: usage.days, ...windowsNow(usage.now, limitsOfKey(record), nowMs) };
+  }
+
+  /**
+   * Revokes every key of the account `context.actor` names that is not revoked yet (each with
+   * its `key.revoked` entry), page by page of its keys.
+   * @returns The ids of the keys revoked now.
+   * @throws KeyChangedError.
+   */
+  async revokeAccountKeys(context: AuditContext): Promise<string[]> {
+    const owner = ownerScopeOf(context.actor);
+    if (owner === undefined) throw new Error('Only an account actor revokes its own keys');
+    const revoked: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.ports.keys.listKeys({ owner, limit: 100, cursor });
+      for (const key of page.keys.filter((each) => !each.revokedAt)) {
+        await this.revokeKey(key.keyId, context);
+        revoked.push(key.keyId);
+      }
+      cursor = page.cursor;
+    } while (cursor);
+    return revoked;
   }
 
   /** A key's audit entries, oldest first. @throws KeyNotFoundError for a key never issued. */
@@ -259,9 +297,9 @@ export class KeyService {
     return entries;
   }
 
-  /** The stage's entries in a window, oldest first. @throws InvalidAuditWindowError */
-  async auditWindow(window: AuditWindow): Promise<AuditEntry[]> {
-    return this.ports.audit.window(window);
+  /** A page of a window's entries. @throws InvalidAuditWindowError; InvalidListCursorError */
+  async auditWindow(window: AuditWindow, page: AuditPageQuery): Promise<AuditPage> {
+    return this.ports.audit.window(window, page);
   }
 
   /** Puts back a key's items as a restore decided them, with their `key.restored` entry. */
@@ -278,69 +316,29 @@ export class KeyService {
     return { regions: (await this.ports.apiGateway?.regions()) ?? [], steps };
   }
 
-  /** The key's live tokens, read once. @throws KeyNotFoundError */
-  private async read(keyId: string): Promise<KeyTokens> {
+  /**
+   * The key's live tokens, read once; a key of another owner than `owner` (when given) is not
+   * found, exactly as an unknown one. @throws KeyNotFoundError
+   */
+  private async read(keyId: string, owner?: string): Promise<KeyTokens> {
     const tokens = await this.ports.keys.tokensOf(keyId);
-    if (!tokens) throw new KeyNotFoundError(keyId);
+    if (!tokens || (owner !== undefined && tokens.current.owner !== owner)) {
+      throw new KeyNotFoundError(keyId);
+    }
     return tokens;
   }
 
-  /** @throws KeyNotFoundError */
-  private async existing(keyId: string): Promise<ApiKeyRecord> {
-    return (await this.read(keyId)).current;
+  /** @throws KeyNotFoundError (of another owner than `owner`, when given, too) */
+  private async existing(keyId: string, owner?: string): Promise<ApiKeyRecord> {
+    return (await this.read(keyId, owner)).current;
   }
 
-  /** `update` on the key as read now, with its entry. @throws KeyNotFoundError; KeyChangedError */
+  /**
+   * `update` on the key as read now (an account's own keys only), with its entry.
+   * @throws KeyNotFoundError; KeyChangedError
+   */
   private async change(keyId: string, update: KeyUpdate, context: AuditContext) {
-    return this.ports.keys.changeKey(await this.read(keyId), update, context);
+    const read = await this.read(keyId, ownerScopeOf(context.actor));
+    return this.ports.keys.changeKey(read, update, context);
   }
-
-  /** Keys with their ban (one GetItem each) and last day used (BatchGetItem). */
-  private async withStatus(keys: readonly (ApiKeyRecord | ListedKey)[]): Promise<KeyStatus[]> {
-    const now = this.now();
-    const enterprise = keys.filter((record) => record.plan === ENTERPRISE_PLAN.id);
-    const [bans, usage] = await Promise.all([
-      Promise.all(keys.map((record) => this.ports.bans.banState(record.keyId, now))),
-      this.ports.usage.dailyUsage(
-        keys.map((record) => record.keyId),
-        RETENTION_DAYS,
-        now,
-        new Set(enterprise.map((record) => record.keyId)),
-      ),
-    ]);
-    return keys.map((record, index) => {
-      const ban = bans[index];
-      const lastUsed = lastUsedDay(usage.get(record.keyId) ?? []);
-      return {
-        key: shownKey(record),
-        ...(ban && { bannedUntil: new Date(ban.bannedUntil * 1000).toISOString() }),
-        ...(lastUsed && { lastUsed }),
-      };
-    });
-  }
-}
-
-/**
- * An `UndoSteps` explanation of a failed API Gateway step; a step that refused before changing
- * anything (an `ApiGatewayStepError` of its own) is explained already.
- */
-function stepFailed(what: string, outcome: string) {
-  return (failure: Error, undone: readonly string[]) =>
-    failure instanceof ApiGatewayStepError && undone.length === 0
-      ? failure
-      : new ApiGatewayStepError(
-          `${what} (${failure.message}); undone: ${undone.join(', ') || 'nothing'}. ${outcome}`,
-          { cause: failure },
-        );
-}
-
-/**
- * The keys table's failure after API Gateway's steps were undone: the failure itself (its answer
- * says what it means: a concurrent change, an unavailable table), naming the undone steps.
- */
-function undoneAfter(failure: Error, undone: readonly string[]): Error {
-  if (undone.length > 0) {
-    failure.message = `${failure.message} (undone on API Gateway: ${undone.join(', ')})`;
-  }
-  return failure;
 }
