@@ -43,6 +43,8 @@ export const SettingsSchema = v.object({
   USAGE_PLAN_ID_BUSINESS: v.optional(Text),
   /** URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`; unset on AWS. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  /** URL of the local stack's event bus (infra/local/event-bus.ts); unset on AWS. */
+  EVENTBRIDGE_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
   /**
    * The function's region (Lambda's; on the local stack its region's) and the credentials of
    * DynamoDB Local (on AWS: the default chain). DynamoDB Local's clients sign for `LOCAL_REGION`.
@@ -74,9 +76,33 @@ export const SettingsSchema = v.object({
   /** Local stack: the admin API's port (a listener of its own, as a host of its own on AWS). */
   ADMIN_PORT: v.optional(Port, '3100'),
   DYNAMODB_PORT: v.optional(Port, '8000'),
+  /**
+   * Local stack: the developer portal's port, its OpenID provider's (the stand-in for Cognito's
+   * managed login) and the portal API's.
+   */
+  PORTAL_PORT: v.optional(Port, '3200'),
+  PORTAL_AUTH_PORT: v.optional(Port, '3300'),
+  PORTAL_API_PORT: v.optional(Port, '3400'),
   PETSTORE_DIR: v.optional(Text),
   /** Local stack with `--regions`: milliseconds before a write reaches the other regions. */
   REPLICATION_LAG_MS: v.optional(WholeNumber, '500'),
+  /** URL of the local stack's stand-in for Cognito's API (AdminDeleteUser); unset on AWS. */
+  COGNITO_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  /**
+   * The portal API's functions: the user pool's issuer, its JWKS (default Cognito's, under the
+   * issuer), the portal's app client (tokens' `aud`), the pool's id, the portal's origin (CORS),
+   * the most active keys an account holds, and where Enterprise is asked for (docs/operations.md).
+   */
+  PORTAL_ISSUER: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  PORTAL_JWKS_URI: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  PORTAL_CLIENT_ID: v.optional(Text),
+  PORTAL_USER_POOL_ID: v.optional(Text),
+  PORTAL_ORIGIN: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  PORTAL_KEY_LIMIT: v.optional(WholeNumber, '5'),
+  PORTAL_ENTERPRISE_CONTACT_URL: v.optional(
+    v.pipe(Text, v.url('must be a URL')),
+    'mailto:sales@example.com',
+  ),
 });
 
 /** The settings, parsed: numbers as numbers, defaults filled in. */

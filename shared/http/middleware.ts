@@ -22,6 +22,8 @@ export interface HttpMiddlewaresOptions<TContext extends Context = Context> {
   readonly admission: HttpMiddleware<TContext>;
   /** Headers added to every response, errors included. @default - none */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Middlewares that see every answer, errors included (the portal's CORS). @default - none */
+  readonly answers?: readonly HttpMiddleware<TContext>[];
   /** The query parameters the operation takes; any other, or one twice: 400. @default - none */
   readonly queryParameters?: readonly string[];
   /** The request body's middlewares, e.g. `jsonBody()`. @default - none: the body as passed */
@@ -36,6 +38,7 @@ export function httpMiddlewares<TContext extends Context>(
     countServerErrors(),
     httpHeaderNormalizer(),
     ...(options.headers ? [responseHeaders(options.headers)] : []),
+    ...(options.answers ?? []),
     options.admission,
     errorHandler(),
     strictQuery(options.queryParameters ?? []),
