@@ -26,6 +26,7 @@ import { MAX_CONCURRENCY_ENV } from './invocation.ts';
 import { provideSecrets } from './local-secrets.ts';
 import { LocalStackError } from './local-stack-errors.ts';
 import { parseRegions, type RunningRegions, startRegions } from './multi-region-stack.ts';
+import { type PortalBackEnd, startPortalBackEnd } from './portal-stack.ts';
 import { assertDistinctPorts, assertPortsFree, type Ports } from './ports.ts';
 import {
   credentialsEnv,
@@ -98,6 +99,7 @@ async function start(inMemory: boolean): Promise<void> {
       credentials,
       `DynamoDB Local data: ${dataDir ?? 'in memory'}`,
       ' and DynamoDB Local',
+      inMemory ? undefined : directory,
     );
   } catch (error) {
     await stop();
@@ -226,7 +228,13 @@ async function startOnEndpoint(
   const credentials = useStackCredentials(directory);
   Object.assign(process.env, await prepareExternalDynamoDB(endpoint, credentials));
   provideSecrets(directory);
-  const gateway = await serve(ports, credentials, `DynamoDB: ${endpoint} (DYNAMODB_ENDPOINT)`, '');
+  const gateway = await serve(
+    ports,
+    credentials,
+    `DynamoDB: ${endpoint} (DYNAMODB_ENDPOINT)`,
+    '',
+    directory,
+  );
   stop = () => gateway.close();
 }
 
@@ -253,20 +261,27 @@ interface Gateways {
  * @param credentials The stack's own, the one principal the admin API admits.
  * @param storeLine The banner's line saying where the data is.
  * @param alsoStops What Ctrl-C stops besides the API, e.g. ` and DynamoDB Local`.
+ * @param directory Where the portal's accounts are kept. @default - in memory
  */
 async function serve(
   ports: Ports,
   credentials: LocalCredentials,
   storeLine: string,
   alsoStops: string,
+  directory?: string,
 ): Promise<Gateways> {
   // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const issued = await issueKeysForEmptyStore();
   const gateway = await startGateway({ port: ports.port, host: HOST });
   let admin: LocalAdminGateway;
+  let portal: PortalBackEnd;
   try {
     admin = await startLocalAdminApi(ports.adminPort, HOST, credentials);
+    portal = await startPortalBackEnd({ host: HOST, directory }).catch(async (error: unknown) => {
+      await admin.close();
+      throw error;
+    });
   } catch (error) {
     await gateway.close();
     throw error;
@@ -276,13 +291,17 @@ async function serve(
     [
       `Petstore API: ${gateway.url}`,
       `Admin API: ${admin.url}`,
+      `Portal API: ${portal.apiUrl}`,
+      `Portal sign-in (OpenID provider): ${portal.issuer}`,
       `API reference: ${new URL('/docs', gateway.url)}`,
       storeLine,
     ],
     issued,
     alsoStops,
   );
-  return { close: async () => void (await Promise.all([gateway.close(), admin.close()])) };
+  return {
+    close: async () => void (await Promise.all([gateway.close(), admin.close(), portal.close()])),
+  };
 }
 
 /** Whether a signal is being handled: the stack stops once. */
