@@ -40,7 +40,11 @@ export function idTokenVerifier(client: UserPoolClient): IdTokenVerifier {
   const jwksCache = new SimpleJwksCache({
     fetcher: {
       async fetch(uri: string) {
-        const response = await fetch(uri, { signal: AbortSignal.timeout(JWKS_TIMEOUT_MS) });
+        const response = await fetch(uri, { signal: AbortSignal.timeout(JWKS_TIMEOUT_MS) }).catch(
+          (error: Error) => {
+            throw new FetchError(uri, error.message);
+          },
+        );
         if (!response.ok) throw new FetchError(uri, `status ${response.status}`);
         return response.arrayBuffer();
       },
