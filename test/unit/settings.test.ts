@@ -25,6 +25,11 @@ describe('readSettings', () => {
       DYNAMODB_PORT: 8000,
       PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: 2773,
       REPLICATION_LAG_MS: 500,
+      PORTAL_PORT: 3200,
+      PORTAL_AUTH_PORT: 3300,
+      PORTAL_API_PORT: 3400,
+      PORTAL_KEY_LIMIT: 5,
+      PORTAL_ENTERPRISE_CONTACT_URL: 'mailto:sales@example.com',
     });
   });
 
