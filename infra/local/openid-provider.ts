@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import { portalSecurityHeaders } from '../portal-headers.ts';
+import { memorySessions } from './openid-sessions.ts';
 import { AccountRefusal, type PortalAccounts } from './portal-accounts.ts';
 import {
   escapeHtml,
@@ -100,6 +101,7 @@ function newProvider(issuer: string, options: OpenIdProviderOptions): Provider {
         response_types: ['code'],
       },
     ],
+    adapter: memorySessions(),
     jwks: { keys: [signingKey(options.directory)] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     scopes: ['openid', 'email', 'offline_access'],
