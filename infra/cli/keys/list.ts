@@ -89,6 +89,8 @@ async function listKeys(
     stdout(`No keys${owner === undefined ? '' : ` of ${owner}`} on ${target.description}.`);
     return;
   }
+  // Every page read: the keys oldest first, as an owner's come and as the listing always showed.
+  all.sort((a, b) => a.key.createdAt.localeCompare(b.key.createdAt));
   const shown = all.filter(
     ({ key, lastUsed }) =>
       dormantSeconds === undefined || isDormant(key, lastUsed, dormantSeconds, now),
