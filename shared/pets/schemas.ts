@@ -1,4 +1,7 @@
-/** Valibot schemas of the resources and parameters (docs/openapi.yaml; the gaps: docs/api.md). */
+/**
+ * Valibot schemas of the resources (docs/openapi.yaml; the gaps: docs/api.md); the operations'
+ * parameters are `parameters.ts`.
+ */
 import * as v from 'valibot';
 
 /** The spec's PetStatus values. */
@@ -9,9 +12,6 @@ export const DEFAULT_PET_STATUS = 'available';
 
 /** Longest accepted `name`, in Unicode code points. */
 export const PET_NAME_MAX_LENGTH = 100;
-
-/** Page size of `GET /pets` (docs/openapi.yaml). */
-export const PAGE_LIMIT = { min: 1, max: 100, default: 20 } as const;
 
 /** PetStatus: exact, lower case. */
 export const PetStatusSchema = v.picklist(PET_STATUSES, 'must be one of available, pending, sold');
@@ -55,34 +55,6 @@ export const PetSchema = v.strictObject({
   categoryId: PositiveSafeIntegerSchema,
   status: PetStatusSchema,
 });
-
-/**
- * Query string of `GET /pets`; `limit` arrives as text and leaves as a number. Its names are the
- * ones listPets takes (`queryParameters`): `strictQuery` alone refuses any other.
- */
-export const ListPetsQuerySchema = v.object({
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d+$/, `must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}`),
-      v.transform(Number),
-      v.minValue(PAGE_LIMIT.min, `must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}`),
-      v.maxValue(PAGE_LIMIT.max, `must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}`),
-    ),
-    String(PAGE_LIMIT.default),
-  ),
-  status: v.optional(PetStatusSchema),
-  /** Checked against its HMAC and the `status` filter by the handler (shared/pets/cursor.ts). */
-  cursor: v.optional(v.string()),
-});
-
-/** Path parameter `petId` of `GET /pets/{petId}`: decimal digits of a positive integer. */
-export const PetIdSchema = v.pipe(
-  v.string(),
-  v.regex(/^\d+$/, 'must be a positive integer'),
-  v.transform(Number),
-  v.minValue(1, 'must be a positive integer'),
-);
 
 /** `available`, `pending` or `sold`. */
 export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
