@@ -21,11 +21,6 @@ export function statusShardOf(status: PetStatus, id: number): string {
   return `${status}#${digest.readUInt32BE(0) % STATUS_SHARDS}`;
 }
 
-/** Every `status-index` partition key value of `status`, shard 0 first. */
-export function statusShardsOf(status: PetStatus): string[] {
-  return Array.from({ length: STATUS_SHARDS }, (_, shard) => `${status}#${shard}`);
-}
-
 /**
  * The pets-table item of `pet`, with its shard and `createdAt` (read by the page cache).
  * @param createdAtMs When the item is built, epoch ms, after its id was issued.

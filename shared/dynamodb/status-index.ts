@@ -11,10 +11,15 @@ import { ONE_REGION, type Regions, regionsOf } from '../regions.ts';
 import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
-import { petOf, STATUS_INDEX, STATUS_SHARD_ATTRIBUTE, statusShardsOf } from './pet-item.ts';
+import { petOf, STATUS_INDEX, STATUS_SHARD_ATTRIBUTE, STATUS_SHARDS } from './pet-item.ts';
 
 /** A stored item as a Query returns it: a pet, its `statusShard` and `createdAt`. */
 type Item = Record<string, unknown> & { id: number };
+
+/** Every `status-index` partition key value of `status`, shard 0 first. */
+function statusShardsOf(status: PetStatus): string[] {
+  return Array.from({ length: STATUS_SHARDS }, (_, shard) => `${status}#${shard}`);
+}
 
 /** The first `count` elements, ascending by `id`, of lists each sorted by `id` (a k-way merge). */
 export function mergeById<T extends { readonly id: number }>(
