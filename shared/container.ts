@@ -4,11 +4,7 @@ import type { PetStore } from './pets/pet-store.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Settings } from './settings.ts';
 
-/**
- * A function's settings and ports. `createContainer()` (`dynamodb/dynamodb-container.ts`) builds
- * one on DynamoDB; tests build one from in-memory adapters (`test/support/in-memory-container.ts`)
- * and pass it to an operation's handler factory.
- */
+/** A function's settings and ports: `createContainer()` on DynamoDB, or tests' in-memory adapters. */
 export interface Container {
   readonly settings: Settings;
   readonly pets: PetStore;

@@ -12,8 +12,7 @@ export const SECRET_READ_BOUNDS = { secretsManagerTimeoutMs: 2_000, answerTimeou
 
 /**
  * The cursor key from the secret `secretArn`, through the extension.
- * @throws StoreUnavailableError when the extension does not answer in time or answers 5xx or 429;
- *   Error for any other answer, or a secret that is not a string.
+ * @throws StoreUnavailableError on no answer in time, 5xx or 429; Error on any other, or no string.
  */
 async function readSecretString(secretArn: string, settings: Settings): Promise<string> {
   const port = settings.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT;
@@ -42,10 +41,8 @@ async function readSecretString(secretArn: string, settings: Settings): Promise<
 }
 
 /**
- * The cursor codec keyed from `CURSOR_KEY` (local stack, tests) or the secret
- * `CURSOR_KEY_SECRET_ARN` (deployed), cached {@link CURSOR_KEY_CACHE_SECONDS}.
- * @returns A function giving the codec; it rejects with StoreUnavailableError when Secrets
- *   Manager is down, slow or throttling, with Error when the secret is missing or too short.
+ * The cursor codec keyed from `CURSOR_KEY` (local) or the secret `CURSOR_KEY_SECRET_ARN`, cached.
+ * @returns A function giving the codec (rejecting as `readSecretString`, or for a short key).
  * @throws Error at start-up when neither variable is set.
  */
 export function cursorCodecFromSettings(

@@ -1,7 +1,4 @@
-/**
- * A function's settings and document client, from which each DynamoDB adapter builds itself, and
- * the one way a container of adapters is assembled on them (`dynamoDBContainer`).
- */
+/** A function's settings and document client, on which its adapters build, and `dynamoDBContainer`. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readSettings, type Settings } from '../settings.ts';
 import { logEachCall } from './call-log.ts';
@@ -14,10 +11,8 @@ export interface DynamoDBBase {
 }
 
 /**
- * Reads the settings from `env` and builds the document client they name, which logs the time of
- * each call (`call-log.ts`).
- * @throws Error naming the variable when a setting is invalid, or when a DynamoDB Local endpoint
- *   comes without credentials.
+ * Reads the settings from `env` and builds the document client they name, logging each call.
+ * @throws Error naming the variable when a setting is invalid or DynamoDB Local lacks credentials.
  */
 export function createDynamoDBBase(env: NodeJS.ProcessEnv = process.env): DynamoDBBase {
   const settings = readSettings(env);
@@ -27,11 +22,9 @@ export function createDynamoDBBase(env: NodeJS.ProcessEnv = process.env): Dynamo
 }
 
 /**
- * A container on one base read from `env`: its settings, its document client and each port of
- * `build`, built on first use from that base. A Lambda entry (`functions/*.ts`) names only the
- * adapters its function calls, so that its bundle carries no other; `createContainer` names all.
- * @throws Error naming the variable when a setting is invalid; at a port's first use, what its
- *   builder throws (e.g. its table's name missing).
+ * A base read from `env` and each port of `build`, built on first use: a Lambda entry names only
+ * its own adapters, so that its bundle carries no other.
+ * @throws Error naming an invalid setting; at a port's first use, what its builder throws.
  */
 export function dynamoDBContainer<
   Builders extends Readonly<Record<string, (base: DynamoDBBase) => unknown>>,

@@ -14,10 +14,7 @@ export class DynamoDBKeyLookup implements KeyLookup {
     protected readonly tableName: string,
   ) {}
 
-  /**
-   * This class (or the subclass it is called on) on `base`'s client and table `KEYS_TABLE_NAME`.
-   * @throws Error when unset.
-   */
+  /** This class (or subclass) on `base`'s `KEYS_TABLE_NAME`. @throws Error when unset. */
   static from<Store>(
     this: new (
       client: DynamoDBDocumentClient,
@@ -28,7 +25,6 @@ export class DynamoDBKeyLookup implements KeyLookup {
     return new this(client, requiredSetting(settings, 'KEYS_TABLE_NAME'));
   }
 
-  /** The token's row, by its SHA-256. */
   async findByToken(
     token: string,
     options: { signal?: AbortSignal } = {},

@@ -1,7 +1,4 @@
-/**
- * listPets's port on the pets table's `status-index`: one Query per shard, merged by id
- * (docs/architecture.md).
- */
+/** listPets's port on the pets table's `status-index`: a Query per shard, merged by id. */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type PageCache, pageExpiry, settledAfterMs } from '../pets/page-cache.ts';
 import type { ListPetsOptions, PetLister, PetPage } from '../pets/pet-store.ts';
@@ -42,11 +39,10 @@ export function mergeById<T extends { readonly id: number }>(
 
 /** What a {@link StatusIndex} reads its time from, and caches pages in. */
 export interface StatusIndexOptions {
-  /** Epoch milliseconds. */
   readonly now: () => number;
   /** @default - none: every page reads every shard */
   readonly cache?: PageCache;
-  /** The stage's regions, which set when a page is settled (`settledAfterMs`). @default ONE_REGION */
+  /** They set when a page is settled (`settledAfterMs`). @default ONE_REGION */
   readonly regions?: Regions;
 }
 
@@ -58,16 +54,12 @@ export class StatusIndex implements PetLister {
     private readonly options: StatusIndexOptions,
   ) {}
 
-  /**
-   * The index of `base`'s pets table (`PETS_TABLE_NAME`), of its regions (`PETSTORE_REGIONS`).
-   * @throws Error when the table's name is unset or the regions are invalid (`regionsOf`).
-   */
+  /** The index of `base`'s pets table and regions. @throws Error for an unset table or bad regions. */
   static from(base: DynamoDBBase, options: StatusIndexOptions): StatusIndex {
     const table = requiredSetting(base.settings, 'PETS_TABLE_NAME');
     return new StatusIndex(base.client, table, { regions: regionsOf(base.settings), ...options });
   }
 
-  /** The first `limit + 1` pets after `afterId`: `limit` of them, and whether more follow. */
   async listPets({ limit, status, afterId = 0, signal }: ListPetsOptions): Promise<PetPage> {
     const pets = await unlessUnavailable(() => this.read(status, afterId, limit + 1, signal));
     return pageOf(pets, limit);
@@ -132,7 +124,6 @@ export class StatusIndex implements PetLister {
     return pets;
   }
 
-  /** Up to `limit` items of one shard above `afterId`. */
   private async query(
     shard: string,
     limit: number,

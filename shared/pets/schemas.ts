@@ -1,10 +1,6 @@
-/**
- * Valibot schemas of the resources (docs/openapi.yaml; the gaps: docs/api.md); the operations'
- * parameters are `parameters.ts`.
- */
+/** Valibot schemas of the resources (docs/openapi.yaml; the gaps: docs/api.md). */
 import * as v from 'valibot';
 
-/** The spec's PetStatus values. */
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 
 /** Status given to a pet created without one. */
@@ -13,7 +9,6 @@ export const DEFAULT_PET_STATUS = 'available';
 /** Longest accepted `name`, in Unicode code points. */
 export const PET_NAME_MAX_LENGTH = 100;
 
-/** PetStatus: exact, lower case. */
 export const PetStatusSchema = v.picklist(PET_STATUSES, 'must be one of available, pending, sold');
 
 /** `id` and `categoryId`: integers a JSON number carries exactly (1 to 2^53 − 1). */
@@ -56,9 +51,7 @@ export const PetSchema = v.strictObject({
   status: PetStatusSchema,
 });
 
-/** `available`, `pending` or `sold`. */
 export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
 /** A validated createPet body; `status` is filled in with its default. */
 export type NewPet = v.InferOutput<typeof NewPetSchema>;
-/** An animal as stored and returned. */
 export type Pet = v.InferOutput<typeof PetSchema>;

@@ -1,4 +1,4 @@
-/** The RateLimiter port (docs/rate-limits.md): what the rate-limit middleware needs of a limiter. */
+/** The RateLimiter port (docs/rate-limits.md), and its ban policy. */
 import type { RequestLimits } from '../plans.ts';
 import { readSetting, type Settings } from '../settings.ts';
 import type { RateLimitDecision } from './decision.ts';
@@ -6,12 +6,8 @@ import type { RateLimitDecision } from './decision.ts';
 /** Counts requests per key in fixed UTC windows (the minute and the day) and bans keys. */
 export interface RateLimiter {
   /**
-   * Counts one request against the key's current minute and day windows; a refusal counts
-   * towards the ban.
-   * @param keyId Id of the API key (not the token).
-   * @param nowMs Current time in epoch milliseconds; injected for tests.
-   * @returns The decision, with both windows and the binding one.
-   * @throws StoreUnavailableError when the counters cannot be reached or the signal aborts.
+   * Counts one request against the key's minute and day; a refusal counts towards the ban.
+   * @param nowMs Epoch ms. @throws StoreUnavailableError when the counters fail or the signal aborts.
    */
   consume(
     keyId: string,
@@ -23,9 +19,7 @@ export interface RateLimiter {
 
 /** When a key is banned: past `threshold` 429s in one UTC minute, for `durationSeconds`. */
 export interface BanPolicy {
-  /** Rejected requests a key may send in one minute window without being banned. */
   readonly threshold: number;
-  /** Length of a ban, in seconds. */
   readonly durationSeconds: number;
 }
 
