@@ -1,7 +1,7 @@
 /** The service's CloudWatch metrics (Powertools, EMF), dimensions `service` and `stage`. */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { readFunctionSettings } from './function-settings.ts';
 import { SERVICE_NAME } from './logger.ts';
-import { readSetting } from './settings.ts';
 
 export const METRICS_NAMESPACE = 'Petstore';
 
@@ -36,7 +36,7 @@ export function countOne(name: string, dimensions: Readonly<Record<string, strin
   metrics ??= new Metrics({
     namespace: METRICS_NAMESPACE,
     serviceName: SERVICE_NAME,
-    defaultDimensions: { stage: readSetting('PETSTORE_STAGE') },
+    defaultDimensions: { stage: readFunctionSettings().PETSTORE_STAGE },
   });
   const single = metrics.singleMetric();
   // addDimension, not addDimensions: the latter would start a second dimension set.

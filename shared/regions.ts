@@ -1,5 +1,5 @@
 /** The stage's regions and the keys of each region's items (docs/architecture.md, "Regions"). */
-import type { Settings } from './settings.ts';
+import type { FunctionSettings } from './function-settings.ts';
 
 /** Most regions a stage may have: pet ids are issued in this many residues (id-blocks.ts). */
 export const MAX_REGIONS = 16;
@@ -22,7 +22,9 @@ const REGION_LIST = /^[a-z0-9-]+( *, *[a-z0-9-]+)*$/;
  * The stage's regions, `PETSTORE_REGIONS`, and `AWS_REGION`'s place among them.
  * @throws Error for a list not of names, a name twice, more than 16, or `AWS_REGION` not in it.
  */
-export function regionsOf(settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>): Regions {
+export function regionsOf(
+  settings: Pick<FunctionSettings, 'PETSTORE_REGIONS' | 'AWS_REGION'>,
+): Regions {
   const list = settings.PETSTORE_REGIONS ?? '';
   if (list !== '' && !REGION_LIST.test(list)) {
     throw new Error(

@@ -12,7 +12,7 @@ import {
   auditEntry,
   type FieldChange,
 } from '../audit/entry.ts';
-import { requiredSetting } from '../settings.ts';
+import { requiredSetting, type Settings } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 import { AUDIT_DAY_INDEX, KEY_HISTORY_INDEX } from './tables.ts';
 
@@ -54,7 +54,7 @@ export class DynamoDBAuditLog {
   ) {}
 
   /** The log of `base`'s `AUDIT_TABLE_NAME`, `AUDIT_RETENTION_DAYS`. @throws Error: no table name. */
-  static from({ client, settings }: DynamoDBBase): DynamoDBAuditLog {
+  static from({ client, settings }: DynamoDBBase<Settings>): DynamoDBAuditLog {
     return new DynamoDBAuditLog(
       client,
       requiredSetting(settings, 'AUDIT_TABLE_NAME'),

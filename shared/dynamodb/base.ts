@@ -1,21 +1,22 @@
 /** A function's settings and document client, on which its adapters build, and `dynamoDBContainer`. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { readSettings, type Settings } from '../settings.ts';
+import { type FunctionSettings, readFunctionSettings } from '../function-settings.ts';
 import { logEachCall } from './call-log.ts';
 import { createDocumentClient } from './clients.ts';
 
 /** A function's settings and the one document client its DynamoDB adapters share. */
-export interface DynamoDBBase {
-  readonly settings: Settings;
+export interface DynamoDBBase<TSettings extends FunctionSettings = FunctionSettings> {
+  readonly settings: TSettings;
   readonly client: DynamoDBDocumentClient;
 }
 
 /**
- * Reads the settings from `env` and builds the document client they name, logging each call.
- * @throws Error naming the variable when a setting is invalid or DynamoDB Local lacks credentials.
+ * The document client `settings` name, logging each call.
+ * @throws Error naming the variable when DynamoDB Local lacks credentials.
  */
-export function createDynamoDBBase(env: NodeJS.ProcessEnv = process.env): DynamoDBBase {
-  const settings = readSettings(env);
+export function createDynamoDBBase<TSettings extends FunctionSettings>(
+  settings: TSettings,
+): DynamoDBBase<TSettings> {
   const client = createDocumentClient({ settings });
   logEachCall(client);
   return { settings, client };
@@ -32,7 +33,7 @@ export function dynamoDBContainer<
   build: Builders,
   env: NodeJS.ProcessEnv = process.env,
 ): DynamoDBBase & { readonly [Name in keyof Builders]: ReturnType<Builders[Name]> } {
-  const base = createDynamoDBBase(env);
+  const base = createDynamoDBBase(readFunctionSettings(env));
   const container = { ...base };
   for (const [name, builder] of Object.entries(build)) {
     let port: unknown;

@@ -1,7 +1,8 @@
 /** The DynamoDB document client and its calls' bounds. */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { readSettings, requiredSetting, type Settings } from '../settings.ts';
+import type { FunctionSettings } from '../function-settings.ts';
+import { readFunctionSettings, requiredSetting } from '../function-settings.ts';
 
 /** Bounds of every DynamoDB call: a store that does not answer never hangs a function. */
 export const DYNAMODB_CALL_BOUNDS = {
@@ -28,8 +29,8 @@ export interface DocumentClientOptions {
   readonly endpoint?: string;
   /** DynamoDB Local credentials and region. @default - from the settings */
   readonly local?: LocalCredentials;
-  /** @default readSettings() */
-  readonly settings?: Settings;
+  /** @default readFunctionSettings() */
+  readonly settings?: FunctionSettings;
   /** AWS region without an endpoint (a stage's other region). @default - the SDK's */
   readonly region?: string;
 }
@@ -39,7 +40,7 @@ export interface DocumentClientOptions {
  * AWS. @throws Error naming the variable when a local client has no credentials or one is invalid.
  */
 export function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocumentClient {
-  const { local, settings = readSettings() } = options;
+  const { local, settings = readFunctionSettings() } = options;
   const url = options.endpoint ?? settings.DYNAMODB_ENDPOINT;
   const config: DynamoDBClientConfig = {
     maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,

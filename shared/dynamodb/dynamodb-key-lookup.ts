@@ -1,9 +1,9 @@
 /** The authorizer's read of the keys table: a token's row, by its hash (docs/architecture.md). */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import type { KeyLookup } from '../keys/key-lookup.ts';
 import type { ApiKeyRecord } from '../keys/key-records.ts';
 import { hashToken } from '../keys/token.ts';
-import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 

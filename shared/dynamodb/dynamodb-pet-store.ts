@@ -1,11 +1,11 @@
 /** The whole PetStore on DynamoDB, for the local stack, tests and benches. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import type { IdempotentOutcome, IdempotentRequest } from '../idempotency/record.ts';
 import type { PageCache } from '../pets/page-cache.ts';
 import type { CallOptions, ListPetsOptions, PetPage, PetStore } from '../pets/pet-store.ts';
 import type { NewPet, Pet } from '../pets/schemas.ts';
 import { type Regions, regionsOf } from '../regions.ts';
-import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 import { IdBlocks } from './id-blocks.ts';
 import { IdempotencyRecordItems } from './idempotency-items.ts';

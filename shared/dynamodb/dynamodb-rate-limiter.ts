@@ -4,6 +4,7 @@
  * and why it never over-admits: docs/rate-limits.md.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import type { RequestLimits } from '../plans.ts';
 import { counterName, daysUntil } from '../rate-limit/counter-item.ts';
 import {
@@ -33,7 +34,6 @@ import {
   shardNames,
 } from '../rate-limit/shards.ts';
 import { ONE_REGION, type Regions, regionsOf } from '../regions.ts';
-import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 import { CounterWrites, type CountRequest } from './counter-writes.ts';

@@ -1,9 +1,9 @@
 /** Pet ids in leased blocks (hi/lo) on the pets table's sequence items (docs/architecture.md). */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import { ID_BLOCK_LIFETIME_MS } from '../pets/id-order.ts';
 import { isMultiRegion, MAX_REGIONS, ONE_REGION, type Regions, regionsOf } from '../regions.ts';
-import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 
 /** Partition key of the pets-table item that holds the pet-id sequence (no pet has id 0). */

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import {
   type IdempotencyRecord,
   type IdempotentOutcome,
@@ -19,7 +20,6 @@ import {
 } from '../idempotency/record.ts';
 import type { Pet } from '../pets/schemas.ts';
 import { ONE_REGION, othersNames, type Regions, regionalName, regionsOf } from '../regions.ts';
-import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 import { petOf } from './pet-item.ts';
 

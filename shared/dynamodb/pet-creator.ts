@@ -6,11 +6,11 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import type { IdempotentOutcome, IdempotentRequest } from '../idempotency/record.ts';
 import type { CallOptions, PetCreator } from '../pets/pet-store.ts';
 import type { NewPet, Pet } from '../pets/schemas.ts';
 import { petWithId } from '../pets/store-rules.ts';
-import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 import { IdBlocks } from './id-blocks.ts';

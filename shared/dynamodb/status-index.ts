@@ -1,11 +1,11 @@
 /** listPets's port on the pets table's `status-index`: a Query per shard, merged by id. */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import { type PageCache, pageExpiry, settledAfterMs } from '../pets/page-cache.ts';
 import type { ListPetsOptions, PetLister, PetPage } from '../pets/pet-store.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../pets/schemas.ts';
 import { pageOf } from '../pets/store-rules.ts';
 import { ONE_REGION, type Regions, regionsOf } from '../regions.ts';
-import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 import { petOf, STATUS_INDEX, STATUS_SHARD_ATTRIBUTE, STATUS_SHARDS } from './pet-item.ts';

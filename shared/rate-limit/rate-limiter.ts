@@ -1,6 +1,7 @@
 /** The RateLimiter port (docs/rate-limits.md), and its ban policy. */
+
+import { type FunctionSettings, readFunctionSettings } from '../function-settings.ts';
 import type { RequestLimits } from '../plans.ts';
-import { readSetting, type Settings } from '../settings.ts';
 import type { RateLimitDecision } from './decision.ts';
 
 /** Counts requests per key in fixed UTC windows (the minute and the day) and bans keys. */
@@ -23,14 +24,14 @@ export interface BanPolicy {
   readonly durationSeconds: number;
 }
 
-/** The ban policy of an empty environment: the defaults of `SettingsSchema` (50 and 900 s). */
-export const DEFAULT_BAN_POLICY: BanPolicy = {
-  threshold: readSetting('RATE_LIMIT_BAN_THRESHOLD', {}),
-  durationSeconds: readSetting('RATE_LIMIT_BAN_SECONDS', {}),
-};
+/** The settings of an empty environment: the schema's defaults. */
+const DEFAULTS = readFunctionSettings({});
+
+/** The ban policy of an empty environment (50 and 900 s). */
+export const DEFAULT_BAN_POLICY: BanPolicy = banPolicyOf(DEFAULTS);
 
 /** The ban policy of the settings `RATE_LIMIT_BAN_THRESHOLD` and `RATE_LIMIT_BAN_SECONDS`. */
-export function banPolicyOf(settings: Settings): BanPolicy {
+export function banPolicyOf(settings: FunctionSettings): BanPolicy {
   return {
     threshold: settings.RATE_LIMIT_BAN_THRESHOLD,
     durationSeconds: settings.RATE_LIMIT_BAN_SECONDS,
@@ -38,4 +39,4 @@ export function banPolicyOf(settings: Settings): BanPolicy {
 }
 
 /** How long a request waits for the rate limiter by default, in milliseconds: the schema's default. */
-export const RATE_LIMITER_DEADLINE_MS = readSetting('RATE_LIMIT_DEADLINE_MS', {});
+export const RATE_LIMITER_DEADLINE_MS = DEFAULTS.RATE_LIMIT_DEADLINE_MS;
