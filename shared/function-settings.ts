@@ -1,7 +1,4 @@
-/**
- * The settings every function reads at start-up (`createDynamoDBBase`), and how a setting is read
- * and checked. Every other setting (the admin functions', the local stack's): settings.ts.
- */
+/** The settings every function reads at start-up, and how a setting is read; the others: settings.ts. */
 import * as v from 'valibot';
 
 export const Text = v.pipe(v.string(), v.nonEmpty());
@@ -30,25 +27,19 @@ export const FunctionSettingsSchema = v.object({
   AUDIT_TABLE_NAME: v.optional(Text),
   /** URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`; unset on AWS. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
-  /**
-   * The function's region (Lambda's; on the local stack its region's) and the credentials of
-   * DynamoDB Local (on AWS: the default chain). DynamoDB Local's clients sign for `LOCAL_REGION`.
-   */
+  /** The function's region, and DynamoDB Local's credentials (on AWS: the default chain). */
   AWS_REGION: v.optional(Text),
   AWS_ACCESS_KEY_ID: v.optional(Text),
   AWS_SECRET_ACCESS_KEY: v.optional(Text),
-  /**
-   * The stage's regions, home first, separated by commas (`regionsOf`; docs/architecture.md,
-   * "Regions"); unset or one: as before 2.0. A region keeps its place, which its items' keys name.
-   */
+  /** The stage's regions, home first, comma-separated (`regionsOf`; docs/architecture.md, "Regions"). */
   PETSTORE_REGIONS: v.optional(Text),
   /** Refused requests a key may send in one UTC minute before a ban (docs/rate-limits.md). */
   RATE_LIMIT_BAN_THRESHOLD: v.optional(WholeNumber, '50'),
-  /** Length of a ban, seconds (15 minutes). */
+  /** Seconds. */
   RATE_LIMIT_BAN_SECONDS: v.optional(WholeNumber, '900'),
   /** Milliseconds a request waits for the rate limiter, then is admitted uncounted. */
   RATE_LIMIT_DEADLINE_MS: v.optional(WholeNumber, '5000'),
-  /** Deployment stage, the `stage` dimension of every metric. */
+  /** The `stage` dimension of every metric. */
   PETSTORE_STAGE: v.optional(Text, 'local'),
   /** Cursor signing key (local stack, tests), or the secret holding it (deployed stages). */
   CURSOR_KEY: v.optional(Text),
@@ -58,7 +49,7 @@ export const FunctionSettingsSchema = v.object({
   AWS_SESSION_TOKEN: v.optional(Text),
 });
 
-/** Every function's settings, parsed: numbers as numbers, defaults filled in. */
+/** Parsed: numbers as numbers, defaults filled in. */
 export type FunctionSettings = v.InferOutput<typeof FunctionSettingsSchema>;
 
 /**
@@ -80,10 +71,7 @@ export function readFunctionSettings(env: NodeJS.ProcessEnv = process.env): Func
   return parseSettings(FunctionSettingsSchema, env);
 }
 
-/**
- * A setting the schema leaves optional but a component needs (a table's name).
- * @throws Error naming the variable when it is unset or empty.
- */
+/** A setting the schema leaves optional but a component needs. @throws Error naming it when unset. */
 export function requiredSetting<TSettings, N extends keyof TSettings & string>(
   settings: TSettings,
   name: N,

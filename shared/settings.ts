@@ -1,7 +1,4 @@
-/**
- * Every setting, as `npm start`, the commands and the tests read them: every function's
- * (function-settings.ts), the admin functions' and the local stack's.
- */
+/** Every setting: every function's (function-settings.ts), the admin functions', the local stack's. */
 import * as v from 'valibot';
 import {
   FunctionSettingsSchema,
@@ -18,15 +15,9 @@ export const SettingsSchema = v.object({
   ...FunctionSettingsSchema.entries,
   /** Days an audit entry is kept (the stage's `auditRetentionDays`; docs/operations.md). */
   AUDIT_RETENTION_DAYS: v.optional(WholeNumber, '400'),
-  /**
-   * The admin functions on a stage: the stack's name, its public RestApi and each standard plan's
-   * usage plan, in which they manage keys' API Gateway API keys; unset on the local stack.
-   */
+  /** The admin functions on a stage: its stack, RestApi and usage plans; unset on the local stack. */
   PETSTORE_STACK_NAME: v.optional(Text),
-  /**
-   * The admin functions on a stage of several regions: each region's stack name, separated by
-   * commas in `PETSTORE_REGIONS`' order, whose usage plans they find by name.
-   */
+  /** With several regions: each region's stack, comma-separated in `PETSTORE_REGIONS`' order. */
   PETSTORE_REGION_STACKS: v.optional(Text),
   PUBLIC_REST_API_ID: v.optional(Text),
   USAGE_PLAN_ID_FREE: v.optional(Text),
@@ -42,20 +33,14 @@ export const SettingsSchema = v.object({
   REPLICATION_LAG_MS: v.optional(WholeNumber, '500'),
 });
 
-/** The settings, parsed: numbers as numbers, defaults filled in. */
 export type Settings = v.InferOutput<typeof SettingsSchema>;
 
-/** Name of a setting: its environment variable. */
 export type SettingName = keyof Settings;
 
 /** The settings that name a table, e.g. `PETS_TABLE_NAME`. */
 export type TableNameSetting = Extract<SettingName, `${string}_TABLE_NAME`>;
 
-/**
- * Reads every setting from `env`.
- * @throws Error naming each variable that is set to an invalid value, e.g.
- *   `Environment variable RATE_LIMIT_BAN_SECONDS must be a whole number >= 1, not "1.5"`.
- */
+/** Reads every setting from `env`. @throws Error naming each invalid variable. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   return parseSettings(SettingsSchema, env);
 }
