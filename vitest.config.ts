@@ -30,7 +30,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**'],
           globalSetup: ['test/support/global-setup.ts'],
-          setupFiles: ['test/support/tables-per-file.ts'],
+          setupFiles: ['test/support/tables-per-file.ts', 'test/support/guard-once.ts'],
         },
       },
     ],
