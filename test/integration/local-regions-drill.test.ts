@@ -19,7 +19,7 @@ import { type RunningRegions, startRegions } from '../../infra/local/regions.ts'
 import { newSecretValue } from '../../infra/local/secrets.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
 import { createContainer } from '../../shared/dynamodb/container.ts';
-import { freePortPair } from '../support/local-stack.ts';
+import { stackPort } from '../support/local-stack.ts';
 
 const NAMES = ['us-east-1', 'eu-west-1'];
 const LAG_MS = 500;
@@ -93,8 +93,8 @@ describe('the failover drill', { timeout: 300_000 }, () => {
     directory = await mkdtemp(join(tmpdir(), 'petstore-drill-'));
     stack = await startRegions({
       names: NAMES,
-      port: await freePortPair(),
-      dynamoPort: await freePortPair(),
+      port: await stackPort(1),
+      dynamoPort: await stackPort(1),
       directory,
       inMemory: false,
       credentials: generateCredentials(),

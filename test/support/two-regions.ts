@@ -16,7 +16,7 @@ import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { KEYS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { NewKeyInput } from '../../shared/keys/key-records.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
-import { freePortPair } from './local-stack.ts';
+import { stackPort } from './local-stack.ts';
 
 /** The regions of every rehearsal, the home region first. */
 export const REGION_NAMES = ['us-east-1', 'eu-west-1'];
@@ -106,10 +106,8 @@ export async function startTwoRegions(
 ): Promise<TwoRegions> {
   const directory = await mkdtemp(join(tmpdir(), 'petstore-regions-'));
   const credentials = generateCredentials();
-  const port = await freePortPair();
-  let dynamoPort = await freePortPair();
-  // The kernel may hand out the pair it just freed again.
-  while (Math.abs(dynamoPort - port) < 2) dynamoPort = await freePortPair();
+  const port = await stackPort(1);
+  const dynamoPort = await stackPort(1);
   const stack = await startRegions({
     names: REGION_NAMES,
     port,
