@@ -28,10 +28,11 @@ class SlowestFirst extends BaseSequencer {
 /**
  * Two projects: `unit` (test/unit/, no Java: in-memory adapters, every DynamoDB call refused) and
  * `dynamodb` (everything else, on one DynamoDB Local for the run; each test file gets its own
- * tables). `npm test` runs both, `npm run test:unit` the first. The files run one worker more than
- * the machine has cores (vitest's own default is one fewer): most files spend much of their time
- * waiting on a child process (DynamoDB Local, `npm start`, cfn-guard) or on the clock, and on two
- * cores one worker left the other core idle.
+ * tables). `npm test` runs both, `npm run test:unit` the first. The files run on as many workers
+ * as the machine has cores (vitest's own default is one fewer: on two cores, one file at a time,
+ * the other core idle whenever the file waited on a child process or the clock). One more worker
+ * was faster still, but left the two-region rehearsals and the 90-request burst of
+ * local-gateway-hostile too little CPU for their deadlines on a busy machine.
  */
 export default defineConfig({
   test: {
@@ -42,7 +43,7 @@ export default defineConfig({
     },
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    maxWorkers: availableParallelism() + 1,
+    maxWorkers: availableParallelism(),
     sequence: { sequencer: SlowestFirst },
     projects: [
       {
