@@ -43,7 +43,10 @@ export default async function setup({ provide }: TestProject): Promise<() => Pro
         await rm(assemblies, { recursive: true, force: true });
       };
     } catch (error) {
-      if (!(error instanceof PortInUseError) || attempt === PORT_ATTEMPTS) throw error;
+      if (!(error instanceof PortInUseError) || attempt === PORT_ATTEMPTS) {
+        await rm(assemblies, { recursive: true, force: true });
+        throw error;
+      }
     }
   }
 }
