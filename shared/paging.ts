@@ -1,6 +1,6 @@
 /** Pages of a list read in order (an owner's keys, audit entries), listPets's way (docs/api.md). */
 import * as v from 'valibot';
-import { PAGE_LIMIT } from './pets/schemas.ts';
+import { PAGE_LIMIT } from './pets/parameters.ts';
 
 const LIMIT_MESSAGE = `must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}`;
 

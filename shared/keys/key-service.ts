@@ -1,10 +1,7 @@
 /**
- * The key service: every change to a key, through whichever door (docs/architecture.md, "The key
- * service"), with the rules of keys once: what a create registers, what a roll keeps, which plans
- * accept limits, what moves between usage plans and how each step is undone. A change reads the
- * key once and writes its audit entry in its own transaction. On a stage API Gateway's steps come
- * first and that transaction last, so a failed change writes no entry; revoking is the exception
- * (docs/operations.md, "The admin API").
+ * The key service: every change to a key, whichever door, with the rules of keys once; a change
+ * reads the key once and writes its audit entry in its own transaction, after API Gateway's steps
+ * (docs/architecture.md, "The key service"; docs/operations.md, "The admin API").
  */
 import type {
   AuditContext,
@@ -67,18 +64,15 @@ export interface KeyServicePorts {
   readonly audit: AuditReader;
   readonly bans: BanAdministration;
   readonly usage: UsageReader;
-  /** The prefix of new tokens: the stage's (`tokenStageOf(PETSTORE_STAGE)`). */
+  /** `tokenStageOf(PETSTORE_STAGE)`. */
   readonly tokenStage: TokenStage;
-  /** The stage's API keys and usage plans. @default - none: the local stack, no API keys */
+  /** @default - none: the local stack, no API keys */
   readonly apiGateway?: ApiKeyGateway;
-  /** Epoch milliseconds. @default Date.now */
+  /** Epoch ms. @default Date.now */
   readonly now?: () => number;
 }
 
-/**
- * The key service of a stage (or the local stack): each change audited (see the module's note).
- * An account (actor type `account`) acts on its own keys only: another's is not found.
- */
+/** The key service of a stage (or the local stack); an account acts on its own keys only. */
 export class KeyService {
   private readonly now: () => number;
 
@@ -87,13 +81,10 @@ export class KeyService {
   }
 
   /**
-   * Issues a key: on a stage its API key first, then the key's rows and its `key.created` entry
-   * in one transaction; undoes API Gateway's steps when the transaction fails. A key of an
-   * account counts among its active keys until revoked.
-   * @param options.maxActiveKeys The most active keys its account may hold. @default - no limit
-   * @returns The key and its token (shown once), with API Gateway's steps on a stage.
-   * @throws InvalidLimitsError; InvalidScopesError (no scope); ApiGatewayStepError;
-   *   KeyLimitReachedError.
+   * Issues a key (its token shown once): on a stage its API key first, undone if the transaction of
+   * its rows and `key.created` fails; an account's key counts among its active keys (below
+   * `maxActiveKeys`). @throws InvalidLimitsError; InvalidScopesError; ApiGatewayStepError;
+   * KeyLimitReachedError.
    */
   async createKey(
     input: Omit<NewKeyInput, 'tokenStage'>,
@@ -138,10 +129,8 @@ export class KeyService {
   }
 
   /**
-   * Issues a new token for the same key (same id, plan, limits, scopes, owner, expiry, counters
-   * and API Gateway API key); the current token works `graceSeconds` more, an older one ends now.
-   * One transaction with the `key.rolled` entry.
-   * @throws KeyNotFoundError; KeyRevokedError; KeyChangedError (a concurrent change).
+   * Issues a new token for the same key; the current token works `graceSeconds` more, an older one
+   * ends now (`key.rolled`). @throws KeyNotFoundError; KeyRevokedError; KeyChangedError.
    */
   async rollKey(keyId: string, graceSeconds: number, context: AuditContext): Promise<RolledKey> {
     const read = await this.read(keyId, ownerScopeOf(context.actor));
@@ -174,12 +163,9 @@ export class KeyService {
   }
 
   /**
-   * Moves a key to `plan` (an Enterprise key: with its own `limits`). On a stage its API key moves
-   * between usage plans first; the keys table's change, with its `key.plan_changed` entry,
-   * follows only while the key's plan is still as read; if that fails, the move is undone. A key
-   * leaving Enterprise then loses its own usage plan.
-   * @throws KeyNotFoundError; KeyRevokedError; InvalidLimitsError (limits that do not fit the plan);
-   *   KeyChangedError; ApiGatewayStepError.
+   * Moves a key to `plan` (Enterprise: with its own `limits`): its API key first, then the keys
+   * table's change (`key.plan_changed`) while the plan is as read, else the move is undone.
+   * @throws KeyNotFoundError; KeyRevokedError; InvalidLimitsError; KeyChangedError; ApiGatewayStepError.
    */
   async setPlan(
     keyId: string,
@@ -218,11 +204,8 @@ export class KeyService {
   }
 
   /**
-   * Revokes a key (the first revocation time is kept; revoking again changes and records
-   * nothing), with its `key.revoked` entry; on a stage then disables its API keys.
-   * @returns The key, and API Gateway's steps: a failure to disable is a `failed` step, since the
-   *   key is revoked (the authorizer refuses it) either way.
-   * @throws KeyNotFoundError; KeyChangedError.
+   * Revokes a key (`key.revoked`; again: nothing), then disables its API keys (a failure is a
+   * `failed` step: the authorizer refuses the key anyway). @throws KeyNotFoundError; KeyChangedError.
    */
   async revokeKey(
     keyId: string,
@@ -234,12 +217,7 @@ export class KeyService {
     return { key: shownKey(record), apiGateway: await this.apiGatewaySteps(steps) };
   }
 
-  /**
-   * Lifts a key's ban (its items and the `key.unbanned` entry in one transaction); a key that is
-   * not banned changes nothing and writes no entry.
-   * @returns The ban lifted, or `undefined`.
-   * @throws KeyNotFoundError.
-   */
+  /** Lifts a key's ban (`key.unbanned`). @returns The ban lifted, or `undefined`. @throws KeyNotFoundError */
   async unbanKey(keyId: string, context: AuditContext): Promise<BanState | undefined> {
     await this.existing(keyId, ownerScopeOf(context.actor));
     return this.ports.bans.unban(keyId, this.now(), context);
@@ -311,7 +289,6 @@ export class KeyService {
     return this.ports.keys.restoreKey(keyId, writes, context);
   }
 
-  /** `steps` with the regions of the stage's API Gateway (none without one: the local stack). */
   private async apiGatewaySteps(steps: readonly ApiGatewayStep[]): Promise<ApiGatewaySteps> {
     return { regions: (await this.ports.apiGateway?.regions()) ?? [], steps };
   }
