@@ -7,6 +7,7 @@
  * (multi-region-stack.ts, docs/local-stack.md).
  */
 import { mkdirSync } from 'node:fs';
+import type { PortalConfig } from '../../portal/src/config.ts';
 import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/common/program.ts';
@@ -26,6 +27,7 @@ import { MAX_CONCURRENCY_ENV } from './invocation.ts';
 import { provideSecrets } from './local-secrets.ts';
 import { LocalStackError } from './local-stack-errors.ts';
 import { parseRegions, type RunningRegions, startRegions } from './multi-region-stack.ts';
+import { LOCAL_PORTAL_CLIENT_ID, type PortalSite, startPortalSite } from './portal-site.ts';
 import { assertDistinctPorts, assertPortsFree, type Ports } from './ports.ts';
 import {
   credentialsEnv,
@@ -58,7 +60,7 @@ async function start(inMemory: boolean): Promise<void> {
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   const settings = readSettings();
   const { PORT: port, DYNAMODB_PORT: dynamoPort, DYNAMODB_ENDPOINT: endpoint } = settings;
-  const ports: Ports = { port, adminPort: settings.ADMIN_PORT };
+  const ports: Ports = { port, adminPort: settings.ADMIN_PORT, portalPort: settings.PORTAL_PORT };
   const directory = stackDirectory();
   assertDistinctPorts(ports, endpoint === undefined ? dynamoPort : undefined);
   if (endpoint !== undefined) return startOnEndpoint(endpoint, ports, directory, inMemory);
@@ -265,10 +267,22 @@ async function serve(
   const issued = await issueKeysForEmptyStore();
   const gateway = await startGateway({ port: ports.port, host: HOST });
   let admin: LocalAdminGateway;
+  let portal: PortalSite;
   try {
     admin = await startLocalAdminApi(ports.adminPort, HOST, credentials);
   } catch (error) {
     await gateway.close();
+    throw error;
+  }
+  const apiReference = new URL('/docs', gateway.url).href;
+  try {
+    portal = await startPortalSite({
+      port: ports.portalPort,
+      host: HOST,
+      config: Promise.resolve(localPortalConfig(apiReference)),
+    });
+  } catch (error) {
+    await Promise.all([gateway.close(), admin.close()]);
     throw error;
   }
   printBanner(
@@ -276,13 +290,32 @@ async function serve(
     [
       `Petstore API: ${gateway.url}`,
       `Admin API: ${admin.url}`,
-      `API reference: ${new URL('/docs', gateway.url)}`,
+      `API reference: ${apiReference}`,
+      `Portal: ${portal.url}`,
       storeLine,
     ],
     issued,
     alsoStops,
   );
-  return { close: async () => void (await Promise.all([gateway.close(), admin.close()])) };
+  return {
+    close: async () => void (await Promise.all([gateway.close(), admin.close(), portal.close()])),
+  };
+}
+
+/**
+ * The local portal's `config.json`: the OpenID provider (`PORTAL_AUTH_PORT`) and the portal API
+ * (`PORTAL_API_PORT`) on 127.0.0.1, the reference of the stack's own API.
+ */
+function localPortalConfig(apiReferenceUrl: string): PortalConfig {
+  const { PORTAL_AUTH_PORT, PORTAL_API_PORT } = readSettings();
+  const authority = `http://${HOST}:${PORTAL_AUTH_PORT}`;
+  return {
+    authority,
+    clientId: LOCAL_PORTAL_CLIENT_ID,
+    portalApiUrl: `http://${HOST}:${PORTAL_API_PORT}/portal`,
+    apiReferenceUrl,
+    signUpUrl: `${authority}/signup`,
+  };
 }
 
 /** Whether a signal is being handled: the stack stops once. */
@@ -311,7 +344,7 @@ await runMain(import.meta.url, START_STYLE, (args, output) => {
     )
     .addHelpText(
       'after',
-      '\nEnvironment: PORT (default 3000), ADMIN_PORT (default 3100), DYNAMODB_PORT (default 8000),\nPETSTORE_DIR (default .petstore), DYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB\nLocal is started), REPLICATION_LAG_MS (default 500: with --regions, the lag before a write\nreaches the other regions).',
+      '\nEnvironment: PORT (default 3000), ADMIN_PORT (default 3100), PORTAL_PORT (default 3200: the\ndeveloper portal), DYNAMODB_PORT (default 8000), PETSTORE_DIR (default .petstore),\nDYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB Local is started),\nREPLICATION_LAG_MS (default 500: with --regions, the lag before a write reaches the other\nregions).',
     )
     // npm keeps `npm start --in-memory` for itself and passes it on as npm_config_in_memory.
     .action((options: { inMemory?: boolean; regions?: string }) => {
