@@ -14,8 +14,10 @@ export interface PortalApp {
   /**
    * Runs `task`; an error it throws is announced as an alert, with the API's message. A 401
    * signs the page out instead (portalClient's `onUnauthorized`).
+   *
+   * @returns Whether `task` finished without an error.
    */
-  run(task: () => Promise<void>): Promise<void>;
+  run(task: () => Promise<void>): Promise<boolean>;
   /** Forgets the account on this page and shows the signed-out home with `message`. */
   signedOut(message: string): Promise<void>;
 }

@@ -33,6 +33,7 @@ export function App(props: AppProps) {
   useEffect(() => {
     const follow = () => {
       setRoute(window.location.hash);
+      setStatus('');
       setAlert('');
     };
     window.addEventListener('hashchange', follow);
@@ -63,9 +64,12 @@ export function App(props: AppProps) {
       run: async (task) => {
         try {
           await task();
+          return true;
         } catch (error) {
-          if (error instanceof PortalApiError && error.status === 401) return;
-          setAlert((error as Error).message);
+          if (!(error instanceof PortalApiError && error.status === 401)) {
+            setAlert((error as Error).message);
+          }
+          return false;
         }
       },
       signedOut,

@@ -33,20 +33,25 @@ export function KeyPage({ app, keyId }: KeyPageProps) {
   const [account, setAccount] = useState<AccountAnswer>();
   const [rolled, setRolled] = useState<{ token: string; detail: string }>();
   const [confirming, setConfirming] = useState(false);
+  const [missing, setMissing] = useState(false);
   const path = { params: { path: { keyId } } };
 
   const loadUsage = () =>
     app.run(async () => setUsage(dataOf(await app.client.GET('/keys/{keyId}/usage', path))));
   useEffect(() => {
-    app.run(async () => {
-      const [one, next] = await Promise.all([
-        app.client.GET('/keys/{keyId}', path),
-        app.client.GET('/account'),
-      ]);
-      setKey(dataOf(one).key);
-      setAccount(dataOf(next));
-      await loadUsage();
-    });
+    app
+      .run(async () => {
+        const [one, next] = await Promise.all([
+          app.client.GET('/keys/{keyId}', path),
+          app.client.GET('/account'),
+        ]);
+        setKey(dataOf(one).key);
+        setAccount(dataOf(next));
+      })
+      .then((loaded) => {
+        if (loaded) loadUsage();
+        else setMissing(true);
+      });
   }, [keyId]);
   useEffect(() => {
     document.title = `${key?.name ?? 'Key'} · Petstore developer portal`;
@@ -103,7 +108,11 @@ export function KeyPage({ app, keyId }: KeyPageProps) {
     });
   };
 
-  if (!key || !account) return html`<h1>Key</h1><p>Loading…</p>`;
+  if (!key || !account) {
+    return html`<p><a href="#/">All keys</a></p>
+      <h1>Key</h1>
+      <p>${missing ? 'This key could not be shown.' : 'Loading…'}</p>`;
+  }
   const active = key.status === 'active';
   return html`<p><a href="#/">All keys</a></p>
     <h1>${key.name}</h1>

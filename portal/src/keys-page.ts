@@ -53,8 +53,7 @@ export function KeysPage({ app }: { readonly app: PortalApp }) {
   if (!account || !keys) return html`<h1>Your keys</h1><p>Loading…</p>`;
   const plans = account.plans;
   return html`<h1>Your keys</h1>
-    <p>Signed in as <strong>${account.account.email}</strong>. Active keys: ${account.keys.active}
-      of ${account.keys.max}.</p>
+    <p>Signed in as <strong>${account.account.email}</strong>. Active keys: ${account.keys.active} of ${account.keys.max}.</p>
     ${account.account.emailVerified ? '' : html`<p class="warning">Verify your email before you create a key.</p>`}
     ${
       created &&

@@ -25,7 +25,8 @@ export function UsageChart({ days }: { readonly days: readonly UsageDay[] }) {
     const element = target.current;
     if (!element) return;
     const oldestFirst = [...days].reverse();
-    const bars = uPlot.paths.bars?.({ size: [0.4, 24], gap: 1 });
+    // Admitted left of the day's middle, refused right of it.
+    const bars = (align: -1 | 1) => uPlot.paths.bars?.({ size: [0.35, 12], align });
     const chart = new uPlot(
       {
         width: Math.max(320, element.clientWidth),
@@ -33,8 +34,8 @@ export function UsageChart({ days }: { readonly days: readonly UsageDay[] }) {
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1e3), 'Etc/UTC'),
         series: [
           {},
-          { label: 'Admitted', fill: '#2f6f4e', stroke: '#2f6f4e', paths: bars },
-          { label: 'Refused (429)', fill: '#b3261e', stroke: '#b3261e', paths: bars },
+          { label: 'Admitted', fill: '#2f6f4e', stroke: '#2f6f4e', paths: bars(-1) },
+          { label: 'Refused (429)', fill: '#b3261e', stroke: '#b3261e', paths: bars(1) },
         ],
         scales: { x: { time: true }, y: { range: (_, __, max) => [0, Math.max(1, max)] } },
         axes: [{ space: 60 }, { size: 60 }],
