@@ -107,10 +107,11 @@ function SignedOut({ config, session }: Pick<AppProps, 'config' | 'session'>) {
     document.title = 'Petstore developer portal';
   }, []);
   return html`<h1>Keys for the Petstore API</h1>
-    <p>Sign up to get a Free key in a minute, see what each key used, and roll or revoke your own
-      keys. Every change is on the record.</p>
+    <p>${config.signUpUrl ? 'Sign up to get' : 'Sign in to get'} a Free key in a minute, see what
+      each key used, and roll or revoke your own keys. Every change is on the record.</p>
+    ${config.signUpUrl ? '' : html`<p>Accounts are by invitation: the invitation's email says how to sign in.</p>`}
     <div class="actions">
-      <a class="button" href=${config.signUpUrl}>Sign up</a>
+      ${config.signUpUrl && html`<a class="button" href=${config.signUpUrl}>Sign up</a>`}
       <button type="button" onClick=${() => session.signIn()}>Sign in</button>
     </div>`;
 }

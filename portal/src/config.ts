@@ -16,8 +16,8 @@ export const PortalConfigSchema = v.object({
   portalApiUrl: Url,
   /** The Petstore API's reference. */
   apiReferenceUrl: Url,
-  /** The provider's sign-up page. */
-  signUpUrl: Url,
+  /** The provider's sign-up page; absent when the stage takes accounts by invitation only. */
+  signUpUrl: v.optional(Url),
 });
 
 /** A checked `config.json`. */
