@@ -7,6 +7,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildPortal } from '../../portal/build.ts';
 import type { PortalConfig } from '../../portal/src/config.ts';
+import { readSettings } from '../../shared/settings.ts';
 import { portalSecurityHeaders } from '../portal-headers.ts';
 import { PortInUseError } from './local-stack-errors.ts';
 
@@ -20,6 +21,24 @@ const MEDIA_TYPES: Readonly<Record<string, string>> = {
   css: 'text/css; charset=utf-8',
   json: 'application/json; charset=utf-8',
 };
+
+/**
+ * The local portal's `config.json`: the OpenID provider (`PORTAL_AUTH_PORT`) and the portal API
+ * (`PORTAL_API_PORT`) on `host`, the reference of the stack's own API.
+ *
+ * @param apiReferenceUrl The local gateway's `/docs`.
+ */
+export function localPortalConfig(host: string, apiReferenceUrl: string): PortalConfig {
+  const { PORTAL_AUTH_PORT, PORTAL_API_PORT } = readSettings();
+  const authority = `http://${host}:${PORTAL_AUTH_PORT}`;
+  return {
+    authority,
+    clientId: LOCAL_PORTAL_CLIENT_ID,
+    portalApiUrl: `http://${host}:${PORTAL_API_PORT}/portal`,
+    apiReferenceUrl,
+    signUpUrl: `${authority}/signup`,
+  };
+}
 
 /** Where {@link startPortalSite} listens and what its `config.json` says. */
 export interface PortalSiteOptions {

@@ -7,7 +7,6 @@
  * (multi-region-stack.ts, docs/local-stack.md).
  */
 import { mkdirSync } from 'node:fs';
-import type { PortalConfig } from '../../portal/src/config.ts';
 import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/common/program.ts';
@@ -27,7 +26,7 @@ import { MAX_CONCURRENCY_ENV } from './invocation.ts';
 import { provideSecrets } from './local-secrets.ts';
 import { LocalStackError } from './local-stack-errors.ts';
 import { parseRegions, type RunningRegions, startRegions } from './multi-region-stack.ts';
-import { LOCAL_PORTAL_CLIENT_ID, type PortalSite, startPortalSite } from './portal-site.ts';
+import { localPortalConfig, type PortalSite, startPortalSite } from './portal-site.ts';
 import { assertDistinctPorts, assertPortsFree, type Ports } from './ports.ts';
 import {
   credentialsEnv,
@@ -276,11 +275,8 @@ async function serve(
   }
   const apiReference = new URL('/docs', gateway.url).href;
   try {
-    portal = await startPortalSite({
-      port: ports.portalPort,
-      host: HOST,
-      config: Promise.resolve(localPortalConfig(apiReference)),
-    });
+    const config = Promise.resolve(localPortalConfig(HOST, apiReference));
+    portal = await startPortalSite({ port: ports.portalPort, host: HOST, config });
   } catch (error) {
     await Promise.all([gateway.close(), admin.close()]);
     throw error;
@@ -299,22 +295,6 @@ async function serve(
   );
   return {
     close: async () => void (await Promise.all([gateway.close(), admin.close(), portal.close()])),
-  };
-}
-
-/**
- * The local portal's `config.json`: the OpenID provider (`PORTAL_AUTH_PORT`) and the portal API
- * (`PORTAL_API_PORT`) on 127.0.0.1, the reference of the stack's own API.
- */
-function localPortalConfig(apiReferenceUrl: string): PortalConfig {
-  const { PORTAL_AUTH_PORT, PORTAL_API_PORT } = readSettings();
-  const authority = `http://${HOST}:${PORTAL_AUTH_PORT}`;
-  return {
-    authority,
-    clientId: LOCAL_PORTAL_CLIENT_ID,
-    portalApiUrl: `http://${HOST}:${PORTAL_API_PORT}/portal`,
-    apiReferenceUrl,
-    signUpUrl: `${authority}/signup`,
   };
 }
 

@@ -131,12 +131,12 @@ export function KeyPage({ app, keyId }: KeyPageProps) {
       <dt>Status</dt><dd>${key.status}${key.revokedAt ? ` since ${utcTime(key.revokedAt)}` : ''}</dd>
       ${key.oldTokenUntil && html`<dt>Old token works until</dt><dd>${utcTime(key.oldTokenUntil)}</dd>`}
     </dl>
-    <${Usage} usage=${usage} onRefresh=${loadUsage} />
     ${
       active &&
-      html`<${Actions} account=${account} onRoll=${roll} onChangePlan=${changePlan}
+      html`<${Actions} account=${account} plan=${key.plan} onRoll=${roll} onChangePlan=${changePlan}
       onRevoke=${() => setConfirming(true)} />`
     }
+    <${Usage} usage=${usage} onRefresh=${loadUsage} />
     ${
       confirming &&
       html`<${ConfirmDialog} title=${`Revoke ${key.name}?`}
@@ -182,13 +182,15 @@ function Usage({
 /** Props of {@link Actions}. */
 interface ActionsProps {
   readonly account: AccountAnswer;
+  /** The key's plan, chosen at first. */
+  readonly plan: PortalKey['plan'];
   readonly onRoll: (event: SubmitEvent) => void;
   readonly onChangePlan: (event: SubmitEvent) => void;
   readonly onRevoke: () => void;
 }
 
 /** What an active key offers: roll, change plan, revoke. */
-function Actions({ account, onRoll, onChangePlan, onRevoke }: ActionsProps) {
+function Actions({ account, plan: current, onRoll, onChangePlan, onRevoke }: ActionsProps) {
   return html`<section aria-labelledby="roll-title">
       <h2 id="roll-title">Roll the token</h2>
       <p>A new token for the same key: its id, plan, scopes and counters stay.</p>
@@ -208,8 +210,8 @@ function Actions({ account, onRoll, onChangePlan, onRevoke }: ActionsProps) {
         <fieldset>
           <legend>Plans</legend>
           ${account.plans.map(
-            (plan, index) => html`<label class="choice">
-              <input type="radio" name="plan" value=${plan.id} checked=${index === 0} />
+            (plan) => html`<label class="choice">
+              <input type="radio" name="plan" value=${plan.id} checked=${plan.id === current} />
               ${planLimits(plan)}
             </label>`,
           )}

@@ -34,8 +34,20 @@ export function UsageChart({ days }: { readonly days: readonly UsageDay[] }) {
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1e3), 'Etc/UTC'),
         series: [
           {},
-          { label: 'Admitted', fill: '#2f6f4e', stroke: '#2f6f4e', paths: bars(-1) },
-          { label: 'Refused (429)', fill: '#b3261e', stroke: '#b3261e', paths: bars(1) },
+          {
+            label: 'Admitted',
+            fill: '#2f6f4e',
+            stroke: '#2f6f4e',
+            paths: bars(-1),
+            points: { show: false },
+          },
+          {
+            label: 'Refused (429)',
+            fill: '#b3261e',
+            stroke: '#b3261e',
+            paths: bars(1),
+            points: { show: false },
+          },
         ],
         scales: { x: { time: true }, y: { range: (_, __, max) => [0, Math.max(1, max)] } },
         axes: [{ space: 60 }, { size: 60 }],
