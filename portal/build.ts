@@ -1,13 +1,14 @@
 /**
  * The developer portal's build: esbuild bundles portal/src/main.ts (with its CSS) into one
  * minified ES module and one stylesheet, each named by its content's hash, and writes the page
- * that loads them. `npm run build:portal` writes them to portal/dist/ (git-ignored), which the
- * pipeline uploads beside its `config.json`; `npm start` builds them in memory at each start
- * (infra/local/portal-site.ts), so the local portal is never older than its sources.
+ * that loads them. `npm run build:portal` writes them to portal/dist/ (git-ignored), the stack's
+ * synthesis to the directory it uploads beside its `config.json`; `npm start` builds them in
+ * memory at each start (infra/local/portal-site.ts), so the local portal is never older than its
+ * sources.
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { REPOSITORY_ROOT } from '../infra/repository.ts';
@@ -57,15 +58,21 @@ export async function buildPortal(): Promise<PortalFile[]> {
   return [{ path: 'index.html', contents: new TextEncoder().encode(page) }, ...assets];
 }
 
-/** `npm run build:portal`: portal/dist/ afresh. */
-async function writePortal(): Promise<void> {
-  await rm(PORTAL_DIST, { recursive: true, force: true });
+/**
+ * `npm run build:portal [directory]`: the site afresh in `directory` (default portal/dist/); the
+ * stack's synthesis runs it with the asset directory it uploads.
+ */
+async function writePortal(directory: string): Promise<void> {
+  await rm(directory, { recursive: true, force: true });
   for (const file of await buildPortal()) {
-    const target = join(PORTAL_DIST, file.path);
-    await mkdir(resolve(target, '..'), { recursive: true });
+    const target = join(directory, file.path);
+    await mkdir(dirname(target), { recursive: true });
     await writeFile(target, file.contents);
   }
-  console.log(`Portal built: ${PORTAL_DIST}`);
+  console.log(`Portal built: ${directory}`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await writePortal();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const [directory = PORTAL_DIST] = process.argv.slice(2);
+  await writePortal(resolve(directory));
+}
