@@ -44,8 +44,10 @@ export function App(props: AppProps) {
   const signedOut = async (message: string) => {
     await session.forget();
     setAccount(undefined);
+    // Home without a hashchange, which would clear the message.
+    window.history.replaceState(null, '', '/');
+    setRoute('');
     setStatus(message);
-    window.location.hash = '';
   };
 
   const app = useMemo<PortalApp | undefined>(() => {
