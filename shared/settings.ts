@@ -30,10 +30,7 @@ export const SettingsSchema = v.object({
   /** Local stack: the admin API's port (a listener of its own, as a host of its own on AWS). */
   ADMIN_PORT: v.optional(Port, '3100'),
   DYNAMODB_PORT: v.optional(Port, '8000'),
-  /**
-   * Local stack: the developer portal's port, its OpenID provider's (the stand-in for Cognito's
-   * managed login) and the portal API's.
-   */
+  /** Local stack: the developer portal's port, its OpenID provider's and the portal API's. */
   PORTAL_PORT: v.optional(Port, '3200'),
   PORTAL_AUTH_PORT: v.optional(Port, '3300'),
   PORTAL_API_PORT: v.optional(Port, '3400'),

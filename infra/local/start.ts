@@ -26,7 +26,7 @@ import { MAX_CONCURRENCY_ENV } from './invocation.ts';
 import { provideSecrets } from './local-secrets.ts';
 import { LocalStackError } from './local-stack-errors.ts';
 import { parseRegions, type RunningRegions, startRegions } from './multi-region-stack.ts';
-import { type PortalBackEnd, startPortalBackEnd } from './portal-stack.ts';
+import { type LocalPortal, startLocalPortal } from './portal-site.ts';
 import { assertDistinctPorts, assertPortsFree, type Ports } from './ports.ts';
 import {
   credentialsEnv,
@@ -59,7 +59,7 @@ async function start(inMemory: boolean): Promise<void> {
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   const settings = readSettings();
   const { PORT: port, DYNAMODB_PORT: dynamoPort, DYNAMODB_ENDPOINT: endpoint } = settings;
-  const ports: Ports = { port, adminPort: settings.ADMIN_PORT };
+  const ports: Ports = { port, adminPort: settings.ADMIN_PORT, portalPort: settings.PORTAL_PORT };
   const directory = stackDirectory();
   assertDistinctPorts(ports, endpoint === undefined ? dynamoPort : undefined);
   if (endpoint !== undefined) return startOnEndpoint(endpoint, ports, directory, inMemory);
@@ -275,10 +275,16 @@ async function serve(
   const issued = await issueKeysForEmptyStore();
   const gateway = await startGateway({ port: ports.port, host: HOST });
   let admin: LocalAdminGateway;
-  let portal: PortalBackEnd;
+  let portal: LocalPortal;
+  const apiReference = new URL('/docs', gateway.url).href;
   try {
     admin = await startLocalAdminApi(ports.adminPort, HOST, credentials);
-    portal = await startPortalBackEnd({ host: HOST, directory }).catch(async (error: unknown) => {
+    portal = await startLocalPortal({
+      host: HOST,
+      port: ports.portalPort,
+      apiReferenceUrl: apiReference,
+      directory,
+    }).catch(async (error: unknown) => {
       await admin.close();
       throw error;
     });
@@ -291,9 +297,10 @@ async function serve(
     [
       `Petstore API: ${gateway.url}`,
       `Admin API: ${admin.url}`,
-      `Portal API: ${portal.apiUrl}`,
-      `Portal sign-in (OpenID provider): ${portal.issuer}`,
-      `API reference: ${new URL('/docs', gateway.url)}`,
+      `API reference: ${apiReference}`,
+      `Portal: ${portal.url}`,
+      `Portal API: ${portal.backEnd.apiUrl}`,
+      `Portal sign-in (OpenID provider): ${portal.backEnd.issuer}`,
       storeLine,
     ],
     issued,
@@ -330,7 +337,7 @@ await runMain(import.meta.url, START_STYLE, (args, output) => {
     )
     .addHelpText(
       'after',
-      '\nEnvironment: PORT (default 3000), ADMIN_PORT (default 3100), DYNAMODB_PORT (default 8000),\nPETSTORE_DIR (default .petstore), DYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB\nLocal is started), REPLICATION_LAG_MS (default 500: with --regions, the lag before a write\nreaches the other regions).',
+      '\nEnvironment: PORT (default 3000), ADMIN_PORT (default 3100), PORTAL_PORT (default 3200: the\ndeveloper portal), DYNAMODB_PORT (default 8000), PETSTORE_DIR (default .petstore),\nDYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB Local is started),\nREPLICATION_LAG_MS (default 500: with --regions, the lag before a write reaches the other\nregions).',
     )
     // npm keeps `npm start --in-memory` for itself and passes it on as npm_config_in_memory.
     .action((options: { inMemory?: boolean; regions?: string }) => {
