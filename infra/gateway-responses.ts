@@ -201,3 +201,6 @@ export function methodNotAllowed(path: string): { body: ErrorBody; allow: string
     allow,
   };
 }
+
+/** STUB of w48-api's portal gateway responses (the public API's): take w48-api's at merge. */
+export const PORTAL_GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = GATEWAY_RESPONSES;
