@@ -45,9 +45,39 @@ function brokenControls(template: CfnTemplate, rules = new CfnGuardValidator()):
   return [...new Set(ids)].sort();
 }
 
-/** The rules as the app runs them: the app-wide exceptions disabled. */
+/** The rules as the app runs them on a stage whose portal has no host name of its own. */
 const appRules = () =>
-  new CfnGuardValidator({ disabledRules: Object.keys(CONTROL_TOWER_EXCEPTIONS.app) });
+  new CfnGuardValidator({
+    disabledRules: Object.keys({
+      ...CONTROL_TOWER_EXCEPTIONS.app,
+      ...CONTROL_TOWER_EXCEPTIONS.portalWithoutDomain,
+    }),
+  });
+
+/** The portal's exceptions: those of the app but ct-lambda-pr-3, then those without a domain. */
+const PORTAL_EXCEPTIONS = [
+  'ct-s3-pr-2',
+  'ct-s3-pr-9',
+  'ct-s3-pr-10',
+  'ct-cloudfront-pr-4',
+  'ct-cloudfront-pr-6',
+  'ct-cloudfront-pr-7',
+  'ct-cloudfront-pr-9',
+];
+
+/**
+ * The portal's buckets, their policies and its distribution out of a copy of the staging template:
+ * all the S3 and CloudFront controls read, a template small enough to check quickly.
+ */
+const portalPart = (): CfnTemplate => {
+  const { Resources } = staging();
+  const types = ['AWS::S3::Bucket', 'AWS::S3::BucketPolicy', 'AWS::CloudFront::Distribution'];
+  return {
+    Resources: Object.fromEntries(
+      Object.entries(Resources).filter(([, resource]) => types.includes(resource.Type)),
+    ),
+  };
+};
 
 /** A copy of the staging template, to be broken. */
 const staging = (): CfnTemplate => structuredClone(templates.staging.toJSON()) as CfnTemplate;
@@ -57,23 +87,37 @@ const resourcesOf = (template: CfnTemplate, type: string) =>
   Object.values(template.Resources).filter((resource) => resource.Type === type);
 
 describe('the Control Tower checks', () => {
-  it('disable exactly ct-lambda-pr-3, for the whole app, with its reason; no stage adds any', () => {
-    expect(Object.keys(CONTROL_TOWER_EXCEPTIONS.app)).toEqual(['ct-lambda-pr-3']);
-    expect(CONTROL_TOWER_EXCEPTIONS.app['ct-lambda-pr-3']).toMatch(/VPC.*\$/);
+  it("disable exactly ct-lambda-pr-3 and the portal's, each with its reason; no stage adds any", () => {
+    const { app, portalWithoutDomain } = CONTROL_TOWER_EXCEPTIONS;
+    expect(Object.keys(app).sort()).toEqual(
+      ['ct-lambda-pr-3', ...PORTAL_EXCEPTIONS.slice(0, 4)].sort(),
+    );
+    expect(Object.keys(portalWithoutDomain)).toEqual(PORTAL_EXCEPTIONS.slice(4));
+    expect(app['ct-lambda-pr-3']).toMatch(/VPC.*\$/);
+    for (const reason of [...Object.values(app), ...Object.values(portalWithoutDomain)]) {
+      expect(reason.length).toBeGreaterThan(100);
+    }
     for (const stage of STAGES) expect(CONTROL_TOWER_EXCEPTIONS.stages[stage]).toEqual({});
   });
 
   it.each(STAGES)(
-    'pass %s but for ct-lambda-pr-3 (its functions are in no VPC)',
+    "pass %s but for ct-lambda-pr-3 (its functions are in no VPC) and the portal's exceptions",
     (stage) => {
       const template = templates[stage].toJSON() as CfnTemplate;
 
       expect(brokenControls(template, appRules())).toEqual([]);
-      expect(brokenControls(template)).toEqual(['ct-lambda-pr-3']);
+      expect(brokenControls(template)).toEqual(['ct-lambda-pr-3', ...PORTAL_EXCEPTIONS].sort());
       // Two Guard runs over a stage with the admin API's functions: over 30 s on a loaded machine.
     },
     120_000,
   );
+
+  it("pass the portal's edge stack, each with none disabled", () => {
+    for (const stage of STAGES) {
+      const template = Template.fromStack(petstore.portalEdgeStacks[stage]).toJSON();
+      expect(brokenControls(template as CfnTemplate, new CfnGuardValidator())).toEqual([]);
+    }
+  });
 
   it('pass the account stack', () => {
     const template = Template.fromStack(petstore.accountStacks.staging).toJSON() as CfnTemplate;
@@ -158,6 +202,134 @@ describe('the Control Tower checks', () => {
       };
       expect(brokenControls(template, appRules())).toEqual(['ct-lambda-pr-2']);
     });
+
+    describe("the portal's", () => {
+      /** A path into a resource's properties, and the value put there (undefined: deleted). */
+      type Breach = readonly [path: readonly (string | number)[], value?: unknown];
+
+      /** The portal's part with `breach` done to the resource of `type` whose id starts with `id`. */
+      const broken = (type: string, id: string, [path, value]: Breach) => {
+        const template = portalPart();
+        const [, resource] = Object.entries(template.Resources).find(
+          ([logicalId, each]) => each.Type === type && logicalId.startsWith(id),
+        ) as [string, { Properties: Record<string, unknown> }];
+        let at = resource.Properties as Record<string | number, unknown>;
+        for (const step of path.slice(0, -1)) at = at[step] as Record<string | number, unknown>;
+        const last = path[path.length - 1] as string | number;
+        if (value === undefined) delete at[last];
+        else at[last] = value;
+        return brokenControls(template, appRules());
+      };
+
+      it('part passes as it is', () => {
+        expect(brokenControls(portalPart(), appRules())).toEqual([]);
+      });
+
+      it.each<[string, string[], Breach]>([
+        [
+          'ct-s3-pr-1: no public access blocks',
+          ['ct-s3-pr-1'],
+          [['PublicAccessBlockConfiguration']],
+        ],
+        ['ct-s3-pr-4: no event notifications', ['ct-s3-pr-4'], [['NotificationConfiguration']]],
+        ['ct-s3-pr-5: a canned ACL', ['ct-s3-pr-5'], [['AccessControl'], 'LogDeliveryWrite']],
+        [
+          'ct-s3-pr-6: no lifecycle rules',
+          ['ct-s3-pr-3', 'ct-s3-pr-6'],
+          [['LifecycleConfiguration']],
+        ],
+        [
+          'ct-s3-pr-11: no versioning',
+          ['ct-s3-pr-11', 'ct-s3-pr-3'],
+          [['VersioningConfiguration']],
+        ],
+      ])("%s on the page's bucket", (_name, controls, breach) => {
+        expect(broken('AWS::S3::Bucket', 'PortalSiteBucket', breach)).toEqual([...controls].sort());
+      });
+
+      it("ct-s3-pr-8: the page's bucket policy admitting plain HTTP", () => {
+        const policies = resourcesOf(portalPart(), 'AWS::S3::BucketPolicy').filter((each) =>
+          JSON.stringify(each.Properties.Bucket).includes('PortalSiteBucket'),
+        );
+        const [policy] = policies;
+        expect(policy).toBeDefined();
+        const { Statement } = (policy as (typeof policies)[number]).Properties.PolicyDocument as {
+          Statement: { Effect: string }[];
+        };
+        const allows = Statement.filter((statement) => statement.Effect !== 'Deny');
+        expect(
+          broken('AWS::S3::BucketPolicy', 'PortalSiteBucketPolicy', [
+            ['PolicyDocument', 'Statement'],
+            allows,
+          ]),
+        ).toEqual(['ct-s3-pr-8']);
+      });
+
+      it.each<[string, string[], Breach]>([
+        [
+          'ct-cloudfront-pr-1: no default root object',
+          ['ct-cloudfront-pr-1'],
+          [['DefaultRootObject']],
+        ],
+        [
+          'ct-cloudfront-pr-3: HTTP allowed',
+          ['ct-cloudfront-pr-3'],
+          [['DefaultCacheBehavior', 'ViewerProtocolPolicy'], 'allow-all'],
+        ],
+        ['ct-cloudfront-pr-5: no standard logging', ['ct-cloudfront-pr-5'], [['Logging']]],
+        [
+          'ct-cloudfront-pr-10: no origin access control',
+          ['ct-cloudfront-pr-10'],
+          [['Origins', 0, 'OriginAccessControlId']],
+        ],
+      ])('%s', (_name, controls, [path, value]) => {
+        const breach: Breach = [['DistributionConfig', ...path], value];
+        expect(broken('AWS::CloudFront::Distribution', 'PortalSiteDistribution', breach)).toEqual(
+          controls,
+        );
+      });
+
+      it('ct-cloudfront-pr-6, -7, -9: met with a certificate, TLS 1.2 and SNI, each broken alone', () => {
+        const rules = new CfnGuardValidator({
+          disabledRules: Object.keys(CONTROL_TOWER_EXCEPTIONS.app),
+        });
+        const withCertificate = (change: (certificate: Record<string, string>) => void) => {
+          const template = portalPart();
+          const [config] = resourcesOf(template, 'AWS::CloudFront::Distribution').map(
+            (resource) => resource.Properties.DistributionConfig as Record<string, unknown>,
+          );
+          const certificate: Record<string, string> = {
+            AcmCertificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/abc',
+            MinimumProtocolVersion: 'TLSv1.2_2021',
+            SslSupportMethod: 'sni-only',
+          };
+          change(certificate);
+          if (config) config.ViewerCertificate = certificate;
+          return brokenControls(template, rules);
+        };
+        expect(withCertificate(() => {})).toEqual([]);
+        expect(withCertificate((c) => delete c.AcmCertificateArn)).toEqual([
+          'ct-cloudfront-pr-6',
+          'ct-cloudfront-pr-7',
+        ]);
+        expect(withCertificate((c) => (c.SslSupportMethod = 'vip'))).toEqual([
+          'ct-cloudfront-pr-7',
+        ]);
+        expect(withCertificate((c) => (c.MinimumProtocolVersion = 'TLSv1'))).toEqual([
+          'ct-cloudfront-pr-9',
+        ]);
+      });
+
+      it('ct-wafv2-pr-1: a web ACL without rules', () => {
+        const template = structuredClone(
+          Template.fromStack(petstore.portalEdgeStacks.staging).toJSON(),
+        ) as CfnTemplate;
+        for (const webAcl of resourcesOf(template, 'AWS::WAFv2::WebACL')) {
+          webAcl.Properties.Rules = [];
+        }
+        expect(brokenControls(template, new CfnGuardValidator())).toEqual(['ct-wafv2-pr-1']);
+      });
+    });
   });
 });
 
@@ -220,14 +392,17 @@ describe.each(STAGES)('the %s stack, as the controls ask', (stage) => {
   it('invokes its functions through an invoke role, with no Lambda permission', () => {
     template().resourceCountIs('AWS::Lambda::Permission', 0);
     const invokeRole = logicalId(stack(), 'Api/InvokeRole');
-    // The admin API's methods go through its own invoke role (test/infra/admin-api.test.ts).
-    const adminApi = { Ref: logicalId(stack(), 'AdminApi') };
-    const adminRole = logicalId(stack(), 'AdminApi/InvokeRole');
+    // The admin and portal APIs' methods go through their own invoke roles.
+    const roleOfApi = new Map(
+      ['Api', 'AdminApi', 'Portal/Api'].map((api) => [
+        logicalId(stack(), api),
+        logicalId(stack(), `${api}/InvokeRole`),
+      ]),
+    );
     for (const method of Object.values(template().findResources('AWS::ApiGateway::Method'))) {
       if (method.Properties.Integration.Type !== 'AWS_PROXY') continue;
-      const admin = JSON.stringify(method.Properties.RestApiId) === JSON.stringify(adminApi);
       expect(method.Properties.Integration.Credentials).toEqual({
-        'Fn::GetAtt': [admin ? adminRole : invokeRole, 'Arn'],
+        'Fn::GetAtt': [roleOfApi.get(method.Properties.RestApiId.Ref), 'Arn'],
       });
     }
     template().hasResourceProperties('AWS::ApiGateway::Authorizer', {
