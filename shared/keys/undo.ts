@@ -4,20 +4,15 @@
 export class UndoSteps {
   private readonly steps: { readonly action: string; readonly undo: () => Promise<unknown> }[] = [];
 
-  /**
-   * Records how to undo a step that has just succeeded.
-   * @param action What the undo does, as an imperative, e.g. `delete API Gateway API key x`.
-   */
+  /** Records a succeeded step's undo. @param action E.g. `delete API Gateway API key x`. */
   add(action: string, undo: () => Promise<unknown>): void {
     this.steps.push({ action, undo });
   }
 
   /**
-   * Runs `work`; if it throws, undoes every recorded step, newest first, and throws what `explain`
-   * makes of the failure.
-   * An undo that fails does not stop the others, since each one skipped would leave more behind.
-   * @param explain Builds the error from the failure and one phrase per undo: its action, or its
-   *   action followed by `FAILED (reason)`.
+   * Runs `work`; if it throws, runs every undo, newest first (a failed one stops none: each skipped
+   * would leave more behind), and throws `explain`'s error.
+   * @param explain Gets one phrase per undo: its action, or its action and `FAILED (reason)`.
    */
   async run<T>(
     work: () => Promise<T>,

@@ -1,8 +1,8 @@
 /**
  * AWS Control Tower's proactive controls (the Guard rules of `@cdklabs/cdk-validator-cfnguard`, run
- * by its cfn-guard 3.1): every stack of the app passes them but for the one documented exception,
- * a violation fails the synthesis, and each control the stacks meet fails on a deliberate breach of
- * a synthesized template. Also what the controls ask of the stack: the stage's KMS key on every
+ * by its cfn-guard 3.1): every stack of the app passes them but for the documented exceptions (the
+ * functions' VPC, the portal's buckets and distribution), a violation fails the synthesis, and
+ * each control the stacks meet fails on a deliberate breach of a synthesized template. Also what the controls ask of the stack: the stage's KMS key on every
  * table and log group, execution logging at ERROR without data tracing, a year of logs, the
  * CreateGrant guard on every key, and an invoke role in place of Lambda permissions.
  */
@@ -10,9 +10,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { App, Stack, Stage } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { stageKeyAlias } from '../../infra/constructs/stage-key.ts';
 import { addControlTowerChecks, CONTROL_TOWER_EXCEPTIONS } from '../../infra/control-tower.ts';
 import { STAGE_SETTINGS, STAGES } from '../../infra/stages.ts';
@@ -27,23 +26,43 @@ import {
 } from '../support/petstore-app.ts';
 
 // The whole app is synthesized with its checks on: a violation anywhere fails this hook.
-synthesizeStages({ wholeApp: true });
+synthesizeStages();
 
 type CfnTemplate = {
   Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
 };
 
-/** The ids of the controls (e.g. `ct-kms-pr-3`) that `template` breaks, checked by `rules`. */
-function brokenControls(template: CfnTemplate, rules = new CfnGuardValidator()): string[] {
+/** Where Guard reports a check on the template rather than on a resource (ct-kms-pr-3 does). */
+const NO_RESOURCE = '(no resource)';
+
+/**
+ * The controls (e.g. `ct-kms-pr-3`) that `template` breaks, by the logical id of each resource
+ * (or {@link NO_RESOURCE}).
+ */
+function brokenControls(
+  template: CfnTemplate,
+  rules = new CfnGuardValidator(),
+): Map<string, string[]> {
   const path = join(outdir, `checked-${Math.random().toString(36).slice(2)}.template.json`);
   writeFileSync(path, JSON.stringify(template));
   const report = rules.validate({ templatePaths: [path] } as never);
-  const ids = report.violations.map(({ description }) => {
+  const broken = new Map<string, Set<string>>();
+  for (const { description, violatingResources } of report.violations) {
     const [, service, number] = /\[CT\.([A-Z]+)\.PR\.(\d+)\]/.exec(description) ?? [];
-    return `ct-${service?.toLowerCase()}-pr-${number}`;
-  });
-  return [...new Set(ids)].sort();
+    for (const { resourceLogicalId = NO_RESOURCE } of violatingResources) {
+      const controls = broken.get(resourceLogicalId) ?? new Set();
+      broken.set(resourceLogicalId, controls.add(`ct-${service?.toLowerCase()}-pr-${number}`));
+    }
+  }
+  return new Map([...broken].map(([id, controls]) => [id, [...controls].sort()]));
 }
+
+/** The controls that `template` breaks, on whichever resources. */
+const controlsBroken = (template: CfnTemplate, rules?: CfnGuardValidator) =>
+  [...new Set([...brokenControls(template, rules).values()].flat())].sort();
+
+/** Bound of a test that runs Guard over a stage: seconds of CPU, a minute on a busy machine. */
+const GUARD_TIMEOUT_MS = 120_000;
 
 /** The rules as the app runs them on a stage whose portal has no host name of its own. */
 const appRules = () =>
@@ -54,7 +73,7 @@ const appRules = () =>
     }),
   });
 
-/** The portal's exceptions: those of the app but ct-lambda-pr-3, then those without a domain. */
+/** The portal's exceptions: the app's (but ct-lambda-pr-3), then a stage's without a domain. */
 const PORTAL_EXCEPTIONS = [
   'ct-s3-pr-2',
   'ct-s3-pr-9',
@@ -65,26 +84,181 @@ const PORTAL_EXCEPTIONS = [
   'ct-cloudfront-pr-9',
 ];
 
+/** The resources of `template` of `type`, with their logical ids. */
+const resourcesOf = (template: CfnTemplate, type: string) =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
 /**
- * The portal's buckets, their policies and its distribution out of a copy of the staging template:
- * all the S3 and CloudFront controls read, a template small enough to check quickly.
+ * A deliberate breach of one control, made in a copy of the staging template on resources no
+ * other breach touches: it returns the logical ids of the resources it broke.
  */
-const portalPart = (): CfnTemplate => {
-  const { Resources } = staging();
-  const types = ['AWS::S3::Bucket', 'AWS::S3::BucketPolicy', 'AWS::CloudFront::Distribution'];
-  return {
-    Resources: Object.fromEntries(
-      Object.entries(Resources).filter(([, resource]) => types.includes(resource.Type)),
-    ),
-  };
+type Breach = (template: CfnTemplate) => string[];
+
+/** The n-th resource of `type` in `template`, broken by `change`: its logical id. */
+function breakNth(
+  template: CfnTemplate,
+  type: string,
+  n: number,
+  change: (properties: Record<string, unknown>) => void,
+): string[] {
+  const [id, resource] = resourcesOf(template, type)[n] ?? [];
+  if (!id || !resource) throw new Error(`No ${type} number ${n} in the template`);
+  change(resource.Properties);
+  return [id];
+}
+
+/**
+ * A copy of the resource of `type` whose logical id starts with `prefix` (the portal's bucket or
+ * distribution), added to `template` as `id` after `change`: a resource of the breach's own.
+ */
+function breakCopy(
+  template: CfnTemplate,
+  type: string,
+  prefix: string,
+  id: string,
+  change: (properties: Record<string, unknown>) => void,
+): string[] {
+  const [, resource] =
+    resourcesOf(template, type).find(([logicalId]) => logicalId.startsWith(prefix)) ?? [];
+  if (!resource) throw new Error(`No ${type} ${prefix}… in the template`);
+  const copy = structuredClone(resource);
+  change(copy.Properties);
+  template.Resources[id] = copy;
+  return [id];
+}
+
+/** A copy of the portal's bucket, broken by `change`. */
+const breakBucket =
+  (id: string, change: (properties: Record<string, unknown>) => void) => (template: CfnTemplate) =>
+    breakCopy(template, 'AWS::S3::Bucket', 'PortalSiteBucket', id, change);
+
+/** A copy of the portal's distribution, its configuration broken by `change`. */
+const breakDistribution =
+  (id: string, change: (config: Record<string, unknown>) => void) => (template: CfnTemplate) =>
+    breakCopy(template, 'AWS::CloudFront::Distribution', 'PortalSiteDistribution', id, (p) =>
+      change(p.DistributionConfig as Record<string, unknown>),
+    );
+
+/** Without its CreateGrant guard: the statement that denies grants but for AWS resources. */
+const withoutGrantGuard = (properties: Record<string, unknown>) => {
+  const policy = properties.KeyPolicy as { Statement: { Sid?: string }[] };
+  policy.Statement = policy.Statement.filter(
+    (statement) => statement.Sid !== 'DenyGrantsExceptForAwsResources',
+  );
 };
 
-/** A copy of the staging template, to be broken. */
-const staging = (): CfnTemplate => structuredClone(templates.staging.toJSON()) as CfnTemplate;
+/** The controls a breach's name begins with, e.g. `ct-s3-pr-3, ct-s3-pr-6: …`, sorted. */
+const controlsOf = (name: string) => (name.split(':')[0] ?? '').split(', ').sort();
 
-/** The resources of `template` of `type`. */
-const resourcesOf = (template: CfnTemplate, type: string) =>
-  Object.values(template.Resources).filter((resource) => resource.Type === type);
+/** One breach per control that the stacks meet, each named by its control(s). */
+const BREACHES: Record<string, Breach> = {
+  'ct-apigateway-pr-1: a stage without execution logging': (template) =>
+    resourcesOf(template, 'AWS::ApiGateway::Stage').map(([id, stage]) => {
+      delete stage.Properties.MethodSettings;
+      return id;
+    }),
+  'ct-cloudwatch-pr-2: a log group kept a month': (template) =>
+    breakNth(template, 'AWS::Logs::LogGroup', 0, (properties) => {
+      properties.RetentionInDays = 30;
+    }),
+  'ct-cloudwatch-pr-3: a log group without a KMS key': (template) =>
+    breakNth(template, 'AWS::Logs::LogGroup', 1, (properties) => {
+      delete properties.KmsKeyId;
+    }),
+  'ct-dynamodb-pr-2: a table with the AWS owned key': (template) =>
+    breakNth(template, 'AWS::DynamoDB::Table', 0, (properties) => {
+      delete properties.SSESpecification;
+    }),
+  'ct-kms-pr-3: key 0 without its CreateGrant guard': (template) =>
+    breakNth(template, 'AWS::KMS::Key', 0, withoutGrantGuard),
+  'ct-kms-pr-3: key 1 without its CreateGrant guard': (template) =>
+    breakNth(template, 'AWS::KMS::Key', 1, withoutGrantGuard),
+  'ct-lambda-pr-2: a Lambda permission for API Gateway as LambdaIntegration makes it, its SourceArn a Fn::Join':
+    (template) => {
+      const [[functionId] = []] = resourcesOf(template, 'AWS::Lambda::Function');
+      template.Resources.Permission = {
+        Type: 'AWS::Lambda::Permission',
+        Properties: {
+          Action: 'lambda:InvokeFunction',
+          FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
+          Principal: 'apigateway.amazonaws.com',
+          SourceArn: {
+            'Fn::Join': [
+              '',
+              ['arn:aws:execute-api:us-east-1:', { Ref: 'AWS::AccountId' }, ':api/v1/GET/pets'],
+            ],
+          },
+        },
+      };
+      return ['Permission'];
+    },
+  'ct-s3-pr-1: a bucket without its public access blocks': breakBucket('S3Pr1', (properties) => {
+    delete properties.PublicAccessBlockConfiguration;
+  }),
+  'ct-s3-pr-3, ct-s3-pr-6: a versioned bucket without lifecycle rules': breakBucket(
+    'S3Pr6',
+    (properties) => {
+      delete properties.LifecycleConfiguration;
+    },
+  ),
+  'ct-s3-pr-4: a bucket without event notifications': breakBucket('S3Pr4', (properties) => {
+    delete properties.NotificationConfiguration;
+  }),
+  'ct-s3-pr-5: a bucket with a canned ACL': breakBucket('S3Pr5', (properties) => {
+    properties.AccessControl = 'LogDeliveryWrite';
+  }),
+  'ct-s3-pr-11: a bucket without versioning': breakBucket('S3Pr11', (properties) => {
+    delete properties.VersioningConfiguration;
+  }),
+  "ct-s3-pr-8: the portal's bucket policy admitting plain HTTP": (template) => {
+    const [id, policy] =
+      resourcesOf(template, 'AWS::S3::BucketPolicy').find(([logicalId]) =>
+        logicalId.startsWith('PortalSiteBucketPolicy'),
+      ) ?? [];
+    if (!id || !policy) throw new Error("No portal bucket's policy in the template");
+    const document = policy.Properties.PolicyDocument as { Statement: { Effect: string }[] };
+    document.Statement = document.Statement.filter((statement) => statement.Effect !== 'Deny');
+    return [id];
+  },
+  'ct-cloudfront-pr-1: a distribution without a default root object': breakDistribution(
+    'CloudFrontPr1',
+    (config) => {
+      delete config.DefaultRootObject;
+    },
+  ),
+  'ct-cloudfront-pr-3: a distribution that serves HTTP': breakDistribution(
+    'CloudFrontPr3',
+    (config) => {
+      (config.DefaultCacheBehavior as Record<string, unknown>).ViewerProtocolPolicy = 'allow-all';
+    },
+  ),
+  'ct-cloudfront-pr-5: a distribution without standard logging': breakDistribution(
+    'CloudFrontPr5',
+    (config) => {
+      delete config.Logging;
+    },
+  ),
+  'ct-cloudfront-pr-10: an S3 origin without origin access control': breakDistribution(
+    'CloudFrontPr10',
+    (config) => {
+      const [origin] = config.Origins as Record<string, unknown>[];
+      if (origin) delete origin.OriginAccessControlId;
+    },
+  ),
+  'ct-wafv2-pr-1: a web ACL without rules': (template) => {
+    const [, webAcl] =
+      resourcesOf(
+        petstore.portalEdgeStacks.staging.template.toJSON() as CfnTemplate,
+        'AWS::WAFv2::WebACL',
+      )[0] ?? [];
+    if (!webAcl) throw new Error('No web ACL in the edge stack');
+    template.Resources.EmptyWebAcl = {
+      ...webAcl,
+      Properties: { ...webAcl.Properties, Rules: [] },
+    };
+    return ['EmptyWebAcl'];
+  },
+};
 
 describe('the Control Tower checks', () => {
   it("disable exactly ct-lambda-pr-3 and the portal's, each with its reason; no stage adds any", () => {
@@ -100,29 +274,66 @@ describe('the Control Tower checks', () => {
     for (const stage of STAGES) expect(CONTROL_TOWER_EXCEPTIONS.stages[stage]).toEqual({});
   });
 
+  // Every rule: exactly the exceptions broken says that the app's rules (the ones the shared
+  // synthesis runs, the exceptions disabled) find nothing.
   it.each(STAGES)(
     "pass %s but for ct-lambda-pr-3 (its functions are in no VPC) and the portal's exceptions",
     (stage) => {
       const template = templates[stage].toJSON() as CfnTemplate;
 
-      expect(brokenControls(template, appRules())).toEqual([]);
-      expect(brokenControls(template)).toEqual(['ct-lambda-pr-3', ...PORTAL_EXCEPTIONS].sort());
-      // Two Guard runs over a stage with the admin API's functions: over 30 s on a loaded machine.
+      expect(controlsBroken(template)).toEqual(['ct-lambda-pr-3', ...PORTAL_EXCEPTIONS].sort());
     },
-    120_000,
+    GUARD_TIMEOUT_MS,
   );
 
-  it("pass the portal's edge stack, each with none disabled", () => {
-    for (const stage of STAGES) {
-      const template = Template.fromStack(petstore.portalEdgeStacks[stage]).toJSON();
-      expect(brokenControls(template as CfnTemplate, new CfnGuardValidator())).toEqual([]);
+  it('pass the account stack and each portal edge stack, no rule disabled', () => {
+    for (const stack of [
+      petstore.accountStacks.staging,
+      ...Object.values(petstore.portalEdgeStacks),
+    ]) {
+      expect(controlsBroken(stack.template.toJSON() as CfnTemplate)).toEqual([]);
     }
   });
 
-  it('pass the account stack', () => {
-    const template = Template.fromStack(petstore.accountStacks.staging).toJSON() as CfnTemplate;
+  it("meet ct-cloudfront-pr-6, -7 and -9 with the portal's certificate, TLS 1.2 and SNI, each broken alone", () => {
+    // GIVEN the portal's distribution and buckets, with a certificate of its own
+    const withCertificate = (change: (certificate: Record<string, string>) => void) => {
+      const types = ['AWS::S3::Bucket', 'AWS::CloudFront::Distribution'];
+      const { Resources } = templates.staging.toJSON() as CfnTemplate;
+      const template: CfnTemplate = {
+        Resources: Object.fromEntries(
+          Object.entries(structuredClone(Resources)).filter(([, each]) =>
+            types.includes(each.Type),
+          ),
+        ),
+      };
+      const certificate: Record<string, string> = {
+        AcmCertificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/0a1b2c3d',
+        MinimumProtocolVersion: 'TLSv1.2_2021',
+        SslSupportMethod: 'sni-only',
+      };
+      change(certificate);
+      for (const [, distribution] of resourcesOf(template, 'AWS::CloudFront::Distribution')) {
+        (distribution.Properties.DistributionConfig as Record<string, unknown>).ViewerCertificate =
+          certificate;
+      }
+      // WHEN the rules check it, only the app's exceptions disabled
+      const rules = new CfnGuardValidator({
+        disabledRules: Object.keys(CONTROL_TOWER_EXCEPTIONS.app),
+      });
+      return controlsBroken(template, rules);
+    };
 
-    expect(brokenControls(template, new CfnGuardValidator())).toEqual([]);
+    // THEN it meets them, and each change breaks what it should
+    expect(withCertificate(() => {})).toEqual([]);
+    expect(withCertificate((c) => delete c.AcmCertificateArn)).toEqual([
+      'ct-cloudfront-pr-6',
+      'ct-cloudfront-pr-7',
+    ]);
+    expect(withCertificate((c) => (c.SslSupportMethod = 'vip'))).toEqual(['ct-cloudfront-pr-7']);
+    expect(withCertificate((c) => (c.MinimumProtocolVersion = 'TLSv1'))).toEqual([
+      'ct-cloudfront-pr-9',
+    ]);
   });
 
   it("fail the synthesis on a violation in a stage's stack or in a stack of the app", () => {
@@ -142,193 +353,31 @@ describe('the Control Tower checks', () => {
   });
 
   describe('each control met fails on a deliberate breach', () => {
-    it('ct-apigateway-pr-1: a stage without execution logging', () => {
-      const template = staging();
-      for (const stage of resourcesOf(template, 'AWS::ApiGateway::Stage')) {
-        delete stage.Properties.MethodSettings;
-      }
-      expect(brokenControls(template, appRules())).toEqual(['ct-apigateway-pr-1']);
+    // GIVEN the staging template with every breach, each on resources of its own, checked in one
+    // Guard run (a run over a stage takes seconds of CPU)
+    const breached: Record<string, string[]> = {};
+    let broken: Map<string, string[]>;
+    beforeAll(() => {
+      const template = structuredClone(templates.staging.toJSON()) as CfnTemplate;
+      for (const [name, breach] of Object.entries(BREACHES)) breached[name] = breach(template);
+      broken = brokenControls(template, appRules());
+    }, GUARD_TIMEOUT_MS);
+
+    // THEN each breached resource breaks its control and no other
+    it.each(Object.keys(BREACHES))('%s', (name) => {
+      const controls = controlsOf(name);
+      expect(breached[name]?.length).toBeGreaterThan(0);
+      for (const id of breached[name] ?? []) expect([id, broken.get(id)]).toEqual([id, controls]);
     });
 
-    it('ct-cloudwatch-pr-2: a log group kept a month', () => {
-      const template = staging();
-      const [logGroup] = resourcesOf(template, 'AWS::Logs::LogGroup');
-      if (logGroup) logGroup.Properties.RetentionInDays = 30;
-      expect(brokenControls(template, appRules())).toEqual(['ct-cloudwatch-pr-2']);
-    });
+    it('breaks no other control, and none on a resource that no breach touched', () => {
+      const named = [...broken.keys()].filter((id) => id !== NO_RESOURCE);
+      const controls = Object.keys(BREACHES).flatMap(controlsOf);
 
-    it('ct-cloudwatch-pr-3: a log group without a KMS key', () => {
-      const template = staging();
-      const [logGroup] = resourcesOf(template, 'AWS::Logs::LogGroup');
-      delete logGroup?.Properties.KmsKeyId;
-      expect(brokenControls(template, appRules())).toEqual(['ct-cloudwatch-pr-3']);
-    });
-
-    it('ct-dynamodb-pr-2: a table with the AWS owned key', () => {
-      const template = staging();
-      const [table] = resourcesOf(template, 'AWS::DynamoDB::Table');
-      delete table?.Properties.SSESpecification;
-      expect(brokenControls(template, appRules())).toEqual(['ct-dynamodb-pr-2']);
-    });
-
-    it.each([0, 1])('ct-kms-pr-3: key %i without its CreateGrant guard', (index) => {
-      const template = staging();
-      const key = resourcesOf(template, 'AWS::KMS::Key')[index];
-      const policy = key?.Properties.KeyPolicy as { Statement: { Sid?: string }[] };
-      policy.Statement = policy.Statement.filter(
-        (statement) => statement.Sid !== 'DenyGrantsExceptForAwsResources',
+      expect(named.sort()).toEqual(Object.values(breached).flat().sort());
+      expect([...new Set([...broken.values()].flat())].sort()).toEqual(
+        [...new Set(controls)].sort(),
       );
-      expect(brokenControls(template, appRules())).toEqual(['ct-kms-pr-3']);
-    });
-
-    it('ct-lambda-pr-2: a Lambda permission for API Gateway as LambdaIntegration makes it, its SourceArn a Fn::Join', () => {
-      const template = staging();
-      const [functionId] = Object.entries(template.Resources).find(
-        ([, resource]) => resource.Type === 'AWS::Lambda::Function',
-      ) as [string, unknown];
-      template.Resources.Permission = {
-        Type: 'AWS::Lambda::Permission',
-        Properties: {
-          Action: 'lambda:InvokeFunction',
-          FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
-          Principal: 'apigateway.amazonaws.com',
-          SourceArn: {
-            'Fn::Join': [
-              '',
-              ['arn:aws:execute-api:us-east-1:', { Ref: 'AWS::AccountId' }, ':api/v1/GET/pets'],
-            ],
-          },
-        },
-      };
-      expect(brokenControls(template, appRules())).toEqual(['ct-lambda-pr-2']);
-    });
-
-    describe("the portal's", () => {
-      /** A path into a resource's properties, and the value put there (undefined: deleted). */
-      type Breach = readonly [path: readonly (string | number)[], value?: unknown];
-
-      /** The portal's part with `breach` done to the resource of `type` whose id starts with `id`. */
-      const broken = (type: string, id: string, [path, value]: Breach) => {
-        const template = portalPart();
-        const [, resource] = Object.entries(template.Resources).find(
-          ([logicalId, each]) => each.Type === type && logicalId.startsWith(id),
-        ) as [string, { Properties: Record<string, unknown> }];
-        let at = resource.Properties as Record<string | number, unknown>;
-        for (const step of path.slice(0, -1)) at = at[step] as Record<string | number, unknown>;
-        const last = path[path.length - 1] as string | number;
-        if (value === undefined) delete at[last];
-        else at[last] = value;
-        return brokenControls(template, appRules());
-      };
-
-      it('part passes as it is', () => {
-        expect(brokenControls(portalPart(), appRules())).toEqual([]);
-      });
-
-      it.each<[string, string[], Breach]>([
-        [
-          'ct-s3-pr-1: no public access blocks',
-          ['ct-s3-pr-1'],
-          [['PublicAccessBlockConfiguration']],
-        ],
-        ['ct-s3-pr-4: no event notifications', ['ct-s3-pr-4'], [['NotificationConfiguration']]],
-        ['ct-s3-pr-5: a canned ACL', ['ct-s3-pr-5'], [['AccessControl'], 'LogDeliveryWrite']],
-        [
-          'ct-s3-pr-6: no lifecycle rules',
-          ['ct-s3-pr-3', 'ct-s3-pr-6'],
-          [['LifecycleConfiguration']],
-        ],
-        [
-          'ct-s3-pr-11: no versioning',
-          ['ct-s3-pr-11', 'ct-s3-pr-3'],
-          [['VersioningConfiguration']],
-        ],
-      ])("%s on the page's bucket", (_name, controls, breach) => {
-        expect(broken('AWS::S3::Bucket', 'PortalSiteBucket', breach)).toEqual([...controls].sort());
-      });
-
-      it("ct-s3-pr-8: the page's bucket policy admitting plain HTTP", () => {
-        const policies = resourcesOf(portalPart(), 'AWS::S3::BucketPolicy').filter((each) =>
-          JSON.stringify(each.Properties.Bucket).includes('PortalSiteBucket'),
-        );
-        const [policy] = policies;
-        expect(policy).toBeDefined();
-        const { Statement } = (policy as (typeof policies)[number]).Properties.PolicyDocument as {
-          Statement: { Effect: string }[];
-        };
-        const allows = Statement.filter((statement) => statement.Effect !== 'Deny');
-        expect(
-          broken('AWS::S3::BucketPolicy', 'PortalSiteBucketPolicy', [
-            ['PolicyDocument', 'Statement'],
-            allows,
-          ]),
-        ).toEqual(['ct-s3-pr-8']);
-      });
-
-      it.each<[string, string[], Breach]>([
-        [
-          'ct-cloudfront-pr-1: no default root object',
-          ['ct-cloudfront-pr-1'],
-          [['DefaultRootObject']],
-        ],
-        [
-          'ct-cloudfront-pr-3: HTTP allowed',
-          ['ct-cloudfront-pr-3'],
-          [['DefaultCacheBehavior', 'ViewerProtocolPolicy'], 'allow-all'],
-        ],
-        ['ct-cloudfront-pr-5: no standard logging', ['ct-cloudfront-pr-5'], [['Logging']]],
-        [
-          'ct-cloudfront-pr-10: no origin access control',
-          ['ct-cloudfront-pr-10'],
-          [['Origins', 0, 'OriginAccessControlId']],
-        ],
-      ])('%s', (_name, controls, [path, value]) => {
-        const breach: Breach = [['DistributionConfig', ...path], value];
-        expect(broken('AWS::CloudFront::Distribution', 'PortalSiteDistribution', breach)).toEqual(
-          controls,
-        );
-      });
-
-      it('ct-cloudfront-pr-6, -7, -9: met with a certificate, TLS 1.2 and SNI, each broken alone', () => {
-        const rules = new CfnGuardValidator({
-          disabledRules: Object.keys(CONTROL_TOWER_EXCEPTIONS.app),
-        });
-        const withCertificate = (change: (certificate: Record<string, string>) => void) => {
-          const template = portalPart();
-          const [config] = resourcesOf(template, 'AWS::CloudFront::Distribution').map(
-            (resource) => resource.Properties.DistributionConfig as Record<string, unknown>,
-          );
-          const certificate: Record<string, string> = {
-            AcmCertificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/abc',
-            MinimumProtocolVersion: 'TLSv1.2_2021',
-            SslSupportMethod: 'sni-only',
-          };
-          change(certificate);
-          if (config) config.ViewerCertificate = certificate;
-          return brokenControls(template, rules);
-        };
-        expect(withCertificate(() => {})).toEqual([]);
-        expect(withCertificate((c) => delete c.AcmCertificateArn)).toEqual([
-          'ct-cloudfront-pr-6',
-          'ct-cloudfront-pr-7',
-        ]);
-        expect(withCertificate((c) => (c.SslSupportMethod = 'vip'))).toEqual([
-          'ct-cloudfront-pr-7',
-        ]);
-        expect(withCertificate((c) => (c.MinimumProtocolVersion = 'TLSv1'))).toEqual([
-          'ct-cloudfront-pr-9',
-        ]);
-      });
-
-      it('ct-wafv2-pr-1: a web ACL without rules', () => {
-        const template = structuredClone(
-          Template.fromStack(petstore.portalEdgeStacks.staging).toJSON(),
-        ) as CfnTemplate;
-        for (const webAcl of resourcesOf(template, 'AWS::WAFv2::WebACL')) {
-          webAcl.Properties.Rules = [];
-        }
-        expect(brokenControls(template, new CfnGuardValidator())).toEqual(['ct-wafv2-pr-1']);
-      });
     });
   });
 });

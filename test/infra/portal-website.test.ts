@@ -8,7 +8,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { API_REFERENCE_CSP } from '../../infra/api-reference-page.ts';
 import { DEFAULT_PORTAL_IP_RATE_LIMIT } from '../../infra/constructs/portal-edge-stack.ts';
@@ -20,7 +19,7 @@ import {
   STRICT_TRANSPORT_SECURITY,
 } from '../../infra/portal-headers.ts';
 import { portalEdgeStackName, STACK_OUTPUTS, STAGE_SETTINGS, STAGES } from '../../infra/stages.ts';
-import { logicalId, outdir, petstore, stageOf, synthesizeStages } from '../support/petstore-app.ts';
+import { logicalId, petstore, stageOf, synthesizeStages } from '../support/petstore-app.ts';
 import { policyAllows, resolve } from '../support/resource-policy.ts';
 
 synthesizeStages();
@@ -187,7 +186,7 @@ describe.each(STAGES)('the portal site of the %s stage', (stage) => {
     it("is guarded by the web ACL of the stage's edge stack, a CloudFront-scope one with a rate rule", () => {
       const edge = petstore.portalEdgeStacks[stage];
       expect(edge.stackName).toBe(portalEdgeStackName(stage));
-      const [webAcl] = Object.values(Template.fromStack(edge).findResources('AWS::WAFv2::WebACL'));
+      const [webAcl] = Object.values(edge.template.findResources('AWS::WAFv2::WebACL'));
       expect(webAcl?.Properties).toMatchObject({
         Scope: 'CLOUDFRONT',
         DefaultAction: { Allow: {} },
@@ -219,7 +218,8 @@ describe.each(STAGES)('the portal site of the %s stage', (stage) => {
   describe('deployed files', () => {
     const deployment = (id: string) => resourceAt(`Portal/Site/${id}/CustomResource`).Properties;
     /** The directory of a deployment's source in the cloud assembly, by its S3 key. */
-    const sourceDirectory = (key: string) => join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
+    const sourceDirectory = (key: string) =>
+      join(petstore.directory, `asset.${key.replace(/\.zip$/, '')}`);
 
     it('uploads the built site: hashed assets cached a year, then the page and config.json never cached', () => {
       const assets = deployment('Assets');
