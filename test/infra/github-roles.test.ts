@@ -9,6 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PetstoreApp } from '../../infra/app.ts';
 import { GITHUB_OIDC_AUDIENCE, GITHUB_OIDC_ISSUER } from '../../infra/constructs/github-roles.ts';
+import { CLOUDFRONT_WEB_ACL_REGION } from '../../infra/constructs/portal-edge-stack.ts';
 import {
   ACCOUNT_STACK_OUTPUTS,
   APP_CONTEXT,
@@ -76,7 +77,7 @@ describe.each(STAGES)("the %s role, in its own account's stack", (stage) => {
     );
   });
 
-  it("may only assume its account's deploy, file-publishing and lookup roles in its region", () => {
+  it("may only assume its account's deploy, file-publishing and lookup roles in its region and us-east-1", () => {
     const role = roleNamed(templates[stage], githubRoleName(stage));
 
     expect(role.ManagedPolicyArns).toBeUndefined();
@@ -89,9 +90,11 @@ describe.each(STAGES)("the %s role, in its own account's stack", (stage) => {
             {
               Effect: 'Allow',
               Action: 'sts:AssumeRole',
-              Resource: bootstrapRoles(
-                ['deploy', 'file-publishing', 'lookup'],
-                ENVIRONMENTS[stage],
+              Resource: deployRegions(stage).flatMap((region) =>
+                bootstrapRoles(['deploy', 'file-publishing', 'lookup'], {
+                  account: ENVIRONMENTS[stage].account,
+                  region,
+                }),
               ),
             },
           ],
@@ -175,18 +178,26 @@ describe.each(STAGES)("the pull-request role in the %s account's stack", (stage)
     expect(admitted(`repo:${REPOSITORY}:pull_request`, 'sts.amazonaws.com.evil')).toBe(false);
   });
 
-  it("may only assume the account's lookup role", () => {
+  it("may only assume the account's lookup roles, its region's and us-east-1's", () => {
     expect(role().ManagedPolicyArns).toBeUndefined();
+    const lookups = deployRegions(stage).flatMap((region) =>
+      bootstrapRoles(['lookup'], { account: ENVIRONMENTS[stage].account, region }),
+    );
     expect(role().Policies?.[0]?.PolicyDocument.Statement).toEqual([
       {
         Effect: 'Allow',
         Action: 'sts:AssumeRole',
-        Resource: bootstrapRoles(['lookup'], ENVIRONMENTS[stage])[0],
+        Resource: lookups.length === 1 ? lookups[0] : lookups,
       },
     ]);
     expect(role().Policies).toHaveLength(1);
   });
 });
+
+/** The regions a stage's roles reach: its own and us-east-1 (its portal's edge stack). */
+const deployRegions = (stage: StageName) => [
+  ...new Set([ENVIRONMENTS[stage].region, CLOUDFRONT_WEB_ACL_REGION]),
+];
 
 describe('every GitHub role', () => {
   it('matches its subject exactly: StringEquals on sub and aud, no wildcard anywhere', () => {
@@ -256,8 +267,10 @@ describe('GitHub role options', { timeout: 300_000 }, () => {
       GITHUB_PULL_REQUEST_ROLE_NAME,
     );
     const { account, region } = ENVIRONMENTS.staging;
-    expect(role.Policies[0].PolicyDocument.Statement[0].Resource).toBe(
-      `arn:aws:iam::${account}:role/cdk-pets2-lookup-role-${account}-${region}`,
+    expect(role.Policies[0].PolicyDocument.Statement[0].Resource).toEqual(
+      [region, 'us-east-1'].map(
+        (each) => `arn:aws:iam::${account}:role/cdk-pets2-lookup-role-${account}-${each}`,
+      ),
     );
     const stage = app.app.synth().getStackArtifact(app.stacks.staging.artifactId);
     expect(stage.assumeRoleArn).toContain(':role/cdk-pets2-deploy-role-');

@@ -54,7 +54,11 @@ describe.each(STAGES)('the %s stage', (stage) => {
     });
 
     it('has a REQUEST authorizer on the Authorization header, its result cached', () => {
-      template().resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+      // One on the public API, beside the portal API's Cognito authorizer (portal-accounts.test.ts).
+      const authorizers = template().findResources('AWS::ApiGateway::Authorizer', {
+        Properties: { RestApiId: publicApi() },
+      });
+      expect(Object.keys(authorizers)).toEqual([logicalId(stack(), 'Api/Authorizer')]);
       template().hasResourceProperties('AWS::ApiGateway::Authorizer', {
         Type: 'REQUEST',
         IdentitySource: 'method.request.header.Authorization',
@@ -239,10 +243,16 @@ describe.each(STAGES)('the %s stage', (stage) => {
   });
 
   describe('outputs', () => {
-    it('outputs the base URL, the RestApi id, the pets, keys and counters tables, each usage plan id, and the admin API and audit table', () => {
+    it('outputs the base URL, the RestApi id, the pets, keys and counters tables, each usage plan id, the admin API and audit table, and the portal', () => {
       const outputs = template().findOutputs('*');
       expect(Object.keys(outputs).sort()).toEqual(
         [
+          STACK_OUTPUTS.portalUrl,
+          STACK_OUTPUTS.portalApiBaseUrl,
+          STACK_OUTPUTS.userPoolId,
+          STACK_OUTPUTS.userPoolClientId,
+          STACK_OUTPUTS.portalBucketName,
+          STACK_OUTPUTS.portalDistributionId,
           STACK_OUTPUTS.apiBaseUrl,
           STACK_OUTPUTS.regionalApiBaseUrl,
           STACK_OUTPUTS.regions,
