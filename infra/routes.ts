@@ -83,6 +83,8 @@ export interface FunctionDefinition {
   readonly secrets?: readonly SecretDefinition[];
   /** The API Gateway key and usage-plan calls it makes. @default - none */
   readonly apiGatewayAccess?: readonly ApiGatewayAccess[];
+  /** Whether it puts events on its region's default bus (PutEvents). @default false */
+  readonly publishesEvents?: boolean;
 }
 
 /**

@@ -43,6 +43,8 @@ export const SettingsSchema = v.object({
   USAGE_PLAN_ID_BUSINESS: v.optional(Text),
   /** URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`; unset on AWS. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  /** URL of the local stack's event bus (infra/local/event-bus.ts); unset on AWS. */
+  EVENTBRIDGE_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
   /**
    * The function's region (Lambda's; on the local stack its region's) and the credentials of
    * DynamoDB Local (on AWS: the default chain). DynamoDB Local's clients sign for `LOCAL_REGION`.

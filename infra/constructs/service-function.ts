@@ -126,7 +126,8 @@ function secretsReader(): ParamsAndSecretsLayerVersion {
  * (as DynamoDB asks of a caller of a table), send traces, make exactly the DynamoDB
  * calls of `definition.tableAccess` and read exactly the secrets of `definition.secrets` (no
  * managed policy, no wildcard on data), the API Gateway calls of `definition.apiGatewayAccess`
- * (the admin functions' API keys and usage plans), and an alarm on its throttles. A function with secrets
+ * (the admin functions' API keys and usage plans), PutEvents on its region's default bus when it
+ * `publishesEvents`, and an alarm on its throttles. A function with secrets
  * gets each one's ARN in its `arnSetting` and the extension that reads them ({@link secretsReader}).
  * Its `currentVersion`, if used, is retained when a deploy publishes the next one.
  *
@@ -186,6 +187,16 @@ export class ServiceFunction extends Construct {
     for (const { action, resources } of apiGatewayGrants(access, { partition, regions })) {
       role.addToPrincipalPolicy(
         new PolicyStatement({ actions: [action], resources: [...resources] }),
+      );
+    }
+    if (definition.publishesEvents) {
+      const bus = Stack.of(this).formatArn({
+        service: 'events',
+        resource: 'event-bus',
+        resourceName: 'default',
+      });
+      role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['events:PutEvents'], resources: [bus] }),
       );
     }
     // cdk-nag names a resource as synthesized: pseudo parameters, or the stage's own values.

@@ -10,6 +10,7 @@ import { readSetting } from '../../shared/settings.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
 import { serveApiReference } from './api-reference.ts';
 import { AuthorizerCache } from './authorizer-cache.ts';
+import { localEventBus } from './event-bus.ts';
 import { methodArn, type ProxyRequest } from './events.ts';
 import { INTEGRATION_TIMEOUT_MS, LambdaInvoker, type OperationHandlers } from './invocation.ts';
 import { policyAllows } from './lambda-results.ts';
@@ -58,6 +59,9 @@ export interface GatewayOptions {
 
 /** Where a gateway of the two-region stack serves its replication figures. */
 export const REPLICATION_PATH = '/__local/replication';
+
+/** Where a gateway serves the events its region's functions published (event-bus.ts). */
+export const EVENTS_PATH = '/__local/events';
 
 /** A running local gateway. */
 export interface LocalGateway {
@@ -120,6 +124,9 @@ async function handleRequest(
   const method = request.method ?? 'GET';
   if (api.replicationFigures && request.url === REPLICATION_PATH && method === 'GET') {
     return sendJson(response, await api.replicationFigures());
+  }
+  if (request.url === EVENTS_PATH && method === 'GET') {
+    return sendJson(response, { events: (await localEventBus()).events() });
   }
   const destination = routeRequest(request.url ?? '', method);
   if ('refusal' in destination) return sendError(response, destination.refusal);

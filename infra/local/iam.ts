@@ -5,12 +5,13 @@
  * infra/routes.ts, from which ServiceFunction grants) and answers anything else with DynamoDB's
  * AccessDeniedException. DynamoDB Local enforces no IAM.
  */
-import { once } from 'node:events';
 import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { readSettings, requiredSetting, type Settings } from '../../shared/settings.ts';
 import type { FunctionDefinition } from '../routes.ts';
+import { localEventBus } from './event-bus.ts';
 import { LOCAL_ACCOUNT_ID } from './events.ts';
+import { listenInBackground } from './ports.ts';
 
 /** Name of a function on the local stack, e.g. `petstore-create-pet`: its Lambda context's. */
 export function localFunctionName(definition: FunctionDefinition): string {
@@ -131,12 +132,7 @@ async function startEndpoint(
       () => incoming.socket.destroy(),
     );
   });
-  server.on('connection', (socket) => socket.unref());
-  server.listen(0, '127.0.0.1').unref();
-  await once(server, 'listening');
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('No TCP address');
-  return `http://127.0.0.1:${address.port}`;
+  return listenInBackground(server);
 }
 
 /** A request body's JSON object, or `{}` (which names no table) when it is none. */
@@ -202,7 +198,9 @@ export function grantedEndpoint(
  * The environment of `definition`'s function, as Lambda gives each function its own: `env` with
  * `DYNAMODB_ENDPOINT` set to the role's {@link grantedEndpoint}, for the entry's
  * `createHandler(env)` (functions/*.ts), so that every DynamoDB call the handler makes passes
- * through its role's grants. The process's environment is left as it is.
+ * through its role's grants; a function that `publishesEvents` gets the process's event bus as
+ * `EVENTBRIDGE_ENDPOINT` (event-bus.ts), any other none. The process's environment is left as
+ * it is.
  *
  * @throws Error when `env` names no `DYNAMODB_ENDPOINT`.
  */
@@ -211,5 +209,7 @@ export async function grantedEnvironment(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<NodeJS.ProcessEnv> {
   const endpoint = await grantedEndpoint(definition, readSettings(env));
-  return { ...env, DYNAMODB_ENDPOINT: endpoint };
+  const { EVENTBRIDGE_ENDPOINT: _, ...rest } = env;
+  const events = definition.publishesEvents && (await localEventBus()).url;
+  return { ...rest, DYNAMODB_ENDPOINT: endpoint, ...(events && { EVENTBRIDGE_ENDPOINT: events }) };
 }
