@@ -21,7 +21,7 @@ import type {
   RestoreOutcome,
   UsageReader,
 } from './admin-ports.ts';
-import { ApiGatewayStepError, KeyNotFoundError, KeyRevokedError } from './key-errors.ts';
+import { KeyNotFoundError, KeyRevokedError } from './key-errors.ts';
 import {
   type ApiKeyRecord,
   customLimits,
@@ -36,8 +36,8 @@ import {
   updatedKey,
 } from './key-records.ts';
 import { keyScopes, type Scope } from './scopes.ts';
-import type { TokenStage } from './token.ts';
-import { UndoSteps } from './undo.ts';
+import { mayBeKeyOf, type TokenStage } from './token.ts';
+import { stepFailed, UndoSteps, undoneAfter } from './undo.ts';
 
 /** What the key service runs on: the stage's tables and, on a stage, its API Gateway API keys. */
 export interface KeyServicePorts {
@@ -213,8 +213,7 @@ export class KeyService {
   }
 
   /**
-   * Revokes a key (the first revocation time is kept; revoking again changes and records
-   * nothing), with its `key.revoked` entry; on a stage then disables its API keys.
+   * Revokes a key ({@link revokeOnRecord}); on a stage then disables its API keys.
    * @returns The key, and API Gateway's steps: a failure to disable is a `failed` step, since the
    *   key is revoked (the authorizer refuses it) either way.
    * @throws KeyNotFoundError; KeyChangedError.
@@ -223,10 +222,32 @@ export class KeyService {
     keyId: string,
     context: AuditContext,
   ): Promise<{ key: ShownKey; apiGateway: ApiGatewaySteps }> {
-    const at = new Date(this.now()).toISOString();
-    const { record } = await this.change(keyId, { event: 'key.revoked', at }, context);
+    const { key } = await this.revokeOnRecord(keyId, context);
     const steps = (await this.ports.apiGateway?.disable(keyId)) ?? [];
-    return { key: shownKey(record), apiGateway: await this.apiGatewaySteps(steps) };
+    return { key, apiGateway: await this.apiGatewaySteps(steps) };
+  }
+
+  /**
+   * Revokes a key in the keys table with its `key.revoked` entry, API Gateway's API keys left as
+   * they are; revoking again keeps the first time and writes nothing.
+   * @returns The key before and after: `previous.revokedAt` set, it was revoked already.
+   * @throws KeyNotFoundError; KeyChangedError.
+   */
+  async revokeOnRecord(keyId: string, context: AuditContext): Promise<ShownChange> {
+    const at = new Date(this.now()).toISOString();
+    return shownChange(await this.change(keyId, { event: 'key.revoked', at }, context));
+  }
+
+  /**
+   * The keys `tokens` belong to, by token hash, read in batches; a token not of this stage's
+   * prefix and checksum is not looked up (`mayBeKeyOf`). @throws StoreUnavailableError
+   */
+  async keysOfTokens(
+    tokens: readonly string[],
+    options: { readonly signal?: AbortSignal } = {},
+  ): Promise<Map<string, ApiKeyRecord>> {
+    const ours = tokens.filter((token) => mayBeKeyOf(token, this.ports.tokenStage));
+    return this.ports.keys.findByTokens(ours, options);
   }
 
   /**
@@ -318,29 +339,4 @@ export class KeyService {
       };
     });
   }
-}
-
-/**
- * An `UndoSteps` explanation of a failed API Gateway step; a step that refused before changing
- * anything (an `ApiGatewayStepError` of its own) is explained already.
- */
-function stepFailed(what: string, outcome: string) {
-  return (failure: Error, undone: readonly string[]) =>
-    failure instanceof ApiGatewayStepError && undone.length === 0
-      ? failure
-      : new ApiGatewayStepError(
-          `${what} (${failure.message}); undone: ${undone.join(', ') || 'nothing'}. ${outcome}`,
-          { cause: failure },
-        );
-}
-
-/**
- * The keys table's failure after API Gateway's steps were undone: the failure itself (its answer
- * says what it means: a concurrent change, an unavailable table), naming the undone steps.
- */
-function undoneAfter(failure: Error, undone: readonly string[]): Error {
-  if (undone.length > 0) {
-    failure.message = `${failure.message} (undone on API Gateway: ${undone.join(', ')})`;
-  }
-  return failure;
 }
