@@ -43,6 +43,13 @@ export const SettingsSchema = v.object({
   USAGE_PLAN_ID_BUSINESS: v.optional(Text),
   /** URL of DynamoDB Local, e.g. `http://127.0.0.1:8000`; unset on AWS. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  /** The home region's DynamoDB Local, for another region's leaked-key endpoint; unset on AWS. */
+  HOME_DYNAMODB_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  /** GitHub's secret scanning public keys (the leaked-key endpoint; a stage setting). */
+  SECRET_SCANNING_KEYS_URL: v.optional(
+    v.pipe(Text, v.url('must be a URL')),
+    'https://api.github.com/meta/public_keys/secret_scanning',
+  ),
   /** URL of the local stack's event bus (infra/local/event-bus.ts); unset on AWS. */
   EVENTBRIDGE_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
   /**

@@ -7,6 +7,7 @@
  */
 import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { basename } from 'node:path';
+import { regionsOf } from '../../shared/regions.ts';
 import { readSettings, requiredSetting, type Settings } from '../../shared/settings.ts';
 import type { FunctionDefinition } from '../routes.ts';
 import { localEventBus } from './event-bus.ts';
@@ -198,18 +199,39 @@ export function grantedEndpoint(
  * The environment of `definition`'s function, as Lambda gives each function its own: `env` with
  * `DYNAMODB_ENDPOINT` set to the role's {@link grantedEndpoint}, for the entry's
  * `createHandler(env)` (functions/*.ts), so that every DynamoDB call the handler makes passes
- * through its role's grants; a function that `publishesEvents` gets the process's event bus as
- * `EVENTBRIDGE_ENDPOINT` (event-bus.ts), any other none. The process's environment is left as
- * it is.
+ * through its role's grants; outside the home region, the calls it makes `inHomeRegion` go
+ * through an endpoint of their own in front of `HOME_DYNAMODB_ENDPOINT`, with the home region's
+ * ARNs. A function that `publishesEvents` gets the process's event bus as `EVENTBRIDGE_ENDPOINT`
+ * (event-bus.ts), any other none. The process's environment is left as it is.
  *
- * @throws Error when `env` names no `DYNAMODB_ENDPOINT`.
+ * @throws Error when `env` names no `DYNAMODB_ENDPOINT`, or a function of another region that
+ *   calls the home region no `HOME_DYNAMODB_ENDPOINT`.
  */
 export async function grantedEnvironment(
   definition: FunctionDefinition,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<NodeJS.ProcessEnv> {
-  const endpoint = await grantedEndpoint(definition, readSettings(env));
-  const { EVENTBRIDGE_ENDPOINT: _, ...rest } = env;
+  const settings = readSettings(env);
+  const { names, own } = regionsOf(settings);
+  const { EVENTBRIDGE_ENDPOINT: _, HOME_DYNAMODB_ENDPOINT: __, ...rest } = env;
+  const calls = (home: boolean) => ({
+    ...definition,
+    tableAccess: definition.tableAccess.filter((access) => (access.inHomeRegion ?? false) === home),
+  });
+  const away = own > 0 && calls(true).tableAccess.length > 0;
+  const endpoint = await grantedEndpoint(away ? calls(false) : definition, settings);
+  const home =
+    away &&
+    (await grantedEndpoint(calls(true), {
+      ...settings,
+      AWS_REGION: names[0],
+      DYNAMODB_ENDPOINT: requiredSetting(settings, 'HOME_DYNAMODB_ENDPOINT'),
+    }));
   const events = definition.publishesEvents && (await localEventBus()).url;
-  return { ...rest, DYNAMODB_ENDPOINT: endpoint, ...(events && { EVENTBRIDGE_ENDPOINT: events }) };
+  return {
+    ...rest,
+    DYNAMODB_ENDPOINT: endpoint,
+    ...(home && { HOME_DYNAMODB_ENDPOINT: home }),
+    ...(events && { EVENTBRIDGE_ENDPOINT: events }),
+  };
 }

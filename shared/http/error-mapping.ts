@@ -7,6 +7,7 @@ import { logger } from '../logger.ts';
 import type * as pets from '../pets/pet-errors.ts';
 import type { InvalidLimitsError } from '../plans.ts';
 import type * as rateLimit from '../rate-limit/rate-limit-errors.ts';
+import type * as secretScanning from '../secret-scanning/secret-scanning-errors.ts';
 import { type StoreUnavailableError, storeErrorOf } from '../store-errors.ts';
 import { type AnyErrorCode, ApiError } from './http-errors.ts';
 import { serviceUnavailable } from './unavailable.ts';
@@ -25,6 +26,7 @@ type DomainError =
       | typeof keys
       | typeof pets
       | typeof rateLimit
+      | typeof secretScanning
     >
   | InvalidLimitsError
   | StoreUnavailableError;
@@ -50,6 +52,7 @@ const CODE_OF: { readonly [E in DomainError as E['name']]: AnyErrorCode } = {
   StoreUnavailableError: 'service_unavailable',
   ApiGatewayStepError: 'service_unavailable',
   EventsUnavailableError: 'service_unavailable',
+  PublicKeysUnavailableError: 'service_unavailable',
 };
 
 /** What failed, as a 503's log line names it. */
@@ -57,6 +60,7 @@ const UNAVAILABLE: Partial<Record<DomainError['name'], string>> = {
   StoreUnavailableError: 'Store',
   ApiGatewayStepError: 'API Gateway',
   EventsUnavailableError: 'Event bus',
+  PublicKeysUnavailableError: "GitHub's public key list",
 };
 
 function isDomainError(error: unknown): error is DomainError {

@@ -27,15 +27,16 @@ const SKIP_MEDIA_TYPE_CHECK = { disableContentTypeCheck: true } as Parameters<
 /**
  * The body middleware of an operation that takes JSON (run after the header normalizer): 415
  * `unsupported_media_type` unless `application/json` in UTF-8; 400 `invalid_json` for no body,
- * bytes that are not UTF-8 or text that is not JSON; 413 `payload_too_large` over
- * {@link MAX_BODY_BYTES}. Then `event.body` is the parsed JSON (middy's parser).
+ * bytes that are not UTF-8 or text that is not JSON; 413 `payload_too_large` over `maxBytes`.
+ * Then `event.body` is the parsed JSON (middy's parser).
+ * @param maxBytes @default MAX_BODY_BYTES
  */
-export function jsonBody(): HttpMiddleware[] {
+export function jsonBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware[] {
   const parser = httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK);
   return [
     {
       before: async function jsonBodyBefore(request) {
-        decodeJsonBody(request.event);
+        decodeJsonBody(request.event, maxBytes);
         try {
           await parser.before?.(request);
         } catch (error) {
@@ -48,7 +49,7 @@ export function jsonBody(): HttpMiddleware[] {
 }
 
 /** Guards the body of `event` and decodes it to text in place (see {@link jsonBody}). */
-function decodeJsonBody(event: APIGatewayProxyEvent): void {
+function decodeJsonBody(event: APIGatewayProxyEvent, maxBytes: number): void {
   const contentType = event.headers?.['content-type'];
   if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
     throw new ApiError(
@@ -67,10 +68,10 @@ function decodeJsonBody(event: APIGatewayProxyEvent): void {
   if (!event.body)
     throw new ApiError('invalid_json', 'body: is required and must be a JSON object');
   const bytes = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-  if (bytes.length > MAX_BODY_BYTES) {
+  if (bytes.length > maxBytes) {
     throw new ApiError(
       'payload_too_large',
-      `body: is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES} bytes.`,
+      `body: is ${bytes.length} bytes; the limit is ${maxBytes} bytes.`,
     );
   }
   try {
