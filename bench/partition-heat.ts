@@ -15,6 +15,7 @@ import { createLambdaContext } from '../infra/local/events.ts';
 import { createDynamoDBBase } from '../shared/dynamodb/base.ts';
 import { createDocumentClient } from '../shared/dynamodb/clients.ts';
 import { TABLES } from '../shared/dynamodb/tables.ts';
+import { readSettings } from '../shared/settings.ts';
 import { withLocalStack } from './bench-setup.ts';
 import { schemaOf } from './heat/charges.ts';
 import {
@@ -95,7 +96,7 @@ async function runScenario(scenario: Scenario): Promise<boolean> {
   const setup = createDocumentClient();
   const names = await createTables(setup, (table) => `${table.localName}-${scenario.name}`);
   setup.destroy();
-  const base = createDynamoDBBase({ ...process.env, ...names });
+  const base = createDynamoDBBase(readSettings({ ...process.env, ...names }));
   // A whole minute: the simulated seconds never cross into the next minute's windows.
   const startMs = Math.floor(Date.now() / 60_000) * 60_000;
   const clock = new SimulatedClock(startMs);

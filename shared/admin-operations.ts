@@ -1,19 +1,14 @@
-/**
- * The admin API's operations, a row each (docs/admin-openapi.yaml: method, path under the admin
- * stage), from which infra/admin-routes.ts builds the admin route table.
- */
+/** The admin API's operations, a row each (docs/admin-openapi.yaml); infra/admin-routes.ts builds on them. */
 import type { HttpMethod } from './operations.ts';
 
 /** Name of the admin API's stage: the last segment of its base URL (`…/admin`). */
 export const ADMIN_API_STAGE_NAME = 'admin';
 
-/** The collection of keys (listKeys, createKey). */
 export const KEYS_PATH = '/keys';
 
 /** One key; `keyId` is its public id (`key_…`). */
 export const KEY_PATH = '/keys/{keyId}';
 
-/** The stage's audit trail (listAuditEntries). */
 export const AUDIT_PATH = '/audit';
 
 /** The admin API's operation names, also its OpenAPI operationIds. */
@@ -37,9 +32,9 @@ export type AdminHttpMethod = HttpMethod | 'PUT';
 export interface AdminOperation {
   readonly operationId: AdminOperationId;
   readonly method: AdminHttpMethod;
-  /** API Gateway resource path relative to the admin stage, `{keyId}` a path parameter. */
+  /** Relative to the admin stage. */
   readonly path: string;
-  /** The query parameters it takes; any other, or one given twice: 400. @default - none */
+  /** Any other, or one given twice: 400. @default - none */
   readonly queryParameters?: readonly string[];
 }
 
@@ -69,10 +64,7 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
   },
 ];
 
-/**
- * The admin operation named `operationId`.
- * @throws Error when no admin operation has that id.
- */
+/** @throws Error when no admin operation has that id. */
 export function adminOperationOf(operationId: AdminOperationId): AdminOperation {
   const operation = ADMIN_OPERATIONS.find((row) => row.operationId === operationId);
   if (!operation) throw new Error(`No admin operation is named ${operationId}`);

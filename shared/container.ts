@@ -1,16 +1,13 @@
 /** A function's settings and ports, as its handler factories (functions/handlers/) take them. */
+
+import type { FunctionSettings } from './function-settings.ts';
 import type { KeyLookup } from './keys/key-lookup.ts';
 import type { PetStore } from './pets/pet-store.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
-import type { Settings } from './settings.ts';
 
-/**
- * A function's settings and ports. `createContainer()` (`dynamodb/dynamodb-container.ts`) builds
- * one on DynamoDB; tests build one from in-memory adapters (`test/support/in-memory-container.ts`)
- * and pass it to an operation's handler factory.
- */
+/** A function's settings and ports: `createContainer()` on DynamoDB, or tests' in-memory adapters. */
 export interface Container {
-  readonly settings: Settings;
+  readonly settings: FunctionSettings;
   readonly pets: PetStore;
   readonly rateLimiter: RateLimiter;
   /** The authorizer's lookup (keys change through the key service only: keys/key-service.ts). */

@@ -5,9 +5,7 @@ export const RESPONSE_MARGIN_MS = 1_000;
 
 /**
  * Milliseconds an invocation's calls may take: its remaining time less {@link RESPONSE_MARGIN_MS}
- * (at least 0), or `capMs` if that is shorter.
- * @param context The Lambda context, of which only `getRemainingTimeInMillis` is read.
- * @param capMs Longest the calls may take, in milliseconds. @default - no cap
+ * (at least 0), at most `capMs`. @param capMs @default - no cap
  */
 export function invocationBudgetMs(
   context: { getRemainingTimeInMillis(): number },
@@ -17,9 +15,8 @@ export function invocationBudgetMs(
 }
 
 /**
- * Runs `work` with a signal that aborts after `ms` milliseconds (a `TimeoutError`), for the
- * `abortSignal` of its DynamoDB calls; the timer stops when the work settles (docs/architecture.md).
- * @returns What `work` returns; its error, if it throws (an aborted SDK call throws `AbortError`).
+ * Runs `work` with a signal that aborts (`TimeoutError`) after `ms` milliseconds, unless it settled.
+ * @returns What `work` returns. @throws Its error (an aborted SDK call: `AbortError`).
  */
 export async function withDeadline<T>(
   ms: number,

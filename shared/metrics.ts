@@ -1,9 +1,8 @@
 /** The service's CloudWatch metrics (Powertools, EMF), dimensions `service` and `stage`. */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { readFunctionSettings } from './function-settings.ts';
 import { SERVICE_NAME } from './logger.ts';
-import { readSetting } from './settings.ts';
 
-/** CloudWatch namespace of the service's metrics. */
 export const METRICS_NAMESPACE = 'Petstore';
 
 /** The rate limiter's counts: refused (429 `rate_limited`), banned, admitted uncounted (alarmed). */
@@ -16,7 +15,7 @@ export const RATE_LIMIT_METRICS = {
 /** `key.leaked` events not published after their keys were revoked (alarmed). */
 export const LEAKED_KEY_EVENTS_UNPUBLISHED = 'LeakedKeyEventsUnpublished';
 
-/** An operation's 5xx answers per function version ({@link versionDimensions}): rolls a canary back. */
+/** An operation's 5xx answers per function version: rolls a canary back. */
 export const SERVER_ERROR_RESPONSES = 'ServerErrorResponses';
 
 /** The dimensions that tell one function version's {@link SERVER_ERROR_RESPONSES} apart. */
@@ -35,15 +34,12 @@ export function metricDimensions(stage: string): Record<'service' | 'stage', str
 /** Built at the first count, not at import: most invocations count nothing (cold start). */
 let metrics: Metrics | undefined;
 
-/**
- * Emits a count of 1 for `name` at once (one EMF log line): no middleware flushes at the end.
- * @param dimensions Dimensions besides `service` and `stage`, e.g. {@link versionDimensions}.
- */
+/** Emits a count of 1 for `name` at once (one EMF line). @param dimensions Beside `service`, `stage`. */
 export function countOne(name: string, dimensions: Readonly<Record<string, string>> = {}): void {
   metrics ??= new Metrics({
     namespace: METRICS_NAMESPACE,
     serviceName: SERVICE_NAME,
-    defaultDimensions: { stage: readSetting('PETSTORE_STAGE') },
+    defaultDimensions: { stage: readFunctionSettings().PETSTORE_STAGE },
   });
   const single = metrics.singleMetric();
   // addDimension, not addDimensions: the latter would start a second dimension set.

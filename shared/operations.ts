@@ -1,8 +1,6 @@
 /**
- * The API's operations as the functions know them: one row per operation of docs/openapi.yaml,
- * holding what the runtime reads of it (method, path, scope, deprecation, the secrets its function
- * reads). The stack, the local gateway and the commands build their route table (infra/routes.ts)
- * from these rows; nothing here knows how a function is deployed.
+ * The API's operations as the runtime reads them, one row each (docs/openapi.yaml); infra/routes.ts
+ * builds the route table on them.
  */
 import type { Deprecation } from './http/deprecation.ts';
 import type { Scope } from './keys/scopes.ts';
@@ -19,19 +17,11 @@ export interface Operation {
   readonly method: HttpMethod;
   /** API Gateway resource path relative to the stage (paths.ts), `{name}` a path parameter. */
   readonly path: string;
-  /** The scope a key needs to call it: the authorizer's policy allows it only to such keys. */
+  /** The scope a key needs (the authorizer's policy). */
   readonly scope: Scope;
-  /**
-   * The operation's deprecation: its function answers with its Deprecation, Sunset and Link headers
-   * (`deprecationHeaders`), docs/openapi.yaml marks it `deprecated`.
-   * @default - not deprecated
-   */
+  /** Its answers' Deprecation, Sunset and Link headers (`deprecationHeaders`). @default - none */
   readonly deprecation?: Deprecation;
-  /**
-   * The secrets its function reads (through the AWS Parameters and Secrets Lambda Extension,
-   * deployed): exactly these are granted to it, their ARNs and the extension given to it.
-   * @default - none
-   */
+  /** The secrets its function reads (granted exactly these, and the extension). @default - none */
   readonly secrets?: readonly SecretDefinition[];
 }
 
@@ -59,11 +49,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
 ];
 
-/**
- * The operation named `operationId`.
- *
- * @throws Error when no operation has that id.
- */
+/** @throws Error when no operation has that id. */
 export function operationOf(operationId: OperationId): Operation {
   const operation = OPERATIONS.find((row) => row.operationId === operationId);
   if (!operation) throw new Error(`No operation is named ${operationId}`);

@@ -1,9 +1,9 @@
 /** The one table of plan numbers (docs/rate-limits.md); nothing else restates them. */
 
-/** A plan with fixed numbers, shared by every key on it (one API Gateway usage plan each). */
+/** A plan with fixed numbers and one API Gateway usage plan, shared by every key on it. */
 export type StandardPlanId = 'free' | 'pro' | 'business';
 
-/** A plan as stored on a key record: a standard plan, or Enterprise (numbers per key). */
+/** A standard plan, or Enterprise (numbers per key). */
 export type PlanId = StandardPlanId | 'enterprise';
 
 /** Requests allowed per fixed UTC minute (60 s) and per fixed UTC day (86 400 s). */
@@ -17,14 +17,12 @@ export interface PlanLimits extends RequestLimits {
   readonly name: string;
 }
 
-/** Free, Pro and Business. */
 export const PLANS: Readonly<Record<StandardPlanId, PlanLimits>> = {
   free: { name: 'Free', perMinute: 60, perDay: 1_000 },
   pro: { name: 'Pro', perMinute: 300, perDay: 10_000 },
   business: { name: 'Business', perMinute: 1_000, perDay: 100_000 },
 };
 
-/** The standard plan ids, Free first. */
 export const PLAN_IDS = Object.keys(PLANS) as StandardPlanId[];
 
 /** The plan whose numbers are set per key. */
@@ -39,12 +37,11 @@ export const MAX_PER_MINUTE = 600_000;
 /** The per-minute maximum sustained for a whole UTC day. */
 export const MAX_PER_DAY = MAX_PER_MINUTE * 1_440;
 
-/** Narrows a string (for example a CLI argument) to a {@link PlanId}, Enterprise included. */
+/** Whether `value` is a plan id, Enterprise included. */
 export function isPlanId(value: string): value is PlanId {
   return (ALL_PLAN_IDS as readonly string[]).includes(value);
 }
 
-/** Narrows a string to a standard plan. */
 export function isStandardPlanId(value: string): value is StandardPlanId {
   return Object.hasOwn(PLANS, value);
 }
@@ -59,11 +56,7 @@ export class InvalidLimitsError extends Error {
   override readonly name = 'InvalidLimitsError';
 }
 
-/**
- * Checks custom (Enterprise) limits.
- * @returns The limits, unchanged.
- * @throws InvalidLimitsError unless whole numbers, `1 <= perMinute <= perDay`, each at most its maximum.
- */
+/** @throws InvalidLimitsError unless whole numbers, `1 <= perMinute <= perDay`, each at most its maximum. */
 export function validateLimits(limits: RequestLimits): RequestLimits {
   const { perMinute, perDay } = limits;
   if (!Number.isInteger(perMinute) || perMinute < 1 || perMinute > MAX_PER_MINUTE) {
@@ -79,10 +72,7 @@ export function validateLimits(limits: RequestLimits): RequestLimits {
   return limits;
 }
 
-/**
- * The limits of an authorizer context (`perMinute`, `perDay`: numbers, or strings in a function).
- * @returns The limits, or `undefined` when either is missing or fails {@link validateLimits}.
- */
+/** The limits of an authorizer context (numbers, or strings); `undefined` unless valid. */
 export function limitsFromContext(
   context: Readonly<Record<string, unknown>> | null | undefined,
 ): RequestLimits | undefined {

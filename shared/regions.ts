@@ -1,32 +1,30 @@
-/**
- * The stage's regions and the one-writer rule's keys (docs/architecture.md, "Regions"): the home
- * region's items keep their keys of a stage of one region, another region's carry its name. Pure.
- */
-import type { Settings } from './settings.ts';
+/** The stage's regions and the keys of each region's items (docs/architecture.md, "Regions"). */
+import type { FunctionSettings } from './function-settings.ts';
 
 /** Most regions a stage may have: pet ids are issued in this many residues (id-blocks.ts). */
 export const MAX_REGIONS = 16;
 
 /** The stage's regions as one function sees them. */
 export interface Regions {
-  /** Every region of the stage, the home region first: `PETSTORE_REGIONS`, or this one alone. */
+  /** Home first: `PETSTORE_REGIONS`, or this one alone. */
   readonly names: readonly string[];
-  /** Place of the function's own region (`AWS_REGION`) in `names`: 0 in the home region. */
+  /** Place of `AWS_REGION` in `names`. */
   readonly own: number;
 }
 
 /** A stage of one region: every item keeps the key it had before there were regions. */
 export const ONE_REGION: Regions = { names: ['home'], own: 0 };
 
-/** Region names (`us-east-1`, any lower-case name locally) separated by commas. */
+/** Region names (any lower-case name locally) separated by commas. */
 const REGION_LIST = /^[a-z0-9-]+( *, *[a-z0-9-]+)*$/;
 
 /**
- * The stage's regions, `PETSTORE_REGIONS` (spaces around names ignored), and the function's place
- * among them, `AWS_REGION`'s.
+ * The stage's regions, `PETSTORE_REGIONS`, and `AWS_REGION`'s place among them.
  * @throws Error for a list not of names, a name twice, more than 16, or `AWS_REGION` not in it.
  */
-export function regionsOf(settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>): Regions {
+export function regionsOf(
+  settings: Pick<FunctionSettings, 'PETSTORE_REGIONS' | 'AWS_REGION'>,
+): Regions {
   const list = settings.PETSTORE_REGIONS ?? '';
   if (list !== '' && !REGION_LIST.test(list)) {
     throw new Error(
@@ -44,15 +42,13 @@ export function regionsOf(settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REG
   return { names, own };
 }
 
-/** Whether `regions` has several regions. */
 export function isMultiRegion(regions: Regions): boolean {
   return regions.names.length > 1;
 }
 
 /**
- * The key of the item `name` that region `at` writes: `name` itself in the home region (place 0),
- * else `<name>@<region>`, e.g. `rate#key_1#2026-11-21@eu-west-1`.
- * @param at Place of the writing region in `regions.names`. @default regions.own
+ * The key of the item `name` that region `at` writes: `name` in the home region, else
+ * `<name>@<region>`. @param at Place of the writing region. @default regions.own
  */
 export function regionalName(name: string, regions: Regions, at = regions.own): string {
   return at === 0 ? name : `${name}@${regions.names[at]}`;

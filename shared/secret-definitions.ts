@@ -1,7 +1,6 @@
 /**
- * The service's secrets. The stack creates each one that an operation names (its `secrets` in
- * operations.ts), grants it to that function alone and hands it its ARN; the local stack, which
- * has no Secrets Manager, hands it the value itself. Read by secrets.ts.
+ * The service's secrets: the stack grants each to the functions whose operation names it, and hands
+ * them its ARN; the local stack hands them the value itself.
  */
 import { CURSOR_KEY_MIN_LENGTH } from './pets/cursor-key.ts';
 import type { SettingName } from './settings.ts';
@@ -10,15 +9,15 @@ import type { SettingName } from './settings.ts';
 export interface SecretDefinition {
   /** Construct id in the stack (a contract: changing it replaces the secret and its value). */
   readonly constructId: string;
-  /** What it holds: its description in Secrets Manager. */
+  /** Its description in Secrets Manager. */
   readonly description: string;
-  /** Setting through which a deployed function that reads it receives its ARN. */
+  /** The setting of its ARN (deployed). */
   readonly arnSetting: SettingName;
-  /** Setting holding the value itself on the local stack and in tests. */
+  /** The setting of its value (local stack, tests). */
   readonly localSetting: SettingName;
-  /** File in the local stack's directory (`.petstore/`) that keeps the value across restarts. */
+  /** Its file in `.petstore/`, which keeps the value across restarts. */
   readonly localFile: string;
-  /** Shortest value its reader accepts, in characters. */
+  /** In characters. */
   readonly minLength: number;
   /** Why it is never rotated: the acknowledgement of cdk-nag's AwsSolutions-SMG4. */
   readonly withoutRotation: string;

@@ -1,7 +1,11 @@
 /** The stage's cursor key, read through the Parameters and Secrets Lambda Extension. */
 import { withDeadline } from './deadline.ts';
+import {
+  type FunctionSettings,
+  readFunctionSettings,
+  requiredSetting,
+} from './function-settings.ts';
 import { CursorCodec } from './pets/cursor.ts';
-import { readSettings, requiredSetting, type Settings } from './settings.ts';
 import { StoreUnavailableError } from './store-errors.ts';
 
 /** How long a container keeps the key read from Secrets Manager, in seconds. */
@@ -12,10 +16,9 @@ export const SECRET_READ_BOUNDS = { secretsManagerTimeoutMs: 2_000, answerTimeou
 
 /**
  * The cursor key from the secret `secretArn`, through the extension.
- * @throws StoreUnavailableError when the extension does not answer in time or answers 5xx or 429;
- *   Error for any other answer, or a secret that is not a string.
+ * @throws StoreUnavailableError on no answer in time, 5xx or 429; Error on any other, or no string.
  */
-async function readSecretString(secretArn: string, settings: Settings): Promise<string> {
+async function readSecretString(secretArn: string, settings: FunctionSettings): Promise<string> {
   const port = settings.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT;
   const url = `http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretArn)}`;
   const unavailable = (cause: unknown) =>
@@ -42,14 +45,12 @@ async function readSecretString(secretArn: string, settings: Settings): Promise<
 }
 
 /**
- * The cursor codec keyed from `CURSOR_KEY` (local stack, tests) or the secret
- * `CURSOR_KEY_SECRET_ARN` (deployed), cached {@link CURSOR_KEY_CACHE_SECONDS}.
- * @returns A function giving the codec; it rejects with StoreUnavailableError when Secrets
- *   Manager is down, slow or throttling, with Error when the secret is missing or too short.
+ * The cursor codec keyed from `CURSOR_KEY` (local) or the secret `CURSOR_KEY_SECRET_ARN`, cached.
+ * @returns A function giving the codec (rejecting as `readSecretString`, or for a short key).
  * @throws Error at start-up when neither variable is set.
  */
 export function cursorCodecFromSettings(
-  settings: Settings = readSettings(),
+  settings: FunctionSettings = readFunctionSettings(),
 ): () => Promise<CursorCodec> {
   const localKey = settings.CURSOR_KEY;
   if (localKey) {

@@ -5,9 +5,8 @@ import { isServerError, isThrottlingError, isTransientError } from '@smithy/core
 export const STORE_UNAVAILABLE_MESSAGE = 'The store is unavailable or did not answer in time.';
 
 /**
- * A store failed, throttled or did not answer before the deadline: "not now" (HTTP 503).
- * @param message What failed and, for a write, whether it may have happened.
- *   @default STORE_UNAVAILABLE_MESSAGE
+ * A store failed, throttled or did not answer in time: "not now" (HTTP 503).
+ * @param message What failed and whether a write may have happened. @default STORE_UNAVAILABLE_MESSAGE
  */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
@@ -17,10 +16,7 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/**
- * `error` as the domain sees it: StoreUnavailableError for what the SDK classifies as throttling,
- * transient or a server fault (`@smithy/core/retry`) and the cases it leaves to us; else itself.
- */
+/** `error`, or StoreUnavailableError for what the SDK (`@smithy/core/retry`) or the cases below call unavailable. */
 export function storeErrorOf(error: unknown): unknown {
   if (error instanceof StoreUnavailableError || !(error instanceof Error)) return error;
   const sdkError = error as Parameters<typeof isTransientError>[0];
@@ -37,10 +33,7 @@ export function storeErrorOf(error: unknown): unknown {
   return unavailable ? new StoreUnavailableError(undefined, { cause: error }) : error;
 }
 
-/**
- * Runs a store adapter's call, turning an unavailable store into a StoreUnavailableError.
- * @throws StoreUnavailableError when the store failed or did not answer in time.
- */
+/** Runs a store adapter's call. @throws StoreUnavailableError when the store is unavailable. */
 export async function unlessUnavailable<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();

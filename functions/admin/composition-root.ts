@@ -19,7 +19,7 @@ import { KeyService } from '../../shared/keys/key-service.ts';
 import { tokenStageOf } from '../../shared/keys/token.ts';
 import { DEFAULT_SPREAD_POLICY } from '../../shared/rate-limit/shards.ts';
 import { regionsOf } from '../../shared/regions.ts';
-import { requiredSetting, type Settings } from '../../shared/settings.ts';
+import { readSettings, requiredSetting, type Settings } from '../../shared/settings.ts';
 
 /**
  * The key service on the settings of `env`: the keys, counters and audit tables on one document
@@ -30,7 +30,7 @@ import { requiredSetting, type Settings } from '../../shared/settings.ts';
  *   when `AWS_REGION` is not the stage's home region (keys have one writer region).
  */
 export function createKeyService(env: NodeJS.ProcessEnv = process.env): KeyService {
-  const base = createDynamoDBBase(env);
+  const base = createDynamoDBBase(readSettings(env));
   const targets = apiGatewayTargetsOf(base.settings);
   return keyServiceOn(base, targets && apiKeyGatewayOf(base.settings, targets));
 }
@@ -42,7 +42,7 @@ export function createKeyService(env: NodeJS.ProcessEnv = process.env): KeyServi
  * @param apiGateway @default - none: the local stack, or a command that re-creates API keys itself
  * @throws Error when a table's name is missing, or `AWS_REGION` is not the home region.
  */
-export function keyServiceOn(base: DynamoDBBase, apiGateway?: ApiKeyGateway): KeyService {
+export function keyServiceOn(base: DynamoDBBase<Settings>, apiGateway?: ApiKeyGateway): KeyService {
   const { client, settings } = base;
   assertHomeRegion(settings, 'Keys');
   const audit = DynamoDBAuditLog.from(base);
@@ -65,7 +65,7 @@ export function keyServiceOn(base: DynamoDBBase, apiGateway?: ApiKeyGateway): Ke
  * `HOME_DYNAMODB_ENDPOINT` locally), API Gateway's API keys left to the admin API.
  * @throws Error as {@link keyServiceOn}.
  */
-export function homeKeyService(base: DynamoDBBase): KeyService {
+export function homeKeyService(base: DynamoDBBase<Settings>): KeyService {
   const { names, own } = regionsOf(base.settings);
   if (own === 0) return keyServiceOn(base);
   const settings = {

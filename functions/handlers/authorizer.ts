@@ -11,6 +11,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { invocationBudgetMs, withDeadline } from '../../shared/deadline.ts';
+import type { FunctionSettings } from '../../shared/function-settings.ts';
 import { authorizationValues, bearerToken } from '../../shared/http/bearer.ts';
 import { handlerChain } from '../../shared/http/chain.ts';
 import type { KeyLookup } from '../../shared/keys/key-lookup.ts';
@@ -19,7 +20,6 @@ import type { Scope } from '../../shared/keys/scopes.ts';
 import { mayBeKeyOf, type TokenStage, tokenStageOf } from '../../shared/keys/token.ts';
 import { logger } from '../../shared/logger.ts';
 import { OPERATIONS } from '../../shared/operations.ts';
-import type { Settings } from '../../shared/settings.ts';
 
 /**
  * Longest the key lookup may take, in milliseconds. A GetItem takes a few; the cap keeps a slow
@@ -94,7 +94,7 @@ async function authorize(
  * stage `PETSTORE_STAGE`: `handlerChain` with no middleware but the logger context (every log
  * line carries the invocation's request id); API Gateway answers what it throws.
  */
-export function authorizerHandler(container: { settings: Settings; keys: KeyLookup }) {
+export function authorizerHandler(container: { settings: FunctionSettings; keys: KeyLookup }) {
   const { keys } = container;
   const tokenStage = tokenStageOf(container.settings.PETSTORE_STAGE);
   return handlerChain(function authorizer(

@@ -10,9 +10,9 @@ import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
 import { type Operation, operationOf } from '../../shared/operations.ts';
+import { PetIdSchema } from '../../shared/pets/parameters.ts';
 import { PetNotFoundError } from '../../shared/pets/pet-errors.ts';
 import type { PetReader } from '../../shared/pets/pet-store.ts';
-import { PetIdSchema } from '../../shared/pets/schemas.ts';
 
 /**
  * The Lambda handler of getPet on `container`'s pet store and rate limiter: the pet is its read,

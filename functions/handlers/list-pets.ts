@@ -9,8 +9,8 @@ import { httpHandler } from '../../shared/http/handler.ts';
 import { nextPageLink } from '../../shared/http/page-link.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
+import { ListPetsQuerySchema } from '../../shared/pets/parameters.ts';
 import type { PetLister } from '../../shared/pets/pet-store.ts';
-import { ListPetsQuerySchema } from '../../shared/pets/schemas.ts';
 import { cursorCodecFromSettings } from '../../shared/secrets.ts';
 
 /**

@@ -19,11 +19,8 @@ import {
 } from './key-registration.ts';
 
 /**
- * A region's API keys and usage plans through `client` (its region's, which names the region of
- * every step), in the public API that `targets` names: the home region's, from the function's
- * settings, or another region's, found by name the first time a change needs them
- * (`findStackTargets`) and kept while the container lives; a failed look-up is tried again by the
- * next change.
+ * A region's API keys and usage plans through `client`, in the public API `targets` names: the home
+ * region's, or another's found by name at the first change that needs them (`findStackTargets`).
  */
 export class ApiGatewayKeyGateway implements ApiKeyGateway {
   private found?: Promise<ApiGatewayTargets>;
@@ -95,7 +92,7 @@ export class ApiGatewayKeyGateway implements ApiKeyGateway {
     return this.inRegion(steps);
   }
 
-  /** The targets given, or those found by the stack's name (see the class). */
+  /** The targets given, or those found (kept; a failed look-up is tried again). */
   private stackTargets(): Promise<ApiGatewayTargets> {
     const { client, targets } = this;
     if ('restApiId' in targets) return Promise.resolve(targets);
@@ -115,7 +112,6 @@ export class ApiGatewayKeyGateway implements ApiKeyGateway {
     );
   }
 
-  /** `steps` with this gateway's region. */
   private async inRegion(steps: readonly RegionStep[]): Promise<ApiGatewayStep[]> {
     const region = await this.client.config.region();
     return steps.map((step) => ({ region, ...step }));

@@ -1,21 +1,17 @@
-/** The `ApiKeyGateway` port over every region of a stage (docs/operations.md, "Keys in every region"). */
+/** The `ApiKeyGateway` port over every region of a stage (docs/operations.md). */
 import type { ApiGatewayStep, ApiKeyGateway } from '../keys/admin-ports.ts';
 import type { ApiKeyRecord } from '../keys/key-records.ts';
 import type { UndoSteps } from '../keys/undo.ts';
 
 /** One region of the stage with its own region's gateway. */
 export interface RegionKeyGateway {
-  /** The region's name, e.g. `us-west-2`. */
   readonly region: string;
   readonly gateway: ApiKeyGateway;
 }
 
-/**
- * A key's API keys in every region, home first, one after the other, all steps in the change's one
- * `UndoSteps` (a failure in any region undoes all of them); each step names its region.
- */
+/** A key's API keys in every region, home first, in turn: a failure in any undoes all. */
 export class EveryRegionKeyGateway implements ApiKeyGateway {
-  /** @param gateways The stage's regions, home first (`PETSTORE_REGIONS`), each with a gateway. */
+  /** @param gateways Home first. */
   constructor(private readonly gateways: readonly RegionKeyGateway[]) {}
 
   async regions(): Promise<string[]> {

@@ -1,7 +1,6 @@
 /**
- * The API Gateway side of the key service on a stage: each key's API key and its
- * usage plan (the standard plan's, or an Enterprise key's own), every change with its undo
- * (docs/operations.md, "API keys").
+ * The key service's API Gateway side: each key's API key in its usage plan (the standard plan's, or
+ * an Enterprise key's own), every change with its undo (docs/operations.md, "API keys").
  */
 import {
   type APIGatewayClient,
@@ -35,25 +34,19 @@ import {
   usagePlanSettings,
 } from '../plans.ts';
 
-/**
- * The stage's public API as the key service changes it: its stack's name (which names an
- * Enterprise key's own usage plan), its RestApi and each standard plan's usage plan.
- */
+/** The stage's public API: its stack (which names Enterprise keys' own usage plans), RestApi and usage plans. */
 export interface ApiGatewayTargets {
   readonly stackName: string;
   readonly restApiId: string;
   readonly usagePlanIds: Readonly<Record<StandardPlanId, string>>;
 }
 
-/**
- * Where a key's API key belongs on a stage: the shared usage plan of a standard plan (a stack
- * output), or for Enterprise a usage plan of the key's own on the stack's RestApi.
- */
+/** Where a key's API key belongs: its standard plan's usage plan, or an Enterprise key's own. */
 export type UsagePlanDestination =
   | { readonly kind: 'shared'; readonly usagePlanId: string }
   | { readonly kind: 'own'; readonly stack: string; readonly restApiId: string };
 
-/** Where the API key of a key on `plan` belongs on a stage (see `UsagePlanDestination`). */
+/** Where the API key of a key on `plan` belongs on a stage. */
 export function usagePlanDestination(
   plan: PlanId,
   { stackName, restApiId, usagePlanIds }: ApiGatewayTargets,
@@ -69,10 +62,8 @@ export function standardUsagePlanName(stack: string, plan: StandardPlanId): stri
 }
 
 /**
- * The targets of the stack `stackName` in the region of `apiGateway`, found by its usage plans'
- * names (`standardUsagePlanName`, every page of GetUsagePlans): a region other than the home
- * region, whose stack's outputs the admin functions do not get. The RestApi is the one of the
- * Free usage plan's API stage.
+ * The targets of the stack `stackName` in `apiGateway`'s region (not the home region, whose stack
+ * outputs the admin functions get), found by its usage plans' names; the RestApi is the Free plan's.
  * @throws ApiGatewayStepError naming what is missing: nothing was changed.
  */
 export async function findStackTargets(
@@ -99,7 +90,7 @@ export async function findStackTargets(
 /** A step as one region's API Gateway reports it, before its gateway adds the region. */
 export type RegionStep = Omit<ApiGatewayStep, 'region'>;
 
-/** A usage plan as GetUsagePlans returns it, with its id. */
+/** A usage plan as GetUsagePlans returns it. */
 export type ExistingUsagePlan = UsagePlan & { readonly id: string };
 
 /** Name of an Enterprise key's own usage plan, e.g. `petstore-staging-enterprise-key_0123…`. */
@@ -108,10 +99,8 @@ export function ownUsagePlanName(stack: string, keyId: string): string {
 }
 
 /**
- * Creates the API key of a stored key (and, for Enterprise, its own usage plan) and adds it to its
- * usage plan, recording how to undo each step in `undo`.
- * @returns The API key's and the usage plan's ids.
- * @throws The API Gateway client's error, after the steps before it are recorded.
+ * Creates a stored key's API key (Enterprise: and its own usage plan) in its usage plan, each
+ * step's undo in `undo`. @throws The client's error, the steps before it recorded.
  */
 export async function registerApiKey(
   apiGateway: APIGatewayClient,
@@ -139,7 +128,7 @@ export async function registerApiKey(
   return { apiKeyId, usagePlanId };
 }
 
-/** The API keys named after a key id (see `registerApiKey`), with whether each is enabled. */
+/** The API keys named after a key id, with whether each is enabled. */
 export async function apiKeysNamed(
   apiGateway: APIGatewayClient,
   keyId: string,
@@ -151,7 +140,7 @@ export async function apiKeysNamed(
   );
 }
 
-/** Ids of the API keys named after a key id (see `registerApiKey`); normally one. */
+/** Ids of the API keys named after a key id; normally one. */
 export async function apiKeyIdsNamed(
   apiGateway: APIGatewayClient,
   keyId: string,
@@ -173,7 +162,7 @@ export async function usagePlansOf(
   return usagePlans;
 }
 
-/** Disables an API key, so that API Gateway refuses it even with a valid usage identifier. */
+/** Disables an API key: API Gateway refuses it even with a valid usage identifier. */
 export async function disableApiKey(apiGateway: APIGatewayClient, apiKeyId: string): Promise<void> {
   await apiGateway.send(
     new UpdateApiKeyCommand({
@@ -183,7 +172,7 @@ export async function disableApiKey(apiGateway: APIGatewayClient, apiKeyId: stri
   );
 }
 
-/** Deletes a usage plan, which must hold no API key any more. */
+/** Deletes a usage plan that holds no API key any more. */
 export async function deleteUsagePlan(
   apiGateway: APIGatewayClient,
   usagePlanId: string,
@@ -194,7 +183,7 @@ export async function deleteUsagePlan(
 /** What moving a key's API key involves, looked up before anything changes. */
 export interface ApiKeyMove {
   readonly apiKeyId: string;
-  /** The usage plans the API key is in now (normally one). */
+  /** Normally one. */
   readonly from: readonly ExistingUsagePlan[];
   /** The key's own usage plan, when it is among `from` (an Enterprise key). */
   readonly ownPlan?: ExistingUsagePlan;
@@ -202,16 +191,12 @@ export interface ApiKeyMove {
 }
 
 /**
- * Moves a key's API key into the usage plan of its new plan: creates the key's own usage plan for
- * Enterprise, or updates it when the key has one; removes the API key from its other usage plans
- * first, since API Gateway puts an API key in one usage plan per API stage only; then adds it to
- * the new one. Each step's undo goes into `undo`. Deleting the own usage plan of a key that
- * leaves Enterprise is the caller's, once the move has succeeded.
- * @param previous The key before the move, whose limits an updated own usage plan is given back.
- * @param record The key after the move.
- * @returns The steps taken, in order: updateUsagePlan or createUsagePlan (Enterprise),
- *   removeFromUsagePlan per old usage plan, addToUsagePlan.
- * @throws The API Gateway client's error, after the steps before it are recorded.
+ * Moves a key's API key into its new plan's usage plan (Enterprise: its own, created or updated),
+ * out of the others first: API Gateway allows one usage plan per API stage. Each step's undo goes
+ * into `undo`; deleting the own usage plan a key left is the caller's, once the move succeeded.
+ * @param previous The key before the move: its limits are the undo of an updated own usage plan.
+ * @returns The steps taken, in order.
+ * @throws The client's error, the steps before it recorded.
  */
 export async function moveApiKey(
   apiGateway: APIGatewayClient,
@@ -282,11 +267,7 @@ function ownUsagePlanSettings(keyId: string, limits: RequestLimits) {
   };
 }
 
-/**
- * Creates an Enterprise key's own usage plan on the stage `API_STAGE_NAME` of the stack's RestApi,
- * recording its deletion in `undo`.
- * @returns The usage plan's id.
- */
+/** Creates an Enterprise key's own usage plan on the RestApi's stage, its deletion in `undo`. */
 async function createOwnUsagePlan(
   apiGateway: APIGatewayClient,
   { stack, restApiId }: Extract<UsagePlanDestination, { kind: 'own' }>,

@@ -1,10 +1,7 @@
-/**
- * Audit entries: one per change to a key, written in the same DynamoDB transaction as the change
- * (docs/operations.md, "The audit trail"). Nothing here knows DynamoDB.
- */
+/** Audit entries: one per change to a key, in the change's transaction (docs/operations.md). */
 import { randomUUID } from 'node:crypto';
 
-/** Every event an audit entry records, one per kind of change to a key. */
+/** One event per kind of change to a key. */
 export const AUDIT_EVENTS = [
   'key.created',
   'key.rolled',
@@ -28,9 +25,8 @@ export function isAuditEvent(name: string): name is AuditEvent {
 export type ActorType = 'iam' | 'account' | 'system';
 
 /**
- * Who made a change, as the door it came through established it (never a request body's), in
- * Unkey's shape: `id` is an IAM principal's ARN, `cognito:<sub>` or a system's name
- * (`local:npm-start`); `name` what a person knows it by (an account's email).
+ * Who made a change, as its door established it (never a request body), in Unkey's shape: `id` an
+ * IAM principal's ARN, `cognito:<sub>` or a system's name (`local:npm-start`); `name` e.g. an email.
  */
 export interface Actor {
   readonly type: ActorType;
@@ -43,10 +39,10 @@ export interface AuditContext {
   readonly actor: Actor;
   /** API Gateway's request id (`requestContext.requestId`); a system's or command's run id. */
   readonly requestId: string;
-  /** The caller's address and User-Agent (`requestContext.identity`), when known. */
+  /** From `requestContext.identity`, when known. */
   readonly sourceIp?: string;
   readonly userAgent?: string;
-  /** Why, as the caller said (`--reason`): free text, at most 500 characters. */
+  /** Why, as the caller said (`--reason`), at most 500 characters. */
   readonly reason?: string;
 }
 
@@ -63,7 +59,7 @@ export interface FieldChange {
 
 /** One entry of the audit trail. */
 export interface AuditEntry {
-  /** A random UUID (the audit table's partition key). */
+  /** A random UUID (partition key). */
   readonly entryId: string;
   /** ISO 8601 time of the change, UTC, milliseconds. */
   readonly at: string;
@@ -87,12 +83,7 @@ const UNRECORDED_FIELDS: ReadonlySet<string> = new Set([
   'rolledOutHash',
 ]);
 
-/**
- * The changed fields between two states of a key, each with its value before and after; fields
- * never recorded (tokens' hashes, the usage identifier) are left out.
- * @param before The key before the change; `undefined` for a new key.
- * @param after The key after the change.
- */
+/** The changed fields between two states of a key, but the unrecorded. @param before None: a new key. */
 export function changedFields(
   before: object | undefined,
   after: object,
@@ -114,10 +105,7 @@ export function changedFields(
   return changes;
 }
 
-/**
- * A new audit entry for a change to `keyId` made now.
- * @param nowMs Epoch milliseconds of the change. @default Date.now()
- */
+/** A new audit entry for a change to `keyId`. @param nowMs Epoch ms. @default Date.now() */
 export function auditEntry(
   event: AuditEvent,
   keyId: string,
@@ -145,8 +133,8 @@ export interface AuditWindow {
   readonly since: string;
   /** ISO 8601 end, exclusive. */
   readonly until: string;
-  /** Only entries of the actor with this id (`Actor.id`). @default - every actor */
+  /** `Actor.id`. @default - every actor */
   readonly actor?: string;
-  /** Only entries of this event. @default - every event */
+  /** @default - every event */
   readonly event?: AuditEvent;
 }

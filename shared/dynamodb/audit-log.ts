@@ -1,7 +1,6 @@
 /**
- * The audit table (`AUDIT_TABLE`): entries are put, if absent, in the same TransactWriteItems as
- * the change they record (never after it), and read by key (the `KeyHistory` index) or by window
- * (the `AuditByDay` index, one Query per UTC day). No call here updates or deletes an entry.
+ * The audit table: an entry is put, if absent, in the transaction of the change it records, and read
+ * by key (`KeyHistory`) or by window (`AuditByDay`); none is ever updated or deleted here.
  */
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { InvalidAuditWindowError } from '../audit/audit-errors.ts';
@@ -13,11 +12,11 @@ import {
   auditEntry,
   type FieldChange,
 } from '../audit/entry.ts';
-import { requiredSetting } from '../settings.ts';
+import { requiredSetting, type Settings } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 import { AUDIT_DAY_INDEX, KEY_HISTORY_INDEX } from './tables.ts';
 
-/** A write of a TransactWriteItems call, as the document client takes it. */
+/** A TransactWriteItems write, as the document client takes it. */
 export interface AuditPut {
   readonly Put: {
     readonly TableName: string;
@@ -27,10 +26,7 @@ export interface AuditPut {
   };
 }
 
-/**
- * Records a change for the transaction that makes it: the audit entry's Put. The caller writes it
- * in that transaction, and none for a change that changes nothing.
- */
+/** The entry's Put of a change, for the caller's transaction (none for a change of nothing). */
 export type AuditRecorder = (
   event: AuditEvent,
   keyId: string,
@@ -39,9 +35,9 @@ export type AuditRecorder = (
 
 /** An audit entry as the audit table holds it: the entry, its UTC day and its TTL. */
 interface AuditItem extends AuditEntry {
-  /** `YYYY-MM-DD` of `at` (the `AuditByDay` index's partition key). */
+  /** `YYYY-MM-DD` of `at` (`AuditByDay`'s partition key). */
   readonly day: string;
-  /** Epoch seconds after which DynamoDB's TTL deletes the entry (the retention). */
+  /** TTL, epoch seconds. */
   readonly expiresAt: number;
 }
 
@@ -50,20 +46,15 @@ export const MAX_WINDOW_DAYS = 3_660;
 
 /** Writes (as part of others' transactions) and reads the audit table. */
 export class DynamoDBAuditLog {
-  /**
-   * @param retentionDays Days an entry is kept before DynamoDB's TTL deletes it.
-   */
+  /** @param retentionDays Days an entry is kept before DynamoDB's TTL deletes it. */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     readonly tableName: string,
     private readonly retentionDays: number,
   ) {}
 
-  /**
-   * The log on `base`'s client, table `AUDIT_TABLE_NAME`, retention `AUDIT_RETENTION_DAYS`.
-   * @throws Error when the table's name is unset.
-   */
-  static from({ client, settings }: DynamoDBBase): DynamoDBAuditLog {
+  /** The log of `base`'s `AUDIT_TABLE_NAME`, `AUDIT_RETENTION_DAYS`. @throws Error: no table name. */
+  static from({ client, settings }: DynamoDBBase<Settings>): DynamoDBAuditLog {
     return new DynamoDBAuditLog(
       client,
       requiredSetting(settings, 'AUDIT_TABLE_NAME'),
@@ -71,11 +62,7 @@ export class DynamoDBAuditLog {
     );
   }
 
-  /**
-   * The recorder of one request's changes: each change's entry carries `context` (actor, request
-   * id, reason) and the time it is recorded.
-   * @param now Epoch milliseconds. @default Date.now
-   */
+  /** The recorder of one request's changes, with its `context`. @param now Epoch ms. @default Date.now */
   recorder(context: AuditContext, now: () => number = Date.now): AuditRecorder {
     return (event, keyId, changes) => this.put(auditEntry(event, keyId, changes, context, now()));
   }
@@ -110,9 +97,8 @@ export class DynamoDBAuditLog {
   }
 
   /**
-   * The stage's entries in a window, oldest first: one Query of the `AuditByDay` index per UTC
-   * day the window touches, `actor` and `event` as filters (admin traffic: a day holds few).
-   * @throws InvalidAuditWindowError when the window is empty or spans over `MAX_WINDOW_DAYS` days.
+   * The stage's entries in a window, oldest first: a Query of `AuditByDay` per UTC day, `actor` and
+   * `event` as filters (a day holds few). @throws InvalidAuditWindowError: empty or over 3,660 days.
    */
   async window(window: AuditWindow, options: { signal?: AbortSignal } = {}): Promise<AuditEntry[]> {
     const days = daysOf(window.since, window.until);
@@ -171,10 +157,7 @@ export class DynamoDBAuditLog {
   }
 }
 
-/**
- * The UTC days (`YYYY-MM-DD`) from the one holding `since` to the one holding `until`.
- * @throws InvalidAuditWindowError for an empty window, or one over `MAX_WINDOW_DAYS` days.
- */
+/** The UTC days (`YYYY-MM-DD`) a window touches. @throws InvalidAuditWindowError (see `window`). */
 function daysOf(since: string, until: string): string[] {
   const start = Date.parse(since.slice(0, 10));
   const end = Date.parse(until);

@@ -1,7 +1,4 @@
-/**
- * The key service's view of rate-limit bans: whether a key is banned in any region, and lifting
- * the bans of its own region's items (the only ones it writes; docs/rate-limits.md).
- */
+/** Rate-limit bans for the key service: a key's in any region, lifted on this region's items. */
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -21,11 +18,9 @@ export type { BanState };
 /** Reads and lifts the bans the rate limiter keeps in the counters table. */
 export class DynamoDBRateLimitBans {
   /**
-   * @param tableName The counters table (`COUNTERS_TABLE`).
-   * @param audit The audit table, where each lifted ban's `key.unbanned` entry goes.
-   * @param shards Shard items per spread key and day, whose bans `unban` lifts too.
-   *   @default DEFAULT_SPREAD_POLICY.shards
-   * @param regions The stage's regions and the command's. @default ONE_REGION
+   * @param audit Where each lift's `key.unbanned` entry goes.
+   * @param shards Shard items per spread key and day. @default DEFAULT_SPREAD_POLICY.shards
+   * @param regions @default ONE_REGION
    */
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -35,7 +30,7 @@ export class DynamoDBRateLimitBans {
     private readonly regions: Regions = ONE_REGION,
   ) {}
 
-  /** The key's latest ban in force at `nowMs` (epoch ms) in any region (a consistent GetItem each), or `undefined`. */
+  /** The key's latest ban in force at `nowMs` (epoch ms) in any region, or `undefined`. */
   async banState(keyId: string, nowMs: number): Promise<BanState | undefined> {
     const at = instantAt(nowMs);
     const ends = await Promise.all(
@@ -51,11 +46,8 @@ export class DynamoDBRateLimitBans {
   }
 
   /**
-   * Lifts the key's ban from every item of this region it covers (docs/rate-limits.md): the items
-   * that exist are cleared in one transaction with its `key.unbanned` entry; a key that is not
-   * banned changes nothing.
-   * @param context Who lifts it, and why.
-   * @returns The ban that was lifted, or `undefined` when the key was not banned.
+   * Lifts the key's ban from this region's items, in one transaction with its `key.unbanned` entry.
+   * @returns The ban lifted, or `undefined` (not banned: nothing written).
    */
   async unban(keyId: string, nowMs: number, context: AuditContext): Promise<BanState | undefined> {
     const ban = await this.banState(keyId, nowMs);
@@ -75,9 +67,8 @@ export class DynamoDBRateLimitBans {
   }
 
   /**
-   * Removes `bannedUntil` and `rejected` from those of the items that exist, in one transaction
-   * with `entry` (a TransactWriteItems condition cannot skip a missing item, so they are read
-   * first; an item created meanwhile cancels nothing and keeps what it counts).
+   * Removes `bannedUntil` and `rejected` from the items that exist, with `entry`: read first, as a
+   * condition cannot skip a missing item (one created meanwhile keeps what it counts).
    */
   private async clearBansWith(
     names: readonly string[],

@@ -20,9 +20,8 @@ function tablesOf(input: object): string | undefined {
 }
 
 /**
- * Logs each call of `client` once it settles: `command`, `table`, `durationMs` (retries included,
- * 0.1 ms), `attempts`, `error` (its name); at INFO in X-Ray-sampled invocations, else DEBUG.
- * @param client The document client (it shares its middleware stack with the DynamoDB client).
+ * Logs each call of `client` once it settles: `command`, `table`, `durationMs` (retries included),
+ * `attempts`, `error` (its name); at INFO in X-Ray-sampled invocations, else DEBUG.
  */
 export function logEachCall(client: DynamoDBDocumentClient): void {
   client.middlewareStack.add(

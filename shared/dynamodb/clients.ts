@@ -1,28 +1,23 @@
-/** The DynamoDB document client, its calls' bounds; one per container (dynamodb-container.ts). */
+/** The DynamoDB document client and its calls' bounds. */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { readSettings, requiredSetting, type Settings } from '../settings.ts';
+import type { FunctionSettings } from '../function-settings.ts';
+import { readFunctionSettings, requiredSetting } from '../function-settings.ts';
 
 /** Bounds of every DynamoDB call: a store that does not answer never hangs a function. */
 export const DYNAMODB_CALL_BOUNDS = {
-  /** Milliseconds to open a TCP connection. */
+  /** To open a TCP connection. */
   connectionTimeoutMs: 3_000,
-  /** Milliseconds one attempt waits for its response: far above DynamoDB's latency. */
+  /** One attempt's wait for its response: far above DynamoDB's latency. */
   requestTimeoutMs: 5_000,
-  /** Attempts per call, the first included (the SDK's standard retries, with backoff). */
+  /** Attempts per call, the first included (the SDK's standard retries). */
   maxAttempts: 3,
 } as const;
 
-/**
- * The region every client of DynamoDB Local signs for, whatever `AWS_REGION` says. DynamoDB Local
- * keeps one database per access key id and region of the signature: one fixed region keeps a
- * stack's tables in one database, where the functions, `npm run keys` and the tests all find
- * them, also on the two-region stack, whose functions each have their own `AWS_REGION` and their
- * own DynamoDB Local (docs/local-stack.md).
- */
+/** The region every client of DynamoDB Local signs for, whatever `AWS_REGION` says (docs/local-stack.md). */
 export const LOCAL_REGION = 'us-east-1';
 
-/** Credentials and region of DynamoDB Local (one database per access key id and region). */
+/** Credentials and region of DynamoDB Local. */
 export interface LocalCredentials {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
@@ -34,19 +29,18 @@ export interface DocumentClientOptions {
   readonly endpoint?: string;
   /** DynamoDB Local credentials and region. @default - from the settings */
   readonly local?: LocalCredentials;
-  /** @default readSettings() */
-  readonly settings?: Settings;
+  /** @default readFunctionSettings() */
+  readonly settings?: FunctionSettings;
   /** AWS region without an endpoint (a stage's other region). @default - the SDK's */
   readonly region?: string;
 }
 
 /**
- * A document client with {@link DYNAMODB_CALL_BOUNDS}: of DynamoDB Local when there is an
- * endpoint, else of AWS with the default credential chain.
- * @throws Error naming the variable when a local client has no credentials or a setting is invalid.
+ * A document client with {@link DYNAMODB_CALL_BOUNDS}: of DynamoDB Local given an endpoint, else of
+ * AWS. @throws Error naming the variable when a local client has no credentials or one is invalid.
  */
 export function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocumentClient {
-  const { local, settings = readSettings() } = options;
+  const { local, settings = readFunctionSettings() } = options;
   const url = options.endpoint ?? settings.DYNAMODB_ENDPOINT;
   const config: DynamoDBClientConfig = {
     maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,

@@ -1,7 +1,4 @@
-/**
- * The rate limiter's writes (a count, a refusal, a ban), each on this region's counter item only;
- * with several regions, the others' items are read beside it (`rate-limit/cross-region-counts.ts`).
- */
+/** The limiter's writes (count, refusal, ban) on this region's counter items; others' are read. */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -54,17 +51,13 @@ export class CounterWrites {
   /** The other regions' counts of each item (named by day) as last read; cleared past 10,000. */
   private readonly othersSeen = new Map<string, KeyCounts>();
 
-  /** @param tableName The counters table (`COUNTERS_TABLE`). */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly regions: Regions,
   ) {}
 
-  /**
-   * Counts the request on this region's item within the room the other regions' counts last read
-   * leave, beside a read of theirs (none with one region), which decides (`standingAcross`).
-   */
+  /** Counts on this region's item, within the room the others' last counts leave, beside a read of theirs. */
   async countOn(request: CountRequest): Promise<CountWrite> {
     const { name, at, limits } = request;
     const room = roomLeft(limits, this.othersSeen.get(name) ?? NO_COUNTS, at);
@@ -95,7 +88,7 @@ export class CounterWrites {
     return countsOf(attributes);
   }
 
-  /** The other regions' items of `request.name`, summed (eventually consistent GetItems, in parallel). */
+  /** The other regions' items of `request.name`, summed (eventually consistent GetItems). */
   private async readOthers({ name, at, signal }: CountRequest): Promise<KeyCounts> {
     const names = othersNames(name, this.regions);
     if (names.length === 0) return NO_COUNTS;
@@ -114,7 +107,7 @@ export class CounterWrites {
     return others;
   }
 
-  /** Counts the request on this region's item of `request.name`, in the stored minute or a new one. */
+  /** Counts on this region's item, in the stored minute or a new one. */
   private async countOwn(request: CountRequest): Promise<OwnWrite> {
     let write = await this.countInStoredMinute(request);
     if (write.outcome === 'new minute') {
@@ -159,10 +152,7 @@ export class CounterWrites {
     });
   }
 
-  /**
-   * One UpdateItem on this region's counter item of `name` (`regionalName`): the only items it
-   * writes. @returns the attributes `ReturnValues` asks for.
-   */
+  /** One UpdateItem on this region's item of `name`, the only items it writes. */
   private async update(
     name: string,
     signal: AbortSignal | undefined,
@@ -199,10 +189,9 @@ export class CounterWrites {
   }
 
   /**
-   * Adds a refused request to the minute's `rejected` and the day's `dayRejected` (starting the
-   * request's minute first when the stored one is earlier).
-   * @returns The minute's rejected count with this request; 0 when another request started the
-   *   minute meanwhile (the refusal goes uncounted: that can only delay a ban).
+   * Adds a refusal to `rejected` and `dayRejected`, starting the request's minute if need be.
+   * @returns The minute's rejected count with it; 0 when another request started the minute
+   *   meanwhile (uncounted: that can only delay a ban).
    */
   async countRejection(request: CountRequest, counts: KeyCounts): Promise<number> {
     const { at } = request;

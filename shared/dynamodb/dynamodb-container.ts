@@ -9,11 +9,8 @@ import { DynamoDBRateLimiter } from './dynamodb-rate-limiter.ts';
 export interface DynamoDBContainer extends Container, DynamoDBBase {}
 
 /**
- * Every DynamoDB adapter on the settings of `env` and one document client, each built on first use
- * (the pet store on `PETS_TABLE_NAME` and `IDEMPOTENCY_TABLE_NAME`). A Lambda
- * entry names only its own adapters instead (`functions/*.ts`, with `dynamoDBContainer`).
- * @throws Error naming the variable when a setting is invalid; at an adapter's first use, when its
- *   table's name is missing.
+ * Every DynamoDB adapter on the settings of `env`, each built on first use.
+ * @throws Error naming an invalid setting; at an adapter's first use, a missing table name.
  */
 export function createContainer(env: NodeJS.ProcessEnv = process.env): DynamoDBContainer {
   return dynamoDBContainer(

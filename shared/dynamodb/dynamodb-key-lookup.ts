@@ -1,9 +1,9 @@
 /** The authorizer's read of the keys table: a token's row, by its hash (docs/architecture.md). */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import type { KeyLookup } from '../keys/key-lookup.ts';
 import type { ApiKeyRecord } from '../keys/key-records.ts';
 import { hashToken } from '../keys/token.ts';
-import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 
@@ -14,10 +14,7 @@ export class DynamoDBKeyLookup implements KeyLookup {
     protected readonly tableName: string,
   ) {}
 
-  /**
-   * This class (or the subclass it is called on) on `base`'s client and table `KEYS_TABLE_NAME`.
-   * @throws Error when unset.
-   */
+  /** This class (or subclass) on `base`'s `KEYS_TABLE_NAME`. @throws Error when unset. */
   static from<Store>(
     this: new (
       client: DynamoDBDocumentClient,
@@ -28,7 +25,6 @@ export class DynamoDBKeyLookup implements KeyLookup {
     return new this(client, requiredSetting(settings, 'KEYS_TABLE_NAME'));
   }
 
-  /** The token's row, by its SHA-256. */
   async findByToken(
     token: string,
     options: { signal?: AbortSignal } = {},

@@ -1,12 +1,10 @@
 /**
- * The RateLimiter on DynamoDB: both fixed windows counted with conditional UpdateItems on one item
- * per key and UTC day of the counters table (`rate-limit/counter-item.ts`), or for a key past the spread
- * threshold on shard items with quotas (`rate-limit/shards.ts`), and the ban; the decision itself is
- * `rate-limit/decision.ts`, the writes `counter-writes.ts` (which, in a stage of several regions,
- * count on this region's items and read the others'). Cost per request and why it never
- * over-admits: docs/rate-limits.md.
+ * The RateLimiter on DynamoDB: both windows counted by conditional UpdateItems on a key's day item
+ * (`counter-writes.ts`), or a hot key's shard items (`rate-limit/shards.ts`), and the ban. Its cost
+ * and why it never over-admits: docs/rate-limits.md.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import type { RequestLimits } from '../plans.ts';
 import { counterName, daysUntil } from '../rate-limit/counter-item.ts';
 import {
@@ -36,7 +34,6 @@ import {
   shardNames,
 } from '../rate-limit/shards.ts';
 import { ONE_REGION, type Regions, regionsOf } from '../regions.ts';
-import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 import { CounterWrites, type CountRequest } from './counter-writes.ts';
@@ -48,10 +45,9 @@ export class DynamoDBRateLimiter implements RateLimiter {
   private readonly writes: CounterWrites;
 
   /**
-   * @param tableName The counters table (`COUNTERS_TABLE`).
    * @param banPolicy @default DEFAULT_BAN_POLICY
    * @param spreadPolicy @default DEFAULT_SPREAD_POLICY
-   * @param regions The stage's regions and this limiter's. @default ONE_REGION
+   * @param regions @default ONE_REGION
    */
   constructor(
     client: DynamoDBDocumentClient,
@@ -63,10 +59,7 @@ export class DynamoDBRateLimiter implements RateLimiter {
     this.writes = new CounterWrites(client, tableName, regions);
   }
 
-  /**
-   * The limiter on `base`'s client, table `COUNTERS_TABLE_NAME`, ban policy and regions.
-   * @throws Error when the table's name is unset or the regions are invalid (`regionsOf`).
-   */
+  /** The limiter on `base`'s counters table, ban policy and regions. @throws Error: bad settings. */
   static from({ client, settings }: DynamoDBBase): DynamoDBRateLimiter {
     return new DynamoDBRateLimiter(
       client,
@@ -77,10 +70,7 @@ export class DynamoDBRateLimiter implements RateLimiter {
     );
   }
 
-  /**
-   * One conditional UpdateItem for an admitted request (see the module's header for the others).
-   * @throws StoreUnavailableError when the counters table fails or the signal aborts.
-   */
+  /** @throws StoreUnavailableError when the counters table fails or the signal aborts. */
   consume(
     keyId: string,
     limits: RequestLimits,
@@ -110,9 +100,8 @@ export class DynamoDBRateLimiter implements RateLimiter {
   }
 
   /**
-   * A spread key: count on a shard picked at random among those not known to refuse this
-   * minute, the next one when it refuses; refuse when every shard has. Refusals are counted
-   * and bans started on the key's day item, as for any key.
+   * A spread key: count on a random shard not known to refuse this minute, the next when it refuses;
+   * refuse when all have. Refusals and bans go on the key's day item, as for any key.
    */
   private async decideSpread(request: CountRequest): Promise<RateLimitDecision> {
     const { keyId, at, limits } = request;
@@ -146,9 +135,8 @@ export class DynamoDBRateLimiter implements RateLimiter {
   }
 
   /**
-   * A spread key's refusal on its day item, whose minute this instance knows only once it has
-   * counted a refusal there this minute: it tries to start the minute, and adds to it when
-   * another request started it first. @returns The minute's rejected count with this request.
+   * A spread key's refusal on its day item, whose minute it knows only after counting one there:
+   * starts the minute, else adds to it. @returns The minute's rejected count with this request.
    */
   private async countSpreadRejection(request: CountRequest, known: KeyMinute): Promise<number> {
     const started = { ...NO_COUNTS, minuteStart: request.at.minute.start };
@@ -162,9 +150,8 @@ export class DynamoDBRateLimiter implements RateLimiter {
   }
 
   /**
-   * Bans the key for the policy's duration on every day item the ban touches, and on a spread
-   * key's shard items of those days once its day item took the ban; the first ban written
-   * stands. @returns The end of the ban in force, epoch seconds.
+   * Bans the key on every day item the ban touches (a spread key: then on their shards too); the
+   * first ban written stands. @returns The end of the ban in force, epoch seconds.
    */
   private async ban(request: CountRequest): Promise<number> {
     const { keyId, at, limits } = request;

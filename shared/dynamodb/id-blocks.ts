@@ -1,12 +1,9 @@
-/**
- * Pet ids in leased blocks (hi/lo) on a sequence item of the pets table: item `id` 0, and in a stage
- * of several regions item `-n` for the region in place n (docs/architecture.md, "Regions").
- */
+/** Pet ids in leased blocks (hi/lo) on the pets table's sequence items (docs/architecture.md). */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import { ID_BLOCK_LIFETIME_MS } from '../pets/id-order.ts';
 import { isMultiRegion, MAX_REGIONS, ONE_REGION, type Regions, regionsOf } from '../regions.ts';
-import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 
 /** Partition key of the pets-table item that holds the pet-id sequence (no pet has id 0). */
@@ -17,13 +14,10 @@ export function sequenceIdOf(at: number): number {
   return at === 0 ? PET_ID_SEQUENCE_ID : -at;
 }
 
-/** Zero of the sequences' clock floor (several regions): 2026-01-01T00:00:00Z, epoch ms. */
+/** Zero of the sequences' clock floor (several regions), epoch ms. */
 export const ID_FLOOR_EPOCH_MS = Date.UTC(2026, 0, 1);
 
-/**
- * Sequence values the clock floor gains per ms: above any region's creates, so ids stay k-sorted
- * across regions, and safe integers until 2204 (docs/architecture.md, "Regions").
- */
+/** Sequence values the clock floor gains per ms (why 100: docs/architecture.md, "Regions"). */
 export const ID_FLOOR_PER_MS = 100;
 
 /** The least sequence value a lease at `nowMs` (epoch ms) takes with several regions. */
@@ -31,10 +25,7 @@ export function idFloor(nowMs: number): number {
   return Math.max(0, Math.floor((nowMs - ID_FLOOR_EPOCH_MS) * ID_FLOOR_PER_MS));
 }
 
-/**
- * The id of sequence value `value` of region `at` (@default regions.own): `value` with one region,
- * else `value × MAX_REGIONS + at`, each region's residue modulo 16.
- */
+/** The id of sequence value `value` of region `at` (@default regions.own): its residue modulo 16. */
 export function petIdOf(value: number, regions: Regions, at = regions.own): number {
   return isMultiRegion(regions) ? value * MAX_REGIONS + at : value;
 }
@@ -45,28 +36,25 @@ export const DEFAULT_ID_BLOCK_SIZE = 100;
 export interface IdBlocksOptions {
   /** Most ids per lease, a whole number >= 1. @default DEFAULT_ID_BLOCK_SIZE */
   readonly maxBlockSize?: number;
-  /** Clock of the leases' lifetime (and floor: several regions), epoch milliseconds. @default Date.now */
+  /** Clock of the leases' lifetime and the floor, epoch ms. @default Date.now */
   readonly now?: () => number;
-  /** The stage's regions and this instance's. @default ONE_REGION */
+  /** @default ONE_REGION */
   readonly regions?: Regions;
 }
 
-/** A leased block: sequence values `next` to `last` are still this instance's to hand out. */
+/** A leased block: values `next` to `last` are still this instance's to hand out. */
 interface Block {
   next: number;
   readonly last: number;
   readonly size: number;
-  /** Epoch ms, taken before the lease was sent: the block is used until this + the lifetime. */
+  /** Epoch ms, before the lease was sent: the lifetime counts from it. */
   readonly leasedAt: number;
 }
 
 /**
- * Issues pet ids: positive safe integers, unique across instances (the atomic `ADD` alone) and
- * never reused; a block is used for at most {@link ID_BLOCK_LIFETIME_MS}, so ids are k-sorted.
- * A lease takes 1 id at first, twice the last when it was spent while fresh (at most
- * `maxBlockSize`), else as many as the last gave out. In a stage of several regions each region
- * leases on its own sequence item, kept at or above the clock floor (`idFloor`), and its ids are
- * its own residue modulo 16 (`petIdOf`): disjoint from every other region's by construction.
+ * Issues pet ids: positive safe integers, unique across instances and regions, never reused, and
+ * k-sorted (a block lives {@link ID_BLOCK_LIFETIME_MS}); the blocks' sizes and the regions'
+ * sequences: docs/architecture.md, "The stores" and "Regions".
  */
 export class IdBlocks {
   private readonly maxBlockSize: number;
@@ -76,10 +64,7 @@ export class IdBlocks {
   /** The lease in flight, which concurrent callers share, and the signal it was sent with. */
   private leasing: { readonly signal?: AbortSignal; readonly done: Promise<void> } | undefined;
 
-  /**
-   * @param table The pets table, which holds the sequence item.
-   * @throws Error when `maxBlockSize` is not a whole number >= 1.
-   */
+  /** @param table The pets table. @throws Error when `maxBlockSize` is not a whole number >= 1. */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
@@ -93,10 +78,7 @@ export class IdBlocks {
     this.regions = options.regions ?? ONE_REGION;
   }
 
-  /**
-   * The blocks of `base`'s pets table (`PETS_TABLE_NAME`) in its region (`PETSTORE_REGIONS`).
-   * @throws Error when the table's name is unset or the regions are invalid (`regionsOf`).
-   */
+  /** The blocks of `base`'s pets table and region. @throws Error for an unset table or bad regions. */
   static from(base: DynamoDBBase, options: IdBlocksOptions = {}): IdBlocks {
     const table = requiredSetting(base.settings, 'PETS_TABLE_NAME');
     return new IdBlocks(base.client, table, { regions: regionsOf(base.settings), ...options });
@@ -165,10 +147,7 @@ export class IdBlocks {
     this.block = { next: last - size + 1, last, size, leasedAt };
   }
 
-  /**
-   * The values `floor + 1` to `floor + size` when the sequence is below `floor` (the usual case:
-   * the floor outruns any region's creates). @returns The last, or `undefined` when it is not.
-   */
+  /** Takes `floor + 1` to `floor + size` if the sequence is below `floor`. @returns The last, or `undefined`. */
   private async aboveFloor(floor: number, size: number, signal: AbortSignal | undefined) {
     try {
       await this.update(signal, 'SET #value = :last', { ':last': floor + size, ':floor': floor });
@@ -179,7 +158,7 @@ export class IdBlocks {
     }
   }
 
-  /** One UpdateItem on this region's sequence item, on condition that it is below `:floor` if given. */
+  /** One UpdateItem on this region's sequence item; with `:floor`, only while it is below. */
   private async update(
     signal: AbortSignal | undefined,
     UpdateExpression: string,

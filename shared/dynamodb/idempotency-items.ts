@@ -1,7 +1,6 @@
 /**
- * The items of an idempotency record in the pet's own transaction, and the outcome its
- * cancellation tells (docs/idempotency.md): in a stage of several regions each region writes its
- * own record of a key and checks the others'. It sends nothing itself.
+ * An idempotency record's items in the pet's transaction, and the outcome its cancellation tells
+ * (docs/idempotency.md); each region writes its own record and checks the others'. Sends nothing.
  */
 import {
   TransactionCanceledException,
@@ -9,6 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import {
   type IdempotencyRecord,
   type IdempotentOutcome,
@@ -20,28 +20,21 @@ import {
 } from '../idempotency/record.ts';
 import type { Pet } from '../pets/schemas.ts';
 import { ONE_REGION, othersNames, type Regions, regionalName, regionsOf } from '../regions.ts';
-import { requiredSetting } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 import { petOf } from './pet-item.ts';
 
 /** One item of a TransactWriteItems call. */
 export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** The records' items in their table (`IDEMPOTENCY_TABLE`), for a transaction to write. */
+/** The records' items, for a transaction to write. */
 export class IdempotencyRecordItems {
-  /**
-   * @param tableName The idempotency table.
-   * @param regions The stage's regions and the writer's. @default ONE_REGION
-   */
+  /** @param regions @default ONE_REGION */
   constructor(
     private readonly tableName: string,
     private readonly regions: Regions = ONE_REGION,
   ) {}
 
-  /**
-   * The records in `base`'s table `IDEMPOTENCY_TABLE_NAME`, of its region (`PETSTORE_REGIONS`).
-   * @throws Error when the table's name is unset or the regions are invalid (`regionsOf`).
-   */
+  /** The records of `base`'s table and region. @throws Error for an unset table or bad regions. */
   static from({ settings }: Pick<DynamoDBBase, 'settings'>): IdempotencyRecordItems {
     return new IdempotencyRecordItems(
       requiredSetting(settings, 'IDEMPOTENCY_TABLE_NAME'),
@@ -50,11 +43,9 @@ export class IdempotencyRecordItems {
   }
 
   /**
-   * The transaction items of `request`'s record of `pet`: the put of this region's record (id
-   * `regionalName(request.id)`), then a check of each other region's record of the key, all on
-   * condition that the record is not live (the condition states `isLive` for DynamoDB, with the
-   * same `liveFrom`): a key answered in any region, once replicated, creates nothing here.
-   * @param nowMs Now, epoch milliseconds: the record expires 24 h later.
+   * The put of this region's record of `pet`, then a check of each other region's, each on
+   * condition that no live record is there (`isLive`, stated for DynamoDB).
+   * @param nowMs Epoch ms: the record expires 24 h later.
    */
   items(request: IdempotentRequest, pet: Pet, nowMs: number): TransactWriteItem[] {
     const record: IdempotencyRecord<Pet> = {
@@ -78,9 +69,8 @@ export class IdempotencyRecordItems {
   }
 
   /**
-   * The outcome of `request`'s transaction holding the {@link items}, cancelled with `error`; or
-   * `undefined` when no record of the key cancelled it (rethrow the error).
-   * @param recordsAt Position of the first of the items among the transaction's.
+   * The outcome of `request`'s transaction holding the {@link items}, cancelled with `error`;
+   * `undefined` when no record cancelled it. @param recordsAt The items' first position.
    */
   outcomeOf(
     error: unknown,

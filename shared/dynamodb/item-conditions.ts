@@ -1,19 +1,11 @@
-/**
- * Whole items put back only as compared, and how DynamoDB refuses them: the restore command's
- * writes (docs/operations.md, "Recovering lost pets or keys"), the keys table's through the key
- * store, so that a change made after the comparison is never overwritten.
- */
+/** A restore's puts, only as compared: a change made since is never overwritten (docs/operations.md). */
 import {
   ConditionalCheckFailedException,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import type { ItemWrite } from '../keys/admin-ports.ts';
 
-/**
- * The condition that the item under `write.item`'s key is still `write.expected`: every attribute
- * of either item equal to the expected value, or absent where `expected` lacks it. Without
- * `expected`: that there is no item under the key (`partitionKey` absent).
- */
+/** The condition that the item under `write.item`'s key is still `write.expected` (none: absent). */
 export function asCompared(write: ItemWrite, partitionKey: string) {
   if (!write.expected) {
     return {

@@ -16,10 +16,7 @@ export class KeyAuditor {
     );
   }
 
-  /**
-   * The entry of a change from `before` to `after`, or `undefined` when it changes no recorded
-   * field (no entry then).
-   */
+  /** The entry of a change from `before` to `after`; `undefined` when no recorded field changed. */
   changed(
     event: AuditEvent,
     before: ApiKeyRecord,
@@ -32,10 +29,7 @@ export class KeyAuditor {
       : undefined;
   }
 
-  /**
-   * The `key.rolled` entry: its change is until when the old token works (`oldTokenUntil`),
-   * before (an earlier grace, ended now) and after (the new grace's end, or now).
-   */
+  /** The `key.rolled` entry: `oldTokenUntil` before (an earlier grace, ended now) and after. */
   rolled(
     keyId: string,
     earlierGrace: string | undefined,
@@ -50,10 +44,7 @@ export class KeyAuditor {
     });
   }
 
-  /**
-   * The `key.restored` entry of a restore that puts back `current`, the key's current token, as
-   * it was live (`live`; none: missing); a restore of the head alone changes no recorded field.
-   */
+  /** The `key.restored` entry of a restore putting back `current` over `live` (none: missing). */
   restored(
     keyId: string,
     current: { readonly live?: object; readonly restored: object } | undefined,

@@ -44,10 +44,7 @@ export type RowUpdate = {
   ExpressionAttributeValues?: Record<string, unknown>;
 };
 
-/**
- * The update of each row of a key, and the attributes it replaces: guarded as read, so that the
- * entry's `before` (and a caller's undo) is exactly what was replaced.
- */
+/** The update of each row of a key, and the attributes it replaces (guarded as read: the entry's `before`). */
 export function rowUpdateOf(update: KeyUpdate): {
   readonly row: RowUpdate;
   readonly replaced: readonly (keyof ApiKeyRecord)[];
@@ -107,7 +104,7 @@ export function rowUpdateOf(update: KeyUpdate): {
 /** Attempts of a change to every row of a key that a concurrent change keeps cancelling. */
 export const CHANGE_ATTEMPTS = 3;
 
-/** The attributes of a key that each of its rows holds, and that a roll copies to the new row. */
+/** The key's attributes each of its rows holds (a roll copies them). */
 export const KEY_ATTRIBUTES = [
   'plan',
   'perMinute',

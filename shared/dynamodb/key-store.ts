@@ -1,7 +1,4 @@
-/**
- * The key store on DynamoDB: a row per token, a head item per key (docs/architecture.md); the
- * keys table's only writer, each write in one transaction with its audit entry.
- */
+/** The keys table's only writer: a row per token, a head per key, each write with its audit entry. */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditContext } from '../audit/entry.ts';
@@ -39,21 +36,13 @@ import { scanKeys } from './key-scan.ts';
 export class DynamoDBKeyStore extends DynamoDBKeyLookup implements AuditedKeyStore {
   private readonly auditor: KeyAuditor;
 
-  /**
-   * The store on `tableName`, written in the stage's home region only (keys have one writer
-   * region: `keyServiceOn` checks it).
-   * @param audit The audit table, where each change's entry goes.
-   */
+  /** Written in the home region only (`keyServiceOn` checks it). @param audit Where the entries go. */
   constructor(client: DynamoDBDocumentClient, tableName: string, audit: DynamoDBAuditLog) {
     super(client, tableName);
     this.auditor = new KeyAuditor(audit);
   }
 
-  /**
-   * One transaction puts the token's row, the key's head and its `key.created` entry (the admin
-   * API registers its API Gateway API key first).
-   * @throws The client's error (TransactionCanceledException when the id or hash exists).
-   */
+  /** Puts the token's row, the head and `key.created`. @throws TransactionCanceledException: id or hash taken. */
   async storeKey({ record }: IssuedKey, context: AuditContext): Promise<void> {
     const head: KeyHead = { keyHash: record.keyId, currentHash: record.keyHash };
     await this.client.send(
@@ -110,10 +99,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements AuditedKeySto
     return scanKeys(this.client, this.tableName);
   }
 
-  /**
-   * One transaction on every row, guarded by the head and the current row's replaced attributes
-   * as read; at most `CHANGE_ATTEMPTS` (`AuditedKeyStore.changeKey`).
-   */
+  /** One transaction on every row, guarded as read; at most `CHANGE_ATTEMPTS`. */
   async changeKey(
     read: KeyTokens,
     update: KeyUpdate,
@@ -169,11 +155,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements AuditedKeySto
     }
   }
 
-  /**
-   * One transaction makes the rows the key's tokens after the roll (`rolledKey`) and puts its
-   * `key.rolled` entry (the change recorded: until when the old token works).
-   * @throws KeyChangedError when the key changed since `read` (nothing changed then).
-   */
+  /** Makes the rows the rolled key's tokens, with `key.rolled`. @throws KeyChangedError: changed since `read`. */
   async rollKey(
     read: KeyTokens,
     rolled: { readonly tokens: KeyTokens; readonly graceUntil?: string },
@@ -235,10 +217,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements AuditedKeySto
     }
   }
 
-  /**
-   * One transaction puts each item (`asCompared`) and the `key.restored` entry of the current
-   * token's row (the one without a roll's grace). @returns `changed`: an item changed meanwhile.
-   */
+  /** Puts each item as compared, with `key.restored`. @returns `changed`: an item changed meanwhile. */
   async restoreKey(
     keyId: string,
     writes: readonly ItemWrite[],

@@ -1,4 +1,4 @@
-/** Each key's usage per UTC day, read from the limiter's day items of every region for the keys command. */
+/** Each key's usage per UTC day, from the limiter's items in every region. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterName } from '../rate-limit/counter-item.ts';
 import { type DayUsage, everyName, lastUsedDay } from '../rate-limit/key-status.ts';
@@ -12,11 +12,7 @@ export { type DayUsage, lastUsedDay };
 
 /** Reads keys' daily usage from the counters table. */
 export class DynamoDBKeyUsage {
-  /**
-   * @param tableName The counters table (`COUNTERS_TABLE`).
-   * @param shards Shard items per spread key and day. @default DEFAULT_SPREAD_POLICY.shards
-   * @param regions The stage's regions, whose counts add up. @default ONE_REGION
-   */
+  /** @param shards @default DEFAULT_SPREAD_POLICY.shards @param regions @default ONE_REGION */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -31,10 +27,9 @@ export class DynamoDBKeyUsage {
   }
 
   /**
-   * Each key's usage on the `days` UTC days up to the one holding `nowMs` (epoch ms).
-   * @param days Number of days, 1 to `RETENTION_DAYS`: older items are gone.
-   * @param spreadKeyIds Keys that may have counted on shards (Enterprise keys). @default none
-   * @returns Per key id, one entry per day, newest first; a day without an item counts 0 and 0.
+   * Each key's usage on the `days` (up to `RETENTION_DAYS`) UTC days to the one holding `nowMs`.
+   * @param spreadKeyIds Keys that may have counted on shards. @default none
+   * @returns Per key id, one entry per day, newest first (no item: 0 and 0).
    */
   async dailyUsage(
     keyIds: readonly string[],

@@ -1,7 +1,4 @@
-/**
- * createPet's port on the pets table: a pet under an id of the id blocks, alone or with its
- * idempotency record in one transaction (docs/architecture.md, docs/idempotency.md).
- */
+/** createPet's port on the pets table: a pet alone, or with its idempotency record in one transaction. */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -9,11 +6,11 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import type { IdempotentOutcome, IdempotentRequest } from '../idempotency/record.ts';
 import type { CallOptions, PetCreator } from '../pets/pet-store.ts';
 import type { NewPet, Pet } from '../pets/schemas.ts';
 import { petWithId } from '../pets/store-rules.ts';
-import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 import { IdBlocks } from './id-blocks.ts';
@@ -23,20 +20,18 @@ import { petItem } from './pet-item.ts';
 /** What a {@link DynamoDBPetCreator} writes with. */
 export interface DynamoDBPetCreatorParts {
   readonly ids: IdBlocks;
-  /** The items of a create's idempotency record (createPetOnce). */
   readonly records: IdempotencyRecordItems;
-  /** Clock of the pets' `createdAt` and the records' expiry, epoch milliseconds. @default Date.now */
+  /** Clock of `createdAt` and the records' expiry, epoch ms. @default Date.now */
   readonly now?: () => number;
 }
 
-/** Item sent with a write, for the transaction or the put. */
+/** A pet's conditional put, alone or in the transaction. */
 type PetPut = { TableName: string; Item: Record<string, unknown>; ConditionExpression: string };
 
 /** Creates pets in one pets table (the calls and their costs: docs/architecture.md). */
 export class DynamoDBPetCreator implements PetCreator {
   private readonly now: () => number;
 
-  /** @param table The pets table (partition key `id`), which holds the pet-id sequence. */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
@@ -45,7 +40,7 @@ export class DynamoDBPetCreator implements PetCreator {
     this.now = parts.now ?? Date.now;
   }
 
-  /** The creator on `base`'s tables, ids and records in its region. @throws Error when a setting is unset or invalid. */
+  /** The creator on `base`'s tables and region. @throws Error for an unset or invalid setting. */
   static from(base: DynamoDBBase): DynamoDBPetCreator {
     return new DynamoDBPetCreator(base.client, requiredSetting(base.settings, 'PETS_TABLE_NAME'), {
       ids: IdBlocks.from(base),
@@ -61,10 +56,7 @@ export class DynamoDBPetCreator implements PetCreator {
     });
   }
 
-  /**
-   * One `TransactWriteItems` of the pet, its record and the check of the other regions' records
-   * (SDK retries reuse one `ClientRequestToken`).
-   */
+  /** One `TransactWriteItems` of the pet and its record (SDK retries reuse one `ClientRequestToken`). */
   createPetOnce(
     newPet: NewPet,
     request: IdempotentRequest,
@@ -89,7 +81,6 @@ export class DynamoDBPetCreator implements PetCreator {
     });
   }
 
-  /** Leases a block of ids unless this instance holds a fresh one with ids left. */
   prepareCreate(options: CallOptions = {}): Promise<void> {
     return unlessUnavailable(() => this.parts.ids.prepare(options.signal));
   }

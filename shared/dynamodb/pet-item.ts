@@ -2,18 +2,17 @@
 import { createHash } from 'node:crypto';
 import type { Pet, PetStatus } from '../pets/schemas.ts';
 
-/** GSI of the pets table serving `GET /pets` (its definition: tables.ts). */
+/** GSI of the pets table serving `GET /pets`. */
 export const STATUS_INDEX = 'status-index';
 
-/** The pet item's attribute that is `status-index`'s partition key: `<status>#<shard>`. */
+/** `status-index`'s partition key: `<status>#<shard>`. */
 export const STATUS_SHARD_ATTRIBUTE = 'statusShard';
 
 /** Shards per status (each one's write load: docs/architecture.md, "The status index"). */
 export const STATUS_SHARDS = 32;
 
 /**
- * The `status-index` partition key value of a pet: `<status>#<n>`, `n` the first four bytes of the
- * SHA-256 of the id's decimal digits (big-endian) modulo {@link STATUS_SHARDS}.
+ * `<status>#<n>`, `n` the first four bytes (big-endian) of the SHA-256 of the id's digits modulo 32.
  * @example statusShardOf('available', 42) → 'available#20' (`printf 42 | sha256sum`: 73475cb4…)
  */
 export function statusShardOf(status: PetStatus, id: number): string {
@@ -21,15 +20,7 @@ export function statusShardOf(status: PetStatus, id: number): string {
   return `${status}#${digest.readUInt32BE(0) % STATUS_SHARDS}`;
 }
 
-/** Every `status-index` partition key value of `status`, shard 0 first. */
-export function statusShardsOf(status: PetStatus): string[] {
-  return Array.from({ length: STATUS_SHARDS }, (_, shard) => `${status}#${shard}`);
-}
-
-/**
- * The pets-table item of `pet`, with its shard and `createdAt` (read by the page cache).
- * @param createdAtMs When the item is built, epoch ms, after its id was issued.
- */
+/** The item of `pet`, with its shard and `createdAt` (epoch ms, after its id was issued). */
 export function petItem(pet: Pet, createdAtMs: number): Record<string, unknown> {
   return {
     ...pet,
@@ -38,7 +29,7 @@ export function petItem(pet: Pet, createdAtMs: number): Record<string, unknown> 
   };
 }
 
-/** Keeps only the Pet fields of a stored item (it also holds `statusShard` and `createdAt`). */
+/** The Pet fields of a stored item. */
 export function petOf(item: Record<string, unknown>): Pet {
   return {
     id: item.id as number,

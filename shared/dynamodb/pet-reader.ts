@@ -1,8 +1,8 @@
 /** getPet's port on the pets table: one consistent GetItem (docs/architecture.md). */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import type { CallOptions, PetReader } from '../pets/pet-store.ts';
 import type { Pet } from '../pets/schemas.ts';
-import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 import { petOf } from './pet-item.ts';

@@ -1,20 +1,22 @@
-/**
- * listPets's port on the pets table's `status-index`: one Query per shard, merged by id
- * (docs/architecture.md).
- */
+/** listPets's port on the pets table's `status-index`: a Query per shard, merged by id. */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { requiredSetting } from '../function-settings.ts';
 import { type PageCache, pageExpiry, settledAfterMs } from '../pets/page-cache.ts';
 import type { ListPetsOptions, PetLister, PetPage } from '../pets/pet-store.ts';
 import { PET_STATUSES, type Pet, type PetStatus } from '../pets/schemas.ts';
 import { pageOf } from '../pets/store-rules.ts';
 import { ONE_REGION, type Regions, regionsOf } from '../regions.ts';
-import { requiredSetting } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
-import { petOf, STATUS_INDEX, STATUS_SHARD_ATTRIBUTE, statusShardsOf } from './pet-item.ts';
+import { petOf, STATUS_INDEX, STATUS_SHARD_ATTRIBUTE, STATUS_SHARDS } from './pet-item.ts';
 
 /** A stored item as a Query returns it: a pet, its `statusShard` and `createdAt`. */
 type Item = Record<string, unknown> & { id: number };
+
+/** Every `status-index` partition key value of `status`, shard 0 first. */
+function statusShardsOf(status: PetStatus): string[] {
+  return Array.from({ length: STATUS_SHARDS }, (_, shard) => `${status}#${shard}`);
+}
 
 /** The first `count` elements, ascending by `id`, of lists each sorted by `id` (a k-way merge). */
 export function mergeById<T extends { readonly id: number }>(
@@ -37,11 +39,10 @@ export function mergeById<T extends { readonly id: number }>(
 
 /** What a {@link StatusIndex} reads its time from, and caches pages in. */
 export interface StatusIndexOptions {
-  /** Epoch milliseconds. */
   readonly now: () => number;
   /** @default - none: every page reads every shard */
   readonly cache?: PageCache;
-  /** The stage's regions, which set when a page is settled (`settledAfterMs`). @default ONE_REGION */
+  /** They set when a page is settled (`settledAfterMs`). @default ONE_REGION */
   readonly regions?: Regions;
 }
 
@@ -53,16 +54,12 @@ export class StatusIndex implements PetLister {
     private readonly options: StatusIndexOptions,
   ) {}
 
-  /**
-   * The index of `base`'s pets table (`PETS_TABLE_NAME`), of its regions (`PETSTORE_REGIONS`).
-   * @throws Error when the table's name is unset or the regions are invalid (`regionsOf`).
-   */
+  /** The index of `base`'s pets table and regions. @throws Error for an unset table or bad regions. */
   static from(base: DynamoDBBase, options: StatusIndexOptions): StatusIndex {
     const table = requiredSetting(base.settings, 'PETS_TABLE_NAME');
     return new StatusIndex(base.client, table, { regions: regionsOf(base.settings), ...options });
   }
 
-  /** The first `limit + 1` pets after `afterId`: `limit` of them, and whether more follow. */
   async listPets({ limit, status, afterId = 0, signal }: ListPetsOptions): Promise<PetPage> {
     const pets = await unlessUnavailable(() => this.read(status, afterId, limit + 1, signal));
     return pageOf(pets, limit);
@@ -127,7 +124,6 @@ export class StatusIndex implements PetLister {
     return pets;
   }
 
-  /** Up to `limit` items of one shard above `afterId`. */
   private async query(
     shard: string,
     limit: number,

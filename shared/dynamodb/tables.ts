@@ -11,7 +11,7 @@ export interface KeyAttribute {
   readonly type: 'S' | 'N';
 }
 
-/** A global secondary index, projecting all attributes. */
+/** A GSI, projecting all attributes. */
 export interface IndexDefinition {
   readonly indexName: string;
   readonly partitionKey: KeyAttribute;
@@ -21,23 +21,18 @@ export interface IndexDefinition {
 export interface TableDefinition {
   /** Construct id in the stack (a contract: changing it replaces the table and its data). */
   readonly constructId: string;
-  /** Environment variable through which functions receive the table's name. */
+  /** The setting of its name. */
   readonly envVar: TableNameSetting;
-  /** Table name on DynamoDB Local, where there is one stack per process. */
+  /** Its name on DynamoDB Local. */
   readonly localName: string;
   readonly partitionKey: KeyAttribute;
   readonly globalSecondaryIndexes: readonly IndexDefinition[];
-  /** Attribute holding an expiry time in epoch seconds, enabled as the table's TTL. */
+  /** The TTL attribute (epoch seconds). */
   readonly timeToLiveAttribute?: string;
-  /**
-   * A DynamoDB stream of each changed item's new image (the audit table's, which EventBridge
-   * Pipes reads: infra/constructs/audit-events.ts).
-   * @default - no stream
-   */
+  /** A stream of new images (the audit table's, for infra/constructs/audit-events.ts). @default - none */
   readonly streamNewImages?: boolean;
   /**
-   * Kept whatever the stage: deletion protection on and the table retained when its stack goes
-   * (the audit trail outlives a staging stack too).
+   * Protected and retained on every stage (the audit trail outlives a staging stack too).
    * @default - the stage's: kept in production, deleted with a staging stack
    */
   readonly alwaysRetained?: boolean;
@@ -90,10 +85,7 @@ export const IDEMPOTENCY_TABLE: TableDefinition = {
 /** The audit table's index of a key's entries: partition key `keyId`, sort key `at` (ISO 8601). */
 export const KEY_HISTORY_INDEX = 'KeyHistory';
 
-/**
- * The audit table's index of the stage's entries by UTC day: partition key `day` (`YYYY-MM-DD`),
- * sort key `at`; a window is one Query per day it touches.
- */
+/** The audit table's index by UTC day: partition key `day` (`YYYY-MM-DD`), sort key `at`. */
 export const AUDIT_DAY_INDEX = 'AuditByDay';
 
 /**

@@ -1,7 +1,4 @@
-/**
- * The admin API functions' middy chain: the public one's with the IAM-principal check admitting
- * instead of the per-key rate limiter (callers are IAM principals of the stage's account).
- */
+/** The admin functions' middy chain: the public one's, the IAM-principal check admitting. */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { handlerChain } from './chain.ts';
 import type { HttpHandler } from './handler.ts';
@@ -14,7 +11,6 @@ export type AdminOperationCode = (
   context: Context,
 ) => Promise<APIGatewayProxyResult>;
 
-/** Options of {@link adminHandler}. */
 export type AdminHandlerOptions = Pick<HttpMiddlewaresOptions, 'body' | 'queryParameters'>;
 
 /** Answers 403 `forbidden` an event without an IAM principal, before anything reads its request. */
@@ -27,7 +23,7 @@ function iamPrincipal(): HttpMiddleware {
   };
 }
 
-/** Wraps an admin operation in its chain: `handlerChain` with `httpMiddlewares`, IAM admitting. */
+/** Wraps an admin operation in its chain. */
 export function adminHandler(
   fn: AdminOperationCode,
   options: AdminHandlerOptions = {},

@@ -9,11 +9,8 @@ export interface AuthorizedKey {
 }
 
 /**
- * The key's identity and limits from the authorizer's context, which API Gateway passes as
- * strings; read once per request, by the rate limiter, which hands it to the operation.
- *
- * @throws Error when the context lacks them: a deployment fault (every method has the
- *   authorizer), never something a client can cause.
+ * The key's id and limits from the authorizer's context (strings), read once per request.
+ * @throws Error when the context lacks them: a deployment fault, never a client's.
  */
 export function authorizedKey(event: APIGatewayProxyEvent): AuthorizedKey {
   const context = event.requestContext.authorizer;

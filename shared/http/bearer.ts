@@ -2,11 +2,7 @@
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-/**
- * The token of an `Authorization: Bearer <token>` header value (any case of the scheme).
- * @returns The token, or `undefined` when the header is missing, uses another scheme, or has no
- *   scheme or no token.
- */
+/** The token of an `Authorization: Bearer <token>` value (scheme in any case), or `undefined`. */
 export function bearerToken(authorization: string | undefined): string | undefined {
   return authorization?.match(BEARER)?.[1];
 }
@@ -20,10 +16,8 @@ export function authorizationHeader(
 }
 
 /**
- * Every `Authorization` value of a request, from its multi-value header map (names in any case,
- * as API Gateway passes them to a REQUEST authorizer), else from its single-value map.
- *
- * @returns The values in the order sent; more than one means the credentials are ambiguous.
+ * Every `Authorization` value of a request (names in any case), from its multi-value header map,
+ * else its single-value map, in the order sent: more than one is ambiguous.
  */
 export function authorizationValues(event: {
   headers?: Readonly<Record<string, string | undefined>> | null;

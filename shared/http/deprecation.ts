@@ -3,18 +3,14 @@ import { stagePath } from '../paths.ts';
 
 /** An operation's deprecation: when it was deprecated, when it goes, and what replaces it. */
 export interface Deprecation {
-  /** When it was deprecated. */
   readonly deprecatedAt: Date;
-  /** When it is removed. */
   readonly sunset: Date;
-  /** Path of the operation that replaces it, relative to the stage (a row's `path`). */
+  /** Its successor's path, relative to the stage. */
   readonly successor: string;
 }
 
 /**
- * `Deprecation` (RFC 9745, `@` + Unix seconds), `Sunset` (RFC 8594, HTTP date) and `Link` to the
- * successor (RFC 8288, `rel="successor-version"`, host-relative with the stage).
- *
+ * `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link` to the successor (RFC 8288).
  * @example deprecationHeaders(routeOf('getPet').deprecation) → `{ Deprecation: '@1795219200',
  *   Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets>; rel="successor-version"' }`
  */

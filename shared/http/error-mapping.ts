@@ -17,7 +17,7 @@ type ErrorsOf<Modules> = Modules extends unknown
   ? InstanceType<Extract<Modules[keyof Modules], new (...args: never[]) => Error>>
   : never;
 
-/** Every domain error: each class of the domain's errors modules, and two of their own modules. */
+/** Every domain error class. */
 type DomainError =
   | ErrorsOf<
       | typeof audit
@@ -31,10 +31,7 @@ type DomainError =
   | InvalidLimitsError
   | StoreUnavailableError;
 
-/**
- * Each domain error's code, by its class's literal `name`: only types are imported, so that a
- * bundle carries just the errors its code throws. `retryAfterSeconds` becomes `Retry-After`.
- */
+/** Each domain error's code by its class's `name` (types only imported: a bundle carries the errors it throws). */
 const CODE_OF: { readonly [E in DomainError as E['name']]: AnyErrorCode } = {
   InvalidCursorError: 'invalid_parameter',
   PetNotFoundError: 'pet_not_found',
@@ -67,10 +64,7 @@ function isDomainError(error: unknown): error is DomainError {
   return error instanceof Error && Object.hasOwn(CODE_OF, error.name);
 }
 
-/**
- * The Error answer of an ApiError or a domain error (a store's classified here if its adapter did
- * not); `undefined` for anything else, a built-in RangeError too (a bug: 500).
- */
+/** The answer of an ApiError or a domain error (`retryAfterSeconds`: `Retry-After`); else `undefined` (a bug: 500). */
 export function apiErrorOf(thrown: unknown): ApiError | undefined {
   if (thrown instanceof ApiError) return thrown;
   const error = storeErrorOf(thrown);

@@ -9,13 +9,10 @@ import { type CountedContext, rateLimit, readBesideCount } from './rate-limit.ts
 
 /** What an operation gets beside its event and context. */
 export interface Invocation<Input = undefined, Read = undefined> {
-  /** Aborts before the function's timeout: pass it to every store call. */
+  /** Aborts before the function's timeout. */
   readonly signal: AbortSignal;
-  /** The request's API key, from the authorizer's context. */
   readonly key: AuthorizedKey;
-  /** The request's validated input ({@link HttpHandlerOptions.input}). */
   readonly input: Input;
-  /** What the declared read gave ({@link HttpHandlerOptions.read}), the request admitted. */
   readonly read: Read;
 }
 
@@ -38,23 +35,16 @@ export type HttpHandler = LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyRes
 /** Options of {@link httpHandler}. */
 export interface HttpHandlerOptions<Input = undefined, Read = undefined>
   extends Omit<HttpMiddlewaresOptions, 'admission'> {
-  /** The operation's container: settings, per-key rate limiter and its clock (`now`, epoch ms). */
+  /** `now`: the limiter's clock, epoch ms. */
   readonly container: Pick<Container, 'settings' | 'rateLimiter' | 'now'>;
-  /** The request's input, validated after the query and body checks; throws ApiError (4xx). @default - none */
+  /** The input, validated after the query and body checks; throws ApiError. @default - none */
   readonly input?: (event: APIGatewayProxyEvent) => Input;
-  /**
-   * The first store call, sent beside the limiter's (`readBesideCount`): it must not write what a
-   * refused request may not leave behind (its outcome is then dropped). @default - none
-   */
+  /** The first store call, beside the limiter's: it writes nothing a refusal must not leave. @default - none */
   readonly read?: (input: Input, call: ReadCall) => Promise<Read>;
-  /** The operation's own code, run once the request is admitted. */
   readonly operation: OperationCode<Input, Read>;
 }
 
-/**
- * Wraps an operation in its chain (`handlerChain` with `httpMiddlewares`, the rate limiter
- * admitting): it runs once the request is admitted, on its validated input and its read's result.
- */
+/** Wraps an operation in its chain, the rate limiter admitting. */
 export function httpHandler<Input = undefined, Read = undefined>(
   options: HttpHandlerOptions<Input, Read>,
 ): HttpHandler {

@@ -1,6 +1,6 @@
 /** Each error code's HTTP status, and `ApiError`, the answer of an error (docs/api.md, "Errors"). */
 
-/** Every `code` of the public API and its status; its use: docs/openapi.yaml's `x-codes`. */
+/** Every `code` of the public API and its status (uses: docs/openapi.yaml's `x-codes`). */
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400 },
   invalid_body: { status: 400 },
@@ -29,7 +29,6 @@ export const ERROR_CATALOGUE = {
   gateway_timeout: { status: 504 },
 } as const satisfies Record<string, { status: number }>;
 
-/** A machine-readable error code of the public API (snake_case). */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 /** The codes only the admin API answers, beside the public API's it shares: admin-openapi.yaml. */
@@ -39,10 +38,8 @@ export const ADMIN_ERROR_CATALOGUE = {
   key_changed: { status: 409 },
 } as const satisfies Record<string, { status: number }>;
 
-/** A machine-readable error code of either API (snake_case). */
 export type AnyErrorCode = ErrorCode | keyof typeof ADMIN_ERROR_CATALOGUE;
 
-/** Every code of either API with its status: the public catalogue and the admin API's own. */
 const STATUS_OF: Readonly<Record<AnyErrorCode, { readonly status: number }>> = {
   ...ERROR_CATALOGUE,
   ...ADMIN_ERROR_CATALOGUE,
@@ -56,12 +53,9 @@ export interface ErrorBody<Code extends AnyErrorCode = ErrorCode> {
 }
 
 /**
- * An Error answer: the error handler sends it as `{ code, message, status }`, the status from
- * {@link ERROR_CATALOGUE}; middy-compatible (`statusCode`, `expose`).
- *
- * @param code Catalogue code; fixes the HTTP status.
- * @param message Human-readable text naming the offending field or parameter.
- * @param options `headers` to add to the response (for example `Allow`), `cause` for logs.
+ * An Error answer `{ code, message, status }`, middy-compatible (`statusCode`, `expose`).
+ * @param message Names the offending field or parameter.
+ * @param options `headers` to add to the response (e.g. `Allow`), `cause` for logs.
  */
 export class ApiError extends Error {
   readonly code: AnyErrorCode;
@@ -81,7 +75,6 @@ export class ApiError extends Error {
     this.headers = options.headers ?? {};
   }
 
-  /** The Error body of this error. */
   toBody(): ErrorBody<AnyErrorCode> {
     return { code: this.code, message: this.message, status: this.statusCode };
   }

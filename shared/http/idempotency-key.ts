@@ -9,10 +9,8 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Response header of an answer replayed from the idempotency record (value `true`). */
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** Longest key, in characters. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
-/** 1 to 255 visible ASCII characters (0x21–0x7E). */
 const VISIBLE_ASCII = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
 
 /** A Structured Field string (RFC 9651 §3.3.3): `"…"` with `\"` and `\\` escapes. */

@@ -1,34 +1,28 @@
-/**
- * The request body of the operations that read one, in one place: the service's guards and strict
- * UTF-8 decoding, then middy's parser, whose failure is the contract's 400 `invalid_json`.
- */
+/** The request body: the service's guards and strict UTF-8 decoding, then middy's parser. */
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ApiError } from './http-errors.ts';
 import type { HttpMiddleware } from './middleware.ts';
 
-/** Largest accepted request body, in bytes (16 KiB). */
+/** Largest accepted request body, in bytes. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** `application/json`, any case, with or without parameters (RFC 9110 §8.3.1). */
 const JSON_MEDIA_TYPE = /^\s*application\/json\s*(?:;|$)/i;
 
-/** The `charset` parameter of a Content-Type value, unquoted. */
 const CHARSET_PARAMETER = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
 
 /** Strict UTF-8: a malformed byte sequence throws instead of becoming U+FFFD. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** decodeJsonBody checks the media type; middy's stricter check would answer 415 wrongly (docs/architecture.md). */
+/** Ours checks the media type; middy's stricter check would answer 415 wrongly (docs/architecture.md). */
 const SKIP_MEDIA_TYPE_CHECK = { disableContentTypeCheck: true } as Parameters<
   typeof httpJsonBodyParser
 >[0];
 
 /**
- * The body middleware of an operation that takes JSON (run after the header normalizer): 415
- * `unsupported_media_type` unless `application/json` in UTF-8; 400 `invalid_json` for no body,
- * bytes that are not UTF-8 or text that is not JSON; 413 `payload_too_large` over `maxBytes`.
- * Then `event.body` is the parsed JSON (middy's parser).
+ * The JSON body middleware (after the header normalizer): 415 unless `application/json` in UTF-8;
+ * 400 `invalid_json` for no body, bad UTF-8 or JSON; 413 over `maxBytes`; then parsed.
  * @param maxBytes @default MAX_BODY_BYTES
  */
 export function jsonBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware[] {
@@ -48,7 +42,7 @@ export function jsonBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware[] {
   ];
 }
 
-/** Guards the body of `event` and decodes it to text in place (see {@link jsonBody}). */
+/** Guards `event`'s body and decodes it to text in place. */
 function decodeJsonBody(event: APIGatewayProxyEvent, maxBytes: number): void {
   const contentType = event.headers?.['content-type'];
   if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {

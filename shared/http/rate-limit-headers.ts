@@ -21,10 +21,7 @@ export function rateLimitPolicy(limits: RequestLimits): string {
     .join(', ');
 }
 
-/**
- * Every rate-limit header of a response; `Retry-After` only when the request was refused.
- * @param nowMs The time the decision was taken, epoch milliseconds.
- */
+/** Every rate-limit header of a response; `Retry-After` only for a refusal. @param nowMs Epoch ms. */
 export function rateLimitHeaders(
   decision: RateLimitDecision,
   nowMs: number,

@@ -20,22 +20,22 @@ export interface RateLimitOptions {
   readonly deadlineMs?: number;
 }
 
-/** One request's count, sent in the middleware's `before`: its key and its verdict ({@link readBesideCount}). */
+/** One request's count, sent in the middleware's `before`. */
 export interface Count {
   readonly key: AuthorizedKey;
   /** Settles on the verdict; never rejects. */
   readonly verdict: Promise<Verdict>;
-  /** Whether this instance saw the key refused a moment ago: then nothing starts beside the count. */
+  /** The key was refused a moment ago: nothing starts beside the count. */
   readonly expectsRefusal: boolean;
 }
 
-/** The rate limiter's verdict on one request: the headers of its answer, and its refusal if any. */
+/** The limiter's verdict on one request: its answer's headers, and its refusal if any. */
 export interface Verdict {
   readonly headers: Record<string, string>;
   readonly refusal?: Error;
 }
 
-/** The context behind {@link rateLimit}, with the request's {@link Count} (as middy's `setToContext`). */
+/** The context behind {@link rateLimit}, with the request's count (as middy's `setToContext`). */
 export interface CountedContext extends Context {
   readonly rateLimitCount?: Count;
 }
@@ -52,7 +52,6 @@ export async function readBesideCount<T>(
   read?: () => Promise<T>,
 ): Promise<T | undefined> {
   const work = count.expectsRefusal ? undefined : read?.();
-  // Handled here: a refused request drops the outcome; otherwise it is returned below.
   const settled = work?.then(
     () => undefined,
     () => undefined,
@@ -78,11 +77,9 @@ export type HttpRequest = Request<
 >;
 
 /**
- * Counts each request against its key's windows before any other work and puts the rate-limit
- * headers on every answer; a failing or slow limiter admits uncounted (docs/rate-limits.md). The
- * count starts in `before` (the context's `rateLimitCount`); `httpHandler` awaits its verdict with
- * the operation's declared read ({@link readBesideCount}), and a refusal is the answer whatever
- * else failed.
+ * Counts each request before any other work (`before`: the context's `rateLimitCount`, awaited by
+ * `httpHandler` with the operation's read) and puts the rate-limit headers on every answer; a
+ * refusal answers whatever else failed, a failing or slow limiter admits uncounted.
  */
 export function rateLimit(
   options: RateLimitOptions,
@@ -90,7 +87,7 @@ export function rateLimit(
   const { limiter, now = Date.now, deadlineMs = RATE_LIMITER_DEADLINE_MS } = options;
   const refusals = new ExpectedRefusals(REMEMBERED_KEYS);
 
-  /** Counts the request of `key` at `nowMs` and settles on its verdict; never rejects. */
+  /** Never rejects. */
   async function verdictOf(key: AuthorizedKey, nowMs: number, budgetMs: number): Promise<Verdict> {
     const { keyId, limits } = key;
     let decision: RateLimitDecision;
@@ -119,12 +116,10 @@ export function rateLimit(
     return { headers, refusal };
   }
 
-  /** Puts the verdict's headers on the answer; a refusal is the answer, whatever else failed. */
   async function answerWithVerdict(request: HttpRequest): Promise<void> {
     const verdict = await request.context.rateLimitCount?.verdict;
     if (verdict?.refusal && request.error !== verdict.refusal) {
-      // The refusal answers, as had the limiter answered first: over a check (query, body) that
-      // failed while the count was in flight.
+      // As had the limiter answered first: over a check (query, body) that failed meanwhile.
       request.response = errorResponse(verdict.refusal);
     }
     if (request.response && verdict) {
@@ -142,8 +137,8 @@ export function rateLimit(
         // A key refused a moment ago is most likely refused again: its read waits for the verdict.
         expectsRefusal: refusals.expects(key.keyId, nowMs),
       };
-      // This invocation's own context, the caller's as its prototype: a context object passed to
-      // several invocations (a test's, the local gateway's) never carries another's count.
+      // A context object passed to several invocations (tests', the local gateway's) never
+      // carries another's count.
       request.context = Object.assign(Object.create(request.context), { rateLimitCount });
     },
     after: answerWithVerdict,
@@ -153,10 +148,10 @@ export function rateLimit(
 
 /** The keys this instance saw refused or used up, and until when their requests will be refused. */
 class ExpectedRefusals {
-  /** keyId → epoch seconds until which the key's requests will be refused; oldest first. */
+  /** keyId → epoch seconds; oldest first. */
   private readonly until = new Map<string, number>();
 
-  /** @param capacity Keys kept at most; past it the one learned longest ago is forgotten. */
+  /** @param capacity Keys kept at most; past it the oldest is forgotten. */
   constructor(private readonly capacity: number) {}
 
   /** Whether a request of the key at `nowMs` (epoch milliseconds) will be refused. */

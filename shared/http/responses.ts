@@ -1,15 +1,7 @@
-/**
- * Builders of API Gateway proxy (REST, v1) results.
- */
+/** Builders of API Gateway proxy (REST, v1) results. */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 
-/**
- * A JSON response.
- *
- * @param statusCode HTTP status.
- * @param body Serialised with `JSON.stringify`.
- * @param headers Extra headers; `Content-Type: application/json` is always set.
- */
+/** A JSON response (`Content-Type: application/json` and `headers`). */
 export function jsonResponse(
   statusCode: number,
   body: unknown,

@@ -1,18 +1,11 @@
-/**
- * Validation at the edge: parse once with a valibot schema and turn the first issue into an
- * {@link ApiError} whose message names the field or parameter.
- */
+/** Validation at the edge: one valibot parse, its first issue an ApiError naming the field. */
 import * as v from 'valibot';
 import { ApiError, type ErrorCode } from './http-errors.ts';
 
 /**
- * Parses `input` with `schema`.
- *
- * @param what How the message names the input as a whole, e.g. `body` or `query`.
- * @param code Error code on failure: `invalid_body` or `invalid_parameter` (both HTTP 400).
- * @returns The schema's output (defaults applied, text parameters converted).
- * @throws ApiError with `code` and a message such as `name: must be a string`,
- *   `categoryId: is required` or `colour: is not allowed`.
+ * Parses `input` with `schema` (defaults applied, text converted).
+ * @param what The input as a message names it, e.g. `body`. @param code `invalid_body` or `invalid_parameter`.
+ * @throws ApiError with `code` and e.g. `name: must be a string` or `colour: is not allowed`.
  */
 export function parseOrThrow<const TSchema extends v.GenericSchema>(
   schema: TSchema,

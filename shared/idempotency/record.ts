@@ -1,9 +1,6 @@
-/**
- * The idempotency record of a create, written with the pet, and the rules of what a keyed create
- * meets at its key (docs/idempotency.md). Pure: no I/O, no clock.
- */
+/** A create's idempotency record and the rules of what a keyed create meets (docs/idempotency.md). */
 
-/** How long a record is kept, in seconds: 24 hours (a retry after that creates anew). */
+/** How long a record is kept, in seconds (a retry after that creates anew). */
 export const IDEMPOTENCY_RECORD_TTL_SECONDS = 86_400;
 
 /** Seconds to wait before retrying while another write of the same key is in flight. */
@@ -11,7 +8,7 @@ export const IN_FLIGHT_RETRY_SECONDS = 1;
 
 /** A request named by an Idempotency-Key. */
 export interface IdempotentRequest {
-  /** Record id, `<keyId>#<Idempotency-Key>`: keys are scoped to the API key that sent them. */
+  /** `<keyId>#<Idempotency-Key>`: a key is scoped to its API key. */
   readonly id: string;
   /** SHA-256 of the parsed body (`requestFingerprint`). */
   readonly fingerprint: string;
@@ -19,16 +16,15 @@ export interface IdempotentRequest {
 
 /** The one record type: a request's fingerprint and the create's result, live until `expiresAt`. */
 export interface IdempotencyRecord<TResult> extends IdempotentRequest {
-  /** What the create produced (the Pet): a replay answers from it. */
+  /** The Pet a replay answers. */
   readonly result: TResult;
-  /** Epoch seconds at which the record expires ({@link recordExpiry}; the table's TTL). */
+  /** TTL, epoch seconds ({@link recordExpiry}). */
   readonly expiresAt: number;
 }
 
 /**
- * What a keyed create came to: `created` (the record written with the result), `replayed` (a live
- * record of the same body: its result), `reused` (a live record of another body) or `in flight`
- * (another write of the key is under way). Only `created` wrote anything.
+ * What a keyed create came to: `created`, `replayed` (a live record of the same body), `reused`
+ * (of another body) or `in flight` (another write of the key). Only `created` wrote anything.
  */
 export type IdempotentOutcome<TResult> =
   | { readonly status: 'created' | 'replayed'; readonly result: TResult }
@@ -41,15 +37,12 @@ export const IN_FLIGHT: IdempotentOutcome<never> = {
   retryAfterSeconds: IN_FLIGHT_RETRY_SECONDS,
 };
 
-/** Epoch seconds at which a record written at `nowMs` (epoch ms) expires (its TTL attribute). */
+/** The TTL, epoch seconds, of a record written at `nowMs` (epoch ms). */
 export function recordExpiry(nowMs: number): number {
   return Math.floor(nowMs / 1000) + IDEMPOTENCY_RECORD_TTL_SECONDS;
 }
 
-/**
- * The least `expiresAt` (epoch s) of a record live at `nowMs` (epoch ms): it binds to its end. The
- * one statement of liveness; the DynamoDB condition takes it as `:liveFrom`.
- */
+/** The least `expiresAt` (epoch s) of a record live at `nowMs` (epoch ms): the one statement of liveness. */
 export function liveFrom(nowMs: number): number {
   return Math.floor(nowMs / 1000);
 }

@@ -1,7 +1,4 @@
-/**
- * The ports of the key service (key-service.ts); their adapters are in shared/dynamodb/ and
- * shared/apigateway/.
- */
+/** The key service's ports (key-service.ts); their adapters: shared/dynamodb/, shared/apigateway/. */
 import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
 import type { BanState, DayUsage } from '../rate-limit/key-status.ts';
 import type {
@@ -14,7 +11,7 @@ import type {
 } from './key-records.ts';
 import type { UndoSteps } from './undo.ts';
 
-/** A restore's put of a stored item: only while the live one is still `expected` (none: absent). */
+/** A restore's put of an item, only while the live one is still `expected` (none: absent). */
 export interface ItemWrite {
   readonly item: Readonly<Record<string, unknown>>;
   readonly expected?: Readonly<Record<string, unknown>>;
@@ -40,9 +37,9 @@ export interface AuditedKeyStore {
   /** Stores a key made by `newKey` with its `key.created` entry. */
   storeKey(issued: IssuedKey, context: AuditContext): Promise<void>;
   /**
-   * Makes `update` on every token of the key read as `read`, with its entry (none when no
-   * recorded field changes); after a concurrent change, on the key read again, with `asRead`
-   * only while the attributes it replaces hold what `read` held.
+   * Makes `update` on every token of the key read as `read`, with its entry (none when no recorded
+   * field changes); after a concurrent change, on the key read again (with `asRead`: only if the
+   * attributes it replaces still hold what `read` held).
    * @throws KeyChangedError when they changed (`asRead`), or changes keep cancelling it.
    */
   changeKey(
@@ -114,13 +111,11 @@ export type ApiGatewayOutcome = (typeof API_GATEWAY_OUTCOMES)[number];
 
 /** One step of a key change on one region's API Gateway. */
 export interface ApiGatewayStep {
-  /** The region whose API Gateway took the step, e.g. `us-west-2`. */
   readonly region: string;
   readonly step: ApiGatewayStepName;
   readonly outcome: ApiGatewayOutcome;
   /** The API key's id (API Gateway's, not the key id), when the step is about one. */
   readonly apiKeyId?: string;
-  /** The usage plan's id, when the step is about one. */
   readonly usagePlanId?: string;
   /** createUsagePlan: the new usage plan's name, e.g. `petstore-staging-enterprise-key_…`. */
   readonly usagePlanName?: string;
@@ -130,12 +125,9 @@ export interface ApiGatewayStep {
 
 /** API Gateway's part of a key change, as the admin API answers it. */
 export interface ApiGatewaySteps {
-  /**
-   * The regions whose API Gateway the change reached, home first; none on the local stack or for
-   * a change API Gateway does not hold (expiry, scopes).
-   */
+  /** Home first; none on the local stack or for a change API Gateway does not hold (expiry, scopes). */
   readonly regions: readonly string[];
-  /** Every step, in the order taken. */
+  /** In the order taken. */
   readonly steps: readonly ApiGatewayStep[];
 }
 
@@ -147,9 +139,8 @@ export interface ApiKeyGateway {
   /** The regions it changes, home first. */
   regions(): Promise<string[]>;
   /**
-   * Creates the key's API key (value: its usage identifier) in its plan's usage plan (an
-   * Enterprise key: a usage plan of its own).
-   * @returns The steps taken: createApiKey, createUsagePlan (Enterprise), addToUsagePlan.
+   * Creates the key's API key (value: its usage identifier) in its plan's usage plan, an
+   * Enterprise key's own. @returns createApiKey, createUsagePlan (Enterprise), addToUsagePlan.
    */
   register(record: ApiKeyRecord, undo: UndoSteps): Promise<ApiGatewayStep[]>;
   /**
@@ -163,9 +154,6 @@ export interface ApiKeyGateway {
     next: ApiKeyRecord,
     undo: UndoSteps,
   ): Promise<{ steps: ApiGatewayStep[]; afterStored: () => Promise<ApiGatewayStep[]> }>;
-  /**
-   * Disables every API key named after the key. Never throws: a failure is a `failed` step, and
-   * no API key a `notFound` one.
-   */
+  /** Disables every API key named after the key; never throws (`failed`, `notFound` steps). */
   disable(keyId: string): Promise<ApiGatewayStep[]>;
 }

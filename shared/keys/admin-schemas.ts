@@ -1,8 +1,4 @@
-/**
- * Valibot schemas of the admin API's bodies and parameters (docs/admin-openapi.yaml): the edge
- * checks of its operations, the same the keys command made of its options. Bodies are strict
- * objects (an unknown field: 400) and never carry an actor.
- */
+/** Valibot schemas of the admin API's bodies (strict, never an actor) and parameters (docs/admin-openapi.yaml). */
 import * as v from 'valibot';
 import { AUDIT_EVENTS } from '../audit/entry.ts';
 import { ALL_PLAN_IDS, MAX_PER_DAY, MAX_PER_MINUTE } from '../plans.ts';
@@ -21,10 +17,8 @@ export const MAX_GRACE_SECONDS = 30 * 86_400;
 /** Default grace of a roll's old token: 24 hours, in seconds. */
 export const DEFAULT_GRACE_SECONDS = 86_400;
 
-/** Longest `reason`, in characters. */
 export const MAX_REASON_LENGTH = 500;
 
-/** Longest `owner`, in characters. */
 const MAX_OWNER_LENGTH = 200;
 
 /** Characters that would break the one-line-per-key listing or a terminal. */
@@ -51,7 +45,6 @@ const ReasonSchema = v.pipe(
   v.check((text) => !CONTROL_CHARACTERS.test(text), 'must not contain control characters'),
 );
 
-/** A plan id. */
 const PlanSchema = v.picklist(ALL_PLAN_IDS, `must be one of ${ALL_PLAN_IDS.join(', ')}`);
 
 /** An Enterprise key's own limits (whether the plan takes them is the rule of `customLimits`). */
@@ -76,7 +69,6 @@ const ScopesSchema = v.pipe(
   v.minLength(1, 'must hold at least one scope'),
 );
 
-/** Body of createKey. */
 export const CreateKeyBodySchema = v.strictObject({
   plan: PlanSchema,
   limits: v.optional(LimitsSchema),
@@ -93,7 +85,6 @@ export const CreateKeyBodySchema = v.strictObject({
   reason: v.optional(ReasonSchema),
 });
 
-/** Body of rollKey. */
 export const RollKeyBodySchema = v.strictObject({
   graceSeconds: v.optional(
     v.pipe(
@@ -113,14 +104,12 @@ export const SetExpiryBodySchema = v.strictObject({
   reason: v.optional(ReasonSchema),
 });
 
-/** Body of setKeyPlan. */
 export const SetPlanBodySchema = v.strictObject({
   plan: PlanSchema,
   limits: v.optional(LimitsSchema),
   reason: v.optional(ReasonSchema),
 });
 
-/** Body of setKeyScopes. */
 export const SetScopesBodySchema = v.strictObject({
   scopes: ScopesSchema,
   reason: v.optional(ReasonSchema),

@@ -1,10 +1,11 @@
 /** Keys have one writer, the stage's home region (docs/architecture.md, "Regions"). */
+
+import type { FunctionSettings } from '../function-settings.ts';
 import { regionsOf } from '../regions.ts';
-import type { Settings } from '../settings.ts';
 
 /** @throws Error naming both regions when `settings`' region is not the stage's home region. */
 export function assertHomeRegion(
-  settings: Pick<Settings, 'PETSTORE_REGIONS' | 'AWS_REGION'>,
+  settings: Pick<FunctionSettings, 'PETSTORE_REGIONS' | 'AWS_REGION'>,
   what: string,
 ): void {
   const { names, own } = regionsOf(settings);

@@ -11,9 +11,7 @@ export class KeyChangedError extends Error {
 
 /**
  * A revoked key cannot be changed this way: it is not rolled, and it keeps its plan.
- *
- * @param options.revokedAt When it was revoked (ISO 8601), for the message.
- * @param options.rule What a revoked key keeps. @default 'a revoked key is not rolled'
+ * @param options.revokedAt ISO 8601. @param options.rule @default 'a revoked key is not rolled'
  */
 export class KeyRevokedError extends Error {
   override readonly name = 'KeyRevokedError';
@@ -44,10 +42,7 @@ export class KeyNotFoundError extends Error {
   }
 }
 
-/**
- * API Gateway failed a step of a key change: the steps before it were undone (the message lists
- * them) and the keys table was not changed (the admin API's 503, Retry-After).
- */
+/** API Gateway failed a step of a key change: the steps before it undone, the keys table unchanged (503). */
 export class ApiGatewayStepError extends Error {
   override readonly name = 'ApiGatewayStepError';
 }

@@ -1,10 +1,7 @@
 /** The authorizer's port: the key a bearer token belongs to. */
 import type { ApiKeyRecord } from './key-records.ts';
 
-/**
- * A key as one of its tokens presents it to the authorizer: who it is, its plan and limits, what
- * it may call, its usage identifier, and until when the key and this token work (`keyRefusal`).
- */
+/** A key as one of its tokens presents it to the authorizer. */
 export type TokenKey = Pick<
   ApiKeyRecord,
   | 'keyId'
@@ -21,9 +18,8 @@ export type TokenKey = Pick<
 /** Finds the key of a bearer token, as the authorizer does on every uncached request. */
 export interface KeyLookup {
   /**
-   * The key `token` belongs to, read strongly consistently: revoked, expired or the old token of a
-   * rolled key included, for the caller to refuse; `undefined` for a token no key has (any more).
-   * @throws StoreUnavailableError when the store failed or did not answer in time.
+   * The key `token` belongs to (strongly consistent), refused ones included; `undefined`: none.
+   * @throws StoreUnavailableError
    */
   findByToken(token: string, options?: { signal?: AbortSignal }): Promise<TokenKey | undefined>;
 }

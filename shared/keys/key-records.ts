@@ -39,9 +39,8 @@ export interface ApiKeyRecord {
   graceUntil?: string;
 }
 
-/** A key as `listKeys` gives it: as its current token holds it, and when its old token ends. */
+/** A key as its current token holds it, and while a roll's grace lasts, when its old token ends. */
 export interface ListedKey extends ApiKeyRecord {
-  /** `graceUntil` of the key's old token, while a roll's grace lasts. */
   readonly oldTokenUntil?: string;
 }
 
@@ -51,9 +50,8 @@ export interface IssuedKey {
   readonly token: string;
 }
 
-/** A key rolled to a new token, and until when its old token works (none: not at all). */
+/** A key rolled to a new token; its old token is refused from `graceUntil` (ISO 8601; none: now). */
 export interface RolledKey extends IssuedKey {
-  /** ISO 8601 time from which the old token is refused. */
   readonly graceUntil?: string;
 }
 
@@ -140,7 +138,6 @@ export function newKey(input: NewKeyInput): IssuedKey {
   return { record, token };
 }
 
-/** `record` moved to `plan` with an Enterprise key's own limits `own` (none for a standard plan). */
 function withPlan(
   record: ApiKeyRecord,
   plan: PlanId,
@@ -150,17 +147,14 @@ function withPlan(
   return { ...rest, plan, ...own };
 }
 
-/** `record` with the scopes `scopes` (as `keyScopes` stores them). */
 function withScopes(record: ApiKeyRecord, scopes: readonly Scope[]): ApiKeyRecord {
   return { ...record, scopes: keyScopes(scopes) };
 }
 
-/** `record` revoked at `at` (ISO 8601), unless it was revoked before: the first time is kept. */
 function withRevocation(record: ApiKeyRecord, at: string): ApiKeyRecord {
   return { ...record, revokedAt: record.revokedAt ?? at };
 }
 
-/** `record` expiring at `expiresAt` (ISO 8601), or never. */
 function withExpiry(record: ApiKeyRecord, expiresAt: string | undefined): ApiKeyRecord {
   const { expiresAt: _expiresAt, ...rest } = record;
   return { ...rest, ...(expiresAt && { expiresAt }) };
@@ -191,7 +185,7 @@ export function updatedKey(record: ApiKeyRecord, update: KeyUpdate): ApiKeyRecor
   }
 }
 
-/** Whether `record` is held by its key's current token, not by the old token of a roll. */
+/** Whether `record` is its key's current token, not a roll's old one. */
 function isCurrentToken(record: Pick<ApiKeyRecord, 'graceUntil'>): boolean {
   return record.graceUntil === undefined;
 }
@@ -217,9 +211,8 @@ export interface KeyTokens {
 }
 
 /**
- * A key rolled from its current token's `current` (`KeyService.rollKey`): the new token,
- * and the key's tokens after the roll, `current` as the old one until `graceUntil`.
- * @throws KeyRevokedError for a revoked key.
+ * A key rolled from `current`: the new token, and the key's tokens after the roll, `current` the
+ * old one until `graceUntil`. @throws KeyRevokedError for a revoked key.
  */
 export function rolledKey(
   current: ApiKeyRecord,

@@ -1,10 +1,7 @@
 /**
- * The key service: every change to a key, through whichever door (docs/architecture.md, "The key
- * service"), with the rules of keys once: what a create registers, what a roll keeps, which plans
- * accept limits, what moves between usage plans and how each step is undone. A change reads the
- * key once and writes its audit entry in its own transaction. On a stage API Gateway's steps come
- * first and that transaction last, so a failed change writes no entry; revoking is the exception
- * (docs/operations.md, "The admin API").
+ * The key service: every change to a key, whichever door, with the rules of keys once; a change
+ * reads the key once and writes its audit entry in its own transaction, after API Gateway's steps
+ * (docs/architecture.md, "The key service"; docs/operations.md, "The admin API").
  */
 import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
 import { ENTERPRISE_PLAN, type PlanId, planName, type RequestLimits } from '../plans.ts';
@@ -45,11 +42,11 @@ export interface KeyServicePorts {
   readonly audit: AuditReader;
   readonly bans: BanAdministration;
   readonly usage: UsageReader;
-  /** The prefix of new tokens: the stage's (`tokenStageOf(PETSTORE_STAGE)`). */
+  /** `tokenStageOf(PETSTORE_STAGE)`. */
   readonly tokenStage: TokenStage;
-  /** The stage's API keys and usage plans. @default - none: the local stack, no API keys */
+  /** @default - none: the local stack, no API keys */
   readonly apiGateway?: ApiKeyGateway;
-  /** Epoch milliseconds. @default Date.now */
+  /** Epoch ms. @default Date.now */
   readonly now?: () => number;
 }
 
@@ -59,9 +56,9 @@ export type ShownKey = Omit<ListedKey, 'keyHash' | 'usageIdentifier' | 'graceUnt
 /** A key with its ban and its last day used, as `listKeys` and `getKey` answer it. */
 export interface KeyStatus {
   readonly key: ShownKey;
-  /** The ban in force: ISO 8601 time it ends; `undefined`: not banned. */
+  /** ISO 8601 end of the ban in force. */
   readonly bannedUntil?: string;
-  /** Last UTC day (`YYYY-MM-DD`) with a request in the `RETENTION_DAYS` kept; `undefined`: none. */
+  /** Last UTC day (`YYYY-MM-DD`) with a request, within `RETENTION_DAYS`. */
   readonly lastUsed?: string;
 }
 
@@ -75,7 +72,6 @@ export interface ShownChange {
 /** API Gateway's part of a change it does not hold (expiry, scopes): no region, no step. */
 const NO_API_GATEWAY_STEPS: ApiGatewaySteps = { regions: [], steps: [] };
 
-/** `record` as the admin API shows it. */
 export function shownKey(record: ApiKeyRecord | ListedKey): ShownKey {
   const { keyHash: _hash, usageIdentifier: _usage, graceUntil: _grace, ...shown } = record;
   return shown;
@@ -86,7 +82,7 @@ function shownChange(changed: KeyChange, apiGateway = NO_API_GATEWAY_STEPS): Sho
   return { previous: shownKey(changed.previous), key: shownKey(changed.record), apiGateway };
 }
 
-/** The key service of a stage (or the local stack): each change audited (see the module's note). */
+/** The key service of a stage (or the local stack). */
 export class KeyService {
   private readonly now: () => number;
 
@@ -95,10 +91,8 @@ export class KeyService {
   }
 
   /**
-   * Issues a key: on a stage its API key first, then the key's rows and its `key.created` entry
-   * in one transaction; undoes API Gateway's steps when the transaction fails.
-   * @returns The key and its token (shown once), with API Gateway's steps on a stage.
-   * @throws InvalidLimitsError; InvalidScopesError (no scope); ApiGatewayStepError.
+   * Issues a key (its token shown once): on a stage its API key first, undone if the transaction of
+   * its rows and `key.created` fails. @throws InvalidLimitsError; InvalidScopesError; ApiGatewayStepError.
    */
   async createKey(
     input: Omit<NewKeyInput, 'tokenStage'>,
@@ -133,10 +127,8 @@ export class KeyService {
   }
 
   /**
-   * Issues a new token for the same key (same id, plan, limits, scopes, owner, expiry, counters
-   * and API Gateway API key); the current token works `graceSeconds` more, an older one ends now.
-   * One transaction with the `key.rolled` entry.
-   * @throws KeyNotFoundError; KeyRevokedError; KeyChangedError (a concurrent change).
+   * Issues a new token for the same key; the current token works `graceSeconds` more, an older one
+   * ends now (`key.rolled`). @throws KeyNotFoundError; KeyRevokedError; KeyChangedError.
    */
   async rollKey(keyId: string, graceSeconds: number, context: AuditContext): Promise<RolledKey> {
     const read = await this.read(keyId);
@@ -169,12 +161,9 @@ export class KeyService {
   }
 
   /**
-   * Moves a key to `plan` (an Enterprise key: with its own `limits`). On a stage its API key moves
-   * between usage plans first; the keys table's change, with its `key.plan_changed` entry,
-   * follows only while the key's plan is still as read; if that fails, the move is undone. A key
-   * leaving Enterprise then loses its own usage plan.
-   * @throws KeyNotFoundError; KeyRevokedError; InvalidLimitsError (limits that do not fit the plan);
-   *   KeyChangedError; ApiGatewayStepError.
+   * Moves a key to `plan` (Enterprise: with its own `limits`): its API key first, then the keys
+   * table's change (`key.plan_changed`) while the plan is as read, else the move is undone.
+   * @throws KeyNotFoundError; KeyRevokedError; InvalidLimitsError; KeyChangedError; ApiGatewayStepError.
    */
   async setPlan(
     keyId: string,
@@ -213,10 +202,8 @@ export class KeyService {
   }
 
   /**
-   * Revokes a key ({@link revokeOnRecord}); on a stage then disables its API keys.
-   * @returns The key, and API Gateway's steps: a failure to disable is a `failed` step, since the
-   *   key is revoked (the authorizer refuses it) either way.
-   * @throws KeyNotFoundError; KeyChangedError.
+   * Revokes a key ({@link revokeOnRecord}), then disables its API keys (a failure is a `failed`
+   * step: the authorizer refuses the key anyway). @throws KeyNotFoundError; KeyChangedError.
    */
   async revokeKey(
     keyId: string,
@@ -228,20 +215,15 @@ export class KeyService {
   }
 
   /**
-   * Revokes a key in the keys table with its `key.revoked` entry, API Gateway's API keys left as
-   * they are; revoking again keeps the first time and writes nothing.
-   * @returns The key before and after: `previous.revokedAt` set, it was revoked already.
-   * @throws KeyNotFoundError; KeyChangedError.
+   * Revokes a key in the keys table (`key.revoked`; again: nothing), API Gateway left as it is.
+   * @returns Before and after: `previous.revokedAt` set, it was revoked already.
    */
   async revokeOnRecord(keyId: string, context: AuditContext): Promise<ShownChange> {
     const at = new Date(this.now()).toISOString();
     return shownChange(await this.change(keyId, { event: 'key.revoked', at }, context));
   }
 
-  /**
-   * The keys `tokens` belong to, by token hash, read in batches; a token not of this stage's
-   * prefix and checksum is not looked up (`mayBeKeyOf`). @throws StoreUnavailableError
-   */
+  /** The keys of `tokens` by token hash, in batches; another stage's token is never looked up. */
   async keysOfTokens(
     tokens: readonly string[],
     options: { readonly signal?: AbortSignal } = {},
@@ -250,21 +232,13 @@ export class KeyService {
     return this.ports.keys.findByTokens(ours, options);
   }
 
-  /**
-   * Lifts a key's ban (its items and the `key.unbanned` entry in one transaction); a key that is
-   * not banned changes nothing and writes no entry.
-   * @returns The ban lifted, or `undefined`.
-   * @throws KeyNotFoundError.
-   */
+  /** Lifts a key's ban (`key.unbanned`). @returns The ban lifted, or `undefined`. @throws KeyNotFoundError */
   async unbanKey(keyId: string, context: AuditContext): Promise<BanState | undefined> {
     await this.existing(keyId);
     return this.ports.bans.unban(keyId, this.now(), context);
   }
 
-  /**
-   * A key's requests per UTC day, newest first, for `days` days (1 to `RETENTION_DAYS`).
-   * @throws KeyNotFoundError.
-   */
+  /** A key's requests per UTC day, newest first, for `days` days. @throws KeyNotFoundError */
   async usage(keyId: string, days: number): Promise<{ days: DayUsage[]; lastUsed?: string }> {
     const record = await this.existing(keyId);
     const spread = new Set(record.plan === ENTERPRISE_PLAN.id ? [keyId] : []);
@@ -294,7 +268,6 @@ export class KeyService {
     return this.ports.keys.restoreKey(keyId, writes, context);
   }
 
-  /** `steps` with the regions of the stage's API Gateway (none without one: the local stack). */
   private async apiGatewaySteps(steps: readonly ApiGatewayStep[]): Promise<ApiGatewaySteps> {
     return { regions: (await this.ports.apiGateway?.regions()) ?? [], steps };
   }

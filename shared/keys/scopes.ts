@@ -4,7 +4,6 @@ import { InvalidScopesError } from './key-errors.ts';
 /** Every scope, in the order keys show them. */
 export const SCOPES = ['pets:read', 'pets:write'] as const;
 
-/** A scope: `pets:read` or `pets:write`; each operation's row (shared/operations.ts) names the one it needs. */
 export type Scope = (typeof SCOPES)[number];
 
 /** The scopes each scope includes besides itself: writing includes reading (docs/api.md). */
@@ -16,15 +15,11 @@ const INCLUDED: Readonly<Record<Scope, readonly Scope[]>> = {
 /** The scope an `insufficient_scope` refusal names: the only one a refused key can lack. */
 export const REFUSED_SCOPE: Scope = 'pets:write';
 
-/** Whether `name` is a scope. */
 export function isScope(name: string): name is Scope {
   return (SCOPES as readonly string[]).includes(name);
 }
 
-/**
- * A key's scopes as stored: the given ones and those they include, in `SCOPES` order.
- * @throws InvalidScopesError for no scope at all.
- */
+/** A key's scopes as stored: with those they include, in `SCOPES` order. @throws InvalidScopesError: none. */
 export function keyScopes(scopes: readonly Scope[]): Scope[] {
   if (scopes.length === 0)
     throw new InvalidScopesError(`a key needs a scope: ${SCOPES.join(', ')}`);

@@ -2,10 +2,9 @@
 import { createHash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
-/** The stages a token can be issued for: the local stack, or a deployed stage. */
 export type TokenStage = 'local' | 'staging' | 'production';
 
-/** The prefix of each stage's tokens; the part between the underscores names the stage. */
+/** The prefix of each stage's tokens. */
 export const TOKEN_PREFIXES: Readonly<Record<TokenStage, string>> = {
   local: 'pet_local_',
   staging: 'pet_stg_',
@@ -26,7 +25,7 @@ export type TokenShape =
   | { readonly kind: 'current'; readonly stage: TokenStage }
   | { readonly kind: 'malformed'; readonly reason: string };
 
-/** `value` in base62, most significant digit first, left-padded with `0` to `length`. */
+/** `value` in base62, left-padded with `0` to `length`. */
 function base62(value: number, length: number): string {
   let digits = '';
   for (let rest = value; rest > 0; rest = Math.floor(rest / 62))
@@ -34,7 +33,6 @@ function base62(value: number, length: number): string {
   return digits.padStart(length, '0');
 }
 
-/** The checksum of a token's random part: its CRC32 in base62, 6 characters. */
 function checksum(random: string): string {
   return base62(crc32(random), CHECKSUM_LENGTH);
 }

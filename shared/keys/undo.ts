@@ -5,20 +5,15 @@ import { ApiGatewayStepError } from './key-errors.ts';
 export class UndoSteps {
   private readonly steps: { readonly action: string; readonly undo: () => Promise<unknown> }[] = [];
 
-  /**
-   * Records how to undo a step that has just succeeded.
-   * @param action What the undo does, as an imperative, e.g. `delete API Gateway API key x`.
-   */
+  /** Records a succeeded step's undo. @param action E.g. `delete API Gateway API key x`. */
   add(action: string, undo: () => Promise<unknown>): void {
     this.steps.push({ action, undo });
   }
 
   /**
-   * Runs `work`; if it throws, undoes every recorded step, newest first, and throws what `explain`
-   * makes of the failure.
-   * An undo that fails does not stop the others, since each one skipped would leave more behind.
-   * @param explain Builds the error from the failure and one phrase per undo: its action, or its
-   *   action followed by `FAILED (reason)`.
+   * Runs `work`; if it throws, runs every undo, newest first (a failed one stops none: each skipped
+   * would leave more behind), and throws `explain`'s error.
+   * @param explain Gets one phrase per undo: its action, or its action and `FAILED (reason)`.
    */
   async run<T>(
     work: () => Promise<T>,
@@ -39,10 +34,7 @@ export class UndoSteps {
   }
 }
 
-/**
- * An `UndoSteps` explanation of a failed API Gateway step; a step that refused before changing
- * anything (an `ApiGatewayStepError` of its own) is explained already.
- */
+/** An `UndoSteps` explanation of a failed API Gateway step (its own ApiGatewayStepError is one already). */
 export function stepFailed(what: string, outcome: string) {
   return (failure: Error, undone: readonly string[]) =>
     failure instanceof ApiGatewayStepError && undone.length === 0
@@ -53,10 +45,7 @@ export function stepFailed(what: string, outcome: string) {
         );
 }
 
-/**
- * The keys table's failure after API Gateway's steps were undone: the failure itself (its answer
- * says what it means: a concurrent change, an unavailable table), naming the undone steps.
- */
+/** The keys table's failure after API Gateway's steps were undone, naming them. */
 export function undoneAfter(failure: Error, undone: readonly string[]): Error {
   if (undone.length > 0) {
     failure.message = `${failure.message} (undone on API Gateway: ${undone.join(', ')})`;

@@ -38,8 +38,7 @@ export class CursorCodec {
 
   /**
    * The id the next page starts after, from a cursor this codec issued for `status`.
-   * @throws InvalidCursorError (HTTP 400 `invalid_parameter`) when it is malformed, altered,
-   *   signed under another key, or issued for another status filter.
+   * @throws InvalidCursorError (400) when malformed, altered, of another key or status filter.
    */
   decode(cursor: string, status: PetStatus | undefined): number {
     const bytes = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url') : undefined;

@@ -18,10 +18,7 @@ export const SETTLED_AFTER_MS = ID_BLOCK_LIFETIME_MS + PET_WRITE_BOUND_MS + INDE
 /** Allowance for replication between regions (global tables: about a second), ms. */
 export const REPLICATION_LAG_ALLOWANCE_MS = 10_000;
 
-/**
- * {@link SETTLED_AFTER_MS}, plus with several regions {@link REPLICATION_LAG_ALLOWANCE_MS}: a pet of
- * another region with a smaller id than one listed arrives by replication (docs/architecture.md).
- */
+/** {@link SETTLED_AFTER_MS}, plus {@link REPLICATION_LAG_ALLOWANCE_MS} with several regions. */
 export function settledAfterMs(regions: Regions): number {
   return SETTLED_AFTER_MS + (isMultiRegion(regions) ? REPLICATION_LAG_ALLOWANCE_MS : 0);
 }
@@ -33,11 +30,9 @@ export const SETTLED_PAGE_TTL_MS = 10 * 60_000;
 export const PAGE_CACHE_MAX_PETS = 20_000;
 
 /**
- * When a page read at `fetchedAtMs` expires: a full page whose newest pet is settled is kept
- * {@link SETTLED_PAGE_TTL_MS}, any other {@link TAIL_PAGE_TTL_MS}.
- * @param full Whether the read returned as many pets as it asked for (a short read is the tail).
- * @param newestCreatedAtMs `createdAt` of the page's newest pet, epoch ms (NaN when unknown: a tail).
- * @param settledAfter {@link settledAfterMs} of the stage's regions. @default SETTLED_AFTER_MS
+ * When a page read at `fetchedAtMs` expires: a full page whose newest pet is settled after
+ * {@link SETTLED_PAGE_TTL_MS}, any other after {@link TAIL_PAGE_TTL_MS}.
+ * @param newestCreatedAtMs Epoch ms (NaN: unknown, a tail). @param settledAfter @default SETTLED_AFTER_MS
  */
 export function pageExpiry(
   fetchedAtMs: number,
@@ -62,7 +57,7 @@ export class PageCache {
   /** @param maxPets Most pets held over all pages. @default PAGE_CACHE_MAX_PETS */
   constructor(readonly maxPets = PAGE_CACHE_MAX_PETS) {}
 
-  /** The pets held, each page counting one more. */
+  /** Each page counts one more. */
   get size(): number {
     return this.held;
   }

@@ -4,20 +4,18 @@ import type { NewPet, Pet, PetStatus } from './schemas.ts';
 
 /** Options of {@link PetStore.listPets}. */
 export interface ListPetsOptions {
-  /** Most pets to return, 1 to 100. */
+  /** 1 to 100. */
   limit: number;
-  /** Only pets with this status. */
   status?: PetStatus;
-  /** Only pets with a larger id: the last id of the page before. @default - from the lowest id */
+  /** The last id of the page before. @default - from the lowest id */
   afterId?: number;
   /** Aborts the store's calls (the invocation's deadline). */
   signal?: AbortSignal;
 }
 
 export interface PetPage {
-  /** At most `limit` pets, in ascending id. */
+  /** In ascending id. */
   pets: Pet[];
-  /** Whether more pets follow the last one (under the same filter). */
   hasMore: boolean;
 }
 
@@ -34,9 +32,8 @@ export interface PetCreator {
    */
   createPet(newPet: NewPet, options?: CallOptions): Promise<Pet>;
   /**
-   * {@link createPet} with `request`'s idempotency record of the pet, in the pet's own atomic
-   * write, unless its key has a live record or another write of it is in flight: then nothing is
-   * written and the outcome says what the key holds (docs/idempotency.md).
+   * {@link createPet} with its idempotency record in one atomic write, unless the key has a live
+   * record or a write in flight: then nothing is written (docs/idempotency.md).
    * @throws StoreUnavailableError (the pet and its record may exist).
    */
   createPetOnce(

@@ -1,7 +1,6 @@
-/** Valibot schemas of the resources and parameters (docs/openapi.yaml; the gaps: docs/api.md). */
+/** Valibot schemas of the resources (docs/openapi.yaml; the gaps: docs/api.md). */
 import * as v from 'valibot';
 
-/** The spec's PetStatus values. */
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 
 /** Status given to a pet created without one. */
@@ -10,10 +9,6 @@ export const DEFAULT_PET_STATUS = 'available';
 /** Longest accepted `name`, in Unicode code points. */
 export const PET_NAME_MAX_LENGTH = 100;
 
-/** Page size of `GET /pets` (docs/openapi.yaml). */
-export const PAGE_LIMIT = { min: 1, max: 100, default: 20 } as const;
-
-/** PetStatus: exact, lower case. */
 export const PetStatusSchema = v.picklist(PET_STATUSES, 'must be one of available, pending, sold');
 
 /** `id` and `categoryId`: integers a JSON number carries exactly (1 to 2^53 − 1). */
@@ -56,37 +51,7 @@ export const PetSchema = v.strictObject({
   status: PetStatusSchema,
 });
 
-/**
- * Query string of `GET /pets`; `limit` arrives as text and leaves as a number. Its names are the
- * ones listPets takes (`queryParameters`): `strictQuery` alone refuses any other.
- */
-export const ListPetsQuerySchema = v.object({
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d+$/, `must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}`),
-      v.transform(Number),
-      v.minValue(PAGE_LIMIT.min, `must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}`),
-      v.maxValue(PAGE_LIMIT.max, `must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}`),
-    ),
-    String(PAGE_LIMIT.default),
-  ),
-  status: v.optional(PetStatusSchema),
-  /** Checked against its HMAC and the `status` filter by the handler (shared/pets/cursor.ts). */
-  cursor: v.optional(v.string()),
-});
-
-/** Path parameter `petId` of `GET /pets/{petId}`: decimal digits of a positive integer. */
-export const PetIdSchema = v.pipe(
-  v.string(),
-  v.regex(/^\d+$/, 'must be a positive integer'),
-  v.transform(Number),
-  v.minValue(1, 'must be a positive integer'),
-);
-
-/** `available`, `pending` or `sold`. */
 export type PetStatus = v.InferOutput<typeof PetStatusSchema>;
 /** A validated createPet body; `status` is filled in with its default. */
 export type NewPet = v.InferOutput<typeof NewPetSchema>;
-/** An animal as stored and returned. */
 export type Pet = v.InferOutput<typeof PetSchema>;

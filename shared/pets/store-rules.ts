@@ -1,7 +1,4 @@
-/**
- * The rules every PetStore applies, apart from storage: the pet a create stores and the page a
- * list answers. Pure; the DynamoDB store and its in-memory twin both call them.
- */
+/** The rules every PetStore applies, apart from storage (the DynamoDB store and its in-memory twin). */
 import type { PetPage } from './pet-store.ts';
 import type { NewPet, Pet } from './schemas.ts';
 
@@ -10,10 +7,7 @@ export function petWithId(newPet: NewPet, id: number): Pet {
   return { id, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
 }
 
-/**
- * The page of `limit` pets from the first `limit + 1` (ascending id) after the cursor: the extra
- * pet, if read, only says that more follow.
- */
+/** The page of `limit` pets from the first `limit + 1` after the cursor (the extra says more follow). */
 export function pageOf(firstPets: readonly Pet[], limit: number): PetPage {
   return { pets: firstPets.slice(0, limit), hasMore: firstPets.length > limit };
 }

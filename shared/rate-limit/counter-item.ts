@@ -1,14 +1,10 @@
-/**
- * The counters table's item of one key and UTC day (`rate#<keyId>#<YYYY-MM-DD>`), shared by the
- * limiter and the keys command's bans and usage; its attributes: docs/rate-limits.md.
- */
+/** The counters table's item of one key and UTC day (its attributes: docs/rate-limits.md). */
 import type { KeyCounts } from './decision.ts';
 import { type WindowBounds, windowAt } from './windows.ts';
 
 /** Days a counter item outlives its day before TTL removes them: the keys command's `usage` reads them. */
 export const RETENTION_DAYS = 35;
 
-/** {@link RETENTION_DAYS} in seconds. */
 export const RETENTION_SECONDS = RETENTION_DAYS * 86_400;
 
 /** Partition key of a key's item for the day window `day`, e.g. `rate#key_1#2026-11-21`. */

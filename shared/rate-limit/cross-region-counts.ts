@@ -1,7 +1,4 @@
-/**
- * A key's counts across regions (docs/rate-limits.md, "Several regions"): each region counts on its
- * own items and decides with the others' counts as last replicated. Pure: no I/O, no clock.
- */
+/** A key's counts across regions, each deciding with the others' as last replicated (docs/rate-limits.md). */
 import type { RequestLimits } from '../plans.ts';
 import {
   activeBan,
@@ -38,10 +35,7 @@ export function roomLeft(
   };
 }
 
-/**
- * Where a request stands across regions: banned when the others hold a ban, over the limit when
- * admitted here (`outcome`) but the sum `all` is over.
- */
+/** Where a request stands across regions: banned by the others' ban, over when `all` is. */
 export function standingAcross(
   outcome: 'admitted' | Standing,
   all: KeyCounts,

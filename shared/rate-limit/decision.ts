@@ -6,7 +6,7 @@ import { type WindowBounds, windowAt } from './windows.ts';
 export interface RequestInstant {
   readonly minute: WindowBounds;
   readonly day: WindowBounds;
-  /** The request's time, whole epoch seconds (floored). */
+  /** Whole epoch seconds (floored). */
   readonly nowSeconds: number;
 }
 
@@ -21,15 +21,13 @@ export function instantAt(nowMs: number): RequestInstant {
 
 /** A key's counts for one UTC day (`counter-item.ts`); the minute's may be an earlier minute's. */
 export interface KeyCounts {
-  /** Requests admitted this day. */
   readonly dayCount: number;
-  /** Start of the minute `minuteCount` and `rejected` count, epoch seconds; absent before the first. */
+  /** Start of the minute of `minuteCount` and `rejected`, epoch seconds. */
   readonly minuteStart?: number;
-  /** Requests admitted in that minute. */
   readonly minuteCount: number;
-  /** Requests refused (429) in that minute, for the ban; banned requests are not counted. */
+  /** Requests refused (429) in that minute, banned ones not counted. */
   readonly rejected: number;
-  /** End of the key's ban, epoch seconds; in force only while it lies ahead. */
+  /** End of the key's ban, epoch seconds. */
   readonly bannedUntil?: number;
 }
 
@@ -73,9 +71,8 @@ export function startsBan(rejected: number, threshold: number): boolean {
 
 /** Where a key stands in one window after a request was counted or refused. */
 export interface WindowUsage extends WindowBounds {
-  /** The window's limit, in requests. */
   readonly limit: number;
-  /** Requests left in the window, never negative; 0 while the key is banned (minute window). */
+  /** Never negative; 0 in the minute window while the key is banned. */
   readonly remaining: number;
 }
 
@@ -86,7 +83,7 @@ export interface RateLimitDecision {
   readonly day: WindowUsage;
   /** The window the client should go by (`X-RateLimit-*`; docs/rate-limits.md). */
   readonly binding: WindowUsage;
-  /** Epoch seconds at which the key's ban ends, when the request was refused because of a ban. */
+  /** End of the ban that refused the request, epoch seconds. */
   readonly bannedUntil?: number;
 }
 
@@ -103,8 +100,7 @@ export function admittedDecision(
 
 /**
  * The verdict on a refused request; while banned, the minute shows none left until the ban ends.
- * @param counts The key's counts that refused the request (an earlier minute's count as zero).
- * @param bannedUntil End of the ban in force, epoch seconds, when the key is banned.
+ * @param counts The counts that refused it. @param bannedUntil The ban in force, epoch seconds.
  */
 export function refusedDecision(
   counts: KeyCounts,

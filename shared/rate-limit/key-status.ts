@@ -1,21 +1,16 @@
-/**
- * What an operator sees of a key's counters in every region: its ban in force and its requests per
- * UTC day (read by the counters table's adapters for the keys command and the admin API).
- */
+/** What an operator sees of a key's counters in every region: its ban, its requests per UTC day. */
 import { type Regions, regionalName } from '../regions.ts';
 
 export interface BanState {
-  /** Epoch seconds at which the ban ends. */
+  /** Epoch seconds. */
   readonly bannedUntil: number;
 }
 
 /** One key's requests on one UTC day. */
 export interface DayUsage {
-  /** `YYYY-MM-DD`, UTC. */
   readonly day: string;
-  /** Requests admitted. */
   readonly admitted: number;
-  /** Requests refused with 429 over a limit (those refused during a ban are not counted). */
+  /** Refused with 429 over a limit (during a ban: not counted). */
   readonly refused: number;
 }
 

@@ -30,12 +30,7 @@ export class KeyBannedError extends Error {
   }
 }
 
-/**
- * The error of a refused decision.
- *
- * @param decision A decision with `admitted: false`.
- * @param nowMs When it was taken, epoch milliseconds.
- */
+/** The error of a refused decision taken at `nowMs` (epoch ms). */
 export function refusalOf(
   decision: RateLimitDecision,
   nowMs: number,

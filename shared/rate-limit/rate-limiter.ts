@@ -1,17 +1,14 @@
-/** The RateLimiter port (docs/rate-limits.md): what the rate-limit middleware needs of a limiter. */
+/** The RateLimiter port (docs/rate-limits.md), and its ban policy. */
+
+import { type FunctionSettings, readFunctionSettings } from '../function-settings.ts';
 import type { RequestLimits } from '../plans.ts';
-import { readSetting, type Settings } from '../settings.ts';
 import type { RateLimitDecision } from './decision.ts';
 
 /** Counts requests per key in fixed UTC windows (the minute and the day) and bans keys. */
 export interface RateLimiter {
   /**
-   * Counts one request against the key's current minute and day windows; a refusal counts
-   * towards the ban.
-   * @param keyId Id of the API key (not the token).
-   * @param nowMs Current time in epoch milliseconds; injected for tests.
-   * @returns The decision, with both windows and the binding one.
-   * @throws StoreUnavailableError when the counters cannot be reached or the signal aborts.
+   * Counts one request against the key's minute and day; a refusal counts towards the ban.
+   * @param nowMs Epoch ms. @throws StoreUnavailableError when the counters fail or the signal aborts.
    */
   consume(
     keyId: string,
@@ -23,20 +20,18 @@ export interface RateLimiter {
 
 /** When a key is banned: past `threshold` 429s in one UTC minute, for `durationSeconds`. */
 export interface BanPolicy {
-  /** Rejected requests a key may send in one minute window without being banned. */
   readonly threshold: number;
-  /** Length of a ban, in seconds. */
   readonly durationSeconds: number;
 }
 
-/** The ban policy of an empty environment: the defaults of `SettingsSchema` (50 and 900 s). */
-export const DEFAULT_BAN_POLICY: BanPolicy = {
-  threshold: readSetting('RATE_LIMIT_BAN_THRESHOLD', {}),
-  durationSeconds: readSetting('RATE_LIMIT_BAN_SECONDS', {}),
-};
+/** The settings of an empty environment: the schema's defaults. */
+const DEFAULTS = readFunctionSettings({});
+
+/** The ban policy of an empty environment (50 and 900 s). */
+export const DEFAULT_BAN_POLICY: BanPolicy = banPolicyOf(DEFAULTS);
 
 /** The ban policy of the settings `RATE_LIMIT_BAN_THRESHOLD` and `RATE_LIMIT_BAN_SECONDS`. */
-export function banPolicyOf(settings: Settings): BanPolicy {
+export function banPolicyOf(settings: FunctionSettings): BanPolicy {
   return {
     threshold: settings.RATE_LIMIT_BAN_THRESHOLD,
     durationSeconds: settings.RATE_LIMIT_BAN_SECONDS,
@@ -44,4 +39,4 @@ export function banPolicyOf(settings: Settings): BanPolicy {
 }
 
 /** How long a request waits for the rate limiter by default, in milliseconds: the schema's default. */
-export const RATE_LIMITER_DEADLINE_MS = readSetting('RATE_LIMIT_DEADLINE_MS', {});
+export const RATE_LIMITER_DEADLINE_MS = DEFAULTS.RATE_LIMIT_DEADLINE_MS;

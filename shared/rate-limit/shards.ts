@@ -6,7 +6,7 @@ import type { WindowBounds } from './windows.ts';
 
 /** Which keys spread their counts, and over how many shard items. */
 export interface SpreadPolicy {
-  /** Keys with a per-minute limit above this count on shards; the others on one item. */
+  /** Keys with a per-minute limit above this count on shards. */
   readonly abovePerMinute: number;
   /** Shard items per key and UTC day. */
   readonly shards: number;
@@ -38,13 +38,13 @@ export function shardLimits(limits: RequestLimits, shard: number, shards: number
 
 /** What one instance has learnt of one key's shards in one minute. */
 export interface KeyMinute {
-  /** Shards that refused a request this minute, with the counts that refused it. */
+  /** Shards that refused this minute, with the counts that refused. */
   readonly refused: Map<number, KeyCounts>;
-  /** The shard this instance last counted on or saw a ban on this minute, with its counts. */
+  /** The shard last counted on or seen banned this minute. */
   lastSeen?: { readonly shard: number; readonly counts: KeyCounts };
-  /** End of a ban a shard showed this minute, epoch seconds. */
+  /** Epoch seconds. */
   bannedUntil?: number;
-  /** Whether this instance counted a refusal on the key's day item this minute. */
+  /** A refusal was counted on the key's day item this minute. */
   rejectionCounted: boolean;
 }
 
@@ -78,10 +78,7 @@ export function openShard(known: KeyMinute, shards: number): number | undefined 
   return open[Math.floor(Math.random() * open.length)];
 }
 
-/**
- * The key's estimated counts from what this instance knows of its shards this minute (the
- * estimate and its bound: docs/rate-limits.md).
- */
+/** The key's estimated counts from what this instance knows of its shards (docs/rate-limits.md). */
 export function estimatedCounts(
   limits: RequestLimits,
   policy: SpreadPolicy,

@@ -3,15 +3,14 @@
 /** Name of a window; also its policy name in the `RateLimit` and `RateLimit-Policy` fields. */
 export type WindowName = 'minute' | 'day';
 
-/** Length of each window in seconds. */
 export const WINDOW_SECONDS: Readonly<Record<WindowName, number>> = { minute: 60, day: 86_400 };
 
-/** One window instance: where it starts and ends. */
+/** One window: where it starts and ends. */
 export interface WindowBounds {
   readonly name: WindowName;
-  /** First second of the window, epoch seconds. */
+  /** Epoch seconds. */
   readonly start: number;
-  /** First second after the window, epoch seconds: when its count resets. */
+  /** First second after it, epoch seconds. */
   readonly resetAt: number;
 }
 
@@ -22,10 +21,7 @@ export function windowAt(name: WindowName, nowMs: number): WindowBounds {
   return { name, start, resetAt: start + length };
 }
 
-/**
- * Whole seconds from `nowMs` until `epochSeconds`, rounded up, never below `floor`.
- * @param floor 1 for `Retry-After` (waiting 0 s would retry too soon), 0 for the `RateLimit` field.
- */
+/** Whole seconds from `nowMs` until `epochSeconds`, rounded up. @param floor 1 for `Retry-After`, else 0. */
 export function secondsUntil(epochSeconds: number, nowMs: number, floor: 0 | 1): number {
   return Math.max(floor, Math.ceil(epochSeconds - nowMs / 1000));
 }

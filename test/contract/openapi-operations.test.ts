@@ -14,13 +14,11 @@ import { type Deprecation, deprecationHeaders } from '../../shared/http/deprecat
 import { ERROR_CATALOGUE } from '../../shared/http/http-errors.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { CursorCodec } from '../../shared/pets/cursor.ts';
+import { ListPetsQuerySchema, PAGE_LIMIT, PetIdSchema } from '../../shared/pets/parameters.ts';
 import {
-  ListPetsQuerySchema,
   NewPetSchema,
-  PAGE_LIMIT,
   PET_NAME_MAX_LENGTH,
   PET_STATUSES,
-  PetIdSchema,
   PetSchema,
 } from '../../shared/pets/schemas.ts';
 import {

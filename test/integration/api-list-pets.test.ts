@@ -5,7 +5,8 @@
  */
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_LIMIT, PET_STATUSES, type Pet, PetSchema } from '../../shared/pets/schemas.ts';
+import { PAGE_LIMIT } from '../../shared/pets/parameters.ts';
+import { PET_STATUSES, type Pet, PetSchema } from '../../shared/pets/schemas.ts';
 import { expectError } from '../support/error-responses.ts';
 import { api, createPet, send, serveLocalApi } from '../support/local-api.ts';
 

@@ -24,6 +24,7 @@ import { createDynamoDBBase } from '../../shared/dynamodb/base.ts';
 import { EventBridgePublisher } from '../../shared/eventbridge/eventbridge-publisher.ts';
 import { generateToken } from '../../shared/keys/token.ts';
 import { GitHubPublicKeys } from '../../shared/secret-scanning/github-public-keys.ts';
+import { readSettings } from '../../shared/settings.ts';
 import { service as keys } from '../support/keys-table.ts';
 import { seedKey } from '../support/test-keys.ts';
 
@@ -37,7 +38,9 @@ const calls: string[] = [];
 beforeAll(async () => {
   github = await serveGitHubKeys();
   const env = { ...process.env, SECRET_SCANNING_KEYS_URL: github.url };
-  const base = createDynamoDBBase(await grantedEnvironment(SECRET_SCANNING_ROUTE, env));
+  const base = createDynamoDBBase(
+    readSettings(await grantedEnvironment(SECRET_SCANNING_ROUTE, env)),
+  );
   base.client.middlewareStack.add(
     (next, context) => async (args) => {
       calls.push(context.commandName ?? '');

@@ -3,7 +3,7 @@
  * as the stack builds it (bench/bundles.ts, whose lines `bench/bundle-code.ts` counts). The regions
  * code goes only where it runs: each operation's rate limiter counts per region, createPet's ids and
  * idempotency records are per region, listPets's pages settle later with several regions, and the
- * authorizer writes nothing.
+ * authorizer writes nothing. No function carries the admin functions' or the local stack's settings.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,6 +55,14 @@ describe("the functions' bundles", () => {
         'shared/dynamodb/idempotency-items.ts',
       ].sort(),
     });
+  });
+
+  it("read every function's settings only, not the admin functions' and the local stack's", () => {
+    for (const { id } of FUNCTIONS) {
+      const held = Object.keys(inputs.get(id) ?? {});
+      expect(held, id).toContain('shared/function-settings.ts');
+      expect(held, id).not.toContain('shared/settings.ts');
+    }
   });
 
   it("hold neither the keys' home-region rule nor the operators' every-region names", () => {

@@ -1,6 +1,6 @@
 /**
  * The house stays as measured: no source file over 350 lines, a README of at most 150,
- * comments at most a quarter of shared/'s non-blank lines, one name per source file (but an entry
+ * comments at most a fifth of shared/'s non-blank lines, one name per source file (but an entry
  * and its handler), and docs/architecture.md's "Layout" naming every file of shared/ in its
  * folder's entry, and nothing there that is gone.
  */
@@ -12,7 +12,7 @@ import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 
 const MAX_SOURCE_LINES = 350;
 const MAX_README_LINES = 150;
-const MAX_SHARED_COMMENT_SHARE = 0.25;
+const MAX_SHARED_COMMENT_SHARE = 0.2;
 
 /** The folders whose source files each have a name of their own. */
 const NAMED_ONCE = ['infra', 'functions', 'shared', 'bench', 'test/support'];

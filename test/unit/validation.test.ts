@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/http/http-errors.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
-import {
-  ListPetsQuerySchema,
-  NewPetSchema,
-  PET_NAME_MAX_LENGTH,
-  PetIdSchema,
-} from '../../shared/pets/schemas.ts';
+import { ListPetsQuerySchema, PetIdSchema } from '../../shared/pets/parameters.ts';
+import { NewPetSchema, PET_NAME_MAX_LENGTH } from '../../shared/pets/schemas.ts';
 
 /** The ApiError `fn` throws, as code + message + status (fails the test when it does not throw). */
 function errorOf(fn: () => unknown): { code: string; message: string; status: number } {
