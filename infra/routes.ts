@@ -57,6 +57,11 @@ export interface TableAccess {
   readonly actions: readonly string[];
   /** A GSI of `table` that the actions may also use (e.g. Query). */
   readonly index?: string;
+  /**
+   * The calls go to the home region's replica (keys have one writer region): in another region's
+   * stack the grant names the home region's table. @default false - the function's own region
+   */
+  readonly inHomeRegion?: boolean;
 }
 
 /**
@@ -83,6 +88,10 @@ export interface FunctionDefinition {
   readonly secrets?: readonly SecretDefinition[];
   /** The API Gateway key and usage-plan calls it makes. @default - none */
   readonly apiGatewayAccess?: readonly ApiGatewayAccess[];
+  /** Whether it puts events on its region's default bus (PutEvents). @default false */
+  readonly publishesEvents?: boolean;
+  /** Its timeout, seconds. @default FUNCTION_TIMEOUT_SECONDS */
+  readonly timeoutSeconds?: number;
 }
 
 /**

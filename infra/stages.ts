@@ -73,6 +73,7 @@ export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
  * "Regions"); its custom domain and the regions operators took out of its DNS (docs/operations.md,
  * "Custom domain" and "Failover");
  * the roles admitted to its admin API and its audit retention (docs/operations.md, "API keys");
+ * the list of GitHub's secret scanning keys (docs/operations.md, "Leaked keys");
  * its developer portal ({@link PortalOption}).
  */
 export type StageOption =
@@ -92,6 +93,7 @@ export type StageOption =
   | 'evacuate'
   | 'adminRoleArns'
   | 'auditRetentionDays'
+  | 'secretScanningKeysUrl'
   | PortalOption;
 
 /**

@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/common/program.ts';
+import { SECRET_SCANNING_PATH } from '../secret-scanning-route.ts';
 import { type LocalAdminGateway, startLocalAdminApi } from './admin-gateway.ts';
 import { issueKeysForEmptyStore, printBanner } from './banner.ts';
 import { createTables } from './create-tables.ts';
@@ -29,12 +30,11 @@ import { parseRegions, type RunningRegions, startRegions } from './multi-region-
 import { type LocalPortal, startLocalPortal } from './portal-site.ts';
 import { assertDistinctPorts, assertPortsFree, type Ports } from './ports.ts';
 import {
-  credentialsEnv,
   dataDirectory,
-  loadOrCreateCredentials,
   removePidFile,
   stackDirectory,
   stopLeftBehind,
+  useStackCredentials,
   writePidFile,
 } from './stack-files.ts';
 
@@ -199,6 +199,7 @@ async function startRegionsStack(names: readonly string[], inMemory: boolean): P
   const lines = [
     ...running.regions.map((region) => `Region ${region.name}: ${region.url}`),
     `Admin API: ${admin.url}`,
+    `Secret scanning: ${running.regions.map(({ url }) => `${url}${SECRET_SCANNING_PATH}`).join(', ')}`,
     `Home region: ${home?.name} (the admin API and npm run keys administer keys there)`,
     `DynamoDB Local data: ${inMemory ? 'in memory' : `${directory}/regions/<region>`}`,
     `Replication: every table, last writer wins, lag ${settings.REPLICATION_LAG_MS} ms (REPLICATION_LAG_MS); figures at ${new URL('/__local/replication', home?.url)}`,
@@ -236,17 +237,6 @@ async function startOnEndpoint(
     directory,
   );
   stop = () => gateway.close();
-}
-
-/**
- * The stack's credentials (`.petstore/dynamodb.env`, created at the first start), put in the
- * environment where the functions' clients read them, as on Lambda; the shell's are not used.
- */
-function useStackCredentials(directory: string): LocalCredentials {
-  const credentials = loadOrCreateCredentials(directory);
-  Object.assign(process.env, credentialsEnv(credentials));
-  delete process.env.AWS_SESSION_TOKEN;
-  return credentials;
 }
 
 /** The public and the admin gateway, stopped together. */
@@ -297,6 +287,7 @@ async function serve(
     [
       `Petstore API: ${gateway.url}`,
       `Admin API: ${admin.url}`,
+      `Secret scanning: ${gateway.url}${SECRET_SCANNING_PATH}`,
       `API reference: ${apiReference}`,
       `Portal: ${portal.url}`,
       `Portal API: ${portal.backEnd.apiUrl}`,

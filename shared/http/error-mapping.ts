@@ -8,6 +8,7 @@ import type * as pets from '../pets/pet-errors.ts';
 import type { InvalidLimitsError } from '../plans.ts';
 import type * as portal from '../portal/portal-errors.ts';
 import type * as rateLimit from '../rate-limit/rate-limit-errors.ts';
+import type * as secretScanning from '../secret-scanning/secret-scanning-errors.ts';
 import { type StoreUnavailableError, storeErrorOf } from '../store-errors.ts';
 import { type AnyErrorCode, ApiError } from './http-errors.ts';
 import { serviceUnavailable } from './unavailable.ts';
@@ -27,6 +28,7 @@ type DomainError =
       | typeof pets
       | typeof portal
       | typeof rateLimit
+      | typeof secretScanning
     >
   | InvalidLimitsError
   | StoreUnavailableError;
@@ -56,6 +58,7 @@ const CODE_OF: { readonly [E in DomainError as E['name']]: AnyErrorCode } = {
   StoreUnavailableError: 'service_unavailable',
   ApiGatewayStepError: 'service_unavailable',
   EventsUnavailableError: 'service_unavailable',
+  PublicKeysUnavailableError: 'service_unavailable',
 };
 
 /** What failed, as a 503's log line names it. */
@@ -63,6 +66,7 @@ const UNAVAILABLE: Partial<Record<DomainError['name'], string>> = {
   StoreUnavailableError: 'Store',
   ApiGatewayStepError: 'API Gateway',
   EventsUnavailableError: 'Event bus',
+  PublicKeysUnavailableError: "GitHub's public key list",
 };
 
 function isDomainError(error: unknown): error is DomainError {

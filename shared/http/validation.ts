@@ -13,12 +13,13 @@ export function parseOrThrow<const TSchema extends v.GenericSchema>(
   what: string,
   code: ErrorCode,
 ): v.InferOutput<TSchema> {
-  // valibot's object schemas accept arrays; a body must be a JSON object.
+  // valibot's object schemas accept arrays; a body is the JSON object, or array, its schema is.
+  const array = schema.type === 'array';
   if (
     code === 'invalid_body' &&
-    (typeof input !== 'object' || input === null || Array.isArray(input))
+    (typeof input !== 'object' || input === null || Array.isArray(input) !== array)
   ) {
-    throw new ApiError(code, `${what}: must be a JSON object`);
+    throw new ApiError(code, `${what}: must be a JSON ${array ? 'array' : 'object'}`);
   }
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (result.success) return result.output;

@@ -52,6 +52,14 @@ export interface AuditedKeyStore {
    * @throws InvalidListCursorError for a cursor the store did not give.
    */
   listKeys(query: KeysPageQuery): Promise<KeysPage>;
+  /**
+   * The key each of `tokens` belongs to, as its token's row holds it, by token hash (missing: no
+   * key has it); strongly consistent, in batches. @throws StoreUnavailableError
+   */
+  findByTokens(
+    tokens: readonly string[],
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<Map<string, ApiKeyRecord>>;
   /** How many active keys (issued, not revoked) the account `owner` holds. */
   activeKeys(owner: string): Promise<number>;
   /**

@@ -55,7 +55,7 @@ import {
   shownChange,
   shownKey,
 } from './shown-key.ts';
-import type { TokenStage } from './token.ts';
+import { mayBeKeyOf, type TokenStage } from './token.ts';
 import { stepFailed, UndoSteps, undoneAfter } from './undo.ts';
 
 /** What the key service runs on: the stage's tables and, on a stage, its API Gateway API keys. */
@@ -204,17 +204,34 @@ export class KeyService {
   }
 
   /**
-   * Revokes a key (`key.revoked`; again: nothing), then disables its API keys (a failure is a
-   * `failed` step: the authorizer refuses the key anyway). @throws KeyNotFoundError; KeyChangedError.
+   * Revokes a key ({@link revokeOnRecord}), then disables its API keys (a failure is a `failed`
+   * step: the authorizer refuses the key anyway). @throws KeyNotFoundError; KeyChangedError.
    */
   async revokeKey(
     keyId: string,
     context: AuditContext,
   ): Promise<{ key: ShownKey; apiGateway: ApiGatewaySteps }> {
-    const at = new Date(this.now()).toISOString();
-    const { record } = await this.change(keyId, { event: 'key.revoked', at }, context);
+    const { key } = await this.revokeOnRecord(keyId, context);
     const steps = (await this.ports.apiGateway?.disable(keyId)) ?? [];
-    return { key: shownKey(record), apiGateway: await this.apiGatewaySteps(steps) };
+    return { key, apiGateway: await this.apiGatewaySteps(steps) };
+  }
+
+  /**
+   * Revokes a key in the keys table (`key.revoked`; again: nothing), API Gateway left as it is.
+   * @returns Before and after: `previous.revokedAt` set, it was revoked already.
+   */
+  async revokeOnRecord(keyId: string, context: AuditContext): Promise<ShownChange> {
+    const at = new Date(this.now()).toISOString();
+    return shownChange(await this.change(keyId, { event: 'key.revoked', at }, context));
+  }
+
+  /** The keys of `tokens` by token hash, in batches; another stage's token is never looked up. */
+  async keysOfTokens(
+    tokens: readonly string[],
+    options: { readonly signal?: AbortSignal } = {},
+  ): Promise<Map<string, ApiKeyRecord>> {
+    const ours = tokens.filter((token) => mayBeKeyOf(token, this.ports.tokenStage));
+    return this.ports.keys.findByTokens(ours, options);
   }
 
   /** Lifts a key's ban (`key.unbanned`). @returns The ban lifted, or `undefined`. @throws KeyNotFoundError */

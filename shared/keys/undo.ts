@@ -34,10 +34,7 @@ export class UndoSteps {
   }
 }
 
-/**
- * An `UndoSteps` explanation of a failed API Gateway step; a step that refused before changing
- * anything (an `ApiGatewayStepError` of its own) is explained already.
- */
+/** An `UndoSteps` explanation of a failed API Gateway step (its own ApiGatewayStepError is one already). */
 export function stepFailed(what: string, outcome: string) {
   return (failure: Error, undone: readonly string[]) =>
     failure instanceof ApiGatewayStepError && undone.length === 0
@@ -48,10 +45,7 @@ export function stepFailed(what: string, outcome: string) {
         );
 }
 
-/**
- * The keys table's failure after API Gateway's steps were undone: the failure itself (its answer
- * says what it means: a concurrent change, an unavailable table), naming the undone steps.
- */
+/** The keys table's failure after API Gateway's steps were undone, naming them. */
 export function undoneAfter(failure: Error, undone: readonly string[]): Error {
   if (undone.length > 0) {
     failure.message = `${failure.message} (undone on API Gateway: ${undone.join(', ')})`;

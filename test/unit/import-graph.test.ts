@@ -149,14 +149,14 @@ describe('the import graph of shared/', () => {
     ).toEqual([]);
   });
 
-  it('keeps http/ from every adapter (dynamodb/, apigateway/), directly and through what it imports', () => {
+  it('keeps http/ from every adapter (dynamodb/, apigateway/, eventbridge/), directly and through what it imports', () => {
     const http = files((path) => path.startsWith('shared/http/'));
 
     expect(http).toContain('shared/http/handler.ts');
     expect(reaching(http, (path) => (isAdapter(path) ? [`reaches ${path}`] : []))).toEqual([]);
   });
 
-  it('has the AWS SDK imported by the adapters (dynamodb/, apigateway/) only', () => {
+  it('has the AWS SDK imported by the adapters (dynamodb/, apigateway/, eventbridge/) only', () => {
     const importers = files((path) => packagesOf(path).some(isAwsSdk));
 
     expect(importers).toContain('shared/dynamodb/clients.ts');

@@ -30,6 +30,7 @@ describe('readSettings', () => {
       REPLICATION_LAG_MS: 500,
       PORTAL_KEY_LIMIT: 5,
       PORTAL_ENTERPRISE_CONTACT_URL: 'mailto:sales@example.com',
+      SECRET_SCANNING_KEYS_URL: 'https://api.github.com/meta/public_keys/secret_scanning',
     });
   });
 
