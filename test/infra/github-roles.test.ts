@@ -90,12 +90,15 @@ describe.each(STAGES)("the %s role, in its own account's stack", (stage) => {
             {
               Effect: 'Allow',
               Action: 'sts:AssumeRole',
-              Resource: deployRegions(stage).flatMap((region) =>
-                bootstrapRoles(['deploy', 'file-publishing', 'lookup'], {
-                  account: ENVIRONMENTS[stage].account,
-                  region,
-                }),
-              ),
+              // The CDK sorts a merged statement's resources.
+              Resource: deployRegions(stage)
+                .flatMap((region) =>
+                  bootstrapRoles(['deploy', 'file-publishing', 'lookup'], {
+                    account: ENVIRONMENTS[stage].account,
+                    region,
+                  }),
+                )
+                .sort(),
             },
           ],
         },

@@ -57,6 +57,9 @@ describe('portal settings refused', () => {
     stageDomain: ApiDomainOptions | undefined = domain,
     environment: Environment = PRODUCTION,
   ) => portalOptions(new App({ context }), 'production', environment, stageDomain);
+  /** {@link read} of a stage without a domain (an explicit `undefined` would take the default). */
+  const withoutDomain = (context: Record<string, string>) =>
+    portalOptions(new App({ context }), 'production', PRODUCTION, undefined);
 
   it.each([
     [key('portalMfaRequired'), 'yes', 'must be true or false'],
@@ -103,7 +106,7 @@ describe('portal settings refused', () => {
       [key('portalDomainName')]: name,
       [key('portalCertificateArn')]: PORTAL_CERTIFICATE,
     });
-    expect(() => read(portal('portal.example.com'), undefined)).toThrow(
+    expect(() => withoutDomain(portal('portal.example.com'))).toThrow(
       `${key('portalDomainName')} applies only with ${key('domainName')}`,
     );
     expect(() => read(portal('portal.example.org'))).toThrow(
@@ -112,7 +115,7 @@ describe('portal settings refused', () => {
   });
 
   it('leaves every option unset when nothing is set', () => {
-    expect(read({}, undefined)).toEqual({
+    expect(withoutDomain({})).toEqual({
       mfaRequired: undefined,
       invitationOnly: undefined,
       emailFrom: undefined,

@@ -47,7 +47,7 @@ export function rowPairs(
   definition: FunctionDefinition,
   arnOf: (tableId: string) => unknown,
 ): string[] {
-  return [
+  const pairs = [
     ...definition.tableAccess.flatMap(({ table, actions, index }) => {
       const arn = resolve(arnOf(table.constructId));
       const resources = index ? [arn, `${arn}/index/${index}`] : [arn];
@@ -56,5 +56,7 @@ export function rowPairs(
     ...(definition.apiGatewayAccess ?? [])
       .filter(({ otherRegionsOnly }) => !otherRegionsOnly)
       .flatMap(({ method, paths }) => paths.map((path) => `apigateway:${method} ${path}`)),
-  ].sort();
+  ];
+  // A call two of the row's accesses name is one grant in the policy.
+  return [...new Set(pairs)].sort();
 }
