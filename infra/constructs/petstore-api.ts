@@ -56,11 +56,7 @@ export interface PetstoreApiProps {
   /** How the access log and the execution log keep their events. */
   readonly logs: StageLogs;
 
-  /**
-   * A regional AWS WAF web ACL on the stage (see {@link ApiWebAcl}).
-   *
-   * @default - no web ACL
-   */
+  /** A regional AWS WAF web ACL on the stage (see {@link ApiWebAcl}). @default - no web ACL */
   readonly webAcl?: { readonly ipRateLimit?: number };
 
   /**
