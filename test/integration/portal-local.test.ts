@@ -3,27 +3,34 @@
  * and 8), on one local stack for the file: sign-up with the printed code, sign-in through the
  * authorization code flow with PKCE at the stand-in, a key rolled (its old token refused) and used
  * on the Petstore API, counted in its usage, and revoked, another account's 404s, the gateway's 401
- * and CORS, and an account's deletion (its keys revoked, its sign-in gone).
+ * and CORS, an upgrade asked for on the local event bus and completed with `npm run keys --
+ * set-plan`, and an account's deletion (its keys revoked, its sign-in gone).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   freshStack,
   START_TIMEOUT_MS,
+  type StackOptions,
   startedStack,
   stopAll,
   waitFor,
 } from '../support/local-stack.ts';
 import { type PortalSignIn, signIn, signUp } from '../support/portal-sign-in.ts';
+import { run } from '../support/processes.ts';
 
 let api: string;
 let portalApi: string;
 let portal: PortalSignIn;
 let printed: () => string;
+let stack: StackOptions;
 
 beforeAll(async () => {
-  const { started, url } = await startedStack(await freshStack());
+  stack = await freshStack();
+  const { started, url } = await startedStack(stack);
   api = url;
   [, portalApi = ''] = await waitFor(started, /^Portal API: (\S+)$/m, START_TIMEOUT_MS);
+  // The sign-in's redirect: the portal's own URL, on the free port the stack took.
+  const [, portalUrl = ''] = await waitFor(started, /^Portal: (\S+)$/m, START_TIMEOUT_MS);
   const [, issuer = ''] = await waitFor(
     started,
     /^Portal sign-in \(OpenID provider\): (\S+)$/m,
@@ -32,7 +39,7 @@ beforeAll(async () => {
   printed = started.stdout;
   portal = {
     issuer,
-    portalUrl: 'http://127.0.0.1:0/',
+    portalUrl,
     codeFor: async (email) =>
       (
         await waitFor(
@@ -146,6 +153,54 @@ describe('the portal on npm start', () => {
     expect(preflight.headers.get('access-control-allow-headers')).toBe(
       'Authorization,Content-Type',
     );
+  });
+
+  it('asks for Pro on the local event bus, changing nothing, and npm run keys -- set-plan completes it', async () => {
+    const carol = await signedIn('carol');
+    const { key } = (await (
+      await call(carol.token, '/keys', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'growing', scopes: ['pets:read'] }),
+      })
+    ).json()) as { key: { keyId: string } };
+    const planOf = async () =>
+      ((await (await call(carol.token, `/keys/${key.keyId}`)).json()) as { key: { plan: string } })
+        .key.plan;
+
+    const asked = await call(carol.token, `/keys/${key.keyId}/plan`, {
+      method: 'PUT',
+      body: '{"plan":"pro"}',
+    });
+    const { events } = (await (await fetch(new URL('/__local/events', api))).json()) as {
+      events: { source: string; detailType: string; detail: Record<string, unknown> }[];
+    };
+    const before = await planOf();
+    // What a billing system does once paid: the admin API's setKeyPlan, here through the command.
+    const completed = await run(
+      process.execPath,
+      ['--import', 'tsx', 'infra/cli/keys.ts', 'set-plan', key.keyId, '--plan', 'pro'],
+      { PETSTORE_DIR: stack.dir, ADMIN_PORT: String(stack.ADMIN_PORT) },
+    );
+
+    expect([asked.status, await asked.json()]).toEqual([
+      202,
+      { upgrade: { plan: 'pro', status: 'requested' } },
+    ]);
+    expect(events.filter(({ detail }) => detail.keyId === key.keyId)).toMatchObject([
+      {
+        source: 'petstore.portal',
+        detailType: 'plan.upgrade_requested',
+        detail: {
+          accountId: expect.stringMatching(/^cognito:/),
+          email: carol.email,
+          keyId: key.keyId,
+          plan: 'pro',
+        },
+      },
+    ]);
+    expect(before).toBe('free');
+    expect(completed.status, completed.stderr).toBe(0);
+    expect(await planOf()).toBe('pro');
   });
 
   it('deletes an account: its keys revoked first, then it cannot sign in', async () => {
