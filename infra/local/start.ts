@@ -1,8 +1,9 @@
 /**
  * `npm start [-- --in-memory] [--regions us-east-1,eu-west-1]`: the whole API at
  * http://127.0.0.1:3000/v1 with no AWS account: DynamoDB Local (or the DynamoDB that
- * `DYNAMODB_ENDPOINT` names), the tables, one key per plan for a fresh store, the local gateway, and
- * the admin API at http://127.0.0.1:3100/admin; with `--regions`, a gateway and a DynamoDB Local per
+ * `DYNAMODB_ENDPOINT` names), the tables, one key per plan for a fresh store, the local gateway,
+ * the admin API at http://127.0.0.1:3100/admin and the developer portal at http://127.0.0.1:3200/
+ * with its sign-in and API (portal-site.ts); with `--regions`, a gateway and a DynamoDB Local per
  * region and a model of global tables between them, the admin API in the home region
  * (multi-region-stack.ts, docs/local-stack.md).
  */
@@ -328,7 +329,7 @@ await runMain(import.meta.url, START_STYLE, (args, output) => {
     )
     .addHelpText(
       'after',
-      '\nEnvironment: PORT (default 3000), ADMIN_PORT (default 3100), PORTAL_PORT (default 3200: the\ndeveloper portal), DYNAMODB_PORT (default 8000), PETSTORE_DIR (default .petstore),\nDYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB Local is started),\nREPLICATION_LAG_MS (default 500: with --regions, the lag before a write reaches the other\nregions).',
+      '\nEnvironment: PORT (default 3000), ADMIN_PORT (default 3100), PORTAL_PORT (default 3200: the\ndeveloper portal), PORTAL_AUTH_PORT (default 3300: its sign-in), PORTAL_API_PORT (default\n3400: the portal API), DYNAMODB_PORT (default 8000), PETSTORE_DIR (default .petstore),\nDYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB Local is started),\nREPLICATION_LAG_MS (default 500: with --regions, the lag before a write reaches the other\nregions).',
     )
     // npm keeps `npm start --in-memory` for itself and passes it on as npm_config_in_memory.
     .action((options: { inMemory?: boolean; regions?: string }) => {
