@@ -11,23 +11,12 @@ import { authorizationValues, bearerToken } from '../../shared/http/bearer.ts';
 import { logger } from '../../shared/logger.ts';
 import type { IdTokenVerifier } from '../../shared/portal/portal-ports.ts';
 import { PORTAL_API_STAGE_NAME, PORTAL_CORS } from '../../shared/portal-operations.ts';
-import {
-  type GatewayResponseType,
-  gatewayResponse,
-  PORTAL_GATEWAY_RESPONSES,
-} from '../gateway-responses.ts';
+import { PORTAL_GATEWAY_RESPONSES } from '../gateway-responses.ts';
 import { PORTAL_ROUTES, portalResourcePaths } from '../portal-routes.ts';
-import type { ProxyRequest } from './events.ts';
 import { INTEGRATION_TIMEOUT_MS, LambdaInvoker, type OperationHandlers } from './invocation.ts';
+import { answerOperation, type LocalAuthorizer, type OperationApi } from './operation-gateway.ts';
 import { matchResource, requestUrl } from './routing.ts';
-import {
-  declaresTooLargeBody,
-  listen,
-  readBody,
-  receivedHeaders,
-  sendError,
-  sendProxyResult,
-} from './server.ts';
+import { listen } from './server.ts';
 
 /** Options of {@link startPortalGateway}. */
 export interface PortalGatewayOptions {
@@ -62,8 +51,14 @@ export async function startPortalGateway(
   options: PortalGatewayOptions,
 ): Promise<LocalPortalGateway> {
   const host = options.host ?? '127.0.0.1';
-  const lambda = await LambdaInvoker.create(options.handlers);
-  const server = await listen((request, response) => handle(request, response, options, lambda), {
+  const api: OperationApi = {
+    stageName: PORTAL_API_STAGE_NAME,
+    routes: PORTAL_ROUTES,
+    responses: PORTAL_GATEWAY_RESPONSES,
+    lambda: await LambdaInvoker.create(options.handlers),
+    integrationTimeoutMs: INTEGRATION_TIMEOUT_MS,
+  };
+  const server = await listen((request, response) => handle(request, response, options, api), {
     port: options.port,
     host,
     portEnv: 'PORTAL_API_PORT',
@@ -77,62 +72,39 @@ export async function startPortalGateway(
 const PORTAL_PATHS = portalResourcePaths();
 
 /**
- * Answers one request in API Gateway's order: route (none, or no such method on a path:
- * MISSING_AUTHENTICATION_TOKEN, 404 `not_found`; OPTIONS on a path: the CORS preflight), payload
- * limit, the Cognito authorizer (UNAUTHORIZED, 401), then the function. Every answer carries the
- * portal's origin, as the stage's gateway responses and functions do.
+ * Answers one request in API Gateway's order (`answerOperation`'s steps), OPTIONS on a path being
+ * the CORS preflight, with the Cognito authorizer's stand-in: a missing, malformed or refused ID
+ * token is UNAUTHORIZED (401), logged. Every answer carries the portal's origin, as the stage's
+ * gateway responses and functions do.
  */
 async function handle(
   request: IncomingMessage,
   response: ServerResponse,
   options: PortalGatewayOptions,
-  lambda: LambdaInvoker,
+  api: OperationApi,
 ): Promise<void> {
   const requestId = randomUUID();
   response.setHeader('x-amzn-RequestId', requestId);
   response.setHeader('Access-Control-Allow-Origin', options.origin);
-  const method = request.method ?? 'GET';
-  const received = requestUrl(request.url ?? '');
-  if ('refusal' in received) return sendError(response, received.refusal);
-  const { pathname, searchParams: query } = received.url;
-  const match = matchResource(pathname, PORTAL_API_STAGE_NAME, PORTAL_PATHS.keys());
-  if (match && method === 'OPTIONS') return preflight(response, PORTAL_PATHS.get(match.resource));
-  const route = PORTAL_ROUTES.find((row) => row.path === match?.resource && row.method === method);
-  if (!match || !route) return send(response, 'MISSING_AUTHENTICATION_TOKEN');
-  if (declaresTooLargeBody(request)) return send(response, 'REQUEST_TOO_LARGE');
-  const body = await readBody(request);
-  if (body === undefined) return send(response, 'REQUEST_TOO_LARGE');
-
-  const headers = receivedHeaders(request);
-  const values = authorizationValues({ multiValueHeaders: headers });
-  const token = values.length === 1 ? bearerToken(values[0]) : undefined;
-  try {
-    if (token === undefined) return send(response, 'UNAUTHORIZED');
-    await options.verifier.verify(token);
-  } catch (error) {
-    logger.info('The portal API refused the ID token', { requestId, error });
-    return send(response, 'UNAUTHORIZED');
+  if (request.method === 'OPTIONS') {
+    const received = requestUrl(request.url ?? '');
+    const pathname = 'url' in received ? received.url.pathname : '';
+    const match = matchResource(pathname, PORTAL_API_STAGE_NAME, PORTAL_PATHS.keys());
+    if (match) return preflight(response, PORTAL_PATHS.get(match.resource));
   }
-  const proxyRequest: ProxyRequest = {
-    method,
-    resource: route.path,
-    path: match.path,
-    pathParameters: match.pathParameters,
-    query,
-    headers,
-    body,
-    requestId,
-    sourceIp: request.socket.remoteAddress,
-    stage: PORTAL_API_STAGE_NAME,
+  const authorizer: LocalAuthorizer = async ({ headers }) => {
+    const values = authorizationValues({ multiValueHeaders: headers });
+    const token = values.length === 1 ? bearerToken(values[0]) : undefined;
+    if (token === undefined) return { refusal: 'UNAUTHORIZED' };
+    try {
+      await options.verifier.verify(token);
+      return {};
+    } catch (error) {
+      logger.info('The portal API refused the ID token', { requestId, error });
+      return { refusal: 'UNAUTHORIZED' };
+    }
   };
-  const integration = await lambda.invokeOperation(route, proxyRequest, INTEGRATION_TIMEOUT_MS);
-  if ('refusal' in integration) return send(response, integration.refusal);
-  sendProxyResult(response, integration.result);
-}
-
-/** The portal API's gateway response of a type. */
-function send(response: ServerResponse, type: GatewayResponseType): void {
-  sendError(response, gatewayResponse(type, PORTAL_GATEWAY_RESPONSES));
+  return answerOperation(request, response, api, requestId, authorizer);
 }
 
 /** API Gateway's CORS preflight (a mock integration): the path's methods and `PORTAL_CORS`. */
