@@ -4,6 +4,7 @@ import {
   CognitoIdentityProviderClient,
   UserNotFoundException,
 } from '@aws-sdk/client-cognito-identity-provider';
+import { boundedClientConfig } from '../dynamodb/clients.ts';
 import type { AccountDirectory } from '../portal/portal-ports.ts';
 import { requiredSetting, type Settings } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';
@@ -21,19 +22,9 @@ export class CognitoUserPool implements AccountDirectory {
    * @throws Error naming the variable when one is missing.
    */
   static from(settings: Settings): CognitoUserPool {
-    const endpoint = settings.COGNITO_ENDPOINT;
-    const client = new CognitoIdentityProviderClient({
-      maxAttempts: 3,
-      requestHandler: { connectionTimeout: 3_000, requestTimeout: 5_000 },
-      ...(endpoint && {
-        endpoint,
-        region: settings.AWS_REGION ?? 'us-east-1',
-        credentials: {
-          accessKeyId: requiredSetting(settings, 'AWS_ACCESS_KEY_ID'),
-          secretAccessKey: requiredSetting(settings, 'AWS_SECRET_ACCESS_KEY'),
-        },
-      }),
-    });
+    const client = new CognitoIdentityProviderClient(
+      boundedClientConfig(settings, settings.COGNITO_ENDPOINT),
+    );
     return new CognitoUserPool(client, requiredSetting(settings, 'PORTAL_USER_POOL_ID'));
   }
 

@@ -4,9 +4,10 @@ import {
   PutEventsCommand,
   type PutEventsRequestEntry,
 } from '@aws-sdk/client-eventbridge';
+import { boundedClientConfig } from '../dynamodb/clients.ts';
 import { EventsUnavailableError } from '../events/event-errors.ts';
 import type { EventPublisher, ServiceEvent } from '../events/event-publisher.ts';
-import { requiredSetting, type Settings } from '../settings.ts';
+import type { Settings } from '../settings.ts';
 import { StoreUnavailableError, storeErrorOf } from '../store-errors.ts';
 
 /** Entries of one PutEvents call: EventBridge's limit. */
@@ -22,23 +23,7 @@ const ENTRY_ATTEMPTS = 3;
  * @throws Error naming the variable when an endpoint comes without credentials.
  */
 export function eventBridgeClientOf(settings: Settings): EventBridgeClient {
-  const endpoint = settings.EVENTBRIDGE_ENDPOINT;
-  return new EventBridgeClient({
-    maxAttempts: 3,
-    requestHandler: {
-      connectionTimeout: 3_000,
-      requestTimeout: 5_000,
-      throwOnRequestTimeout: true,
-    },
-    ...(endpoint && {
-      endpoint,
-      region: settings.AWS_REGION ?? 'us-east-1',
-      credentials: {
-        accessKeyId: requiredSetting(settings, 'AWS_ACCESS_KEY_ID'),
-        secretAccessKey: requiredSetting(settings, 'AWS_SECRET_ACCESS_KEY'),
-      },
-    }),
-  });
+  return new EventBridgeClient(boundedClientConfig(settings, settings.EVENTBRIDGE_ENDPOINT));
 }
 
 /** Events on the default bus of the client's region, ten to a call, the calls in parallel. */
