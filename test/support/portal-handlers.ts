@@ -14,12 +14,13 @@ import { listPortalKeysHandler } from '../../functions/portal/handlers/list-port
 import { revokePortalKeyHandler } from '../../functions/portal/handlers/revoke-portal-key.ts';
 import { rollPortalKeyHandler } from '../../functions/portal/handlers/roll-portal-key.ts';
 import { setPortalKeyPlanHandler } from '../../functions/portal/handlers/set-portal-key-plan.ts';
-import { createLambdaContext, createProxyEvent } from '../../infra/local/events.ts';
+import { createLambdaContext } from '../../infra/local/events.ts';
 import type { ServiceEvent } from '../../shared/events/event-publisher.ts';
 import type { HttpHandler } from '../../shared/http/handler.ts';
 import { InvalidIdTokenError } from '../../shared/portal/portal-errors.ts';
 import type { PortalAccount } from '../../shared/portal/portal-ports.ts';
 import { type PortalOperationId, portalOperationOf } from '../../shared/portal-operations.ts';
+import { type OperationRequest, operationEvent } from './operation-event.ts';
 
 /** The portal's origin in the tests. */
 export const PORTAL_ORIGIN = 'https://portal.example.com';
@@ -78,11 +79,7 @@ const handlers: Record<PortalOperationId, HttpHandler> = {
 };
 
 /** What a test sends to one portal operation. */
-export interface PortalRequest {
-  readonly keyId?: string;
-  /** A JSON body; a string as is. */
-  readonly body?: unknown;
-  readonly query?: Record<string, string>;
+export interface PortalRequest extends OperationRequest {
   /** The bearer token. @default - none */
   readonly token?: string;
 }
@@ -102,29 +99,12 @@ export async function callPortal(
   operationId: PortalOperationId,
   request: PortalRequest = {},
 ): Promise<PortalAnswer> {
-  const { method, path } = portalOperationOf(operationId);
-  const keyId = request.keyId ?? '';
-  const body =
-    request.body === undefined
-      ? null
-      : typeof request.body === 'string'
-        ? request.body
-        : JSON.stringify(request.body);
-  const event = createProxyEvent({
-    method,
-    resource: path,
-    path: path.replace('{keyId}', keyId),
-    pathParameters: path.includes('{keyId}') ? { keyId } : null,
-    query: new URLSearchParams(request.query ?? {}),
-    headers: {
-      ...(body !== null && { 'Content-Type': 'application/json' }),
-      ...(request.token && { Authorization: `Bearer ${request.token}` }),
-      Origin: PORTAL_ORIGIN,
-    },
-    body: body === null ? null : Buffer.from(body),
-    sourceIp: '203.0.113.9',
-    stage: 'portal',
-  });
+  const event = operationEvent(
+    portalOperationOf(operationId),
+    request,
+    { ...(request.token && { Authorization: `Bearer ${request.token}` }), Origin: PORTAL_ORIGIN },
+    { sourceIp: '203.0.113.9', stage: 'portal' },
+  );
   const result = await handlers[operationId](event, createLambdaContext('portal'));
   return {
     status: result.statusCode,
