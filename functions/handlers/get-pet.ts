@@ -5,7 +5,7 @@
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Container } from '../../shared/container.ts';
-import { deprecationHeaders } from '../../shared/http/deprecation.ts';
+import { deprecated } from '../../shared/http/deprecation.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
@@ -28,7 +28,7 @@ export function getPetHandler(
   const { pets } = container;
   return httpHandler({
     container,
-    headers: route.deprecation && deprecationHeaders(route.deprecation),
+    headers: route.deprecation && deprecated(route.deprecation),
     input: (event: APIGatewayProxyEvent) => {
       const given = event.pathParameters?.petId;
       return {

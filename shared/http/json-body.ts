@@ -24,21 +24,19 @@ const SKIP_MEDIA_TYPE_CHECK = { disableContentTypeCheck: true } as Parameters<
  * The JSON body middleware (after the header normalizer): 415 unless `application/json` in UTF-8;
  * 400 `invalid_json` for no body, bad UTF-8 or JSON; 413 over {@link MAX_BODY_BYTES}; then parsed.
  */
-export function jsonBody(): HttpMiddleware[] {
+export function jsonBody(): HttpMiddleware {
   const parser = httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK);
-  return [
-    {
-      before: async function jsonBodyBefore(request) {
-        decodeJsonBody(request.event);
-        try {
-          await parser.before?.(request);
-        } catch (error) {
-          // middy's only failure past the skipped media-type check: malformed JSON (its 415).
-          throw new ApiError('invalid_json', 'body: is empty or not valid JSON', { cause: error });
-        }
-      },
+  return {
+    before: async function jsonBodyBefore(request) {
+      decodeJsonBody(request.event);
+      try {
+        await parser.before?.(request);
+      } catch (error) {
+        // middy's only failure past the skipped media-type check: malformed JSON (its 415).
+        throw new ApiError('invalid_json', 'body: is empty or not valid JSON', { cause: error });
+      }
     },
-  ];
+  };
 }
 
 /** Guards `event`'s body and decodes it to text in place. */
