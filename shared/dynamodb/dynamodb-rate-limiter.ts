@@ -105,33 +105,27 @@ export class DynamoDBRateLimiter implements RateLimiter {
    */
   private async decideSpread(request: CountRequest): Promise<RateLimitDecision> {
     const { keyId, at, limits } = request;
+    const { shards } = this.spreadPolicy;
     const known = this.memory.of(keyId, at.minute.start);
     const estimate = () => estimatedCounts(limits, this.spreadPolicy, known, at);
-    if (known.bannedUntil !== undefined && known.bannedUntil > at.nowSeconds) {
-      return refusedDecision(estimate(), limits, at, known.bannedUntil);
-    }
-    const { shards } = this.spreadPolicy;
+    const refused = () => refusedDecision(estimate(), limits, at, known.bannedUntil);
+    if ((known.bannedUntil ?? 0) > at.nowSeconds) return refused();
     for (let shard = openShard(known, shards); shard !== undefined; ) {
       const name = shardName(keyId, at.day, shard);
-      const write = await this.writes.countOn({
-        ...request,
-        name,
-        limits: shardLimits(limits, shard, shards),
-      });
+      const quota = shardLimits(limits, shard, shards);
+      const write = await this.writes.countOn({ ...request, name, limits: quota });
       if (write.outcome === 'admitted' || write.outcome === 'banned') {
         known.lastSeen = { shard, counts: write.all };
-      }
-      if (write.outcome === 'admitted') return admittedDecision(estimate(), limits, at);
-      if (write.outcome === 'banned') {
+        if (write.outcome === 'admitted') return admittedDecision(estimate(), limits, at);
         known.bannedUntil = write.all.bannedUntil;
-        return refusedDecision(estimate(), limits, at, known.bannedUntil);
+        return refused();
       }
       known.refused.set(shard, write.all);
       shard = openShard(known, shards);
     }
     const rejected = await this.countSpreadRejection(request, known);
     if (startsBan(rejected, this.banPolicy.threshold)) known.bannedUntil = await this.ban(request);
-    return refusedDecision(estimate(), limits, at, known.bannedUntil);
+    return refused();
   }
 
   /**
@@ -156,17 +150,13 @@ export class DynamoDBRateLimiter implements RateLimiter {
   private async ban(request: CountRequest): Promise<number> {
     const { keyId, at, limits } = request;
     const until = at.nowSeconds + this.banPolicy.durationSeconds;
-    const { shards } = this.spreadPolicy;
-    const spread = isSpread(limits, this.spreadPolicy);
+    const shards = isSpread(limits, this.spreadPolicy) ? this.spreadPolicy.shards : 0;
     const ends = await Promise.all(
       daysUntil(at.nowSeconds * 1000, until).map(async (day) => {
         const end = await this.writes.banItem(request, counterName(keyId, day), day, until);
-        if (spread && end === until) {
-          await Promise.all(
-            shardNames(keyId, day, shards).map((name) =>
-              this.writes.banItem(request, name, day, until),
-            ),
-          );
+        if (end === until) {
+          const names = shardNames(keyId, day, shards);
+          await Promise.all(names.map((name) => this.writes.banItem(request, name, day, until)));
         }
         return end;
       }),

@@ -61,11 +61,8 @@ export class ShardMemory {
     }
     // A request whose clock lags the instance's latest minute learns nothing worth keeping.
     if (minuteStart < this.minute) return { refused: new Map(), rejectionCounted: false };
-    let known = this.keys.get(keyId);
-    if (!known) {
-      known = { refused: new Map(), rejectionCounted: false };
-      this.keys.set(keyId, known);
-    }
+    const known = this.keys.get(keyId) ?? { refused: new Map(), rejectionCounted: false };
+    this.keys.set(keyId, known);
     return known;
   }
 }
