@@ -1,10 +1,8 @@
 /** Pet ids in leased blocks (hi/lo) on the pets table's sequence items (docs/architecture.md). */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { requiredSetting } from '../function-settings.ts';
 import { ID_BLOCK_LIFETIME_MS } from '../pets/id-order.ts';
-import { isMultiRegion, MAX_REGIONS, ONE_REGION, type Regions, regionsOf } from '../regions.ts';
-import type { DynamoDBBase } from './base.ts';
+import { isMultiRegion, MAX_REGIONS, ONE_REGION, type Regions } from '../regions.ts';
 
 /** Partition key of the pets-table item that holds the pet-id sequence (no pet has id 0). */
 export const PET_ID_SEQUENCE_ID = 0;
@@ -76,12 +74,6 @@ export class IdBlocks {
     }
     this.now = options.now ?? Date.now;
     this.regions = options.regions ?? ONE_REGION;
-  }
-
-  /** The blocks of `base`'s pets table and region. @throws Error for an unset table or bad regions. */
-  static from(base: DynamoDBBase, options: IdBlocksOptions = {}): IdBlocks {
-    const table = requiredSetting(base.settings, 'PETS_TABLE_NAME');
-    return new IdBlocks(base.client, table, { regions: regionsOf(base.settings), ...options });
   }
 
   /** Leases a block unless this instance holds a fresh one with ids left. */

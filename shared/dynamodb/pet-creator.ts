@@ -11,6 +11,7 @@ import type { IdempotentOutcome, IdempotentRequest } from '../idempotency/record
 import type { CallOptions, PetCreator } from '../pets/pet-store.ts';
 import type { NewPet, Pet } from '../pets/schemas.ts';
 import { petWithId } from '../pets/store-rules.ts';
+import { regionsOf } from '../regions.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 import { IdBlocks } from './id-blocks.ts';
@@ -41,10 +42,13 @@ export class DynamoDBPetCreator implements PetCreator {
   }
 
   /** The creator on `base`'s tables and region. @throws Error for an unset or invalid setting. */
-  static from(base: DynamoDBBase): DynamoDBPetCreator {
-    return new DynamoDBPetCreator(base.client, requiredSetting(base.settings, 'PETS_TABLE_NAME'), {
-      ids: IdBlocks.from(base),
-      records: IdempotencyRecordItems.from(base),
+  static from({ client, settings }: DynamoDBBase): DynamoDBPetCreator {
+    const pets = requiredSetting(settings, 'PETS_TABLE_NAME');
+    const records = requiredSetting(settings, 'IDEMPOTENCY_TABLE_NAME');
+    const regions = regionsOf(settings);
+    return new DynamoDBPetCreator(client, pets, {
+      ids: new IdBlocks(client, pets, { regions }),
+      records: new IdempotencyRecordItems(records, regions),
     });
   }
 
