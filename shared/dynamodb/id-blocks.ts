@@ -85,9 +85,7 @@ export class IdBlocks {
   async next(signal?: AbortSignal): Promise<number> {
     while (!this.ready()) await this.lease(signal);
     const block = this.block as Block;
-    const value = block.next;
-    block.next += 1;
-    return petIdOf(value, this.regions);
+    return petIdOf(block.next++, this.regions);
   }
 
   private ready(): boolean {

@@ -1,6 +1,5 @@
 /** The headers of a deprecated operation (its row of shared/operations.ts, `deprecation`). */
 import { stagePath } from '../paths.ts';
-import type { HttpMiddleware } from './middleware.ts';
 
 /** An operation's deprecation: when it was deprecated, when it goes, and what replaces it. */
 export interface Deprecation {
@@ -21,14 +20,4 @@ export function deprecationHeaders(deprecation: Deprecation): Record<string, str
     Sunset: deprecation.sunset.toUTCString(),
     Link: `<${stagePath(deprecation.successor)}>; rel="successor-version"`,
   };
-}
-
-/** Adds `deprecation`'s headers to every answer of the operation, errors included. */
-export function deprecated(deprecation: Deprecation): HttpMiddleware {
-  const headers = deprecationHeaders(deprecation);
-  // Also runs on errors, after errorHandler's onError (middy unwinds in reverse), so the answer exists.
-  const deprecatedAfter: NonNullable<HttpMiddleware['after']> = (request) => {
-    if (request.response) request.response.headers = { ...request.response.headers, ...headers };
-  };
-  return { after: deprecatedAfter, onError: deprecatedAfter };
 }

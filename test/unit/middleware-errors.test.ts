@@ -5,8 +5,9 @@
  * the count of 5xx answers per function version that rolls a canary back (countServerErrors).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { deprecated } from '../../functions/handlers/get-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
-import { deprecated, deprecationHeaders } from '../../shared/http/deprecation.ts';
+import { deprecationHeaders } from '../../shared/http/deprecation.ts';
 import { ApiError } from '../../shared/http/http-errors.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
