@@ -44,7 +44,7 @@ export class DynamoDBPetStore implements PetStore {
     this.creator = new DynamoDBPetCreator(
       client,
       tables.pets,
-      new IdBlocks(client, tables.pets, { maxBlockSize: options.maxIdBlockSize, now, regions }),
+      new IdBlocks(client, tables.pets, regions, now, options.maxIdBlockSize),
       new IdempotencyRecordItems(tables.idempotency, regions),
       now,
     );

@@ -10,6 +10,7 @@ import { counterName, daysUntil } from '../rate-limit/counter-item.ts';
 import {
   admittedDecision,
   instantAt,
+  type KeyCounts,
   NO_COUNTS,
   type RateLimitDecision,
   refusedDecision,
@@ -25,7 +26,6 @@ import {
   DEFAULT_SPREAD_POLICY,
   estimatedCounts,
   isSpread,
-  type KeyMinute,
   openShard,
   ShardMemory,
   type SpreadPolicy,
@@ -123,24 +123,15 @@ export class DynamoDBRateLimiter implements RateLimiter {
       known.refused.set(shard, write.all);
       shard = openShard(known, shards);
     }
-    const rejected = await this.countSpreadRejection(request, known);
+    // The refusal goes on the key's day item: this instance's first this minute starts the minute
+    // there (or adds to it, if another request started it), the next add to it.
+    const started = { ...NO_COUNTS, minuteStart: at.minute.start };
+    const countRejection = (counts: KeyCounts) => this.writes.countRejection(request, counts);
+    let rejected = await countRejection(known.rejectionCounted ? started : NO_COUNTS);
+    if (rejected === 0) rejected = await countRejection(started);
+    known.rejectionCounted = true;
     if (startsBan(rejected, this.banPolicy.threshold)) known.bannedUntil = await this.ban(request);
     return refused();
-  }
-
-  /**
-   * A spread key's refusal on its day item, whose minute it knows only after counting one there:
-   * starts the minute, else adds to it. @returns The minute's rejected count with this request.
-   */
-  private async countSpreadRejection(request: CountRequest, known: KeyMinute): Promise<number> {
-    const started = { ...NO_COUNTS, minuteStart: request.at.minute.start };
-    let rejected = await this.writes.countRejection(
-      request,
-      known.rejectionCounted ? started : NO_COUNTS,
-    );
-    if (rejected === 0) rejected = await this.writes.countRejection(request, started);
-    known.rejectionCounted = true;
-    return rejected;
   }
 
   /**

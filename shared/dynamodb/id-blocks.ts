@@ -31,15 +31,6 @@ export function petIdOf(value: number, regions: Regions, at = regions.own): numb
 /** Most ids an instance leases at once (the sequence item's write load: docs/architecture.md). */
 export const DEFAULT_ID_BLOCK_SIZE = 100;
 
-export interface IdBlocksOptions {
-  /** Most ids per lease, a whole number >= 1. @default DEFAULT_ID_BLOCK_SIZE */
-  readonly maxBlockSize?: number;
-  /** Clock of the leases' lifetime and the floor, epoch ms. @default Date.now */
-  readonly now?: () => number;
-  /** @default ONE_REGION */
-  readonly regions?: Regions;
-}
-
 /** A leased block: values `next` to `last` are still this instance's to hand out. */
 interface Block {
   next: number;
@@ -55,25 +46,26 @@ interface Block {
  * sequences: docs/architecture.md, "The stores" and "Regions".
  */
 export class IdBlocks {
-  private readonly maxBlockSize: number;
-  private readonly now: () => number;
-  private readonly regions: Regions;
   private block: Block | undefined;
   /** The lease in flight, which concurrent callers share, and the signal it was sent with. */
   private leasing: { readonly signal?: AbortSignal; readonly done: Promise<void> } | undefined;
 
-  /** @param table The pets table. @throws Error when `maxBlockSize` is not a whole number >= 1. */
+  /**
+   * @param table The pets table. @param regions @default ONE_REGION
+   * @param now Clock of the leases' lifetime and the floor, epoch ms. @default Date.now
+   * @param maxBlockSize Most ids per lease. @default DEFAULT_ID_BLOCK_SIZE
+   * @throws Error when `maxBlockSize` is not a whole number >= 1.
+   */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
-    options: IdBlocksOptions = {},
+    private readonly regions: Regions = ONE_REGION,
+    private readonly now: () => number = Date.now,
+    private readonly maxBlockSize: number = DEFAULT_ID_BLOCK_SIZE,
   ) {
-    this.maxBlockSize = options.maxBlockSize ?? DEFAULT_ID_BLOCK_SIZE;
-    if (!Number.isSafeInteger(this.maxBlockSize) || this.maxBlockSize < 1) {
-      throw new Error(`The id block size must be a whole number >= 1, not ${this.maxBlockSize}`);
+    if (!Number.isSafeInteger(maxBlockSize) || maxBlockSize < 1) {
+      throw new Error(`The id block size must be a whole number >= 1, not ${maxBlockSize}`);
     }
-    this.now = options.now ?? Date.now;
-    this.regions = options.regions ?? ONE_REGION;
   }
 
   /** Leases a block unless this instance holds a fresh one with ids left. */

@@ -43,7 +43,7 @@ export class DynamoDBPetCreator implements PetCreator {
     return new DynamoDBPetCreator(
       client,
       pets,
-      new IdBlocks(client, pets, { regions }),
+      new IdBlocks(client, pets, regions),
       new IdempotencyRecordItems(records, regions),
     );
   }
