@@ -10,9 +10,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { App, Stack, Stage } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { stageKeyAlias } from '../../infra/constructs/stage-key.ts';
 import { addControlTowerChecks, CONTROL_TOWER_EXCEPTIONS } from '../../infra/control-tower.ts';
 import { STAGE_SETTINGS, STAGES } from '../../infra/stages.ts';
@@ -27,34 +26,122 @@ import {
 } from '../support/petstore-app.ts';
 
 // The whole app is synthesized with its checks on: a violation anywhere fails this hook.
-synthesizeStages({ wholeApp: true });
+synthesizeStages();
 
 type CfnTemplate = {
   Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
 };
 
-/** The ids of the controls (e.g. `ct-kms-pr-3`) that `template` breaks, checked by `rules`. */
-function brokenControls(template: CfnTemplate, rules = new CfnGuardValidator()): string[] {
+/** Where Guard reports a check on the template rather than on a resource (ct-kms-pr-3 does). */
+const NO_RESOURCE = '(no resource)';
+
+/**
+ * The controls (e.g. `ct-kms-pr-3`) that `template` breaks, by the logical id of each resource
+ * (or {@link NO_RESOURCE}).
+ */
+function brokenControls(
+  template: CfnTemplate,
+  rules = new CfnGuardValidator(),
+): Map<string, string[]> {
   const path = join(outdir, `checked-${Math.random().toString(36).slice(2)}.template.json`);
   writeFileSync(path, JSON.stringify(template));
   const report = rules.validate({ templatePaths: [path] } as never);
-  const ids = report.violations.map(({ description }) => {
+  const broken = new Map<string, Set<string>>();
+  for (const { description, violatingResources } of report.violations) {
     const [, service, number] = /\[CT\.([A-Z]+)\.PR\.(\d+)\]/.exec(description) ?? [];
-    return `ct-${service?.toLowerCase()}-pr-${number}`;
-  });
-  return [...new Set(ids)].sort();
+    for (const { resourceLogicalId = NO_RESOURCE } of violatingResources) {
+      const controls = broken.get(resourceLogicalId) ?? new Set();
+      broken.set(resourceLogicalId, controls.add(`ct-${service?.toLowerCase()}-pr-${number}`));
+    }
+  }
+  return new Map([...broken].map(([id, controls]) => [id, [...controls].sort()]));
 }
+
+/** The controls that `template` breaks, on whichever resources. */
+const controlsBroken = (template: CfnTemplate, rules?: CfnGuardValidator) =>
+  [...new Set([...brokenControls(template, rules).values()].flat())].sort();
+
+/** Bound of a test that runs Guard over a stage: seconds of CPU, a minute on a busy machine. */
+const GUARD_TIMEOUT_MS = 120_000;
 
 /** The rules as the app runs them: the app-wide exceptions disabled. */
 const appRules = () =>
   new CfnGuardValidator({ disabledRules: Object.keys(CONTROL_TOWER_EXCEPTIONS.app) });
 
-/** A copy of the staging template, to be broken. */
-const staging = (): CfnTemplate => structuredClone(templates.staging.toJSON()) as CfnTemplate;
-
-/** The resources of `template` of `type`. */
+/** The resources of `template` of `type`, with their logical ids. */
 const resourcesOf = (template: CfnTemplate, type: string) =>
-  Object.values(template.Resources).filter((resource) => resource.Type === type);
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+/**
+ * A deliberate breach of one control, made in a copy of the staging template on resources no
+ * other breach touches: it returns the logical ids of the resources it broke.
+ */
+type Breach = (template: CfnTemplate) => string[];
+
+/** The n-th resource of `type` in `template`, broken by `change`: its logical id. */
+function breakNth(
+  template: CfnTemplate,
+  type: string,
+  n: number,
+  change: (properties: Record<string, unknown>) => void,
+): string[] {
+  const [id, resource] = resourcesOf(template, type)[n] ?? [];
+  if (!id || !resource) throw new Error(`No ${type} number ${n} in the template`);
+  change(resource.Properties);
+  return [id];
+}
+
+/** Without its CreateGrant guard: the statement that denies grants but for AWS resources. */
+const withoutGrantGuard = (properties: Record<string, unknown>) => {
+  const policy = properties.KeyPolicy as { Statement: { Sid?: string }[] };
+  policy.Statement = policy.Statement.filter(
+    (statement) => statement.Sid !== 'DenyGrantsExceptForAwsResources',
+  );
+};
+
+/** One breach per control that the stacks meet, each named by its control. */
+const BREACHES: Record<string, Breach> = {
+  'ct-apigateway-pr-1: a stage without execution logging': (template) =>
+    resourcesOf(template, 'AWS::ApiGateway::Stage').map(([id, stage]) => {
+      delete stage.Properties.MethodSettings;
+      return id;
+    }),
+  'ct-cloudwatch-pr-2: a log group kept a month': (template) =>
+    breakNth(template, 'AWS::Logs::LogGroup', 0, (properties) => {
+      properties.RetentionInDays = 30;
+    }),
+  'ct-cloudwatch-pr-3: a log group without a KMS key': (template) =>
+    breakNth(template, 'AWS::Logs::LogGroup', 1, (properties) => {
+      delete properties.KmsKeyId;
+    }),
+  'ct-dynamodb-pr-2: a table with the AWS owned key': (template) =>
+    breakNth(template, 'AWS::DynamoDB::Table', 0, (properties) => {
+      delete properties.SSESpecification;
+    }),
+  'ct-kms-pr-3: key 0 without its CreateGrant guard': (template) =>
+    breakNth(template, 'AWS::KMS::Key', 0, withoutGrantGuard),
+  'ct-kms-pr-3: key 1 without its CreateGrant guard': (template) =>
+    breakNth(template, 'AWS::KMS::Key', 1, withoutGrantGuard),
+  'ct-lambda-pr-2: a Lambda permission for API Gateway as LambdaIntegration makes it, its SourceArn a Fn::Join':
+    (template) => {
+      const [[functionId] = []] = resourcesOf(template, 'AWS::Lambda::Function');
+      template.Resources.Permission = {
+        Type: 'AWS::Lambda::Permission',
+        Properties: {
+          Action: 'lambda:InvokeFunction',
+          FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
+          Principal: 'apigateway.amazonaws.com',
+          SourceArn: {
+            'Fn::Join': [
+              '',
+              ['arn:aws:execute-api:us-east-1:', { Ref: 'AWS::AccountId' }, ':api/v1/GET/pets'],
+            ],
+          },
+        },
+      };
+      return ['Permission'];
+    },
+};
 
 describe('the Control Tower checks', () => {
   it('disable exactly ct-lambda-pr-3, for the whole app, with its reason; no stage adds any', () => {
@@ -63,22 +150,22 @@ describe('the Control Tower checks', () => {
     for (const stage of STAGES) expect(CONTROL_TOWER_EXCEPTIONS.stages[stage]).toEqual({});
   });
 
+  // Every rule: exactly ct-lambda-pr-3 broken says that the app's rules (the ones the shared
+  // synthesis runs, ct-lambda-pr-3 disabled) find nothing.
   it.each(STAGES)(
     'pass %s but for ct-lambda-pr-3 (its functions are in no VPC)',
     (stage) => {
       const template = templates[stage].toJSON() as CfnTemplate;
 
-      expect(brokenControls(template, appRules())).toEqual([]);
-      expect(brokenControls(template)).toEqual(['ct-lambda-pr-3']);
-      // Two Guard runs over a stage with the admin API's functions: over 30 s on a loaded machine.
+      expect(controlsBroken(template)).toEqual(['ct-lambda-pr-3']);
     },
-    120_000,
+    GUARD_TIMEOUT_MS,
   );
 
   it('pass the account stack', () => {
-    const template = Template.fromStack(petstore.accountStacks.staging).toJSON() as CfnTemplate;
+    const template = petstore.accountStacks.staging.template.toJSON() as CfnTemplate;
 
-    expect(brokenControls(template, new CfnGuardValidator())).toEqual([]);
+    expect(controlsBroken(template)).toEqual([]);
   });
 
   it("fail the synthesis on a violation in a stage's stack or in a stack of the app", () => {
@@ -98,65 +185,31 @@ describe('the Control Tower checks', () => {
   });
 
   describe('each control met fails on a deliberate breach', () => {
-    it('ct-apigateway-pr-1: a stage without execution logging', () => {
-      const template = staging();
-      for (const stage of resourcesOf(template, 'AWS::ApiGateway::Stage')) {
-        delete stage.Properties.MethodSettings;
-      }
-      expect(brokenControls(template, appRules())).toEqual(['ct-apigateway-pr-1']);
+    // GIVEN the staging template with every breach, each on resources of its own, checked in one
+    // Guard run (a run over a stage takes seconds of CPU)
+    const breached: Record<string, string[]> = {};
+    let broken: Map<string, string[]>;
+    beforeAll(() => {
+      const template = structuredClone(templates.staging.toJSON()) as CfnTemplate;
+      for (const [name, breach] of Object.entries(BREACHES)) breached[name] = breach(template);
+      broken = brokenControls(template, appRules());
+    }, GUARD_TIMEOUT_MS);
+
+    // THEN each breached resource breaks its control and no other
+    it.each(Object.keys(BREACHES))('%s', (name) => {
+      const [control] = name.split(':');
+      expect(breached[name]?.length).toBeGreaterThan(0);
+      for (const id of breached[name] ?? []) expect([id, broken.get(id)]).toEqual([id, [control]]);
     });
 
-    it('ct-cloudwatch-pr-2: a log group kept a month', () => {
-      const template = staging();
-      const [logGroup] = resourcesOf(template, 'AWS::Logs::LogGroup');
-      if (logGroup) logGroup.Properties.RetentionInDays = 30;
-      expect(brokenControls(template, appRules())).toEqual(['ct-cloudwatch-pr-2']);
-    });
+    it('breaks no other control, and none on a resource that no breach touched', () => {
+      const named = [...broken.keys()].filter((id) => id !== NO_RESOURCE);
+      const controls = Object.keys(BREACHES).map((name) => name.split(':')[0]);
 
-    it('ct-cloudwatch-pr-3: a log group without a KMS key', () => {
-      const template = staging();
-      const [logGroup] = resourcesOf(template, 'AWS::Logs::LogGroup');
-      delete logGroup?.Properties.KmsKeyId;
-      expect(brokenControls(template, appRules())).toEqual(['ct-cloudwatch-pr-3']);
-    });
-
-    it('ct-dynamodb-pr-2: a table with the AWS owned key', () => {
-      const template = staging();
-      const [table] = resourcesOf(template, 'AWS::DynamoDB::Table');
-      delete table?.Properties.SSESpecification;
-      expect(brokenControls(template, appRules())).toEqual(['ct-dynamodb-pr-2']);
-    });
-
-    it.each([0, 1])('ct-kms-pr-3: key %i without its CreateGrant guard', (index) => {
-      const template = staging();
-      const key = resourcesOf(template, 'AWS::KMS::Key')[index];
-      const policy = key?.Properties.KeyPolicy as { Statement: { Sid?: string }[] };
-      policy.Statement = policy.Statement.filter(
-        (statement) => statement.Sid !== 'DenyGrantsExceptForAwsResources',
+      expect(named.sort()).toEqual(Object.values(breached).flat().sort());
+      expect([...new Set([...broken.values()].flat())].sort()).toEqual(
+        [...new Set(controls)].sort(),
       );
-      expect(brokenControls(template, appRules())).toEqual(['ct-kms-pr-3']);
-    });
-
-    it('ct-lambda-pr-2: a Lambda permission for API Gateway as LambdaIntegration makes it, its SourceArn a Fn::Join', () => {
-      const template = staging();
-      const [functionId] = Object.entries(template.Resources).find(
-        ([, resource]) => resource.Type === 'AWS::Lambda::Function',
-      ) as [string, unknown];
-      template.Resources.Permission = {
-        Type: 'AWS::Lambda::Permission',
-        Properties: {
-          Action: 'lambda:InvokeFunction',
-          FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
-          Principal: 'apigateway.amazonaws.com',
-          SourceArn: {
-            'Fn::Join': [
-              '',
-              ['arn:aws:execute-api:us-east-1:', { Ref: 'AWS::AccountId' }, ':api/v1/GET/pets'],
-            ],
-          },
-        },
-      };
-      expect(brokenControls(template, appRules())).toEqual(['ct-lambda-pr-2']);
     });
   });
 });

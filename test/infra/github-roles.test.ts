@@ -218,8 +218,9 @@ describe('every GitHub role', () => {
   });
 });
 
-// Each test synthesizes a whole app of its own, its Control Tower checks included (cfn-guard).
-describe('GitHub role options', { timeout: 120_000 }, () => {
+// Each test synthesizes a whole app of its own, its Control Tower checks included (cfn-guard):
+// minutes on a busy machine beside other files.
+describe('GitHub role options', { timeout: 300_000 }, () => {
   it("uses an account's existing provider by ARN and creates the other account's", () => {
     // GIVEN an existing provider in production's account only
     const existing = `arn:aws:iam::${ENVIRONMENTS.production.account}:oidc-provider/${GITHUB_OIDC_ISSUER}`;

@@ -90,9 +90,10 @@ function output(template: Template, name: string): unknown {
 
 let built: ReturnType<typeof build>;
 
+// Guard over four stacks, a minute and more while other files run beside this one.
 beforeAll(() => {
   built = build(CONTEXT);
-});
+}, 300_000);
 
 describe('a stage in two regions behind one domain', () => {
   it.each(REGIONS)('serves the same domain in %s with that region’s own certificate', (region) => {

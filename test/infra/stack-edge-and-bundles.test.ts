@@ -30,7 +30,6 @@ import { operation } from '../support/openapi-document.ts';
 import {
   FUNCTION_IDS,
   logicalId,
-  outdir,
   petstore,
   stageOf,
   synthesizeStages,
@@ -152,7 +151,7 @@ describe('the bundles', () => {
     const stack = petstore.stacks.staging;
     const { Properties } = templates.staging.toJSON().Resources[logicalId(stack, id)];
     const assetHash = String(Properties.Code.S3Key).replace(/\.zip$/, '');
-    return join(outdir, `asset.${assetHash}`, 'index.mjs');
+    return join(petstore.directory, `asset.${assetHash}`, 'index.mjs');
   }
 
   /**

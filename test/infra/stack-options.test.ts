@@ -10,14 +10,13 @@ import { join } from 'node:path';
 import { App, Stage } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it, vi } from 'vitest';
-import cdkJson from '../../cdk.json' with { type: 'json' };
 import { createPetstoreApp } from '../../infra/app.ts';
 import { PetstoreStack } from '../../infra/petstore-stack.ts';
 import { contextKey, STAGES, type StageName } from '../../infra/stages.ts';
+import { UNBUNDLED_CONTEXT } from '../support/deployment-app.ts';
 import { banEnvironment, logicalId, OPERATION_IDS, outdir } from '../support/petstore-app.ts';
 
-// Each app these tests build bundles every function with esbuild, the first one in this file
-// with the CDK's modules still cold: seconds each, more on a busy machine.
+// The first app of the file loads the CDK's modules cold: seconds, more on a busy machine.
 vi.setConfig({ testTimeout: 90_000 });
 
 describe('PetstoreStack props', () => {
@@ -34,7 +33,7 @@ describe('PetstoreStack props', () => {
     const banPolicy = { threshold: 5, durationSeconds: 60 };
     const appOutdir = mkdtempSync(join(tmpdir(), 'petstore-cdk-ban-'));
     try {
-      const app = new App({ context: cdkJson.context, outdir: appOutdir });
+      const app = new App({ context: UNBUNDLED_CONTEXT, outdir: appOutdir });
       const stack = new PetstoreStack(app, 'Petstore', { stage: 'staging', banPolicy });
 
       // WHEN it is synthesized
@@ -86,7 +85,7 @@ describe('stage options', () => {
     const appOutdir = mkdtempSync(join(tmpdir(), 'petstore-cdk-options-'));
     try {
       const app = createPetstoreApp({
-        context: { ...cdkJson.context, ...context },
+        context: { ...UNBUNDLED_CONTEXT, ...context },
         outdir: appOutdir,
       });
       return Object.fromEntries(

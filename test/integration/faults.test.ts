@@ -11,12 +11,12 @@ import { PetstoreClient } from '../../client/src/index.ts';
 import { createTables } from '../../infra/local/create-tables.ts';
 import { type DynamoDBLocal, startDynamoDBLocal } from '../../infra/local/dynamodb-local.ts';
 import { type LocalGateway, startGateway } from '../../infra/local/gateway.ts';
-import { freePort } from '../../infra/local/ports.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { createContainer } from '../../shared/dynamodb/dynamodb-container.ts';
 import { COUNTERS_TABLE } from '../../shared/dynamodb/tables.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { issueToken } from '../support/api-client.ts';
+import { stackPort } from '../support/local-stack.ts';
 import { expectConformingResponse, readBody } from '../support/openapi-conformance.ts';
 
 /** The issue's bound: every answer within 12 s of its request, whatever the store does. */
@@ -35,7 +35,7 @@ async function createOwnTables(): Promise<void> {
 }
 
 beforeAll(async () => {
-  port = await freePort();
+  port = await stackPort();
   dynamo = await startDynamoDBLocal({ port });
   // Read by the functions when the gateway first loads them, and by every client made after.
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;

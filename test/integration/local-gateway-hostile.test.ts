@@ -44,22 +44,38 @@ beforeAll(async () => {
 }, START_TIMEOUT_MS);
 afterAll(stopAll, EXIT_TIMEOUT_MS);
 
-/** One raw exchange: what the server answered before closing (or within `waitMs`). */
+/**
+ * One raw exchange: what the server answered, once the whole answer is in (its head and the bytes
+ * its Content-Length says), the server closed, or `waitMs` passed.
+ */
 async function raw(request: string | Buffer, waitMs = 5_000): Promise<RawAnswer> {
   const socket = connect(stack.PORT, '127.0.0.1');
   const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
   socket.on('error', () => {});
   socket.write(request);
   await new Promise<void>((done) => {
     const timer = setTimeout(done, waitMs);
-    socket.on('close', () => {
+    const finish = () => {
       clearTimeout(timer);
       done();
+    };
+    socket.on('close', finish);
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (isWhole(Buffer.concat(chunks))) finish();
     });
   });
   socket.destroy();
   return parseAnswer(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** Whether `received` holds a whole answer: its head, then the body its Content-Length gives. */
+function isWhole(received: Buffer): boolean {
+  const headEnd = received.indexOf('\r\n\r\n');
+  if (headEnd < 0) return false;
+  const head = received.subarray(0, headEnd).toString('latin1');
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1];
+  return length !== undefined && received.length >= headEnd + 4 + Number(length);
 }
 
 interface RawAnswer {

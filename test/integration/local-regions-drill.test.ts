@@ -19,7 +19,7 @@ import { type Failover, startFailover } from '../../infra/local/failover.ts';
 import { newSecretValue } from '../../infra/local/local-secrets.ts';
 import { type RunningRegions, startRegions } from '../../infra/local/multi-region-stack.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
-import { freePortPair } from '../support/local-stack.ts';
+import { stackPort } from '../support/local-stack.ts';
 import { TEST_CONTEXT } from '../support/test-keys.ts';
 
 const NAMES = ['us-east-1', 'eu-west-1'];
@@ -94,8 +94,8 @@ describe('the failover drill', { timeout: 300_000 }, () => {
     directory = await mkdtemp(join(tmpdir(), 'petstore-drill-'));
     stack = await startRegions({
       names: NAMES,
-      port: await freePortPair(),
-      dynamoPort: await freePortPair(),
+      port: await stackPort(1),
+      dynamoPort: await stackPort(1),
       directory,
       inMemory: false,
       credentials: generateCredentials(),

@@ -14,9 +14,9 @@ import {
   dynamoDbLocalPids,
   EXIT_TIMEOUT_MS,
   exitCodeWithin,
-  freePortPair,
   freshStack,
   START_TIMEOUT_MS,
+  stackPort,
   startLocalStack,
   stopAll,
   waitFor,
@@ -68,8 +68,8 @@ describe('npm start -- --regions', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOU
   it('runs a gateway and a DynamoDB Local per region, replicates between them and serves the figures on both', async () => {
     const stack = {
       ...(await freshStack()),
-      PORT: await freePortPair(),
-      DYNAMODB_PORT: await freePortPair(),
+      PORT: await stackPort(1),
+      DYNAMODB_PORT: await stackPort(1),
     };
     secondPorts.push(stack.DYNAMODB_PORT + 1);
     const started = startLocalStack({

@@ -9,11 +9,11 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../infra/local/create-tables.ts';
 import { type DynamoDBLocal, startDynamoDBLocal } from '../../infra/local/dynamodb-local.ts';
-import { freePort } from '../../infra/local/ports.ts';
 import { type Replication, startReplication } from '../../infra/local/replication.ts';
 import { generateCredentials } from '../../infra/local/stack-files.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { PETS_TABLE } from '../../shared/dynamodb/tables.ts';
+import { stackPort } from '../support/local-stack.ts';
 
 const credentials = generateCredentials();
 const names = ['us-east-1', 'eu-west-1'] as const;
@@ -34,7 +34,7 @@ let replication: Replication | undefined;
 beforeAll(async () => {
   regions = await Promise.all(
     names.map(async (name) => {
-      const dynamo = await startDynamoDBLocal({ port: await freePort(), credentials });
+      const dynamo = await startDynamoDBLocal({ port: await stackPort(), credentials });
       const client = createDocumentClient({ endpoint: dynamo.endpoint, local: credentials });
       tables = Object.values(await createTables(client));
       return { name, dynamo, client };

@@ -34,6 +34,12 @@ export function environmentContext(
   );
 }
 
+/** cdk.json's context with the functions unbundled, for tests that read templates, not code. */
+export const UNBUNDLED_CONTEXT: Readonly<Record<string, unknown>> = {
+  ...cdkJson.context,
+  [BUNDLING_STACKS]: [],
+};
+
 /** The context key naming {@link REPOSITORY}. */
 export const GITHUB_CONTEXT = { [APP_CONTEXT.github]: REPOSITORY };
 
@@ -52,7 +58,7 @@ export function deploymentApp(context: Record<string, string>): PetstoreApp {
   const outdir = mkdtempSync(join(tmpdir(), 'petstore-cdk-deploy-'));
   outdirs.push(outdir);
   return createPetstoreApp({
-    context: { ...cdkJson.context, [BUNDLING_STACKS]: [], ...context },
+    context: { ...UNBUNDLED_CONTEXT, ...context },
     outdir,
   });
 }

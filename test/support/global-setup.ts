@@ -2,8 +2,12 @@
  * vitest global setup of the `dynamodb` project: one DynamoDB Local (in memory) for the whole run,
  * on a free port, with credentials of its own as a local stack has. Its endpoint and credentials
  * are provided as `dynamoEndpoint` and `dynamoCredentials`; test/support/tables-per-file.ts
- * creates each test file's tables on it.
+ * creates each test file's tables on it. Also the run's directory of synthesized CDK apps,
+ * `cdkAssemblies` (test/support/synthesized-app.ts), removed after the run.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDynamoDBLocal } from '../../infra/local/dynamodb-local.ts';
 import { PortInUseError } from '../../infra/local/local-stack-errors.ts';
@@ -17,6 +21,8 @@ declare module 'vitest' {
     dynamoEndpoint: string;
     /** The credentials that see the run's tables (DynamoDB Local keeps a database per key id). */
     dynamoCredentials: LocalCredentials;
+    /** The run's synthesized apps, a folder per configuration. */
+    cdkAssemblies: string;
   }
 }
 
@@ -24,15 +30,23 @@ declare module 'vitest' {
 const PORT_ATTEMPTS = 3;
 
 export default async function setup({ provide }: TestProject): Promise<() => Promise<void>> {
+  const assemblies = await mkdtemp(join(tmpdir(), 'petstore-assemblies-'));
+  provide('cdkAssemblies', assemblies);
   for (let attempt = 1; ; attempt++) {
     try {
       const credentials = generateCredentials();
       const dynamo = await startDynamoDBLocal({ port: await freePort(), credentials });
       provide('dynamoEndpoint', dynamo.endpoint);
       provide('dynamoCredentials', credentials);
-      return () => dynamo.stop();
+      return async () => {
+        await dynamo.stop();
+        await rm(assemblies, { recursive: true, force: true });
+      };
     } catch (error) {
-      if (!(error instanceof PortInUseError) || attempt === PORT_ATTEMPTS) throw error;
+      if (!(error instanceof PortInUseError) || attempt === PORT_ATTEMPTS) {
+        await rm(assemblies, { recursive: true, force: true });
+        throw error;
+      }
     }
   }
 }

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { assertPortFree, freePort } from '../../infra/local/ports.ts';
+import { assertPortFree } from '../../infra/local/ports.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 
 const TSX = resolve(REPOSITORY_ROOT, 'node_modules/.bin/tsx');
@@ -45,31 +45,57 @@ export interface StackOptions {
 const running: Started[] = [];
 const directories: string[] = [];
 
-/** Free ports and a fresh stack directory, removed by {@link stopAll}. */
+/** The first port of the bands {@link stackPort} draws from, and the size of each worker's band. */
+const FIRST_PORT = 20_000;
+const BAND_SIZE = 400;
+/** Bands below the kernel's ephemeral range (32768 and up on Linux). */
+const BANDS = 30;
+
+/** Where this worker's next draw starts in its band: elsewhere in each run, each worker. */
+let drawn = Math.floor(Math.random() * BAND_SIZE);
+
+/**
+ * A port free now for a process a test starts (a gateway, DynamoDB Local), and `following` more
+ * free after it (1 for a stack of two regions, whose second region listens on the next port).
+ * Drawn from this vitest worker's own band, below the kernel's ephemeral range: outgoing
+ * connections and `listen(0)` draw from that range, and one of a file running in parallel could
+ * take a kernel's pick between the pick and the child's bind, seconds later on a busy machine.
+ *
+ * @throws Error when no such port is free in the worker's band.
+ */
+export async function stackPort(following = 0): Promise<number> {
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
+  const band = FIRST_PORT + ((worker - 1) % BANDS) * BAND_SIZE;
+  for (let tries = 0; tries < BAND_SIZE; tries++) {
+    const port = band + (drawn % (BAND_SIZE - following));
+    drawn += 1;
+    const ports = Array.from({ length: following + 1 }, (_, n) => port + n);
+    if ((await Promise.all(ports.map(isFree))).every(Boolean)) {
+      drawn += following;
+      return port;
+    }
+  }
+  throw new Error(`No ${following + 1} free ports in a row from ${band} to ${band + BAND_SIZE}`);
+}
+
+/** Whether nothing listens on `port`, on any interface. */
+async function isFree(port: number): Promise<boolean> {
+  try {
+    await assertPortFree(port, '0.0.0.0', 'a test', 'PORT');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Free ports ({@link stackPort}) and a fresh stack directory, removed by {@link stopAll}. */
 export async function freshStack(): Promise<StackOptions> {
   const dir = await mkdtemp(join(tmpdir(), 'petstore-stack-'));
   directories.push(dir);
-  const PORT = await freePort();
-  let DYNAMODB_PORT = await freePort();
-  // The kernel may hand out the port it just freed again.
-  while (DYNAMODB_PORT === PORT) DYNAMODB_PORT = await freePort();
-  let ADMIN_PORT = await freePort();
-  while (ADMIN_PORT === PORT || ADMIN_PORT === DYNAMODB_PORT) ADMIN_PORT = await freePort();
+  const PORT = await stackPort();
+  const DYNAMODB_PORT = await stackPort();
+  const ADMIN_PORT = await stackPort();
   return { PORT, DYNAMODB_PORT, ADMIN_PORT, dir };
-}
-
-/**
- * A free port whose next port is free too, for a stack of two regions (the second region listens
- * on the next port): a kernel's pick alone is often followed by a port a client connection holds.
- */
-export async function freePortPair(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    try {
-      await assertPortFree(port + 1, '0.0.0.0', 'the next region', 'PORT');
-      return port;
-    } catch {}
-  }
 }
 
 /**

@@ -1,26 +1,30 @@
 /**
- * The Petstore CDK app as the infra tests read it: the app of cdk.json's feature flags,
- * synthesized once per test file (building it bundles every function with the local esbuild, which
- * takes seconds), each stage's template, and the logical ids and environment the tests expect.
+ * The Petstore CDK app as the infra tests read it: the app of cdk.json's context, synthesized
+ * whole once per test run and shared by every file (test/support/synthesized-app.ts), each
+ * stage's template, and the logical ids and environment the tests expect.
  *
- * Importing this module makes a temporary assets directory ({@link outdir}) for the test file and
- * registers an `afterAll` that removes it.
+ * Importing this module makes a temporary directory ({@link outdir}) for the test file's own
+ * apps and files, and registers an `afterAll` that removes it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CfnElement, type Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import type { IConstruct } from 'constructs';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll } from 'vitest';
-import cdkJson from '../../cdk.json' with { type: 'json' };
 import { ADMIN_ROUTES } from '../../infra/admin-routes.ts';
-import { createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
 import { AUTHORIZER, ROUTES } from '../../infra/routes.ts';
 import { STAGES, type StageName } from '../../infra/stages.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 import type { SecretDefinition } from '../../shared/secret-definitions.ts';
+import {
+  logicalId,
+  SYNTHESIS_TIMEOUT_MS,
+  type SynthesizedApp,
+  synthesizedApp,
+} from './synthesized-app.ts';
+
+export { logicalId };
 
 /** Construct ids of the operation functions, one per route. */
 export const OPERATION_IDS = ROUTES.map((route) => route.constructId);
@@ -47,53 +51,27 @@ export function banEnvironment(policy: BanPolicy): Record<string, string> {
   };
 }
 
-/** The test file's assets directory (the bundles land in `asset.<hash>/`), removed after the file. */
+/** The test file's own scratch directory, removed after the file. */
 export const outdir = mkdtempSync(join(tmpdir(), 'petstore-cdk-'));
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 /** The app of cdk.json's context; set by the `beforeAll` of {@link synthesizeStages}. */
-export let petstore: PetstoreApp;
+export let petstore: SynthesizedApp;
 
 /** Each stage's synthesized template; filled by the `beforeAll` of {@link synthesizeStages}. */
 export const templates = {} as Record<StageName, Template>;
 
 /**
- * Registers, in the calling test file, a `beforeAll` that builds the app with cdk.json's feature
- * flags into {@link outdir} ({@link petstore}) and synthesizes each stage once for the whole file
- * ({@link templates}).
- *
- * @param options.wholeApp Also synthesize the whole app (both stages and the account stack) in
- *   the hook, which the first `Annotations.fromStack` or `Template.fromStack(petstore.accountStacks.staging)`
- *   would otherwise do inside its test (its first time costs seconds).
- * @default options.wholeApp - false
+ * Registers, in the calling test file, a `beforeAll` that reads the app of cdk.json's context
+ * ({@link petstore}, {@link templates}), synthesized whole once per run with its checks on: a
+ * cdk-nag finding or a broken control anywhere in the app fails the hook.
  */
-export function synthesizeStages({ wholeApp = false }: { wholeApp?: boolean } = {}): void {
-  beforeAll(() => {
-    // GIVEN the app with cdk.json's feature flags; building it bundles every function (seconds)
-    petstore = createPetstoreApp({ context: cdkJson.context, outdir });
-    // WHEN each stage is synthesized, once for the whole file
-    for (const stage of STAGES) templates[stage] = Template.fromStack(petstore.stacks[stage]);
-    if (wholeApp) petstore.app.synth();
-  });
-}
-
-/**
- * The CloudFormation logical id of the construct at `path` under the stack (e.g. `Api/Authorizer`),
- * following default children down to the CloudFormation resource.
- *
- * @throws Error naming `path` when no construct on the way down is a CloudFormation resource
- *   (and the construct tree's own error when a segment of `path` names no child).
- */
-export function logicalId(stack: Stack, path: string): string {
-  let construct: IConstruct = stack.node.findChild(path.split('/')[0] ?? path);
-  for (const id of path.split('/').slice(1)) construct = construct.node.findChild(id);
-  while (!CfnElement.isCfnElement(construct)) {
-    const child = construct.node.defaultChild;
-    if (!child) throw new Error(`${path} has no CloudFormation resource`);
-    construct = child;
-  }
-  return stack.getLogicalId(construct);
+export function synthesizeStages(): void {
+  beforeAll(async () => {
+    petstore = await synthesizedApp();
+    for (const stage of STAGES) templates[stage] = petstore.stacks[stage].template;
+  }, SYNTHESIS_TIMEOUT_MS);
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * The context of the region tests' apps (issue 41): cdk.json's, both stages in one account with
- * us-east-1 as their home region; and a template's resources of a type, with their logical ids.
+ * us-east-1 as their home region, the functions unbundled (these tests read templates, not code:
+ * the bundles are those of cdk.json's app, test/infra/stack-edge-and-bundles.test.ts); and a
+ * template's resources of a type, with their logical ids.
  */
 import type { Template } from 'aws-cdk-lib/assertions';
-import cdkJson from '../../cdk.json' with { type: 'json' };
+import { UNBUNDLED_CONTEXT } from './deployment-app.ts';
 
 export const ACCOUNT = '111111111111';
 export const HOME = 'us-east-1';
@@ -12,7 +14,7 @@ export const OTHER = 'us-west-2';
 /** The context of the app under test: cdk.json's, and each stage's account and region(s). */
 export function context(extra: Record<string, string> = {}): Record<string, unknown> {
   return {
-    ...cdkJson.context,
+    ...UNBUNDLED_CONTEXT,
     'petstore:production:account': ACCOUNT,
     'petstore:staging:account': ACCOUNT,
     'petstore:staging:region': HOME,

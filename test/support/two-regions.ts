@@ -18,7 +18,7 @@ import type { NewKeyInput } from '../../shared/keys/key-records.ts';
 import type { KeyService } from '../../shared/keys/key-service.ts';
 import type { Pet } from '../../shared/pets/schemas.ts';
 import { readSettings } from '../../shared/settings.ts';
-import { freePortPair } from './local-stack.ts';
+import { stackPort } from './local-stack.ts';
 import { TEST_CONTEXT } from './test-keys.ts';
 
 /** The regions of every rehearsal, the home region first. */
@@ -109,10 +109,8 @@ export async function startTwoRegions(
 ): Promise<TwoRegions> {
   const directory = await mkdtemp(join(tmpdir(), 'petstore-regions-'));
   const credentials = generateCredentials();
-  const port = await freePortPair();
-  let dynamoPort = await freePortPair();
-  // The kernel may hand out the pair it just freed again.
-  while (Math.abs(dynamoPort - port) < 2) dynamoPort = await freePortPair();
+  const port = await stackPort(1);
+  const dynamoPort = await stackPort(1);
   const stack = await startRegions({
     names: REGION_NAMES,
     port,

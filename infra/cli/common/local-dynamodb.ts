@@ -1,5 +1,5 @@
 /**
- * How the keys and restore commands reach their tables from the process's settings: the local
+ * How the restore command reaches its tables from the process's settings: the local
  * stack's DynamoDB Local on `DYNAMODB_PORT` (or the DynamoDB of `DYNAMODB_ENDPOINT`) with
  * `.petstore/dynamodb.env`, or AWS for a stage.
  */
