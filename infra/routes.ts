@@ -20,7 +20,8 @@
  *   infra/constructs/service-function.ts, enforced locally by infra/local/iam.ts
  * - secrets: an operation's `secrets` → shared/secret-definitions.ts; read by shared/secrets.ts
  * - settings (every environment variable): shared/settings.ts
- * - deprecation: an operation's `deprecation` → shared/http/deprecation.ts
+ * - deprecation: an operation's `deprecation` → shared/http/deprecation.ts (its headers), put on
+ *   every answer by getPet's handler (`deprecated`, functions/handlers/get-pet.ts)
  * - paging and the cursor: shared/pets/cursor.ts, shared/http/page-link.ts,
  *   shared/dynamodb/status-index.ts, shared/pets/page-cache.ts
  * - the stage and paths (`v1`, `/pets`): shared/paths.ts

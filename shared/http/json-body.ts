@@ -25,21 +25,19 @@ const SKIP_MEDIA_TYPE_CHECK = { disableContentTypeCheck: true } as Parameters<
  * 400 `invalid_json` for no body, bad UTF-8 or JSON; 413 over `maxBytes`; then parsed.
  * @param maxBytes @default MAX_BODY_BYTES
  */
-export function jsonBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware[] {
+export function jsonBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware {
   const parser = httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK);
-  return [
-    {
-      before: async function jsonBodyBefore(request) {
-        decodeJsonBody(request.event, maxBytes);
-        try {
-          await parser.before?.(request);
-        } catch (error) {
-          // middy's only failure past the skipped media-type check: malformed JSON (its 415).
-          throw new ApiError('invalid_json', 'body: is empty or not valid JSON', { cause: error });
-        }
-      },
+  return {
+    before: async function jsonBodyBefore(request) {
+      decodeJsonBody(request.event, maxBytes);
+      try {
+        await parser.before?.(request);
+      } catch (error) {
+        // middy's only failure past the skipped media-type check: malformed JSON (its 415).
+        throw new ApiError('invalid_json', 'body: is empty or not valid JSON', { cause: error });
+      }
     },
-  ];
+  };
 }
 
 /** Guards `event`'s body and decodes it to text in place. */

@@ -57,7 +57,7 @@ export function portalHandler(
     (event, context) => fn(event, context.portalAccount as PortalAccount, context),
     httpMiddlewares<AccountContext>({
       ...options,
-      answers: [cors({ origins: [door.origin] }) as HttpMiddleware<AccountContext>],
+      headers: cors({ origins: [door.origin] }) as HttpMiddleware,
       admission: idToken(door.verifier),
     }),
   );

@@ -24,12 +24,10 @@ export function parseOrThrow<const TSchema extends v.GenericSchema>(
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (result.success) return result.output;
   const [issue] = result.issues;
-  const path = issue ? v.getDotPath(issue) : null;
-  throw new ApiError(code, `${path ?? what}: ${describe(issue)}`);
+  throw new ApiError(code, `${v.getDotPath(issue) ?? what}: ${describe(issue)}`);
 }
 
-function describe(issue: v.BaseIssue<unknown> | undefined): string {
-  if (!issue) return 'is invalid';
+function describe(issue: v.BaseIssue<unknown>): string {
   if (issue.expected === 'never') return 'is not allowed';
   if (issue.received === 'undefined') return 'is required';
   return issue.message;
