@@ -7,7 +7,6 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PetstoreApp } from '../../infra/app.ts';
 import { GITHUB_OIDC_AUDIENCE, GITHUB_OIDC_ISSUER } from '../../infra/constructs/github-roles.ts';
 import { CLOUDFRONT_WEB_ACL_REGION } from '../../infra/constructs/portal-edge-stack.ts';
 import {
@@ -26,8 +25,10 @@ import {
   environmentContext,
   GITHUB_CONTEXT,
   REPOSITORY,
+  TWO_ACCOUNTS_CONTEXT,
 } from '../support/deployment-app.ts';
 import { bootstrapRoles, roleNamed } from '../support/github-roles-template.ts';
+import { SYNTHESIS_TIMEOUT_MS, synthesizedApp } from '../support/synthesized-app.ts';
 import { admits } from '../support/trust-policy.ts';
 
 /** Sample claims of a GitHub Actions token: `sub` as given, the STS audience unless overridden. */
@@ -42,14 +43,14 @@ function providerRef(template: Template) {
   return { Ref: ids[0] };
 }
 
-let split: PetstoreApp;
 const templates = {} as Record<StageName, Template>;
 
-beforeAll(() => {
-  // GIVEN the repository, and each stage in its own account and region
-  split = deploymentApp({ ...GITHUB_CONTEXT, ...environmentContext() });
-  for (const stage of STAGES) templates[stage] = Template.fromStack(split.accountStacks[stage]);
-});
+beforeAll(async () => {
+  // GIVEN the repository, and each stage in its own account and region: the app of two accounts
+  // that deploy-targets and portal-settings read too, synthesized once per run
+  const split = await synthesizedApp(TWO_ACCOUNTS_CONTEXT);
+  for (const stage of STAGES) templates[stage] = split.accountStacks[stage].template;
+}, SYNTHESIS_TIMEOUT_MS);
 
 describe.each(STAGES)("the %s role, in its own account's stack", (stage) => {
   const other = STAGES.find((each) => each !== stage) as StageName;

@@ -56,7 +56,7 @@ const production = (option: Parameters<typeof contextKey>[1]) => contextKey('pro
  * eu-west-1), the GitHub repository, production's custom domain in its hosted zone and every
  * portal setting (TOTP required, invitation only, mail through SES, a key limit of 3, an
  * Enterprise contact, the portal's own name). `synthesizedApp` builds it once per run for the
- * files that check such an app (deploy-targets, portal-settings).
+ * files that check such an app (deploy-targets, portal-settings, github-roles).
  */
 export const TWO_ACCOUNTS_CONTEXT: Readonly<Record<string, unknown>> = {
   ...UNBUNDLED_CONTEXT,
