@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { STACK_OUTPUTS, STAGES, usagePlanOutputName } from '../../infra/stages.ts';
 import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { PLAN_IDS } from '../../shared/plans.ts';
-import { logicalId, stageOf, synthesizeStages } from '../support/petstore-app.ts';
+import { logicalId, PORTAL_OUTPUTS, stageOf, synthesizeStages } from '../support/petstore-app.ts';
 
 synthesizeStages();
 
@@ -19,12 +19,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       const outputs = template().findOutputs('*');
       expect(Object.keys(outputs).sort()).toEqual(
         [
-          STACK_OUTPUTS.portalUrl,
-          STACK_OUTPUTS.portalApiBaseUrl,
-          STACK_OUTPUTS.userPoolId,
-          STACK_OUTPUTS.userPoolClientId,
-          STACK_OUTPUTS.portalBucketName,
-          STACK_OUTPUTS.portalDistributionId,
+          ...PORTAL_OUTPUTS,
           STACK_OUTPUTS.apiBaseUrl,
           STACK_OUTPUTS.regionalApiBaseUrl,
           STACK_OUTPUTS.regions,
