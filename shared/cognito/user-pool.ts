@@ -4,7 +4,7 @@ import {
   CognitoIdentityProviderClient,
   UserNotFoundException,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { boundedClientConfig } from '../dynamodb/clients.ts';
+import { boundedClientConfig } from '../eventbridge/eventbridge-publisher.ts';
 import type { AccountDirectory } from '../portal/portal-ports.ts';
 import { requiredSetting, type Settings } from '../settings.ts';
 import { unlessUnavailable } from '../store-errors.ts';

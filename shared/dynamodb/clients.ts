@@ -17,37 +17,6 @@ export const DYNAMODB_CALL_BOUNDS = {
 /** The region every client of DynamoDB Local signs for, whatever `AWS_REGION` says (docs/local-stack.md). */
 export const LOCAL_REGION = 'us-east-1';
 
-/** An AWS SDK client's settings of {@link DYNAMODB_CALL_BOUNDS}. */
-const BOUNDED_CALLS = {
-  maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,
-  requestHandler: {
-    connectionTimeout: DYNAMODB_CALL_BOUNDS.connectionTimeoutMs,
-    requestTimeout: DYNAMODB_CALL_BOUNDS.requestTimeoutMs,
-    // Without it the SDK only logs a warning and keeps waiting.
-    throwOnRequestTimeout: true,
-  },
-};
-
-/**
- * Settings of another AWS client of a function (Cognito's, EventBridge's), its calls bounded as
- * DynamoDB's: of the local stand-in at `endpoint` (signed with the settings' credentials), else
- * of AWS in the function's region.
- * @throws Error naming the variable when an endpoint comes without credentials.
- */
-export function boundedClientConfig(settings: FunctionSettings, endpoint: string | undefined) {
-  return {
-    ...BOUNDED_CALLS,
-    ...(endpoint && {
-      endpoint,
-      region: settings.AWS_REGION ?? LOCAL_REGION,
-      credentials: {
-        accessKeyId: requiredSetting(settings, 'AWS_ACCESS_KEY_ID'),
-        secretAccessKey: requiredSetting(settings, 'AWS_SECRET_ACCESS_KEY'),
-      },
-    }),
-  };
-}
-
 /** Credentials and region of DynamoDB Local. */
 export interface LocalCredentials {
   readonly accessKeyId: string;
@@ -74,7 +43,13 @@ export function createDocumentClient(options: DocumentClientOptions = {}): Dynam
   const { local, settings = readFunctionSettings() } = options;
   const url = options.endpoint ?? settings.DYNAMODB_ENDPOINT;
   const config: DynamoDBClientConfig = {
-    ...BOUNDED_CALLS,
+    maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,
+    requestHandler: {
+      connectionTimeout: DYNAMODB_CALL_BOUNDS.connectionTimeoutMs,
+      requestTimeout: DYNAMODB_CALL_BOUNDS.requestTimeoutMs,
+      // Without it the SDK only logs a warning and keeps waiting.
+      throwOnRequestTimeout: true,
+    },
     ...(options.region && { region: options.region }),
     ...(url && {
       endpoint: url,

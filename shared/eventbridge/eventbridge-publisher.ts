@@ -4,10 +4,10 @@ import {
   PutEventsCommand,
   type PutEventsRequestEntry,
 } from '@aws-sdk/client-eventbridge';
-import { boundedClientConfig } from '../dynamodb/clients.ts';
+import { DYNAMODB_CALL_BOUNDS, LOCAL_REGION } from '../dynamodb/clients.ts';
 import { EventsUnavailableError } from '../events/event-errors.ts';
 import type { EventPublisher, ServiceEvent } from '../events/event-publisher.ts';
-import type { Settings } from '../settings.ts';
+import { requiredSetting, type Settings } from '../settings.ts';
 import { StoreUnavailableError, storeErrorOf } from '../store-errors.ts';
 
 /** Entries of one PutEvents call: EventBridge's limit. */
@@ -15,6 +15,32 @@ const ENTRIES_PER_CALL = 10;
 
 /** Calls for the entries EventBridge failed (`FailedEntryCount`), the first included. */
 const ENTRY_ATTEMPTS = 3;
+
+/**
+ * Settings of another AWS client of a function (Cognito's, EventBridge's), its calls bounded as
+ * DynamoDB's: of the local stand-in at `endpoint` (signed with the settings' credentials), else
+ * of AWS in the function's region.
+ * @throws Error naming the variable when an endpoint comes without credentials.
+ */
+export function boundedClientConfig(settings: Settings, endpoint: string | undefined) {
+  return {
+    maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,
+    requestHandler: {
+      connectionTimeout: DYNAMODB_CALL_BOUNDS.connectionTimeoutMs,
+      requestTimeout: DYNAMODB_CALL_BOUNDS.requestTimeoutMs,
+      // Without it the SDK only logs a warning and keeps waiting.
+      throwOnRequestTimeout: true,
+    },
+    ...(endpoint && {
+      endpoint,
+      region: settings.AWS_REGION ?? LOCAL_REGION,
+      credentials: {
+        accessKeyId: requiredSetting(settings, 'AWS_ACCESS_KEY_ID'),
+        secretAccessKey: requiredSetting(settings, 'AWS_SECRET_ACCESS_KEY'),
+      },
+    }),
+  };
+}
 
 /**
  * A client of `EVENTBRIDGE_ENDPOINT` with the settings' credentials (the local stack's bus), else

@@ -44,10 +44,8 @@ export const PORTAL_ERROR_CATALOGUE = {
   key_limit_reached: { status: 409 },
 } as const satisfies Record<string, { status: number }>;
 
-export type AnyErrorCode =
-  | ErrorCode
-  | keyof typeof ADMIN_ERROR_CATALOGUE
-  | keyof typeof PORTAL_ERROR_CATALOGUE;
+type ServiceErrorCatalogues = typeof ADMIN_ERROR_CATALOGUE & typeof PORTAL_ERROR_CATALOGUE;
+export type AnyErrorCode = ErrorCode | keyof ServiceErrorCatalogues;
 
 const STATUS_OF: Readonly<Record<AnyErrorCode, { readonly status: number }>> = {
   ...ERROR_CATALOGUE,
