@@ -40,6 +40,9 @@ export default defineConfig({
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
       AWS_REGION: 'us-east-1',
+      // Every DynamoDB Local of the run (its own, a file's, each npm start's) lives for seconds
+      // or minutes: C2's compiling cost more CPU than its code saved (docs/measurements.md).
+      JAVA_TOOL_OPTIONS: '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC',
     },
     testTimeout: 30_000,
     hookTimeout: 120_000,
