@@ -11,18 +11,22 @@ export interface MeterTotals {
   units: number;
   /** Calls per table, for the calls that name one table (`TableName`). */
   tables: Record<string, number>;
+  /** Calls per command, e.g. `BatchGetItemCommand`. */
+  commands: Record<string, number>;
 }
 
 /** Totals of nothing yet. */
-const noCalls = (): MeterTotals => ({ calls: 0, units: 0, tables: {} });
+const noCalls = (): MeterTotals => ({ calls: 0, units: 0, tables: {}, commands: {} });
 
 type ConsumedCapacity = { CapacityUnits?: number };
 
 /** Counts every call `client` sends and the capacity units DynamoDB reports for it. */
 export function meter(client: DynamoDBDocumentClient, totals: MeterTotals = noCalls()) {
   client.middlewareStack.add(
-    (next) => async (args) => {
+    (next, context) => async (args) => {
       totals.calls += 1;
+      const command = context.commandName ?? '';
+      totals.commands[command] = (totals.commands[command] ?? 0) + 1;
       const table = (args.input as { TableName?: string }).TableName;
       if (table) totals.tables[table] = (totals.tables[table] ?? 0) + 1;
       (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';

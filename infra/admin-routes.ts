@@ -29,7 +29,7 @@ import {
 import type { ApiGatewayAccess, FunctionDefinition, TableAccess } from './routes.ts';
 
 /** A change's audit entry, put if absent in the change's own transaction: never an update. */
-const AUDIT_WRITE: TableAccess = { table: AUDIT_TABLE, actions: ['dynamodb:PutItem'] };
+export const AUDIT_WRITE: TableAccess = { table: AUDIT_TABLE, actions: ['dynamodb:PutItem'] };
 
 /** Reading one key (`tokensOf`): its head and token rows, strongly consistently. */
 const KEY_READ: TableAccess = { table: KEYS_TABLE, actions: ['dynamodb:GetItem'] };
@@ -41,7 +41,7 @@ const COUNTERS_READ: TableAccess = {
 };
 
 /** A change to every row of a key, guarded by its head (one transaction with its audit entry). */
-function keyUpdate(table: TableDefinition = KEYS_TABLE): TableAccess {
+export function keyUpdate(table: TableDefinition = KEYS_TABLE): TableAccess {
   return {
     table,
     actions: ['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],

@@ -32,7 +32,13 @@ import { type StageTableSettings, tableSettings } from './table-settings.ts';
 /** What an operator sets for one stack of a stage (unset: the stage's `STAGE_SETTINGS`). */
 export type StageOptions = Pick<
   PetstoreStackProps,
-  'alarmEmail' | 'webAcl' | 'ipRateLimit' | 'domain' | 'adminRoleArns' | 'auditRetentionDays'
+  | 'alarmEmail'
+  | 'webAcl'
+  | 'ipRateLimit'
+  | 'domain'
+  | 'adminRoleArns'
+  | 'auditRetentionDays'
+  | 'secretScanningKeysUrl'
 >;
 
 /** One stage's configuration. */
@@ -198,14 +204,15 @@ function stageConfig(scope: Construct, stage: StageName): StageConfig {
  * `petstore:<stage>:alarmEmail`, `petstore:<stage>:webAcl` (`true` or `false`),
  * `petstore:<stage>:ipRateLimit` (requests per IP per 5 minutes), the custom domain
  * (`domainOptions`), `petstore:<stage>:adminRoleArns` (role ARNs separated by commas, checked by
- * `AdminApi`) and `petstore:<stage>:auditRetentionDays`. Unset ones keep the stage's defaults
- * (`STAGE_SETTINGS`).
+ * `AdminApi`), `petstore:<stage>:auditRetentionDays` and `petstore:<stage>:secretScanningKeysUrl`
+ * (an https URL). Unset ones keep the stage's defaults (`STAGE_SETTINGS`, GitHub's list).
  *
  * @param environment The account and region of the stack, which its certificate must share.
  * @param homeRegion The stage's home region (by default `environment`'s): the custom domain's
  *   certificate key there is `:certificateArn`, elsewhere `:certificateArn:<region>`.
  * @throws Error when webAcl is neither true nor false, ipRateLimit is not a number,
- *   auditRetentionDays not a whole number, or a domain setting is refused.
+ *   auditRetentionDays not a whole number, secretScanningKeysUrl not an https URL, or a domain
+ *   setting is refused.
  */
 export function stageOptions(
   scope: Construct,
@@ -226,7 +233,14 @@ export function stageOptions(
     /^[0-9]+$/,
     'a whole number of days',
   );
+  const secretScanningKeysUrl = matching(
+    scope,
+    contextKey(stage, 'secretScanningKeysUrl'),
+    /^https:\/\/\S+$/,
+    'an https URL',
+  );
   return {
+    secretScanningKeysUrl,
     adminRoleArns: adminRoleArns?.split(',').map((arn) => arn.trim()),
     auditRetentionDays: auditRetentionDays === undefined ? undefined : Number(auditRetentionDays),
     alarmEmail,

@@ -8,7 +8,6 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import * as v from 'valibot';
 import {
   AUDIT_TABLE,
   COUNTERS_TABLE,
@@ -25,11 +24,12 @@ import type { ApiDomainOptions } from './constructs/api-domain.ts';
 import { AuditEvents } from './constructs/audit-events.ts';
 import { validRetention } from './constructs/audit-table.ts';
 import { Monitoring } from './constructs/monitoring.ts';
-import { OperationFunction } from './constructs/operation-function.ts';
+import { OperationFunction, validBanPolicy } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
 import { stageKeyArnReference } from './constructs/region-key-stack.ts';
+import { addSecretScanning } from './constructs/secret-scanning-endpoint.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
-import { StageKey, type StageLogs } from './constructs/stage-key.ts';
+import { StageKey, type StageLogs, stageKeyAlias } from './constructs/stage-key.ts';
 import { createStageSecrets } from './constructs/stage-secrets.ts';
 import { createStageTables } from './constructs/stage-tables.ts';
 import { AUTHORIZER, ROUTES } from './routes.ts';
@@ -120,6 +120,9 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
 
   /** The tables' names and conversion step (`tableSettings`). @default - none */
   readonly tableSettings?: StageTableSettings;
+
+  /** GitHub's secret scanning keys, for the leaked-key endpoint. @default - GitHub's list */
+  readonly secretScanningKeysUrl?: string;
 }
 
 /**
@@ -132,7 +135,8 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
  * ({@link createStageSecrets}, replicated into the other regions); the authorizer's
  * {@link ServiceFunction}; one {@link OperationFunction} per route (served through its `live`
  * alias, shifted by CodeDeploy, rolled back on its own alarms), each running the per-key rate
- * limiter on the counters table (the primary limit); the {@link PetstoreApi}; the
+ * limiter on the counters table (the primary limit); the {@link PetstoreApi}, with the leaked-key
+ * endpoint (`addSecretScanning`: revoking through the home region's tables); the
  * {@link Monitoring} (alarm topic, every alarm notifying it, dashboard). The home region's stack
  * alone adds the admin API and the audit pipe. Every function gets the stage in `PETSTORE_STAGE`
  * and the stage's regions, home first, in `PETSTORE_REGIONS` (Lambda sets its own `AWS_REGION`).
@@ -273,6 +277,16 @@ export class PetstoreStack extends Stack {
       this.api.addOperation(route, fn.alias);
       return fn;
     });
+    const secretScanning = addSecretScanning(this, {
+      ...common,
+      environment,
+      api: this.api,
+      serviceMetric,
+      keysUrl: props.secretScanningKeysUrl,
+      ...(!home && {
+        homeRegion: { region: `${regions[0]}`, keyAlias: stageKeyAlias(props.stage) },
+      }),
+    });
     const admin = home
       ? addAdmin(this, {
           publicApi: this.api,
@@ -286,7 +300,7 @@ export class PetstoreStack extends Stack {
     this.adminApi = admin?.api;
     const monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api,
-      functions: [...operationFunctions, authorizer, ...(admin?.functions ?? [])],
+      functions: [...operationFunctions, authorizer, secretScanning, ...(admin?.functions ?? [])],
       tables: this.tables,
       serviceMetric,
       alarmEmail: props.alarmEmail,
@@ -325,25 +339,4 @@ export class PetstoreStack extends Stack {
     if (!table) throw new Error(`Table ${definition.constructId} is not one of TABLES`);
     return table;
   }
-}
-
-/** A ban policy's figures: whole numbers >= 1. */
-const BanPolicySchema = v.object({
-  threshold: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  durationSeconds: v.pipe(v.number(), v.integer(), v.minValue(1)),
-});
-
-/**
- * Checks the `banPolicy` prop.
- *
- * @returns The policy, unchanged.
- * @throws Error naming the first field that is not a whole number >= 1.
- */
-function validBanPolicy(policy: BanPolicy): BanPolicy {
-  const result = v.safeParse(BanPolicySchema, policy);
-  if (result.success) return result.output;
-  const [issue] = result.issues;
-  throw new Error(
-    `banPolicy.${v.getDotPath(issue)} must be a whole number >= 1; got ${String(issue.input)}`,
-  );
 }

@@ -20,7 +20,8 @@
  *   infra/constructs/service-function.ts, enforced locally by infra/local/iam.ts
  * - secrets: an operation's `secrets` → shared/secret-definitions.ts; read by shared/secrets.ts
  * - settings (every environment variable): shared/settings.ts
- * - deprecation: an operation's `deprecation` → shared/http/deprecation.ts
+ * - deprecation: an operation's `deprecation` → shared/http/deprecation.ts (its headers), put on
+ *   every answer by getPet's handler (`deprecated`, functions/handlers/get-pet.ts)
  * - paging and the cursor: shared/pets/cursor.ts, shared/http/page-link.ts,
  *   shared/dynamodb/status-index.ts, shared/pets/page-cache.ts
  * - the stage and paths (`v1`, `/pets`): shared/paths.ts
@@ -57,6 +58,11 @@ export interface TableAccess {
   readonly actions: readonly string[];
   /** A GSI of `table` that the actions may also use (e.g. Query). */
   readonly index?: string;
+  /**
+   * The calls go to the home region's replica (keys have one writer region): in another region's
+   * stack the grant names the home region's table. @default false - the function's own region
+   */
+  readonly inHomeRegion?: boolean;
 }
 
 /**
@@ -83,6 +89,10 @@ export interface FunctionDefinition {
   readonly secrets?: readonly SecretDefinition[];
   /** The API Gateway key and usage-plan calls it makes. @default - none */
   readonly apiGatewayAccess?: readonly ApiGatewayAccess[];
+  /** Whether it puts events on its region's default bus (PutEvents). @default false */
+  readonly publishesEvents?: boolean;
+  /** Its timeout, seconds. @default FUNCTION_TIMEOUT_SECONDS */
+  readonly timeoutSeconds?: number;
 }
 
 /**

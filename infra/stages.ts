@@ -72,7 +72,8 @@ export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
  * account and region(s) it deploys into, and the 1.0.0 tables' conversion (docs/operations.md,
  * "Regions"); its custom domain and the regions operators took out of its DNS (docs/operations.md,
  * "Custom domain" and "Failover");
- * the roles admitted to its admin API and its audit retention (docs/operations.md, "API keys").
+ * the roles admitted to its admin API and its audit retention (docs/operations.md, "API keys");
+ * the list of GitHub's secret scanning keys (docs/operations.md, "Leaked keys").
  */
 export type StageOption =
   | 'alarmEmail'
@@ -90,7 +91,8 @@ export type StageOption =
   | 'executeApiEndpoint'
   | 'evacuate'
   | 'adminRoleArns'
-  | 'auditRetentionDays';
+  | 'auditRetentionDays'
+  | 'secretScanningKeysUrl';
 
 /**
  * CDK context keys through which an operator sets a stage's options at deploy time, e.g.

@@ -12,6 +12,9 @@ export const RATE_LIMIT_METRICS = {
   unavailable: 'RateLimiterUnavailable',
 } as const;
 
+/** `key.leaked` events not published after their keys were revoked (alarmed). */
+export const LEAKED_KEY_EVENTS_UNPUBLISHED = 'LeakedKeyEventsUnpublished';
+
 /** An operation's 5xx answers per function version: rolls a canary back. */
 export const SERVER_ERROR_RESPONSES = 'ServerErrorResponses';
 

@@ -23,6 +23,15 @@ export const SettingsSchema = v.object({
   USAGE_PLAN_ID_FREE: v.optional(Text),
   USAGE_PLAN_ID_PRO: v.optional(Text),
   USAGE_PLAN_ID_BUSINESS: v.optional(Text),
+  /** The home region's DynamoDB Local, for another region's leaked-key endpoint; unset on AWS. */
+  HOME_DYNAMODB_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  /** GitHub's secret scanning public keys (the leaked-key endpoint; a stage setting). */
+  SECRET_SCANNING_KEYS_URL: v.optional(
+    v.pipe(Text, v.url('must be a URL')),
+    'https://api.github.com/meta/public_keys/secret_scanning',
+  ),
+  /** URL of the local stack's event bus (infra/local/event-bus.ts); unset on AWS. */
+  EVENTBRIDGE_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
   /** Local stack: the gateway's port, DynamoDB Local's, and the directory of its files. */
   PORT: v.optional(Port, '3000'),
   /** Local stack: the admin API's port (a listener of its own, as a host of its own on AWS). */

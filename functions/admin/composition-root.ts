@@ -10,6 +10,7 @@ import type { ApiGatewayTargets } from '../../shared/apigateway/key-registration
 import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { DynamoDBRateLimitBans } from '../../shared/dynamodb/bans.ts';
 import { createDynamoDBBase, type DynamoDBBase } from '../../shared/dynamodb/base.ts';
+import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyStore } from '../../shared/dynamodb/key-store.ts';
 import { DynamoDBKeyUsage } from '../../shared/dynamodb/key-usage.ts';
 import type { ApiKeyGateway } from '../../shared/keys/admin-ports.ts';
@@ -56,6 +57,23 @@ export function keyServiceOn(base: DynamoDBBase<Settings>, apiGateway?: ApiKeyGa
     tokenStage: tokenStageOf(settings.PETSTORE_STAGE),
     ...(apiGateway && { apiGateway }),
   });
+}
+
+/**
+ * The key service in the stage's home region, for a function of any region (the leaked-key
+ * endpoint): on `base` in the home region, else on a client of the home region (its
+ * `HOME_DYNAMODB_ENDPOINT` locally), API Gateway's API keys left to the admin API.
+ * @throws Error as {@link keyServiceOn}.
+ */
+export function homeKeyService(base: DynamoDBBase<Settings>): KeyService {
+  const { names, own } = regionsOf(base.settings);
+  if (own === 0) return keyServiceOn(base);
+  const settings = {
+    ...base.settings,
+    AWS_REGION: names[0],
+    DYNAMODB_ENDPOINT: base.settings.HOME_DYNAMODB_ENDPOINT,
+  };
+  return keyServiceOn({ settings, client: createDocumentClient({ settings, region: names[0] }) });
 }
 
 /**

@@ -48,16 +48,6 @@ function unconfirmed(message: string): (error: unknown) => never {
 }
 
 /**
- * Readies the instance's next create (`PetCreator.prepareCreate`). It never fails the request: when
- * it cannot, the create makes the call it would have saved.
- */
-function readyNextCreate(pets: PetCreator, signal: AbortSignal): Promise<void> {
-  return pets.prepareCreate({ signal }).catch((error: unknown) => {
-    logger.warn('Could not ready the next create; it takes its id itself', { error });
-  });
-}
-
-/**
  * The Lambda handler of createPet on `container`'s pet store and rate limiter: the next create is
  * readied as its read, together with the limiter's call; with an Idempotency-Key the pet store writes
  * the request's record in the pet's own atomic write, and the answer is built from its outcome.
@@ -74,7 +64,11 @@ export function createPetHandler(
       newPet: parseOrThrow(NewPetSchema, event.body, 'body', 'invalid_body'),
       fingerprint: requestFingerprint(event.body),
     }),
-    read: (_input, { signal }) => readyNextCreate(pets, signal),
+    // Readies the next create; never fails the request: the create then takes its id itself.
+    read: (_input, { signal }) =>
+      pets.prepareCreate({ signal }).catch((error: unknown) => {
+        logger.warn('Could not ready the next create; it takes its id itself', { error });
+      }),
     operation: async function createPet(_event, _context, { signal, key, input }) {
       const { newPet, idempotencyKey, fingerprint } = input;
       if (idempotencyKey === undefined) {

@@ -5,14 +5,25 @@
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Container } from '../../shared/container.ts';
-import { deprecationHeaders } from '../../shared/http/deprecation.ts';
+import { type Deprecation, deprecationHeaders } from '../../shared/http/deprecation.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
+import type { HttpMiddleware } from '../../shared/http/middleware.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { parseOrThrow } from '../../shared/http/validation.ts';
 import { type Operation, operationOf } from '../../shared/operations.ts';
 import { PetIdSchema } from '../../shared/pets/parameters.ts';
 import { PetNotFoundError } from '../../shared/pets/pet-errors.ts';
 import type { PetReader } from '../../shared/pets/pet-store.ts';
+
+/** Adds `deprecation`'s headers to every answer, errors included (a middy middleware). */
+export function deprecated(deprecation: Deprecation): HttpMiddleware {
+  const headers = deprecationHeaders(deprecation);
+  // Also runs on errors, after errorHandler's onError (middy unwinds in reverse), so the answer exists.
+  const deprecatedAfter: NonNullable<HttpMiddleware['after']> = (request) => {
+    if (request.response) request.response.headers = { ...request.response.headers, ...headers };
+  };
+  return { after: deprecatedAfter, onError: deprecatedAfter };
+}
 
 /**
  * The Lambda handler of getPet on `container`'s pet store and rate limiter: the pet is its read,
@@ -28,7 +39,7 @@ export function getPetHandler(
   const { pets } = container;
   return httpHandler({
     container,
-    headers: route.deprecation && deprecationHeaders(route.deprecation),
+    headers: route.deprecation && deprecated(route.deprecation),
     input: (event: APIGatewayProxyEvent) => {
       const given = event.pathParameters?.petId;
       return {

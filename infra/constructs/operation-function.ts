@@ -11,7 +11,9 @@ import {
 } from 'aws-cdk-lib/aws-codedeploy';
 import { Alias } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
+import * as v from 'valibot';
 import { SERVER_ERROR_RESPONSES, versionDimensions } from '../../shared/metrics.ts';
+import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 import type { RouteDefinition } from '../routes.ts';
 import { LIVE_ALIAS } from '../stages.ts';
 import { alarmOnSum, DEPLOYMENT_ALARM_PERIOD } from './alarms.ts';
@@ -125,4 +127,25 @@ export class OperationFunction extends ServiceFunction {
         "The policy AWS documents for CodeDeploy's Lambda deployments (the limited variant): it reads the alarms and moves aliases of the functions CodeDeploy deploys.",
     });
   }
+}
+
+/** A ban policy's figures: whole numbers >= 1. */
+const BanPolicySchema = v.object({
+  threshold: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  durationSeconds: v.pipe(v.number(), v.integer(), v.minValue(1)),
+});
+
+/**
+ * Checks the `banPolicy` prop.
+ *
+ * @returns The policy, unchanged.
+ * @throws Error naming the first field that is not a whole number >= 1.
+ */
+export function validBanPolicy(policy: BanPolicy): BanPolicy {
+  const result = v.safeParse(BanPolicySchema, policy);
+  if (result.success) return result.output;
+  const [issue] = result.issues;
+  throw new Error(
+    `banPolicy.${v.getDotPath(issue)} must be a whole number >= 1; got ${String(issue.input)}`,
+  );
 }

@@ -241,6 +241,29 @@ export class PetstoreApi extends Construct {
     });
   }
 
+  /**
+   * Serves `route` with `handler` without the authorizer or an API key: a method whose function
+   * checks a signature itself (the leaked-key endpoint, GitHub's), outside the usage plans.
+   */
+  addSignedMethod(
+    route: { readonly path: string; readonly method: string; readonly operationId: string },
+    handler: IFunction,
+  ): void {
+    this.allowInvoke(handler);
+    const method = this.restApi.root
+      .resourceForPath(route.path)
+      .addMethod(route.method, invokedThrough(this.invokeRole, handler), {
+        authorizationType: AuthorizationType.NONE,
+        operationName: route.operationId,
+      });
+    const reason =
+      'GitHub\'s secret scanning calls it with no credential of ours: the function verifies GitHub\'s ECDSA signature of the body before it reads a token, and answers 401 otherwise (docs/operations.md, "Leaked keys").';
+    Validations.of(method).acknowledge(
+      { id: 'AwsSolutions-APIG4', reason },
+      { id: 'AwsSolutions-COG4', reason },
+    );
+  }
+
   /** Lets the invoke role invoke `handler` (that ARN alone: an alias, not its function). */
   private allowInvoke(handler: IFunction): void {
     this.invokePolicy.addStatements(

@@ -105,6 +105,15 @@ export interface ServiceFunctionProps {
    * @default - the stack's region alone
    */
   readonly apiGatewayRegions?: readonly string[];
+
+  /**
+   * The stage's home region and its key's alias, in another region's stack: the calls of
+   * `definition.tableAccess` made `inHomeRegion` are granted on the home region's tables, and
+   * kms:Decrypt on the key of that alias there.
+   *
+   * @default - the stack is the home region's: every call is granted in its region
+   */
+  readonly homeRegion?: { readonly region: string; readonly keyAlias: string };
 }
 
 /**
@@ -121,13 +130,16 @@ function secretsReader(): ParamsAndSecretsLayerVersion {
 }
 
 /**
- * A NodejsFunction (Node.js 24, arm64, ESM, 256 MB, `FUNCTION_TIMEOUT_SECONDS`, X-Ray active tracing) with its own log
- * group (the stage's key and retention) and a role that may write there, decrypt with the stage's key
- * (as DynamoDB asks of a caller of a table), send traces, make exactly the DynamoDB
- * calls of `definition.tableAccess` and read exactly the secrets of `definition.secrets` (no
- * managed policy, no wildcard on data), the API Gateway calls of `definition.apiGatewayAccess`
- * (the admin functions' API keys and usage plans), and an alarm on its throttles. A function with secrets
- * gets each one's ARN in its `arnSetting` and the extension that reads them ({@link secretsReader}).
+ * A NodejsFunction (Node.js 24, arm64, ESM, 256 MB, its definition's timeout or
+ * `FUNCTION_TIMEOUT_SECONDS`, X-Ray active tracing) with its own log group (the stage's key and
+ * retention) and a role that may write there, decrypt with the stage's key (as DynamoDB asks of a
+ * caller of a table), send traces, make exactly the DynamoDB calls of `definition.tableAccess`
+ * (those `inHomeRegion` on the home region's tables, from another region) and read exactly the
+ * secrets of `definition.secrets` (no managed policy, no wildcard on data), the API Gateway calls
+ * of `definition.apiGatewayAccess` (the admin functions' API keys and usage plans), PutEvents on
+ * its region's default bus when it `publishesEvents`, and an alarm on its throttles. A function
+ * with secrets gets each one's ARN in its `arnSetting` and the extension that reads them
+ * ({@link secretsReader}).
  * Its `currentVersion`, if used, is retained when a deploy publishes the next one.
  *
  * The function is this construct's default child (`Default`), so its logical id is the one a bare
@@ -160,14 +172,24 @@ export class ServiceFunction extends Construct {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
     });
     logGroup.grantWrite(role);
-    for (const { table: tableDefinition, actions, index } of definition.tableAccess) {
+    const stack = Stack.of(this);
+    const { homeRegion } = props;
+    for (const { table: tableDefinition, actions, index, inHomeRegion } of definition.tableAccess) {
       const table = tables.get(tableDefinition);
       if (!table) {
         throw new Error(
           `${definition.constructId} calls table ${tableDefinition.constructId}; tables must hold every table of its tableAccess`,
         );
       }
-      const arn = table.tableArn;
+      const arn =
+        inHomeRegion && homeRegion
+          ? stack.formatArn({
+              service: 'dynamodb',
+              region: homeRegion.region,
+              resource: 'table',
+              resourceName: table.tableName,
+            })
+          : table.tableArn;
       role.addToPrincipalPolicy(
         new PolicyStatement({
           actions: [...actions],
@@ -179,8 +201,26 @@ export class ServiceFunction extends Construct {
     // DynamoDB checks each caller's access to the table's key with kms:Decrypt (then caches the
     // table key it decrypted); it needs no more of the caller, reading or writing.
     if (definition.tableAccess.length > 0) logs.encryptionKey.grantDecrypt(role);
+    const { partition, region, account } = stack;
+    // cdk-nag names a resource as synthesized: pseudo parameters, or the stage's own values.
+    const named = (value: string, pseudo: string) => (Token.isUnresolved(value) ? pseudo : value);
+    if (homeRegion && definition.tableAccess.some((access) => access.inHomeRegion)) {
+      const keys = (p: string, a: string) => `arn:${p}:kms:${homeRegion.region}:${a}:key/*`;
+      role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['kms:Decrypt'],
+          resources: [keys(partition, account)],
+          conditions: {
+            'ForAnyValue:StringEquals': { 'kms:ResourceAliases': homeRegion.keyAlias },
+          },
+        }),
+      );
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${keys(named(partition, '<AWS::Partition>'), named(account, '<AWS::AccountId>'))}]`,
+        reason: `DynamoDB asks kms:Decrypt on the home region's tables' key, which this region's stack knows by its alias only: the statement holds the home region's keys of that alias (${homeRegion.keyAlias}).`,
+      });
+    }
 
-    const { partition, region } = Stack.of(this);
     const access = definition.apiGatewayAccess ?? [];
     const regions = props.apiGatewayRegions ?? [region];
     for (const { action, resources } of apiGatewayGrants(access, { partition, regions })) {
@@ -188,8 +228,16 @@ export class ServiceFunction extends Construct {
         new PolicyStatement({ actions: [action], resources: [...resources] }),
       );
     }
-    // cdk-nag names a resource as synthesized: pseudo parameters, or the stage's own values.
-    const named = (value: string, pseudo: string) => (Token.isUnresolved(value) ? pseudo : value);
+    if (definition.publishesEvents) {
+      const bus = stack.formatArn({
+        service: 'events',
+        resource: 'event-bus',
+        resourceName: 'default',
+      });
+      role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['events:PutEvents'], resources: [bus] }),
+      );
+    }
     const synthesized = apiGatewayGrants(access, {
       partition: named(partition, '<AWS::Partition>'),
       regions: regions.map((each) => named(each, '<AWS::Region>')),
@@ -210,7 +258,7 @@ export class ServiceFunction extends Construct {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: 256,
-      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
+      timeout: Duration.seconds(definition.timeoutSeconds ?? FUNCTION_TIMEOUT_SECONDS),
       role,
       logGroup,
       projectRoot: REPOSITORY_ROOT,

@@ -150,15 +150,17 @@ export function methodArn(method: string, path: string): string {
 /**
  * A Lambda context for one invocation of a function.
  *
- * `getRemainingTimeInMillis()` counts down from the functions' deployed timeout
- * (`FUNCTION_TIMEOUT_SECONDS`). The deprecated callback methods (`done`, `fail`, `succeed`) throw:
- * the functions return promises.
+ * `getRemainingTimeInMillis()` counts down from the function's deployed timeout,
+ * `timeoutSeconds`. The deprecated callback methods (`done`, `fail`, `succeed`) throw: the
+ * functions return promises.
+ * @param timeoutSeconds @default FUNCTION_TIMEOUT_SECONDS
  */
 export function createLambdaContext(
   functionName: string,
   requestId: string = randomUUID(),
+  timeoutSeconds = FUNCTION_TIMEOUT_SECONDS,
 ): Context {
-  const deadline = Date.now() + FUNCTION_TIMEOUT_SECONDS * 1000;
+  const deadline = Date.now() + timeoutSeconds * 1000;
   const noCallbacks = () => {
     throw new Error('The local stack supports async handlers only');
   };

@@ -10,8 +10,14 @@ import { readSetting } from '../../shared/settings.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../routes.ts';
 import { serveApiReference } from './api-reference.ts';
 import { AuthorizerCache } from './authorizer-cache.ts';
+import { localEventBus } from './event-bus.ts';
 import { methodArn, type ProxyRequest } from './events.ts';
-import { INTEGRATION_TIMEOUT_MS, LambdaInvoker, type OperationHandlers } from './invocation.ts';
+import {
+  INTEGRATION_TIMEOUT_MS,
+  type InvokedRoute,
+  LambdaInvoker,
+  type OperationHandlers,
+} from './invocation.ts';
 import { policyAllows } from './lambda-results.ts';
 import { routeRequest } from './routing.ts';
 import {
@@ -58,6 +64,9 @@ export interface GatewayOptions {
 
 /** Where a gateway of the two-region stack serves its replication figures. */
 export const REPLICATION_PATH = '/__local/replication';
+
+/** Where a gateway serves the events its region's functions published (event-bus.ts). */
+export const EVENTS_PATH = '/__local/events';
 
 /** A running local gateway. */
 export interface LocalGateway {
@@ -121,16 +130,24 @@ async function handleRequest(
   if (api.replicationFigures && request.url === REPLICATION_PATH && method === 'GET') {
     return sendJson(response, await api.replicationFigures());
   }
+  if (request.url === EVENTS_PATH && method === 'GET') {
+    return sendJson(response, { events: (await localEventBus()).events() });
+  }
   const destination = routeRequest(request.url ?? '', method);
   if ('refusal' in destination) return sendError(response, destination.refusal);
   if ('docs' in destination) {
     if (serveApiReference(destination.docs, api.baseUrl, response)) return;
     return sendGatewayResponse(response, 'MISSING_AUTHENTICATION_TOKEN');
   }
-  const { route, path, pathParameters, query } = destination.operation;
   if (declaresTooLargeBody(request)) return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
-
   const headers = receivedHeaders(request);
+  const sourceIp = request.socket.remoteAddress;
+  if ('unauthorized' in destination) {
+    const { route, query } = destination.unauthorized;
+    const called = { method, resource: route.path, path: route.path, query, headers, requestId };
+    return invokeWithBody(request, response, api, route, { ...called, sourceIp });
+  }
+  const { route, path, pathParameters, query } = destination.operation;
   // The request as the authorizer sees it: the body is read only once the request is admitted.
   const headersOnly: ProxyRequest = {
     method,
@@ -140,7 +157,7 @@ async function handleRequest(
     query,
     headers,
     requestId,
-    sourceIp: request.socket.remoteAddress,
+    sourceIp,
   };
   // Every value: Node keeps only the first of repeated Authorization headers in `headers`.
   const [authorization, ...others] = authorizationValues({ multiValueHeaders: headers });
@@ -158,12 +175,23 @@ async function handleRequest(
   if (!usagePlanKey) return sendGatewayResponse(response, 'INVALID_API_KEY');
   const usageRefusal = api.usagePlans.consume(usagePlanKey.key, usagePlanKey.limits);
   if (usageRefusal) return sendGatewayResponse(response, usageRefusal);
+  const authorizer = { ...context, principalId };
+  return invokeWithBody(request, response, api, route, { ...headersOnly, authorizer });
+}
 
+/** Reads the body (413 past 10 MB), invokes `route`'s function with it and sends its answer. */
+async function invokeWithBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  api: LocalApi,
+  route: InvokedRoute,
+  called: ProxyRequest,
+): Promise<void> {
   const body = await readBody(request);
   if (body === undefined) return sendGatewayResponse(response, 'REQUEST_TOO_LARGE');
   const integration = await api.lambda.invokeOperation(
     route,
-    { ...headersOnly, body, authorizer: { ...context, principalId } },
+    { ...called, body },
     api.integrationTimeoutMs,
   );
   if ('refusal' in integration) return sendGatewayResponse(response, integration.refusal);

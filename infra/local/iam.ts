@@ -5,12 +5,14 @@
  * infra/routes.ts, from which ServiceFunction grants) and answers anything else with DynamoDB's
  * AccessDeniedException. DynamoDB Local enforces no IAM.
  */
-import { once } from 'node:events';
 import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { basename } from 'node:path';
+import { regionsOf } from '../../shared/regions.ts';
 import { readSettings, requiredSetting, type Settings } from '../../shared/settings.ts';
 import type { FunctionDefinition } from '../routes.ts';
+import { localEventBus } from './event-bus.ts';
 import { LOCAL_ACCOUNT_ID } from './events.ts';
+import { listenInBackground } from './ports.ts';
 
 /** Name of a function on the local stack, e.g. `petstore-create-pet`: its Lambda context's. */
 export function localFunctionName(definition: FunctionDefinition): string {
@@ -131,12 +133,7 @@ async function startEndpoint(
       () => incoming.socket.destroy(),
     );
   });
-  server.on('connection', (socket) => socket.unref());
-  server.listen(0, '127.0.0.1').unref();
-  await once(server, 'listening');
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('No TCP address');
-  return `http://127.0.0.1:${address.port}`;
+  return listenInBackground(server);
 }
 
 /** A request body's JSON object, or `{}` (which names no table) when it is none. */
@@ -202,14 +199,39 @@ export function grantedEndpoint(
  * The environment of `definition`'s function, as Lambda gives each function its own: `env` with
  * `DYNAMODB_ENDPOINT` set to the role's {@link grantedEndpoint}, for the entry's
  * `createHandler(env)` (functions/*.ts), so that every DynamoDB call the handler makes passes
- * through its role's grants. The process's environment is left as it is.
+ * through its role's grants; outside the home region, the calls it makes `inHomeRegion` go
+ * through an endpoint of their own in front of `HOME_DYNAMODB_ENDPOINT`, with the home region's
+ * ARNs. A function that `publishesEvents` gets the process's event bus as `EVENTBRIDGE_ENDPOINT`
+ * (event-bus.ts), any other none. The process's environment is left as it is.
  *
- * @throws Error when `env` names no `DYNAMODB_ENDPOINT`.
+ * @throws Error when `env` names no `DYNAMODB_ENDPOINT`, or a function of another region that
+ *   calls the home region no `HOME_DYNAMODB_ENDPOINT`.
  */
 export async function grantedEnvironment(
   definition: FunctionDefinition,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<NodeJS.ProcessEnv> {
-  const endpoint = await grantedEndpoint(definition, readSettings(env));
-  return { ...env, DYNAMODB_ENDPOINT: endpoint };
+  const settings = readSettings(env);
+  const { names, own } = regionsOf(settings);
+  const { EVENTBRIDGE_ENDPOINT: _, HOME_DYNAMODB_ENDPOINT: __, ...rest } = env;
+  const calls = (home: boolean) => ({
+    ...definition,
+    tableAccess: definition.tableAccess.filter((access) => (access.inHomeRegion ?? false) === home),
+  });
+  const away = own > 0 && calls(true).tableAccess.length > 0;
+  const endpoint = await grantedEndpoint(away ? calls(false) : definition, settings);
+  const home =
+    away &&
+    (await grantedEndpoint(calls(true), {
+      ...settings,
+      AWS_REGION: names[0],
+      DYNAMODB_ENDPOINT: requiredSetting(settings, 'HOME_DYNAMODB_ENDPOINT'),
+    }));
+  const events = definition.publishesEvents && (await localEventBus()).url;
+  return {
+    ...rest,
+    DYNAMODB_ENDPOINT: endpoint,
+    ...(home && { HOME_DYNAMODB_ENDPOINT: home }),
+    ...(events && { EVENTBRIDGE_ENDPOINT: events }),
+  };
 }

@@ -155,7 +155,11 @@ export class LambdaInvoker {
     own?: LambdaHandler,
   ): Promise<unknown> {
     const handler = own ?? (await loadHandler(fn));
-    const context = createLambdaContext(localFunctionName(fn), request.requestId);
+    const context = createLambdaContext(
+      localFunctionName(fn),
+      request.requestId,
+      fn.timeoutSeconds,
+    );
     return this.store.run(
       { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId },
       () => handler(event, context),

@@ -197,6 +197,8 @@ export async function startRegions(options: RegionsOptions): Promise<RunningRegi
         [MAX_CONCURRENCY_ENV]: '1000',
         PORT: String(gatewayPorts[index]),
         DYNAMODB_ENDPOINT: endpoint,
+        // Keys change in the home region only (the leaked-key endpoint of every region).
+        ...(index > 0 && { HOME_DYNAMODB_ENDPOINT: started[0]?.endpoint }),
         AWS_REGION: name,
         AWS_DEFAULT_REGION: name,
         PETSTORE_REGIONS: names.join(','),

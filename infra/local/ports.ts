@@ -3,7 +3,7 @@
  */
 
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import type { SettingName } from '../../shared/settings.ts';
 import { LocalStackError, PortInUseError } from './local-stack-errors.ts';
 
@@ -81,4 +81,18 @@ export function assertDistinctPorts(
 export async function assertPortsFree({ port, adminPort }: Ports, host: string): Promise<void> {
   await assertPortFree(port, host, 'the gateway', 'PORT');
   await assertPortFree(adminPort, host, 'the admin API', 'ADMIN_PORT');
+}
+
+/**
+ * Starts `server` on a free port of 127.0.0.1, where neither it nor its connections keep the
+ * process alive (an endpoint the stack hands its functions: iam.ts, event-bus.ts).
+ * @returns Its URL, `http://127.0.0.1:<port>`.
+ */
+export async function listenInBackground(server: Server): Promise<string> {
+  server.on('connection', (socket) => socket.unref());
+  server.listen(0, '127.0.0.1').unref();
+  await once(server, 'listening');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('No TCP address');
+  return `http://127.0.0.1:${address.port}`;
 }

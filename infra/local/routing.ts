@@ -7,6 +7,7 @@ import type { ErrorBody } from '../../shared/http/http-errors.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
 import { gatewayResponse, methodNotAllowed } from '../gateway-responses.ts';
 import { ROUTES, type RouteDefinition, resourcePaths } from '../routes.ts';
+import { SECRET_SCANNING_ROUTE, type SecretScanningRoute } from '../secret-scanning-route.ts';
 import { DOCS_PATH } from './api-reference.ts';
 import { MAX_TARGET_BYTES, URI_TOO_LONG } from './client-errors.ts';
 import type { ErrorResponse } from './server.ts';
@@ -22,11 +23,12 @@ export interface MatchedRoute {
 }
 
 /**
- * Where a request goes: an operation, the API reference (its path, e.g. `/docs/init.js`), or
- * an error answer.
+ * Where a request goes: an operation, the leaked-key endpoint (`unauthorized`: a method without
+ * the authorizer), the API reference (its path, e.g. `/docs/init.js`), or an error answer.
  */
 export type Destination =
   | { readonly operation: MatchedRoute }
+  | { readonly unauthorized: { route: SecretScanningRoute; query: URLSearchParams } }
   | { readonly docs: string }
   | { readonly refusal: ErrorResponse };
 
@@ -48,6 +50,13 @@ export function routeRequest(target: string, method: string): Destination {
     return { refusal: notAllowed(DOCS_METHODS) };
   }
 
+  if (pathname === `/${API_STAGE_NAME}${SECRET_SCANNING_ROUTE.path}`) {
+    // Its one method and no ANY mock: another method is a path API Gateway does not know.
+    if (method === SECRET_SCANNING_ROUTE.method) {
+      return { unauthorized: { route: SECRET_SCANNING_ROUTE, query } };
+    }
+    return { refusal: gatewayResponse('MISSING_AUTHENTICATION_TOKEN') };
+  }
   const match = matchResource(pathname, API_STAGE_NAME, resourcePaths().keys());
   if (!match) return { refusal: gatewayResponse('MISSING_AUTHENTICATION_TOKEN') };
   const route = ROUTES.find((r) => r.path === match.resource && r.method === method);

@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { createDocumentClient, type LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { type CommandStyle, newProgram, runMain, runProgram } from '../cli/common/program.ts';
+import { SECRET_SCANNING_PATH } from '../secret-scanning-route.ts';
 import { type LocalAdminGateway, startLocalAdminApi } from './admin-gateway.ts';
 import { issueKeysForEmptyStore, printBanner } from './banner.ts';
 import { createTables } from './create-tables.ts';
@@ -197,6 +198,7 @@ async function startRegionsStack(names: readonly string[], inMemory: boolean): P
   const lines = [
     ...running.regions.map((region) => `Region ${region.name}: ${region.url}`),
     `Admin API: ${admin.url}`,
+    `Secret scanning: ${running.regions.map(({ url }) => `${url}${SECRET_SCANNING_PATH}`).join(', ')}`,
     `Home region: ${home?.name} (the admin API and npm run keys administer keys there)`,
     `DynamoDB Local data: ${inMemory ? 'in memory' : `${directory}/regions/<region>`}`,
     `Replication: every table, last writer wins, lag ${settings.REPLICATION_LAG_MS} ms (REPLICATION_LAG_MS); figures at ${new URL('/__local/replication', home?.url)}`,
@@ -276,6 +278,7 @@ async function serve(
     [
       `Petstore API: ${gateway.url}`,
       `Admin API: ${admin.url}`,
+      `Secret scanning: ${gateway.url}${SECRET_SCANNING_PATH}`,
       `API reference: ${new URL('/docs', gateway.url)}`,
       storeLine,
     ],

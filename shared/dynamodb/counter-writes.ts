@@ -107,49 +107,36 @@ export class CounterWrites {
     return others;
   }
 
-  /** Counts on this region's item, in the stored minute or a new one. */
+  /**
+   * Counts on this region's item: `ADD`s the request to the day and the stored minute if that is
+   * the request's minute; else starts its minute with it (and creates the day's item).
+   */
   private async countOwn(request: CountRequest): Promise<OwnWrite> {
-    let write = await this.countInStoredMinute(request);
+    const { at, limits } = request;
+    const values = {
+      ':one': 1,
+      ':minute': at.minute.start,
+      ':perDay': limits.perDay,
+      ':now': at.nowSeconds,
+    };
+    const inStoredMinute = () =>
+      this.count(request, {
+        UpdateExpression: 'ADD dayCount :one, minuteCount :one',
+        ConditionExpression: `minuteStart >= :minute AND minuteCount < :perMinute AND ${DAY_HAS_ROOM} AND ${NOT_BANNED}`,
+        ExpressionAttributeValues: { ...values, ':perMinute': limits.perMinute },
+      });
+    let write = await inStoredMinute();
     if (write.outcome === 'new minute') {
-      write = await this.countInNewMinute(request);
+      write = await this.count(request, {
+        UpdateExpression:
+          'SET minuteStart = :minute, minuteCount = :one, rejected = :zero, expiresAt = if_not_exists(expiresAt, :expiresAt) ADD dayCount :one',
+        ConditionExpression: `${EARLIER_MINUTE} AND ${DAY_HAS_ROOM} AND ${NOT_BANNED}`,
+        ExpressionAttributeValues: { ...values, ':zero': 0, ':expiresAt': expiry(at.day) },
+      });
       // Another request started this minute first: count in the minute it started.
-      if (write.outcome === 'open') write = await this.countInStoredMinute(request);
+      if (write.outcome === 'open') write = await inStoredMinute();
     }
     return write;
-  }
-
-  /** `ADD` the request to the day and to the stored minute, if that is the request's minute. */
-  private countInStoredMinute(request: CountRequest): Promise<OwnWrite> {
-    const { at, limits } = request;
-    return this.count(request, {
-      UpdateExpression: 'ADD dayCount :one, minuteCount :one',
-      ConditionExpression: `minuteStart >= :minute AND minuteCount < :perMinute AND ${DAY_HAS_ROOM} AND ${NOT_BANNED}`,
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':minute': at.minute.start,
-        ':perMinute': limits.perMinute,
-        ':perDay': limits.perDay,
-        ':now': at.nowSeconds,
-      },
-    });
-  }
-
-  /** Starts the request's minute with it (the stored one is earlier); creates the day's item. */
-  private countInNewMinute(request: CountRequest): Promise<OwnWrite> {
-    const { at, limits } = request;
-    return this.count(request, {
-      UpdateExpression:
-        'SET minuteStart = :minute, minuteCount = :one, rejected = :zero, expiresAt = if_not_exists(expiresAt, :expiresAt) ADD dayCount :one',
-      ConditionExpression: `${EARLIER_MINUTE} AND ${DAY_HAS_ROOM} AND ${NOT_BANNED}`,
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':zero': 0,
-        ':minute': at.minute.start,
-        ':perDay': limits.perDay,
-        ':now': at.nowSeconds,
-        ':expiresAt': expiry(at.day),
-      },
-    });
   }
 
   /** One UpdateItem on this region's item of `name`, the only items it writes. */
@@ -169,10 +156,7 @@ export class CounterWrites {
   /** Sends one counting write; a refused condition is an outcome, not an error. */
   private async count(
     request: CountRequest,
-    expression: Pick<
-      UpdateCommandInput,
-      'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'
-    >,
+    expression: Omit<UpdateCommandInput, 'TableName' | 'Key'>,
   ): Promise<OwnWrite> {
     try {
       const attributes = await this.update(request.name, request.signal, {

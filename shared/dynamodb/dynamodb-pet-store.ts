@@ -41,15 +41,13 @@ export class DynamoDBPetStore implements PetStore {
     options: DynamoDBPetStoreOptions = {},
   ) {
     const { now = Date.now, regions } = options;
-    this.creator = new DynamoDBPetCreator(client, tables.pets, {
+    this.creator = new DynamoDBPetCreator(
+      client,
+      tables.pets,
+      new IdBlocks(client, tables.pets, regions, now, options.maxIdBlockSize),
+      new IdempotencyRecordItems(tables.idempotency, regions),
       now,
-      ids: new IdBlocks(client, tables.pets, {
-        maxBlockSize: options.maxIdBlockSize,
-        now,
-        regions,
-      }),
-      records: new IdempotencyRecordItems(tables.idempotency, regions),
-    });
+    );
     this.reader = new DynamoDBPetReader(client, tables.pets);
     this.index = new StatusIndex(client, tables.pets, { now, cache: options.pageCache, regions });
   }

@@ -10,6 +10,7 @@ import { counterName, daysUntil } from '../rate-limit/counter-item.ts';
 import {
   admittedDecision,
   instantAt,
+  type KeyCounts,
   NO_COUNTS,
   type RateLimitDecision,
   refusedDecision,
@@ -25,7 +26,6 @@ import {
   DEFAULT_SPREAD_POLICY,
   estimatedCounts,
   isSpread,
-  type KeyMinute,
   openShard,
   ShardMemory,
   type SpreadPolicy,
@@ -105,48 +105,33 @@ export class DynamoDBRateLimiter implements RateLimiter {
    */
   private async decideSpread(request: CountRequest): Promise<RateLimitDecision> {
     const { keyId, at, limits } = request;
+    const { shards } = this.spreadPolicy;
     const known = this.memory.of(keyId, at.minute.start);
     const estimate = () => estimatedCounts(limits, this.spreadPolicy, known, at);
-    if (known.bannedUntil !== undefined && known.bannedUntil > at.nowSeconds) {
-      return refusedDecision(estimate(), limits, at, known.bannedUntil);
-    }
-    const { shards } = this.spreadPolicy;
+    const refused = () => refusedDecision(estimate(), limits, at, known.bannedUntil);
+    if ((known.bannedUntil ?? 0) > at.nowSeconds) return refused();
     for (let shard = openShard(known, shards); shard !== undefined; ) {
       const name = shardName(keyId, at.day, shard);
-      const write = await this.writes.countOn({
-        ...request,
-        name,
-        limits: shardLimits(limits, shard, shards),
-      });
+      const quota = shardLimits(limits, shard, shards);
+      const write = await this.writes.countOn({ ...request, name, limits: quota });
       if (write.outcome === 'admitted' || write.outcome === 'banned') {
         known.lastSeen = { shard, counts: write.all };
-      }
-      if (write.outcome === 'admitted') return admittedDecision(estimate(), limits, at);
-      if (write.outcome === 'banned') {
+        if (write.outcome === 'admitted') return admittedDecision(estimate(), limits, at);
         known.bannedUntil = write.all.bannedUntil;
-        return refusedDecision(estimate(), limits, at, known.bannedUntil);
+        return refused();
       }
       known.refused.set(shard, write.all);
       shard = openShard(known, shards);
     }
-    const rejected = await this.countSpreadRejection(request, known);
-    if (startsBan(rejected, this.banPolicy.threshold)) known.bannedUntil = await this.ban(request);
-    return refusedDecision(estimate(), limits, at, known.bannedUntil);
-  }
-
-  /**
-   * A spread key's refusal on its day item, whose minute it knows only after counting one there:
-   * starts the minute, else adds to it. @returns The minute's rejected count with this request.
-   */
-  private async countSpreadRejection(request: CountRequest, known: KeyMinute): Promise<number> {
-    const started = { ...NO_COUNTS, minuteStart: request.at.minute.start };
-    let rejected = await this.writes.countRejection(
-      request,
-      known.rejectionCounted ? started : NO_COUNTS,
-    );
-    if (rejected === 0) rejected = await this.writes.countRejection(request, started);
+    // The refusal goes on the key's day item: this instance's first this minute starts the minute
+    // there (or adds to it, if another request started it), the next add to it.
+    const started = { ...NO_COUNTS, minuteStart: at.minute.start };
+    const countRejection = (counts: KeyCounts) => this.writes.countRejection(request, counts);
+    let rejected = await countRejection(known.rejectionCounted ? started : NO_COUNTS);
+    if (rejected === 0) rejected = await countRejection(started);
     known.rejectionCounted = true;
-    return rejected;
+    if (startsBan(rejected, this.banPolicy.threshold)) known.bannedUntil = await this.ban(request);
+    return refused();
   }
 
   /**
@@ -156,17 +141,13 @@ export class DynamoDBRateLimiter implements RateLimiter {
   private async ban(request: CountRequest): Promise<number> {
     const { keyId, at, limits } = request;
     const until = at.nowSeconds + this.banPolicy.durationSeconds;
-    const { shards } = this.spreadPolicy;
-    const spread = isSpread(limits, this.spreadPolicy);
+    const shards = isSpread(limits, this.spreadPolicy) ? this.spreadPolicy.shards : 0;
     const ends = await Promise.all(
       daysUntil(at.nowSeconds * 1000, until).map(async (day) => {
         const end = await this.writes.banItem(request, counterName(keyId, day), day, until);
-        if (spread && end === until) {
-          await Promise.all(
-            shardNames(keyId, day, shards).map((name) =>
-              this.writes.banItem(request, name, day, until),
-            ),
-          );
+        if (end === until) {
+          const names = shardNames(keyId, day, shards);
+          await Promise.all(names.map((name) => this.writes.banItem(request, name, day, until)));
         }
         return end;
       }),

@@ -1,10 +1,8 @@
 /** Pet ids in leased blocks (hi/lo) on the pets table's sequence items (docs/architecture.md). */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { requiredSetting } from '../function-settings.ts';
 import { ID_BLOCK_LIFETIME_MS } from '../pets/id-order.ts';
-import { isMultiRegion, MAX_REGIONS, ONE_REGION, type Regions, regionsOf } from '../regions.ts';
-import type { DynamoDBBase } from './base.ts';
+import { isMultiRegion, MAX_REGIONS, ONE_REGION, type Regions } from '../regions.ts';
 
 /** Partition key of the pets-table item that holds the pet-id sequence (no pet has id 0). */
 export const PET_ID_SEQUENCE_ID = 0;
@@ -33,15 +31,6 @@ export function petIdOf(value: number, regions: Regions, at = regions.own): numb
 /** Most ids an instance leases at once (the sequence item's write load: docs/architecture.md). */
 export const DEFAULT_ID_BLOCK_SIZE = 100;
 
-export interface IdBlocksOptions {
-  /** Most ids per lease, a whole number >= 1. @default DEFAULT_ID_BLOCK_SIZE */
-  readonly maxBlockSize?: number;
-  /** Clock of the leases' lifetime and the floor, epoch ms. @default Date.now */
-  readonly now?: () => number;
-  /** @default ONE_REGION */
-  readonly regions?: Regions;
-}
-
 /** A leased block: values `next` to `last` are still this instance's to hand out. */
 interface Block {
   next: number;
@@ -57,31 +46,26 @@ interface Block {
  * sequences: docs/architecture.md, "The stores" and "Regions".
  */
 export class IdBlocks {
-  private readonly maxBlockSize: number;
-  private readonly now: () => number;
-  private readonly regions: Regions;
   private block: Block | undefined;
   /** The lease in flight, which concurrent callers share, and the signal it was sent with. */
   private leasing: { readonly signal?: AbortSignal; readonly done: Promise<void> } | undefined;
 
-  /** @param table The pets table. @throws Error when `maxBlockSize` is not a whole number >= 1. */
+  /**
+   * @param table The pets table. @param regions @default ONE_REGION
+   * @param now Clock of the leases' lifetime and the floor, epoch ms. @default Date.now
+   * @param maxBlockSize Most ids per lease. @default DEFAULT_ID_BLOCK_SIZE
+   * @throws Error when `maxBlockSize` is not a whole number >= 1.
+   */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
-    options: IdBlocksOptions = {},
+    private readonly regions: Regions = ONE_REGION,
+    private readonly now: () => number = Date.now,
+    private readonly maxBlockSize: number = DEFAULT_ID_BLOCK_SIZE,
   ) {
-    this.maxBlockSize = options.maxBlockSize ?? DEFAULT_ID_BLOCK_SIZE;
-    if (!Number.isSafeInteger(this.maxBlockSize) || this.maxBlockSize < 1) {
-      throw new Error(`The id block size must be a whole number >= 1, not ${this.maxBlockSize}`);
+    if (!Number.isSafeInteger(maxBlockSize) || maxBlockSize < 1) {
+      throw new Error(`The id block size must be a whole number >= 1, not ${maxBlockSize}`);
     }
-    this.now = options.now ?? Date.now;
-    this.regions = options.regions ?? ONE_REGION;
-  }
-
-  /** The blocks of `base`'s pets table and region. @throws Error for an unset table or bad regions. */
-  static from(base: DynamoDBBase, options: IdBlocksOptions = {}): IdBlocks {
-    const table = requiredSetting(base.settings, 'PETS_TABLE_NAME');
-    return new IdBlocks(base.client, table, { regions: regionsOf(base.settings), ...options });
   }
 
   /** Leases a block unless this instance holds a fresh one with ids left. */
@@ -93,9 +77,7 @@ export class IdBlocks {
   async next(signal?: AbortSignal): Promise<number> {
     while (!this.ready()) await this.lease(signal);
     const block = this.block as Block;
-    const value = block.next;
-    block.next += 1;
-    return petIdOf(value, this.regions);
+    return petIdOf(block.next++, this.regions);
   }
 
   private ready(): boolean {

@@ -8,7 +8,6 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { requiredSetting } from '../function-settings.ts';
 import {
   type IdempotencyRecord,
   type IdempotentOutcome,
@@ -19,8 +18,7 @@ import {
   repeatOutcome,
 } from '../idempotency/record.ts';
 import type { Pet } from '../pets/schemas.ts';
-import { ONE_REGION, othersNames, type Regions, regionalName, regionsOf } from '../regions.ts';
-import type { DynamoDBBase } from './base.ts';
+import { ONE_REGION, othersNames, type Regions, regionalName } from '../regions.ts';
 import { petOf } from './pet-item.ts';
 
 /** One item of a TransactWriteItems call. */
@@ -33,14 +31,6 @@ export class IdempotencyRecordItems {
     private readonly tableName: string,
     private readonly regions: Regions = ONE_REGION,
   ) {}
-
-  /** The records of `base`'s table and region. @throws Error for an unset table or bad regions. */
-  static from({ settings }: Pick<DynamoDBBase, 'settings'>): IdempotencyRecordItems {
-    return new IdempotencyRecordItems(
-      requiredSetting(settings, 'IDEMPOTENCY_TABLE_NAME'),
-      regionsOf(settings),
-    );
-  }
 
   /**
    * The put of this region's record of `pet`, then a check of each other region's, each on

@@ -13,7 +13,10 @@ import {
   type ListedKey,
   updatedKey,
 } from '../keys/key-records.ts';
+import { hashToken } from '../keys/token.ts';
+import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBAuditLog } from './audit-log.ts';
+import { batchGetItems } from './batch-get.ts';
 import { DynamoDBKeyLookup } from './dynamodb-key-lookup.ts';
 import { asCompared, refusedByCondition } from './item-conditions.ts';
 import { KeyAuditor } from './key-audit.ts';
@@ -74,6 +77,21 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements AuditedKeySto
       if (complete) return { current, ...(old && { old }) };
       if (attempt === CHANGE_ATTEMPTS) throw new KeyChangedError(keyId);
     }
+  }
+
+  /** Each token's row by its SHA-256, BatchGetItem 100 hashes a call (`batchGetItems`). */
+  async findByTokens(
+    tokens: readonly string[],
+    options: { readonly signal?: AbortSignal } = {},
+  ): Promise<Map<string, ApiKeyRecord>> {
+    const keys = [...new Set(tokens.map(hashToken))].map((keyHash) => ({ keyHash }));
+    const rows = await unlessUnavailable(() =>
+      batchGetItems<ApiKeyRecord>(this.client, this.tableName, keys, {
+        consistentRead: true,
+        ...options,
+      }),
+    );
+    return new Map(rows.map((row) => [row.keyHash, row]));
   }
 
   /** Reads the whole table, strongly consistently: an ops command, not a request path. */

@@ -1,16 +1,14 @@
 /** Each key's usage per UTC day, from the limiter's items in every region. */
-import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { counterName } from '../rate-limit/counter-item.ts';
 import { type DayUsage, everyName, lastUsedDay } from '../rate-limit/key-status.ts';
 import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
 import { type WindowBounds, windowAt } from '../rate-limit/windows.ts';
 import { ONE_REGION, type Regions } from '../regions.ts';
+import { batchGetItems } from './batch-get.ts';
 
 // Where the keys command reads them.
 export { type DayUsage, lastUsedDay };
-
-/** Most keys BatchGetItem takes per call. */
-const BATCH_SIZE = 100;
 
 /** Reads keys' daily usage from the counters table. */
 export class DynamoDBKeyUsage {
@@ -45,25 +43,13 @@ export class DynamoDBKeyUsage {
     const names = keyIds.flatMap((keyId) =>
       windows.flatMap((day) => this.namesOf(keyId, day, spreadKeyIds.has(keyId))),
     );
-    const items = new Map<string, Record<string, unknown>>();
-    for (let start = 0; start < names.length; start += BATCH_SIZE) {
-      let keys = names.slice(start, start + BATCH_SIZE).map((name) => ({ name }));
-      while (keys.length > 0) {
-        const { Responses, UnprocessedKeys } = await this.client.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [this.tableName]: {
-                Keys: keys,
-                ProjectionExpression: '#n, dayCount, dayRejected',
-                ExpressionAttributeNames: { '#n': 'name' },
-              },
-            },
-          }),
-        );
-        for (const item of Responses?.[this.tableName] ?? []) items.set(String(item.name), item);
-        keys = (UnprocessedKeys?.[this.tableName]?.Keys ?? []) as { name: string }[];
-      }
-    }
+    const read = await batchGetItems(
+      this.client,
+      this.tableName,
+      names.map((name) => ({ name })),
+      { projection: { expression: '#n, dayCount, dayRejected', names: { '#n': 'name' } } },
+    );
+    const items = new Map(read.map((item) => [String(item.name), item]));
     const usageOf = (keyId: string, day: WindowBounds): DayUsage => {
       const sum = (names: string[], attribute: string) =>
         names.reduce((total, name) => total + Number(items.get(name)?.[attribute] ?? 0), 0);

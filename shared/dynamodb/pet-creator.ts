@@ -11,41 +11,41 @@ import type { IdempotentOutcome, IdempotentRequest } from '../idempotency/record
 import type { CallOptions, PetCreator } from '../pets/pet-store.ts';
 import type { NewPet, Pet } from '../pets/schemas.ts';
 import { petWithId } from '../pets/store-rules.ts';
+import { regionsOf } from '../regions.ts';
 import { unlessUnavailable } from '../store-errors.ts';
 import type { DynamoDBBase } from './base.ts';
 import { IdBlocks } from './id-blocks.ts';
 import { IdempotencyRecordItems } from './idempotency-items.ts';
 import { petItem } from './pet-item.ts';
 
-/** What a {@link DynamoDBPetCreator} writes with. */
-export interface DynamoDBPetCreatorParts {
-  readonly ids: IdBlocks;
-  readonly records: IdempotencyRecordItems;
-  /** Clock of `createdAt` and the records' expiry, epoch ms. @default Date.now */
-  readonly now?: () => number;
-}
-
 /** A pet's conditional put, alone or in the transaction. */
 type PetPut = { TableName: string; Item: Record<string, unknown>; ConditionExpression: string };
 
 /** Creates pets in one pets table (the calls and their costs: docs/architecture.md). */
 export class DynamoDBPetCreator implements PetCreator {
-  private readonly now: () => number;
-
+  /**
+   * @param table The pets table. @param ids Its id blocks. @param records The idempotency records.
+   * @param now Clock of `createdAt` and the records' expiry, epoch ms. @default Date.now
+   */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
-    private readonly parts: DynamoDBPetCreatorParts,
-  ) {
-    this.now = parts.now ?? Date.now;
-  }
+    private readonly ids: IdBlocks,
+    private readonly records: IdempotencyRecordItems,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The creator on `base`'s tables and region. @throws Error for an unset or invalid setting. */
-  static from(base: DynamoDBBase): DynamoDBPetCreator {
-    return new DynamoDBPetCreator(base.client, requiredSetting(base.settings, 'PETS_TABLE_NAME'), {
-      ids: IdBlocks.from(base),
-      records: IdempotencyRecordItems.from(base),
-    });
+  static from({ client, settings }: DynamoDBBase): DynamoDBPetCreator {
+    const pets = requiredSetting(settings, 'PETS_TABLE_NAME');
+    const records = requiredSetting(settings, 'IDEMPOTENCY_TABLE_NAME');
+    const regions = regionsOf(settings);
+    return new DynamoDBPetCreator(
+      client,
+      pets,
+      new IdBlocks(client, pets, regions),
+      new IdempotencyRecordItems(records, regions),
+    );
   }
 
   createPet(newPet: NewPet, options: CallOptions = {}): Promise<Pet> {
@@ -62,18 +62,17 @@ export class DynamoDBPetCreator implements PetCreator {
     request: IdempotentRequest,
     options: CallOptions = {},
   ): Promise<IdempotentOutcome<Pet>> {
-    const { records } = this.parts;
     return unlessUnavailable(async () => {
       const { pet, put, nowMs } = await this.newPetPut(newPet, options.signal);
       try {
         await this.client.send(
           new TransactWriteCommand({
-            TransactItems: [{ Put: put }, ...records.items(request, pet, nowMs)],
+            TransactItems: [{ Put: put }, ...this.records.items(request, pet, nowMs)],
           }),
           { abortSignal: options.signal },
         );
       } catch (error) {
-        const outcome = records.outcomeOf(error, 1, request);
+        const outcome = this.records.outcomeOf(error, 1, request);
         if (outcome) return outcome;
         throw error;
       }
@@ -82,12 +81,12 @@ export class DynamoDBPetCreator implements PetCreator {
   }
 
   prepareCreate(options: CallOptions = {}): Promise<void> {
-    return unlessUnavailable(() => this.parts.ids.prepare(options.signal));
+    return unlessUnavailable(() => this.ids.prepare(options.signal));
   }
 
   /** A new pet under the next id, and its conditional put. */
   private async newPetPut(newPet: NewPet, signal: AbortSignal | undefined) {
-    const pet = petWithId(newPet, await this.parts.ids.next(signal));
+    const pet = petWithId(newPet, await this.ids.next(signal));
     const nowMs = this.now();
     const put: PetPut = {
       TableName: this.table,

@@ -1,11 +1,13 @@
 /** The one mapping from errors to the Error answers of the public and admin APIs. */
 import type * as audit from '../audit/audit-errors.ts';
+import type * as events from '../events/event-errors.ts';
 import type * as idempotency from '../idempotency/idempotency-errors.ts';
 import type * as keys from '../keys/key-errors.ts';
 import { logger } from '../logger.ts';
 import type * as pets from '../pets/pet-errors.ts';
 import type { InvalidLimitsError } from '../plans.ts';
 import type * as rateLimit from '../rate-limit/rate-limit-errors.ts';
+import type * as secretScanning from '../secret-scanning/secret-scanning-errors.ts';
 import { type StoreUnavailableError, storeErrorOf } from '../store-errors.ts';
 import { type AnyErrorCode, ApiError } from './http-errors.ts';
 import { serviceUnavailable } from './unavailable.ts';
@@ -17,7 +19,15 @@ type ErrorsOf<Modules> = Modules extends unknown
 
 /** Every domain error class. */
 type DomainError =
-  | ErrorsOf<typeof audit | typeof idempotency | typeof keys | typeof pets | typeof rateLimit>
+  | ErrorsOf<
+      | typeof audit
+      | typeof events
+      | typeof idempotency
+      | typeof keys
+      | typeof pets
+      | typeof rateLimit
+      | typeof secretScanning
+    >
   | InvalidLimitsError
   | StoreUnavailableError;
 
@@ -38,6 +48,16 @@ const CODE_OF: { readonly [E in DomainError as E['name']]: AnyErrorCode } = {
   InvalidAuditWindowError: 'invalid_parameter',
   StoreUnavailableError: 'service_unavailable',
   ApiGatewayStepError: 'service_unavailable',
+  EventsUnavailableError: 'service_unavailable',
+  PublicKeysUnavailableError: 'service_unavailable',
+};
+
+/** What failed, as a 503's log line names it. */
+const UNAVAILABLE: Partial<Record<DomainError['name'], string>> = {
+  StoreUnavailableError: 'Store',
+  ApiGatewayStepError: 'API Gateway',
+  EventsUnavailableError: 'Event bus',
+  PublicKeysUnavailableError: "GitHub's public key list",
 };
 
 function isDomainError(error: unknown): error is DomainError {
@@ -51,8 +71,7 @@ export function apiErrorOf(thrown: unknown): ApiError | undefined {
   if (!isDomainError(error)) return undefined;
   const code = CODE_OF[error.name];
   if (code === 'service_unavailable') {
-    const failed = error.name === 'StoreUnavailableError' ? 'Store' : 'API Gateway';
-    logger.warn(`${failed} unavailable`, { error: error.cause ?? error });
+    logger.warn(`${UNAVAILABLE[error.name]} unavailable`, { error: error.cause ?? error });
     return serviceUnavailable(error.message, error);
   }
   const headers =

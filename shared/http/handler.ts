@@ -23,12 +23,6 @@ export type OperationCode<Input = undefined, Read = undefined> = (
   invocation: Invocation<Input, Read>,
 ) => Promise<APIGatewayProxyResult>;
 
-/** What an operation's read gets: the invocation's deadline and the request's key. */
-export interface ReadCall {
-  readonly signal: AbortSignal;
-  readonly key: AuthorizedKey;
-}
-
 /** The Lambda handler of an operation, for API Gateway REST proxy events. */
 export type HttpHandler = LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
@@ -39,8 +33,11 @@ export interface HttpHandlerOptions<Input = undefined, Read = undefined>
   readonly container: Pick<Container, 'settings' | 'rateLimiter' | 'now'>;
   /** The input, validated after the query and body checks; throws ApiError. @default - none */
   readonly input?: (event: APIGatewayProxyEvent) => Input;
-  /** The first store call, beside the limiter's: it writes nothing a refusal must not leave. @default - none */
-  readonly read?: (input: Input, call: ReadCall) => Promise<Read>;
+  /**
+   * The first store call, beside the limiter's, with the invocation's deadline and the request's
+   * key: it writes nothing a refusal must not leave. @default - none
+   */
+  readonly read?: (input: Input, call: Pick<Invocation, 'signal' | 'key'>) => Promise<Read>;
   readonly operation: OperationCode<Input, Read>;
 }
 
@@ -49,11 +46,6 @@ export function httpHandler<Input = undefined, Read = undefined>(
   options: HttpHandlerOptions<Input, Read>,
 ): HttpHandler {
   const { container, input: inputOf, read, operation } = options;
-  const admission = rateLimit({
-    limiter: container.rateLimiter,
-    deadlineMs: container.settings.RATE_LIMIT_DEADLINE_MS,
-    now: container.now,
-  });
   return handlerChain(
     function admitted(event: APIGatewayProxyEvent, context: CountedContext) {
       const count = context.rateLimitCount;
@@ -65,6 +57,6 @@ export function httpHandler<Input = undefined, Read = undefined>(
         return operation(event, context, { signal, key, input, read: result as Read });
       });
     },
-    httpMiddlewares({ ...options, admission }),
+    httpMiddlewares({ ...options, admission: rateLimit(container) }),
   ) as HttpHandler;
 }

@@ -58,19 +58,17 @@ export interface ErrorBody<Code extends AnyErrorCode = ErrorCode> {
  * @param options `headers` to add to the response (e.g. `Allow`), `cause` for logs.
  */
 export class ApiError extends Error {
-  readonly code: AnyErrorCode;
+  override readonly name = 'ApiError';
   readonly statusCode: number;
   readonly expose = true;
   readonly headers: Record<string, string>;
 
   constructor(
-    code: AnyErrorCode,
+    readonly code: AnyErrorCode,
     message: string,
     options: { headers?: Record<string, string>; cause?: unknown } = {},
   ) {
     super(message, { cause: options.cause });
-    this.name = 'ApiError';
-    this.code = code;
     this.statusCode = STATUS_OF[code].status;
     this.headers = options.headers ?? {};
   }

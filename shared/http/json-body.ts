@@ -22,27 +22,26 @@ const SKIP_MEDIA_TYPE_CHECK = { disableContentTypeCheck: true } as Parameters<
 
 /**
  * The JSON body middleware (after the header normalizer): 415 unless `application/json` in UTF-8;
- * 400 `invalid_json` for no body, bad UTF-8 or JSON; 413 over {@link MAX_BODY_BYTES}; then parsed.
+ * 400 `invalid_json` for no body, bad UTF-8 or JSON; 413 over `maxBytes`; then parsed.
+ * @param maxBytes @default MAX_BODY_BYTES
  */
-export function jsonBody(): HttpMiddleware[] {
+export function jsonBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware {
   const parser = httpJsonBodyParser(SKIP_MEDIA_TYPE_CHECK);
-  return [
-    {
-      before: async function jsonBodyBefore(request) {
-        decodeJsonBody(request.event);
-        try {
-          await parser.before?.(request);
-        } catch (error) {
-          // middy's only failure past the skipped media-type check: malformed JSON (its 415).
-          throw new ApiError('invalid_json', 'body: is empty or not valid JSON', { cause: error });
-        }
-      },
+  return {
+    before: async function jsonBodyBefore(request) {
+      decodeJsonBody(request.event, maxBytes);
+      try {
+        await parser.before?.(request);
+      } catch (error) {
+        // middy's only failure past the skipped media-type check: malformed JSON (its 415).
+        throw new ApiError('invalid_json', 'body: is empty or not valid JSON', { cause: error });
+      }
     },
-  ];
+  };
 }
 
 /** Guards `event`'s body and decodes it to text in place. */
-function decodeJsonBody(event: APIGatewayProxyEvent): void {
+function decodeJsonBody(event: APIGatewayProxyEvent, maxBytes: number): void {
   const contentType = event.headers?.['content-type'];
   if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
     throw new ApiError(
@@ -61,10 +60,10 @@ function decodeJsonBody(event: APIGatewayProxyEvent): void {
   if (!event.body)
     throw new ApiError('invalid_json', 'body: is required and must be a JSON object');
   const bytes = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-  if (bytes.length > MAX_BODY_BYTES) {
+  if (bytes.length > maxBytes) {
     throw new ApiError(
       'payload_too_large',
-      `body: is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES} bytes.`,
+      `body: is ${bytes.length} bytes; the limit is ${maxBytes} bytes.`,
     );
   }
   try {

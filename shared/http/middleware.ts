@@ -20,12 +20,12 @@ export type HttpMiddleware<TContext extends Context = Context> = MiddlewareObj<
 export interface HttpMiddlewaresOptions<TContext extends Context = Context> {
   /** What admits a request: the per-key rate limiter, or the admin API's IAM-principal check. */
   readonly admission: HttpMiddleware<TContext>;
-  /** Headers added to every response, errors included. @default - none */
-  readonly headers?: Readonly<Record<string, string>>;
+  /** Adds fixed headers to every answer, errors included (getPet's `deprecated`). @default - none */
+  readonly headers?: HttpMiddleware;
   /** The query parameters the operation takes; any other, or one twice: 400. @default - none */
   readonly queryParameters?: readonly string[];
-  /** The request body's middlewares, e.g. `jsonBody()`. @default - none: the body as passed */
-  readonly body?: readonly HttpMiddleware[];
+  /** The request body's middleware, e.g. `jsonBody()`. @default - none: the body as passed */
+  readonly body?: HttpMiddleware;
 }
 
 /** An API Gateway function's middlewares, in their order (why: docs/architecture.md). */
@@ -35,11 +35,11 @@ export function httpMiddlewares<TContext extends Context>(
   return [
     countServerErrors(),
     httpHeaderNormalizer(),
-    ...(options.headers ? [responseHeaders(options.headers)] : []),
+    ...(options.headers ? [options.headers] : []),
     options.admission,
     errorHandler(),
     strictQuery(options.queryParameters ?? []),
-    ...(options.body ?? []),
+    ...(options.body ? [options.body] : []),
   ];
 }
 
@@ -93,15 +93,4 @@ export function strictQuery(allowed: readonly string[]): HttpMiddleware {
       }
     },
   };
-}
-
-/** Adds fixed headers to every response of the operation, errors included (e.g. getPet's). */
-export function responseHeaders(headers: Readonly<Record<string, string>>): HttpMiddleware {
-  // Also runs on errors, after errorHandler's onError (middy unwinds in reverse), so the answer exists.
-  const responseHeadersAfter: NonNullable<HttpMiddleware['after']> = (request) => {
-    if (request.response) {
-      request.response.headers = { ...request.response.headers, ...headers };
-    }
-  };
-  return { after: responseHeadersAfter, onError: responseHeadersAfter };
 }

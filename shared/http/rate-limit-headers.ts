@@ -15,10 +15,9 @@ export const RATE_LIMIT_HEADERS = {
 
 /** `RateLimit-Policy` for a key's limits: one list member per window, quota `q`, window `w` (s). */
 export function rateLimitPolicy(limits: RequestLimits): string {
-  const quota: Record<WindowName, number> = { minute: limits.perMinute, day: limits.perDay };
-  return (['minute', 'day'] as const)
-    .map((name) => `"${name}";q=${quota[name]};w=${WINDOW_SECONDS[name]}`)
-    .join(', ');
+  const policy = (name: WindowName, quota: number) =>
+    `"${name}";q=${quota};w=${WINDOW_SECONDS[name]}`;
+  return `${policy('minute', limits.perMinute)}, ${policy('day', limits.perDay)}`;
 }
 
 /** Every rate-limit header of a response; `Retry-After` only for a refusal. @param nowMs Epoch ms. */

@@ -1,24 +1,15 @@
 /** The per-key rate limiter as a middy middleware (docs/rate-limits.md). */
-import type { MiddlewareObj, Request } from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
+import type { Container } from '../container.ts';
 import { invocationBudgetMs, withDeadline } from '../deadline.ts';
 import { logger } from '../logger.ts';
 import { countOne, RATE_LIMIT_METRICS } from '../metrics.ts';
 import type { RateLimitDecision } from '../rate-limit/decision.ts';
 import { refusalOf } from '../rate-limit/rate-limit-errors.ts';
-import { RATE_LIMITER_DEADLINE_MS, type RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { type AuthorizedKey, authorizedKey } from './authorized-key.ts';
 import { apiErrorOf } from './error-mapping.ts';
-import { errorResponse } from './middleware.ts';
+import { errorResponse, type HttpMiddleware } from './middleware.ts';
 import { RATE_LIMIT_HEADERS, rateLimitHeaders, uncountedHeaders } from './rate-limit-headers.ts';
-
-export interface RateLimitOptions {
-  readonly limiter: RateLimiter;
-  /** Clock, epoch milliseconds. @default Date.now */
-  readonly now?: () => number;
-  /** Milliseconds before the request is admitted uncounted. @default RATE_LIMITER_DEADLINE_MS */
-  readonly deadlineMs?: number;
-}
 
 /** One request's count, sent in the middleware's `before`. */
 export interface Count {
@@ -52,10 +43,7 @@ export async function readBesideCount<T>(
   read?: () => Promise<T>,
 ): Promise<T | undefined> {
   const work = count.expectsRefusal ? undefined : read?.();
-  const settled = work?.then(
-    () => undefined,
-    () => undefined,
-  );
+  const settled = work?.catch(() => undefined);
   const { refusal } = await count.verdict;
   if (refusal) {
     // Nothing of the invocation outlives its answer.
@@ -68,39 +56,33 @@ export async function readBesideCount<T>(
 /** Keys a function instance remembers as refused, at most (a few hundred kB). */
 const REMEMBERED_KEYS = 10_000;
 
-/** One invocation as middy hands it to a middleware. */
-export type HttpRequest = Request<
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Error,
-  CountedContext
->;
-
 /**
  * Counts each request before any other work (`before`: the context's `rateLimitCount`, awaited by
- * `httpHandler` with the operation's read) and puts the rate-limit headers on every answer; a
- * refusal answers whatever else failed, a failing or slow limiter admits uncounted.
+ * `httpHandler` with the operation's read) on `container`'s limiter, its deadline
+ * `RATE_LIMIT_DEADLINE_MS` and clock `now` (epoch ms), and puts the rate-limit headers on every
+ * answer; a refusal answers whatever else failed, a failing or slow limiter admits uncounted.
  */
 export function rateLimit(
-  options: RateLimitOptions,
-): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, CountedContext> {
-  const { limiter, now = Date.now, deadlineMs = RATE_LIMITER_DEADLINE_MS } = options;
-  const refusals = new ExpectedRefusals(REMEMBERED_KEYS);
+  container: Pick<Container, 'settings' | 'rateLimiter' | 'now'>,
+): HttpMiddleware<CountedContext> {
+  const { rateLimiter, settings, now = Date.now } = container;
+  /** keyId → until when (epoch s) this instance expects its requests refused; oldest first. */
+  const refusedUntil = new Map<string, number>();
 
   /** Never rejects. */
   async function verdictOf(key: AuthorizedKey, nowMs: number, budgetMs: number): Promise<Verdict> {
     const { keyId, limits } = key;
     let decision: RateLimitDecision;
     try {
-      decision = await withDeadline(Math.min(deadlineMs, budgetMs), (signal) =>
-        limiter.consume(keyId, limits, nowMs, signal),
+      decision = await withDeadline(Math.min(settings.RATE_LIMIT_DEADLINE_MS, budgetMs), (signal) =>
+        rateLimiter.consume(keyId, limits, nowMs, signal),
       );
     } catch (error) {
       logger.warn('Rate limiter unavailable; request admitted uncounted', { keyId, error });
       countOne(RATE_LIMIT_METRICS.unavailable);
       return { headers: uncountedHeaders(limits, nowMs) };
     }
-    refusals.learn(keyId, decision);
+    expectRefusals(keyId, decision);
     const headers = rateLimitHeaders(decision, nowMs);
     if (decision.admitted) return { headers };
     const refusal = refusalOf(decision, nowMs);
@@ -116,7 +98,20 @@ export function rateLimit(
     return { headers, refusal };
   }
 
-  async function answerWithVerdict(request: HttpRequest): Promise<void> {
+  /** Remembers until when the key's next requests will be refused: a window with none left. */
+  function expectRefusals(keyId: string, decision: RateLimitDecision): void {
+    refusedUntil.delete(keyId);
+    // A ban shows as a minute window with nothing left until the ban ends.
+    const spent = [decision.minute, decision.day].filter((window) => window.remaining === 0);
+    if (spent.length === 0) return;
+    refusedUntil.set(keyId, Math.max(...spent.map((window) => window.resetAt)));
+    const [oldest = ''] = refusedUntil.keys();
+    if (refusedUntil.size > REMEMBERED_KEYS) refusedUntil.delete(oldest);
+  }
+
+  const answerWithVerdict: NonNullable<HttpMiddleware<CountedContext>['after']> = async (
+    request,
+  ) => {
     const verdict = await request.context.rateLimitCount?.verdict;
     if (verdict?.refusal && request.error !== verdict.refusal) {
       // As had the limiter answered first: over a check (query, body) that failed meanwhile.
@@ -125,7 +120,7 @@ export function rateLimit(
     if (request.response && verdict) {
       request.response.headers = { ...request.response.headers, ...verdict.headers };
     }
-  }
+  };
 
   return {
     before: function rateLimitBefore(request) {
@@ -135,7 +130,7 @@ export function rateLimit(
         key,
         verdict: verdictOf(key, nowMs, invocationBudgetMs(request.context)),
         // A key refused a moment ago is most likely refused again: its read waits for the verdict.
-        expectsRefusal: refusals.expects(key.keyId, nowMs),
+        expectsRefusal: (refusedUntil.get(key.keyId) ?? 0) * 1000 > nowMs,
       };
       // A context object passed to several invocations (tests', the local gateway's) never
       // carries another's count.
@@ -144,32 +139,4 @@ export function rateLimit(
     after: answerWithVerdict,
     onError: answerWithVerdict,
   };
-}
-
-/** The keys this instance saw refused or used up, and until when their requests will be refused. */
-class ExpectedRefusals {
-  /** keyId → epoch seconds; oldest first. */
-  private readonly until = new Map<string, number>();
-
-  /** @param capacity Keys kept at most; past it the oldest is forgotten. */
-  constructor(private readonly capacity: number) {}
-
-  /** Whether a request of the key at `nowMs` (epoch milliseconds) will be refused. */
-  expects(keyId: string, nowMs: number): boolean {
-    const until = this.until.get(keyId);
-    return until !== undefined && until * 1000 > nowMs;
-  }
-
-  /** Remembers what `decision` tells of the key's next requests. */
-  learn(keyId: string, decision: RateLimitDecision): void {
-    this.until.delete(keyId);
-    // A ban shows as a minute window with nothing left until the ban ends.
-    const spent = [decision.minute, decision.day].filter((window) => window.remaining === 0);
-    if (spent.length === 0) return;
-    this.until.set(keyId, Math.max(...spent.map((window) => window.resetAt)));
-    if (this.until.size > this.capacity) {
-      const [oldest] = this.until.keys();
-      if (oldest !== undefined) this.until.delete(oldest);
-    }
-  }
 }

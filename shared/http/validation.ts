@@ -13,22 +13,21 @@ export function parseOrThrow<const TSchema extends v.GenericSchema>(
   what: string,
   code: ErrorCode,
 ): v.InferOutput<TSchema> {
-  // valibot's object schemas accept arrays; a body must be a JSON object.
+  // valibot's object schemas accept arrays; a body is the JSON object, or array, its schema is.
+  const array = schema.type === 'array';
   if (
     code === 'invalid_body' &&
-    (typeof input !== 'object' || input === null || Array.isArray(input))
+    (typeof input !== 'object' || input === null || Array.isArray(input) !== array)
   ) {
-    throw new ApiError(code, `${what}: must be a JSON object`);
+    throw new ApiError(code, `${what}: must be a JSON ${array ? 'array' : 'object'}`);
   }
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (result.success) return result.output;
   const [issue] = result.issues;
-  const path = issue ? v.getDotPath(issue) : null;
-  throw new ApiError(code, `${path ?? what}: ${describe(issue)}`);
+  throw new ApiError(code, `${v.getDotPath(issue) ?? what}: ${describe(issue)}`);
 }
 
-function describe(issue: v.BaseIssue<unknown> | undefined): string {
-  if (!issue) return 'is invalid';
+function describe(issue: v.BaseIssue<unknown>): string {
   if (issue.expected === 'never') return 'is not allowed';
   if (issue.received === 'undefined') return 'is required';
   return issue.message;

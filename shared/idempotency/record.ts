@@ -3,9 +3,6 @@
 /** How long a record is kept, in seconds (a retry after that creates anew). */
 export const IDEMPOTENCY_RECORD_TTL_SECONDS = 86_400;
 
-/** Seconds to wait before retrying while another write of the same key is in flight. */
-export const IN_FLIGHT_RETRY_SECONDS = 1;
-
 /** A request named by an Idempotency-Key. */
 export interface IdempotentRequest {
   /** `<keyId>#<Idempotency-Key>`: a key is scoped to its API key. */
@@ -31,11 +28,8 @@ export type IdempotentOutcome<TResult> =
   | { readonly status: 'reused' }
   | { readonly status: 'in flight'; readonly retryAfterSeconds: number };
 
-/** The outcome of a create that met another write of its key in flight. */
-export const IN_FLIGHT: IdempotentOutcome<never> = {
-  status: 'in flight',
-  retryAfterSeconds: IN_FLIGHT_RETRY_SECONDS,
-};
+/** The outcome of a create that met another write of its key in flight: retry after a second. */
+export const IN_FLIGHT: IdempotentOutcome<never> = { status: 'in flight', retryAfterSeconds: 1 };
 
 /** The TTL, epoch seconds, of a record written at `nowMs` (epoch ms). */
 export function recordExpiry(nowMs: number): number {

@@ -26,6 +26,14 @@ export interface AuditedKeyStore {
   tokensOf(keyId: string): Promise<KeyTokens | undefined>;
   /** Every key, oldest first, with until when the old token of a rolled key works. */
   listKeys(): Promise<ListedKey[]>;
+  /**
+   * The key each of `tokens` belongs to, as its token's row holds it, by token hash (missing: no
+   * key has it); strongly consistent, in batches. @throws StoreUnavailableError
+   */
+  findByTokens(
+    tokens: readonly string[],
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<Map<string, ApiKeyRecord>>;
   /** Stores a key made by `newKey` with its `key.created` entry. */
   storeKey(issued: IssuedKey, context: AuditContext): Promise<void>;
   /**

@@ -18,7 +18,7 @@ import type {
   RestoreOutcome,
   UsageReader,
 } from './admin-ports.ts';
-import { ApiGatewayStepError, KeyNotFoundError, KeyRevokedError } from './key-errors.ts';
+import { KeyNotFoundError, KeyRevokedError } from './key-errors.ts';
 import {
   type ApiKeyRecord,
   customLimits,
@@ -33,8 +33,8 @@ import {
   updatedKey,
 } from './key-records.ts';
 import { keyScopes, type Scope } from './scopes.ts';
-import type { TokenStage } from './token.ts';
-import { UndoSteps } from './undo.ts';
+import { mayBeKeyOf, type TokenStage } from './token.ts';
+import { stepFailed, UndoSteps, undoneAfter } from './undo.ts';
 
 /** What the key service runs on: the stage's tables and, on a stage, its API Gateway API keys. */
 export interface KeyServicePorts {
@@ -202,17 +202,34 @@ export class KeyService {
   }
 
   /**
-   * Revokes a key (`key.revoked`; again: nothing), then disables its API keys (a failure is a
-   * `failed` step: the authorizer refuses the key anyway). @throws KeyNotFoundError; KeyChangedError.
+   * Revokes a key ({@link revokeOnRecord}), then disables its API keys (a failure is a `failed`
+   * step: the authorizer refuses the key anyway). @throws KeyNotFoundError; KeyChangedError.
    */
   async revokeKey(
     keyId: string,
     context: AuditContext,
   ): Promise<{ key: ShownKey; apiGateway: ApiGatewaySteps }> {
-    const at = new Date(this.now()).toISOString();
-    const { record } = await this.change(keyId, { event: 'key.revoked', at }, context);
+    const { key } = await this.revokeOnRecord(keyId, context);
     const steps = (await this.ports.apiGateway?.disable(keyId)) ?? [];
-    return { key: shownKey(record), apiGateway: await this.apiGatewaySteps(steps) };
+    return { key, apiGateway: await this.apiGatewaySteps(steps) };
+  }
+
+  /**
+   * Revokes a key in the keys table (`key.revoked`; again: nothing), API Gateway left as it is.
+   * @returns Before and after: `previous.revokedAt` set, it was revoked already.
+   */
+  async revokeOnRecord(keyId: string, context: AuditContext): Promise<ShownChange> {
+    const at = new Date(this.now()).toISOString();
+    return shownChange(await this.change(keyId, { event: 'key.revoked', at }, context));
+  }
+
+  /** The keys of `tokens` by token hash, in batches; another stage's token is never looked up. */
+  async keysOfTokens(
+    tokens: readonly string[],
+    options: { readonly signal?: AbortSignal } = {},
+  ): Promise<Map<string, ApiKeyRecord>> {
+    const ours = tokens.filter((token) => mayBeKeyOf(token, this.ports.tokenStage));
+    return this.ports.keys.findByTokens(ours, options);
   }
 
   /** Lifts a key's ban (`key.unbanned`). @returns The ban lifted, or `undefined`. @throws KeyNotFoundError */
@@ -295,23 +312,4 @@ export class KeyService {
       };
     });
   }
-}
-
-/** An `UndoSteps` explanation of a failed API Gateway step (its own ApiGatewayStepError is one already). */
-function stepFailed(what: string, outcome: string) {
-  return (failure: Error, undone: readonly string[]) =>
-    failure instanceof ApiGatewayStepError && undone.length === 0
-      ? failure
-      : new ApiGatewayStepError(
-          `${what} (${failure.message}); undone: ${undone.join(', ') || 'nothing'}. ${outcome}`,
-          { cause: failure },
-        );
-}
-
-/** The keys table's failure after API Gateway's steps were undone, naming them. */
-function undoneAfter(failure: Error, undone: readonly string[]): Error {
-  if (undone.length > 0) {
-    failure.message = `${failure.message} (undone on API Gateway: ${undone.join(', ')})`;
-  }
-  return failure;
 }

@@ -1,4 +1,5 @@
 /** Undoing a key change that failed half-way: no key is left half-made or half-moved. */
+import { ApiGatewayStepError } from './key-errors.ts';
 
 /** The undo actions of the steps done so far, run newest first when a later step fails. */
 export class UndoSteps {
@@ -31,4 +32,23 @@ export class UndoSteps {
       throw explain(error as Error, undone);
     }
   }
+}
+
+/** An `UndoSteps` explanation of a failed API Gateway step (its own ApiGatewayStepError is one already). */
+export function stepFailed(what: string, outcome: string) {
+  return (failure: Error, undone: readonly string[]) =>
+    failure instanceof ApiGatewayStepError && undone.length === 0
+      ? failure
+      : new ApiGatewayStepError(
+          `${what} (${failure.message}); undone: ${undone.join(', ') || 'nothing'}. ${outcome}`,
+          { cause: failure },
+        );
+}
+
+/** The keys table's failure after API Gateway's steps were undone, naming them. */
+export function undoneAfter(failure: Error, undone: readonly string[]): Error {
+  if (undone.length > 0) {
+    failure.message = `${failure.message} (undone on API Gateway: ${undone.join(', ')})`;
+  }
+  return failure;
 }

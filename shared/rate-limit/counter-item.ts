@@ -5,8 +5,6 @@ import { type WindowBounds, windowAt } from './windows.ts';
 /** Days a counter item outlives its day before TTL removes them: the keys command's `usage` reads them. */
 export const RETENTION_DAYS = 35;
 
-export const RETENTION_SECONDS = RETENTION_DAYS * 86_400;
-
 /** Partition key of a key's item for the day window `day`, e.g. `rate#key_1#2026-11-21`. */
 export function counterName(keyId: string, day: WindowBounds): string {
   return `rate#${keyId}#${new Date(day.start * 1000).toISOString().slice(0, 10)}`;
@@ -14,7 +12,7 @@ export function counterName(keyId: string, day: WindowBounds): string {
 
 /** TTL of a day's item: the day's end plus the retention, epoch seconds. */
 export function expiry(day: WindowBounds): number {
-  return day.resetAt + RETENTION_SECONDS;
+  return day.resetAt + RETENTION_DAYS * 86_400;
 }
 
 /** The day windows from the one holding `nowMs` to the one holding `untilSeconds`, in order. */

@@ -114,12 +114,9 @@ export function refusedDecision(
       ? counted
       : { ...counted, remaining: 0, resetAt: Math.max(counted.resetAt, bannedUntil) };
   const day = usage(at.day, limits.perDay, counts.dayCount);
-  const exhausted = [minute, day].filter((window) => window.remaining === 0);
-  const binding = exhausted.reduce(
-    (a, b) => (b.resetAt > a.resetAt ? b : a),
-    exhausted[0] ?? minute,
-  );
-  return { admitted: false, minute, day, binding, bannedUntil };
+  // The window used up that resets last; the minute when none is.
+  const dayBinds = day.remaining === 0 && (minute.remaining > 0 || day.resetAt > minute.resetAt);
+  return { admitted: false, minute, day, binding: dayBinds ? day : minute, bannedUntil };
 }
 
 function usage(window: WindowBounds, limit: number, count: number): WindowUsage {

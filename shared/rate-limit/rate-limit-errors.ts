@@ -2,32 +2,24 @@
 import type { RateLimitDecision } from './decision.ts';
 import { secondsUntil } from './windows.ts';
 
-/** A window of the key is used up. */
-export class RateLimitedError extends Error {
-  override readonly name = 'RateLimitedError';
-
-  /** @param retryAfterSeconds Whole seconds until the binding window resets (at least 1). */
+/** A refusal of the rate limiter. @param retryAfterSeconds Whole seconds until it ends (>= 1). */
+abstract class RefusalError extends Error {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
-    options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(message);
   }
 }
 
-/** The key kept sending after its refusals and is banned. */
-export class KeyBannedError extends Error {
-  override readonly name = 'KeyBannedError';
+/** A window of the key is used up: `retryAfterSeconds` until the binding window resets. */
+export class RateLimitedError extends RefusalError {
+  override readonly name = 'RateLimitedError';
+}
 
-  /** @param retryAfterSeconds Whole seconds until the ban ends (at least 1). */
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
+/** The key kept sending after its refusals and is banned: `retryAfterSeconds` until the ban ends. */
+export class KeyBannedError extends RefusalError {
+  override readonly name = 'KeyBannedError';
 }
 
 /** The error of a refused decision taken at `nowMs` (epoch ms). */

@@ -1,5 +1,4 @@
 /** The RateLimiter port (docs/rate-limits.md), and its ban policy. */
-
 import { type FunctionSettings, readFunctionSettings } from '../function-settings.ts';
 import type { RequestLimits } from '../plans.ts';
 import type { RateLimitDecision } from './decision.ts';
@@ -24,11 +23,8 @@ export interface BanPolicy {
   readonly durationSeconds: number;
 }
 
-/** The settings of an empty environment: the schema's defaults. */
-const DEFAULTS = readFunctionSettings({});
-
-/** The ban policy of an empty environment (50 and 900 s). */
-export const DEFAULT_BAN_POLICY: BanPolicy = banPolicyOf(DEFAULTS);
+/** The ban policy of an empty environment: the settings' defaults (50 and 900 s). */
+export const DEFAULT_BAN_POLICY: BanPolicy = banPolicyOf(readFunctionSettings({}));
 
 /** The ban policy of the settings `RATE_LIMIT_BAN_THRESHOLD` and `RATE_LIMIT_BAN_SECONDS`. */
 export function banPolicyOf(settings: FunctionSettings): BanPolicy {
@@ -37,6 +33,3 @@ export function banPolicyOf(settings: FunctionSettings): BanPolicy {
     durationSeconds: settings.RATE_LIMIT_BAN_SECONDS,
   };
 }
-
-/** How long a request waits for the rate limiter by default, in milliseconds: the schema's default. */
-export const RATE_LIMITER_DEADLINE_MS = DEFAULTS.RATE_LIMIT_DEADLINE_MS;

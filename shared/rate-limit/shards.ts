@@ -61,20 +61,15 @@ export class ShardMemory {
     }
     // A request whose clock lags the instance's latest minute learns nothing worth keeping.
     if (minuteStart < this.minute) return { refused: new Map(), rejectionCounted: false };
-    let known = this.keys.get(keyId);
-    if (!known) {
-      known = { refused: new Map(), rejectionCounted: false };
-      this.keys.set(keyId, known);
-    }
+    const known = this.keys.get(keyId) ?? { refused: new Map(), rejectionCounted: false };
+    this.keys.set(keyId, known);
     return known;
   }
 }
 
 /** A shard not known to refuse this minute, picked uniformly at random; `undefined` when none. */
 export function openShard(known: KeyMinute, shards: number): number | undefined {
-  const open = Array.from({ length: shards }, (_, shard) => shard).filter(
-    (shard) => !known.refused.has(shard),
-  );
+  const open = [...Array(shards).keys()].filter((shard) => !known.refused.has(shard));
   return open[Math.floor(Math.random() * open.length)];
 }
 
@@ -87,20 +82,18 @@ export function estimatedCounts(
 ): KeyCounts {
   let minuteLeft = 0;
   let dayLeft = 0;
-  let dayUsedUp = true;
   for (const [shard, counts] of known.refused) {
     const quota = shardLimits(limits, shard, policy.shards);
     const current = countsInMinute(counts, at.minute);
     const shardDayLeft = Math.max(0, quota.perDay - current.dayCount);
     dayLeft += shardDayLeft;
-    dayUsedUp &&= shardDayLeft === 0;
     // A shard refused for its day can admit nothing more this minute either.
     if (shardDayLeft > 0) minuteLeft += Math.max(0, quota.perMinute - current.minuteCount);
   }
   const open = policy.shards - known.refused.size;
   if (open === 0) {
     // Every shard refused, not all for the day: the minute is what is used up.
-    if (!dayUsedUp) minuteLeft = 0;
+    if (dayLeft > 0) minuteLeft = 0;
   } else {
     const { shard, counts } = known.lastSeen ?? { shard: 0, counts: NO_COUNTS };
     const quota = shardLimits(limits, shard, policy.shards);

@@ -14,7 +14,6 @@ import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../../shared/ht
 import { MAX_BODY_BYTES } from '../../shared/http/json-body.ts';
 import { RATE_LIMIT_HEADERS } from '../../shared/http/rate-limit-headers.ts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../shared/http/unavailable.ts';
-import { RATE_LIMITER_DEADLINE_MS } from '../../shared/rate-limit/rate-limiter.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { unlessUnavailable } from '../../shared/store-errors.ts';
 import { authorizedEvent } from '../support/authorized-event.ts';
@@ -173,7 +172,7 @@ describe('docs/openapi.yaml', () => {
         `function's timeout of ${FUNCTION_TIMEOUT_SECONDS} s`,
       );
       expect(description()).toContain(
-        `does not answer within ${RATE_LIMITER_DEADLINE_MS / 1000} s`,
+        `does not answer within ${readSettings({}).RATE_LIMIT_DEADLINE_MS / 1000} s`,
       );
     });
 

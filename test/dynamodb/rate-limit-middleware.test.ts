@@ -9,9 +9,9 @@ import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { DynamoDBRateLimiter } from '../../shared/dynamodb/dynamodb-rate-limiter.ts';
 import { logger } from '../../shared/logger.ts';
 import {
-  context,
   countingOperation,
   getEvent,
+  invocationContext,
   key,
   MINUTE_RESET,
 } from '../support/rate-limit-middleware.ts';
@@ -28,7 +28,7 @@ describe('rateLimit middleware', () => {
     const counted = vi.spyOn(Metrics.prototype, 'addMetric');
     const { handler, calls } = countingOperation(new DynamoDBRateLimiter(client, 'no-such-table'));
     const k = key(60, 1000);
-    const response = await handler(getEvent(k), context);
+    const response = await handler(getEvent(k), invocationContext());
     expect(response.statusCode).toBe(200);
     expect(calls.count).toBe(1);
     expect(response.headers).toEqual({

@@ -15,7 +15,11 @@ import type { RateLimitDecision } from '../../shared/rate-limit/decision.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 import { type SpreadPolicy, shardLimits, shardNames } from '../../shared/rate-limit/shards.ts';
 import { windowAt } from '../../shared/rate-limit/windows.ts';
-import { context, countingOperation, getEvent } from '../support/rate-limit-middleware.ts';
+import {
+  countingOperation,
+  getEvent,
+  invocationContext,
+} from '../support/rate-limit-middleware.ts';
 import {
   admittedCount,
   audit,
@@ -127,10 +131,12 @@ describe('a spread key on DynamoDB', () => {
   it('answers 429 rate_limited with Retry-After and no request left, then bans the key after the threshold', async () => {
     const { handler, calls } = countingOperation(instance());
     const k = { keyId: freshKey(), plan: 'enterprise', ...LIMITS };
-    for (let i = 0; i < LIMITS.perMinute; i++) await handler(getEvent(k), context);
+    for (let i = 0; i < LIMITS.perMinute; i++) await handler(getEvent(k), invocationContext());
 
-    const refused = await Promise.all([0, 1, 2, 3].map(() => handler(getEvent(k), context)));
-    const banned = await handler(getEvent(k), context);
+    const refused = await Promise.all(
+      [0, 1, 2, 3].map(() => handler(getEvent(k), invocationContext())),
+    );
+    const banned = await handler(getEvent(k), invocationContext());
 
     expect(calls.count).toBe(LIMITS.perMinute);
     expect(refused.map((r) => [r.statusCode, JSON.parse(r.body).code])).toContainEqual([

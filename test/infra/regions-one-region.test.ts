@@ -9,6 +9,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
 import { ROUTES } from '../../infra/routes.ts';
+import { SECRET_SCANNING_ROUTE } from '../../infra/secret-scanning-route.ts';
 import { STACK_OUTPUTS } from '../../infra/stages.ts';
 import { TABLES } from '../../shared/dynamodb/tables.ts';
 import { logicalId, outdir } from '../support/petstore-app.ts';
@@ -16,16 +17,28 @@ import { context, HOME, type Resource, resourcesOf } from '../support/regions-ap
 import mainOneRegion from './one-region-production.json' with { type: 'json' };
 
 /**
- * Logical-id prefixes of what an operation added since that synth brings: its function's resources
- * (its construct id) and its API method (`Api<path's letters and digits><METHOD>`).
+ * Logical-id prefixes of what an operation (or the leaked-key endpoint) added since that synth
+ * brings: its function's resources (its construct id), its API method
+ * (`Api<path's letters and digits><METHOD>`) and the API resources of its path that synth lacked.
  */
-const ADDED_OPERATIONS = ROUTES.filter(
-  ({ constructId }) =>
-    !Object.keys(mainOneRegion.resources).some((id) => id.startsWith(constructId)),
-).flatMap(({ constructId, method, path }) => [
-  constructId,
-  `Api${path.replace(/[^A-Za-z0-9]/g, '')}${method}`,
-]);
+const ADDED_OPERATIONS = [...ROUTES, SECRET_SCANNING_ROUTE]
+  .filter(({ constructId }) => !isInMain(constructId))
+  .flatMap(({ constructId, method, path }) => [
+    constructId,
+    `Api${lettersOf(path)}${method}`,
+    ...path
+      .split('/')
+      .map((_, end, segments) => `Api${lettersOf(segments.slice(0, end + 1).join('/'))}`)
+      .filter((prefix) => prefix !== 'Api' && !isInMain(prefix)),
+  ]);
+
+function isInMain(prefix: string): boolean {
+  return Object.keys(mainOneRegion.resources).some((id) => id.startsWith(prefix));
+}
+
+function lettersOf(path: string): string {
+  return path.replace(/[^A-Za-z0-9]/g, '');
+}
 
 /** The content hash ending a Lambda version's or an API deployment's logical id. */
 const CONTENT_HASH = /((?:CurrentVersion|Deployment)[0-9A-F]{8})[0-9a-f]{32}$/;

@@ -14,11 +14,17 @@ import { stageKeyArnParameter } from '../../infra/constructs/region-key-stack.ts
 import { replicatedSecretName } from '../../infra/constructs/stage-secrets.ts';
 import { stageRegions } from '../../infra/deployment-context.ts';
 import { functionSecrets } from '../../infra/routes.ts';
+import { SECRET_SCANNING_ROUTE } from '../../infra/secret-scanning-route.ts';
 import { STACK_OUTPUTS } from '../../infra/stages.ts';
 import { globalTableName } from '../../infra/table-settings.ts';
-import { TABLES } from '../../shared/dynamodb/tables.ts';
+import {
+  AUDIT_TABLE,
+  KEYS_TABLE,
+  TABLES,
+  type TableDefinition,
+} from '../../shared/dynamodb/tables.ts';
 import { cfnLintTemplates } from '../support/cfn-lint.ts';
-import { logicalId, outdir } from '../support/petstore-app.ts';
+import { logicalId, outdir, SECRET_SCANNING_KEY_ACTIONS } from '../support/petstore-app.ts';
 import { ACCOUNT, context, HOME, OTHER, resourcesOf } from '../support/regions-app.ts';
 
 /** The app with production in two regions, built and synthesized (checks on) once. */
@@ -39,15 +45,33 @@ beforeAll(() => {
   keyStack = Template.fromStack(app.regionKeyStacks.production[0] as Stack);
 }, 300_000);
 
-/** Every `dynamodb:` statement's resources in the IAM policies of `template`, flattened. */
-function dynamodbResources(template: Template): unknown[] {
-  return resourcesOf(template, 'AWS::IAM::Policy').flatMap(([, policy]) =>
-    (
-      policy.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
-    ).Statement.filter((statement) =>
-      [statement.Action].flat().join().includes('dynamodb:'),
-    ).flatMap((statement) => [statement.Resource].flat()),
-  );
+/** An IAM statement as the templates hold it. */
+type Statement = { Action: unknown; Resource: unknown; Condition?: unknown };
+
+/** The statements of each IAM policy of `template`, by the roles it is attached to (JSON). */
+function statementsByRoles(template: Template): [string, Statement[]][] {
+  return resourcesOf(template, 'AWS::IAM::Policy').map(([, policy]) => [
+    JSON.stringify(policy.Properties.Roles),
+    (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+  ]);
+}
+
+/** The role of the function `id` of `stack`, as a policy's `Roles` names it (JSON). */
+const rolesOf = (stack: Stack, id: string) =>
+  JSON.stringify([{ Ref: logicalId(stack, `${id}/Role`) }]);
+
+/**
+ * Every `dynamodb:` statement's resources in the IAM policies of `template`, flattened, but those
+ * of the policy attached to `except` (`rolesOf`).
+ */
+function dynamodbResources(template: Template, except?: string): unknown[] {
+  return statementsByRoles(template)
+    .filter(([roles]) => roles !== except)
+    .flatMap(([, statements]) =>
+      statements
+        .filter((statement) => [statement.Action].flat().join().includes('dynamodb:'))
+        .flatMap((statement) => [statement.Resource].flat()),
+    );
 }
 
 describe('production in two regions', () => {
@@ -151,8 +175,10 @@ describe('production in two regions', () => {
     regional.resourceCountIs('AWS::SecretsManager::Secret', 0);
   });
 
-  it("grants each region's functions only their own region's replicas", () => {
-    const regionalArns = dynamodbResources(regional);
+  it("grants each region's functions only their own region's replicas, but the leaked-key endpoint's", () => {
+    const regionalStack = app.regionalStacks.production[0] as Stack;
+    const scanning = rolesOf(regionalStack, SECRET_SCANNING_ROUTE.constructId);
+    const regionalArns = dynamodbResources(regional, scanning);
     expect(regionalArns.length).toBeGreaterThan(0);
     for (const arn of regionalArns) {
       expect(String(arn)).toMatch(
@@ -166,6 +192,36 @@ describe('production in two regions', () => {
       expect(json).not.toContain(OTHER);
       expect(tableIds.some((id) => json.includes(id))).toBe(true);
     }
+  });
+
+  it("grants the other region's leaked-key endpoint its reads and the key service's writes in the home region, and the home key by its alias", () => {
+    const regionalStack = app.regionalStacks.production[0] as Stack;
+    const roles = rolesOf(regionalStack, SECRET_SCANNING_ROUTE.constructId);
+    const [, statements = []] = statementsByRoles(regional).find(([each]) => each === roles) ?? [];
+    const table = (definition: TableDefinition) =>
+      `arn:aws:dynamodb:${HOME}:${ACCOUNT}:table/${globalTableName('production', definition)}`;
+
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        { Action: SECRET_SCANNING_KEY_ACTIONS, Effect: 'Allow', Resource: table(KEYS_TABLE) },
+        { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: table(AUDIT_TABLE) },
+        {
+          Action: 'kms:Decrypt',
+          Effect: 'Allow',
+          Resource: `arn:aws:kms:${HOME}:${ACCOUNT}:key/*`,
+          Condition: {
+            'ForAnyValue:StringEquals': { 'kms:ResourceAliases': 'alias/petstore-production' },
+          },
+        },
+        {
+          Action: 'events:PutEvents',
+          Effect: 'Allow',
+          Resource: `arn:aws:events:${OTHER}:${ACCOUNT}:event-bus/default`,
+        },
+      ]),
+    );
+    const dynamodb = statements.filter((each) => String(each.Action).includes('dynamodb:'));
+    expect(dynamodb.map((each) => each.Resource).join()).not.toContain(OTHER);
   });
 
   it('gives every function of every region the stage regions, home first, and every stack the Regions output', () => {

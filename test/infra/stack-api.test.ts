@@ -14,16 +14,23 @@ import {
   THROTTLED_RETRY_AFTER_SECONDS,
 } from '../../infra/gateway-responses.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, ROUTES, resourcePaths } from '../../infra/routes.ts';
+import { SECRET_SCANNING_ROUTE } from '../../infra/secret-scanning-route.ts';
 import { STACK_OUTPUTS, STAGES, stackName, usagePlanOutputName } from '../../infra/stages.ts';
 import { COUNTERS_TABLE, KEYS_TABLE, PETS_TABLE } from '../../shared/dynamodb/tables.ts';
 import { BACKSTOP_FACTOR, PLAN_IDS, PLANS, usagePlanSettings } from '../../shared/plans.ts';
 import { allowedMethods } from '../support/openapi-document.ts';
-import { logicalId, stageOf, synthesizeStages } from '../support/petstore-app.ts';
+import {
+  logicalId,
+  SECRET_SCANNING_FUNCTION_ID,
+  SECRET_SCANNING_KEY_ACTIONS,
+  stageOf,
+  synthesizeStages,
+} from '../support/petstore-app.ts';
 
 synthesizeStages();
 
 describe.each(STAGES)('the %s stage', (stage) => {
-  const { stack, template, apiStageRef } = stageOf(stage);
+  const { stack, template, apiStageRef, arnOf } = stageOf(stage);
 
   describe('RestApi', () => {
     /** The public RestApi (the admin API is test/infra/admin-api.test.ts's). */
@@ -66,7 +73,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       const methods = template().findResources('AWS::ApiGateway::Method', {
         Properties: { HttpMethod: Match.not('ANY'), RestApiId: publicApi() },
       });
-      expect(Object.keys(methods)).toHaveLength(ROUTES.length);
+      expect(Object.keys(methods)).toHaveLength(ROUTES.length + 1); // + the leaked-key endpoint
       for (const route of ROUTES) {
         template().hasResourceProperties('AWS::ApiGateway::Method', {
           HttpMethod: route.method,
@@ -87,11 +94,60 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
+    it('serves the leaked-key endpoint, POST /secret-scanning/github, without authorizer or key, proxied to its function', () => {
+      const { method, operationId, constructId } = SECRET_SCANNING_ROUTE;
+      template().hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: method,
+        OperationName: operationId,
+        AuthorizationType: 'NONE',
+        ApiKeyRequired: Match.absent(),
+        AuthorizerId: Match.absent(),
+        Integration: {
+          Type: 'AWS_PROXY',
+          Uri: {
+            'Fn::Join': [
+              '',
+              Match.arrayWith([{ 'Fn::GetAtt': [logicalId(stack(), constructId), 'Arn'] }]),
+            ],
+          },
+        },
+      });
+    });
+
+    it("grants the leaked-key endpoint's function the keys table's batch read, the key service's writes with the audit entry and PutEvents on the default bus; its timeout; GitHub's key list", () => {
+      const id = SECRET_SCANNING_FUNCTION_ID;
+      const role = JSON.stringify([{ Ref: logicalId(stack(), `${id}/Role`) }]);
+      const policy = Object.values(template().findResources('AWS::IAM::Policy')).find(
+        (p) => JSON.stringify(p.Properties.Roles) === role,
+      );
+      const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
+
+      const statements = policy?.Properties.PolicyDocument.Statement as { Action: unknown }[];
+      const bus = ['arn:', { Ref: 'AWS::Partition' }, ':events:', { Ref: 'AWS::Region' }, ':'];
+
+      expect(
+        statements.filter(({ Action }) => JSON.stringify(Action).includes('dynamodb:')),
+      ).toEqual([
+        { Action: SECRET_SCANNING_KEY_ACTIONS, Effect: 'Allow', Resource: arnOf('KeysTable') },
+        { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: arnOf('AuditTable') },
+      ]);
+      expect(statements).toContainEqual({
+        Action: 'events:PutEvents',
+        Effect: 'Allow',
+        Resource: {
+          'Fn::Join': ['', [...bus, { Ref: 'AWS::AccountId' }, ':event-bus/default']],
+        },
+      });
+      expect(Properties.Timeout).toBe(SECRET_SCANNING_ROUTE.timeoutSeconds);
+      // GitHub's list: the setting's default, unless the stage names another.
+      expect(Properties.Environment.Variables.SECRET_SCANNING_KEYS_URL).toBeUndefined();
+    });
+
     it('answers 405 with Allow from an ANY mock on every resource path', () => {
       const methods = template().findResources('AWS::ApiGateway::Method', {
         Properties: { RestApiId: publicApi() },
       });
-      expect(Object.keys(methods)).toHaveLength(ROUTES.length + resourcePaths().size);
+      expect(Object.keys(methods)).toHaveLength(ROUTES.length + 1 + resourcePaths().size);
       for (const path of resourcePaths().keys()) {
         const { body } = methodNotAllowed(path);
         template().hasResourceProperties('AWS::ApiGateway::Method', {

@@ -10,6 +10,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { findOperations } from '../../infra/cli/rollback/deployed-operations.ts';
 import { ROUTES } from '../../infra/routes.ts';
+import { SECRET_SCANNING_ROUTE } from '../../infra/secret-scanning-route.ts';
 import { STAGE_SETTINGS, STAGES, stackName } from '../../infra/stages.ts';
 import { SERVER_ERROR_RESPONSES, versionDimensions } from '../../shared/metrics.ts';
 import { logicalId, OPERATION_IDS, stageOf, synthesizeStages } from '../support/petstore-app.ts';
@@ -157,7 +158,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       }
     });
 
-    it('lets API Gateway invoke only the alias of each operation, not its bare function', () => {
+    it("lets API Gateway invoke only the alias of each operation, not its bare function, and the leaked-key endpoint's function (no canary)", () => {
       const role = template().toJSON().Resources[logicalId(stack(), 'Api/InvokeRole')];
       const [policy] = role.Properties.Policies;
       const resources = policy.PolicyDocument.Statement.flatMap(
@@ -171,8 +172,11 @@ describe.each(STAGES)('the %s stage', (stage) => {
         Service: 'apigateway.amazonaws.com',
       });
       const aliases = OPERATION_IDS.map((id) => ({ Ref: logicalId(stack(), `${id}/Live`) }));
-      expect(resources).toHaveLength(aliases.length);
-      expect(resources).toEqual(expect.arrayContaining(aliases));
+      const scanning = {
+        'Fn::GetAtt': [logicalId(stack(), `${SECRET_SCANNING_ROUTE.constructId}/Default`), 'Arn'],
+      };
+      expect(resources).toHaveLength(aliases.length + 1);
+      expect(resources).toEqual(expect.arrayContaining([...aliases, scanning]));
     });
   });
 });

@@ -2,13 +2,15 @@
  * `npm start -- --regions`: the two-region local stack as a user runs it, in a child process
  * (test/support/local-stack.ts): a line per region on consecutive ports, the keys of the home
  * region honoured in both, `npm run keys` on the home region, a pet created in one region listed
- * in the other, the model's figures on both gateways, everything stopped on SIGTERM; and the
- * one-line refusals of a bad `--regions`.
+ * in the other, a leaked key reported to the other region revoked in the home region and refused
+ * in both, the model's figures on both gateways, everything stopped on SIGTERM; and the one-line
+ * refusals of a bad `--regions`.
  */
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { match, serveGitHubKeys } from '../../bench/github-keys.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
 import {
   dynamoDbLocalPids,
@@ -72,10 +74,11 @@ describe('npm start -- --regions', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOU
       DYNAMODB_PORT: await stackPort(1),
     };
     secondPorts.push(stack.DYNAMODB_PORT + 1);
+    const github = await serveGitHubKeys();
     const started = startLocalStack({
       ...stack,
       args: ['--regions', 'us-east-1,eu-west-1'],
-      env: { REPLICATION_LAG_MS: '300' },
+      env: { REPLICATION_LAG_MS: '300', SECRET_SCANNING_KEYS_URL: github.url },
     });
     await waitFor(started, /^Ctrl-C stops/m, START_TIMEOUT_MS);
 
@@ -86,6 +89,9 @@ describe('npm start -- --regions', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOU
     expect(started.stdout()).toMatch(/^Home region: us-east-1 /m);
     expect(started.stdout()).toMatch(
       new RegExp(`^Admin API: http://127.0.0.1:${stack.ADMIN_PORT}/admin$`, 'm'),
+    );
+    expect(started.stdout()).toMatch(
+      `\nSecret scanning: ${home}/secret-scanning/github, ${other}/secret-scanning/github\n`,
     );
     expect(dynamoDbLocalPids(stack.DYNAMODB_PORT)).toHaveLength(1);
     expect(dynamoDbLocalPids(stack.DYNAMODB_PORT + 1)).toHaveLength(1);
@@ -118,6 +124,49 @@ describe('npm start -- --regions', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOU
     const pet = (await created.json()) as { id: number };
     await until(async () => (await fetch(`${home}/pets/${pet.id}`, { headers })).status === 200);
     expect(await (await fetch(`${home}/pets`, { headers })).json()).toEqual([pet]);
+
+    // A key reported to the other region is revoked where keys have their writer, then refused
+    // in both (asked once replicated: never before, or its allowance would be cached).
+    const [, leakedId, leaked] =
+      started.stdout().match(/^ {2}business +(key_\w+) +(pet_local_\S+)$/m) ?? [];
+    const replicated = async () =>
+      (await (await fetch(new URL('/__local/replication', other))).json()) as {
+        replicated: number;
+        pending: number;
+      };
+    const before = (await replicated()).replicated;
+    const body = JSON.stringify([match(leaked ?? '')]);
+    const reported = await fetch(`${other}/secret-scanning/github`, {
+      method: 'POST',
+      body,
+      headers: github.signedHeaders(body),
+    });
+    expect(reported.status).toBe(200);
+    expect(await reported.json()).toEqual([expect.objectContaining({ label: 'true_positive' })]);
+    expect(await keysCommand(stack, ['history', leakedId ?? ''])).toMatch(
+      /key\.revoked.*github-secret-scanning/,
+    );
+    await until(async () => {
+      const figures = await replicated();
+      return figures.replicated > before && figures.pending === 0;
+    });
+    for (const base of [home, other]) {
+      const refused = await fetch(`${base}/pets`, {
+        headers: { Authorization: `Bearer ${leaked}` },
+      });
+      expect(refused.status).toBe(401);
+    }
+    const events = (await (await fetch(new URL('/__local/events', other))).json()) as {
+      events: { detailType: string; region: string; detail: { keyId: string } }[];
+    };
+    expect(events.events).toEqual([
+      expect.objectContaining({
+        detailType: 'key.leaked',
+        region: 'eu-west-1',
+        detail: expect.objectContaining({ keyId: leakedId }),
+      }),
+    ]);
+    await github.close();
 
     for (const base of [home, other]) {
       const figures = await fetch(new URL('/__local/replication', base));

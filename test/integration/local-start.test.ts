@@ -50,7 +50,7 @@ async function occupy(port: number): Promise<Server> {
 }
 
 describe('npm start', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () => {
-  it('serves the API with the keys it issues, warns of nothing, and stops DynamoDB Local on SIGTERM', async () => {
+  it('serves the API with the keys it issues and the leaked-key endpoint, warns of nothing, and stops DynamoDB Local on SIGTERM', async () => {
     const stack = await freshStack();
     const { started, url } = await startedStack(stack);
 
@@ -64,6 +64,10 @@ describe('npm start', { timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () =>
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual([]);
+    // The leaked-key endpoint, on a line of its own, takes no key: GitHub's signature, or 401.
+    expect(started.stdout()).toContain(`\nSecret scanning: ${url}/secret-scanning/github\n`);
+    const unsigned = await fetch(`${url}/secret-scanning/github`, { method: 'POST', body: '[]' });
+    expect(unsigned.status).toBe(401);
     expect(started.stderr()).toBe('');
     const [javaPid] = dynamoDbLocalPids(stack.DYNAMODB_PORT);
     expect(javaPid).toBeGreaterThan(0);

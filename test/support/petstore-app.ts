@@ -13,6 +13,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll } from 'vitest';
 import { ADMIN_ROUTES } from '../../infra/admin-routes.ts';
 import { AUTHORIZER, ROUTES } from '../../infra/routes.ts';
+import { SECRET_SCANNING_ROUTE } from '../../infra/secret-scanning-route.ts';
 import { STAGES, type StageName } from '../../infra/stages.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
@@ -35,8 +36,26 @@ export const FUNCTION_IDS = [...OPERATION_IDS, 'AuthorizerFunction'];
 /** Construct ids of the admin API's functions, one per admin route. */
 export const ADMIN_FUNCTION_IDS = ADMIN_ROUTES.map((route) => route.constructId);
 
-/** Construct ids of every function of the stack: the public API's and the admin API's. */
-export const ALL_FUNCTION_IDS = [...FUNCTION_IDS, ...ADMIN_FUNCTION_IDS];
+/** Construct id of the leaked-key endpoint's function (infra/secret-scanning-route.ts). */
+export const SECRET_SCANNING_FUNCTION_ID = SECRET_SCANNING_ROUTE.constructId;
+
+/**
+ * The actions of the leaked-key endpoint's one statement on the keys table (IAM merges its row's
+ * two accesses there): the batch read and the key service's revocation.
+ */
+export const SECRET_SCANNING_KEY_ACTIONS = [
+  'dynamodb:BatchGetItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:GetItem',
+  'dynamodb:UpdateItem',
+];
+
+/** Construct ids of every function: the public API's, the leaked-key endpoint's, the admin API's. */
+export const ALL_FUNCTION_IDS = [
+  ...FUNCTION_IDS,
+  SECRET_SCANNING_FUNCTION_ID,
+  ...ADMIN_FUNCTION_IDS,
+];
 
 /** The secrets that the definition of the function `constructId` names (its row's `secrets`). */
 export function secretsOf(constructId: string): readonly SecretDefinition[] {

@@ -10,7 +10,14 @@ import { readSettings } from '../../shared/settings.ts';
 import { authorizedEvent } from './authorized-event.ts';
 import { DAY_AFTER_TOMORROW, tomorrowAt, utcInstant } from './clock.ts';
 
-export const context = createLambdaContext('rate-limit-test', 'req-rate-limit');
+/**
+ * A fresh Lambda context, its deadline the function's timeout from now, as Lambda gives one per
+ * invocation: one made once per file would run out part-way through a long file, and the limiter,
+ * given no time, would then admit uncounted.
+ */
+export function invocationContext() {
+  return createLambdaContext('rate-limit-test', 'req-rate-limit');
+}
 
 /** 10:30:15 UTC tomorrow: 45 s before the minute resets, 48 585 s before the day does. */
 export const NOW = tomorrowAt('10:30:15');

@@ -2,8 +2,9 @@
  * The project's files each function's bundle holds: esbuild's metafile inputs of the bundle built
  * as the stack builds it (bench/bundles.ts, whose lines `bench/bundle-code.ts` counts). The regions
  * code goes only where it runs: each operation's rate limiter counts per region, createPet's ids and
- * idempotency records are per region, listPets's pages settle later with several regions, and the
- * authorizer writes nothing. No function carries the admin functions' or the local stack's settings.
+ * idempotency records are per region (its pet creator reads the regions for them), listPets's
+ * pages settle later with several regions, and the authorizer writes nothing. No function carries
+ * the admin functions' or the local stack's settings.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +54,7 @@ describe("the functions' bundles", () => {
         ...LIMITER,
         'shared/dynamodb/id-blocks.ts',
         'shared/dynamodb/idempotency-items.ts',
+        'shared/dynamodb/pet-creator.ts',
       ].sort(),
     });
   });

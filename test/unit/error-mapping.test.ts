@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as audit from '../../shared/audit/audit-errors.ts';
+import * as events from '../../shared/events/event-errors.ts';
 import { apiErrorOf } from '../../shared/http/error-mapping.ts';
 import { ApiError } from '../../shared/http/http-errors.ts';
 import * as idempotency from '../../shared/idempotency/idempotency-errors.ts';
@@ -24,7 +25,7 @@ function errorClasses(...modules: object[]): [string, new (...args: unknown[]) =
 }
 
 describe('apiErrorOf', () => {
-  const classes = errorClasses(audit, idempotency, keys, pets, rateLimit, {
+  const classes = errorClasses(audit, events, idempotency, keys, pets, rateLimit, {
     InvalidLimitsError,
     StoreUnavailableError,
   });

@@ -2,7 +2,7 @@
  * The import graph of shared/, read by dependency-cruiser: the folders show the hexagon
  * (docs/architecture.md, "Layout"). Rules and ports (shared/<feature>/ and the root files) reach
  * neither the AWS SDK nor aws-lambda, however indirectly; nothing in http/ reaches an adapter;
- * only the adapters (dynamodb/, apigateway/) import the AWS SDK; no folder imports another that
+ * only the adapters (dynamodb/, apigateway/, eventbridge/) import the AWS SDK; no folder imports another that
  * imports it back, and no file another that imports it back however indirectly; and the
  * runtime (functions/ and shared/) imports nothing of infra/, the deployment folder.
  */
@@ -10,13 +10,19 @@ import { cruise, type IModule } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 /** The folders of adapters: the only ones that talk to AWS. */
-const ADAPTERS = ['shared/dynamodb/', 'shared/apigateway/'];
+const ADAPTERS = ['shared/dynamodb/', 'shared/apigateway/', 'shared/eventbridge/'];
 
 /** Whether `path` is in an adapters' folder. */
 const isAdapter = (path: string) => ADAPTERS.some((folder) => path.startsWith(folder));
 
 /** The folders of rules and ports, one per feature. */
-const FEATURES = ['shared/pets/', 'shared/idempotency/', 'shared/keys/', 'shared/rate-limit/'];
+const FEATURES = [
+  'shared/pets/',
+  'shared/idempotency/',
+  'shared/keys/',
+  'shared/rate-limit/',
+  'shared/events/',
+];
 
 /** The keys table's writer, the key service's store: no unaudited write of a key exists. */
 const KEYS_WRITER = 'shared/dynamodb/key-store.ts';
@@ -136,14 +142,14 @@ describe('the import graph of shared/', () => {
     ).toEqual([]);
   });
 
-  it('keeps http/ from every adapter (dynamodb/, apigateway/), directly and through what it imports', () => {
+  it('keeps http/ from every adapter (dynamodb/, apigateway/, eventbridge/), directly and through what it imports', () => {
     const http = files((path) => path.startsWith('shared/http/'));
 
     expect(http).toContain('shared/http/handler.ts');
     expect(reaching(http, (path) => (isAdapter(path) ? [`reaches ${path}`] : []))).toEqual([]);
   });
 
-  it('has the AWS SDK imported by the adapters (dynamodb/, apigateway/) only', () => {
+  it('has the AWS SDK imported by the adapters (dynamodb/, apigateway/, eventbridge/) only', () => {
     const importers = files((path) => packagesOf(path).some(isAwsSdk));
 
     expect(importers).toContain('shared/dynamodb/clients.ts');

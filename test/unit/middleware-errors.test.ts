@@ -1,11 +1,13 @@
 /**
  * httpHandler's error answers: an ApiError as its code, status and headers, anything else as a
  * detail-free 500 logged with the request id, a failing or silent store as 503 with Retry-After,
- * the operation's fixed headers on every answer (errorHandler, responseHeaders, the deadline), and
+ * a deprecated operation's headers on every answer (errorHandler, `deprecated`, the deadline), and
  * the count of 5xx answers per function version that rolls a canary back (countServerErrors).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { deprecated } from '../../functions/handlers/get-pet.ts';
 import { createLambdaContext } from '../../infra/local/events.ts';
+import { deprecationHeaders } from '../../shared/http/deprecation.ts';
 import { ApiError } from '../../shared/http/http-errors.ts';
 import { jsonResponse } from '../../shared/http/responses.ts';
 import { logger } from '../../shared/logger.ts';
@@ -115,15 +117,18 @@ describe('errorHandler', () => {
   });
 });
 
-describe('responseHeaders', () => {
-  const headers = { Deprecation: '@1', 'X-Fixed': 'yes' };
+describe('deprecated', () => {
+  const deprecation = {
+    deprecatedAt: new Date('2026-01-01T00:00:00Z'),
+    sunset: new Date('2027-01-01T00:00:00Z'),
+    successor: '/pets',
+  };
+  const headers = deprecated(deprecation);
 
-  it('adds the fixed headers to a successful response, keeping its own', async () => {
+  it("adds the deprecation's headers to a successful response, keeping its own", async () => {
     const handler = httpHandler(
       async () => jsonResponse(201, { ok: true }, { Location: '/v1/x/1' }),
-      {
-        headers,
-      },
+      { headers },
     );
 
     const response = await invoke(
@@ -137,14 +142,15 @@ describe('responseHeaders', () => {
       headers: {
         'Content-Type': 'application/json',
         Location: '/v1/x/1',
-        Deprecation: '@1',
-        'X-Fixed': 'yes',
+        Deprecation: '@1767225600',
+        Sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',
+        Link: '</v1/pets>; rel="successor-version"',
       },
       body: '{"ok":true}',
     });
   });
 
-  it('adds the fixed headers to error responses, expected or not', async () => {
+  it("adds the deprecation's headers to error responses, expected or not", async () => {
     vi.spyOn(logger, 'error');
     const failures = [new ApiError('pet_not_found', 'No pet has id 1.'), new Error('boom')];
     for (const failure of failures) {
@@ -159,7 +165,10 @@ describe('responseHeaders', () => {
         authorizedEvent({ method: 'GET', resource: '/x', path: '/x' }),
         context,
       );
-      expect(response.headers).toEqual({ 'Content-Type': 'application/json', ...headers });
+      expect(response.headers).toEqual({
+        'Content-Type': 'application/json',
+        ...deprecationHeaders(deprecation),
+      });
     }
   });
 });

@@ -16,10 +16,10 @@ import { TOMORROW } from '../support/clock.ts';
 import { inMemoryContainer } from '../support/in-memory-container.ts';
 import { InMemoryRateLimiter } from '../support/in-memory-rate-limiter.ts';
 import {
-  context,
   countingOperation as countingBehind,
   DAY_RESET,
   getEvent,
+  invocationContext,
   key,
   MINUTE_RESET,
   NOW,
@@ -43,7 +43,7 @@ function countingOperation(
 describe('rateLimit middleware', () => {
   it('puts both vocabularies of rate-limit fields on an admitted answer', async () => {
     const { handler } = countingOperation();
-    const response = await handler(getEvent(key(60, 1000)), context);
+    const response = await handler(getEvent(key(60, 1000)), invocationContext());
     expect(response.statusCode).toBe(200);
     expect(response.headers).toEqual({
       'Content-Type': 'application/json',
@@ -61,7 +61,7 @@ describe('rateLimit middleware', () => {
     const k = key(10, 12);
     // 8 requests in the previous minute: this minute has 10 left, the day 4.
     for (let i = 0; i < 8; i += 1) await limiter.consume(k.keyId, k, NOW - 60_000);
-    const response = await handler(getEvent(k), context);
+    const response = await handler(getEvent(k), invocationContext());
     expect(response.headers).toMatchObject({
       'X-RateLimit-Limit': '12',
       'X-RateLimit-Remaining': '3',
@@ -73,9 +73,9 @@ describe('rateLimit middleware', () => {
     const counted = vi.spyOn(Metrics.prototype, 'addMetric');
     const { handler, calls } = countingOperation();
     const k = key(1, 1000);
-    await handler(getEvent(k), context);
+    await handler(getEvent(k), invocationContext());
 
-    const response = await handler(getEvent(k), context);
+    const response = await handler(getEvent(k), invocationContext());
     expect(calls.count).toBe(1);
     expect(counted.mock.calls).toEqual([['RateLimitRefused', MetricUnit.Count, 1]]);
     expect(response).toEqual({
@@ -100,12 +100,12 @@ describe('rateLimit middleware', () => {
   it('answers 429, not the 400 of a query checked while the count was in flight', async () => {
     const { handler, calls } = countingOperation();
     const k = key(1, 1000);
-    await handler(getEvent(k), context);
+    await handler(getEvent(k), invocationContext());
     const query = new URLSearchParams('page=2');
 
     const response = await handler(
       authorizedEvent({ method: 'GET', resource: '/things', path: '/things', query }, k),
-      context,
+      invocationContext(),
     );
 
     expect(calls.count).toBe(1);
@@ -119,10 +119,11 @@ describe('rateLimit middleware', () => {
     const { handler, calls } = countingOperation();
     const k = key(1, 1000);
     const statuses = [];
-    for (let i = 0; i < 4; i += 1) statuses.push((await handler(getEvent(k), context)).statusCode);
+    for (let i = 0; i < 4; i += 1)
+      statuses.push((await handler(getEvent(k), invocationContext())).statusCode);
     expect(statuses).toEqual([200, 429, 429, 429]);
 
-    const response = await handler(getEvent(k), context);
+    const response = await handler(getEvent(k), invocationContext());
     expect(calls.count).toBe(1);
     expect(counted).toHaveBeenLastCalledWith('RateLimitBanned', MetricUnit.Count, 1);
     expect(response.statusCode).toBe(429);
@@ -150,7 +151,7 @@ describe('rateLimit middleware', () => {
     };
     const { handler, calls } = countingOperation(hanging);
 
-    const response = await handler(getEvent(key(60, 1000)), context);
+    const response = await handler(getEvent(key(60, 1000)), invocationContext());
 
     expect(response.statusCode).toBe(200);
     expect(calls.count).toBe(1);
@@ -167,7 +168,7 @@ describe('rateLimit middleware', () => {
     const { handler, calls } = countingOperation();
     const response = await handler(
       createProxyEvent({ method: 'GET', resource: '/things', path: '/things' }),
-      context,
+      invocationContext(),
     );
     expect(response.statusCode).toBe(500);
     expect(calls.count).toBe(0);

@@ -25,6 +25,7 @@ describe('readSettings', () => {
       DYNAMODB_PORT: 8000,
       PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: 2773,
       REPLICATION_LAG_MS: 500,
+      SECRET_SCANNING_KEYS_URL: 'https://api.github.com/meta/public_keys/secret_scanning',
     });
   });
 
