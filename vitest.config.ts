@@ -3,25 +3,46 @@ import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** The folders of test/ by how long their files take, the slowest first; any other folder last. */
-const SLOWEST_FIRST = ['integration', 'docs', 'infra', 'dynamodb', 'contract'];
+/**
+ * The folders of test/ whose files mostly wait, on the processes they start (npm start, DynamoDB
+ * Local, bash, Chromium) and on the clock; docs/ first, whose examples file is one of the longest.
+ */
+const WAITING = ['docs', 'integration'];
+/**
+ * The folders whose files keep a core busy (the stacks' synthesis, cfn-lint, Guard), the slowest
+ * first; any other folder after them.
+ */
+const WORKING = ['infra', 'dynamodb', 'contract'];
 
-/** Where `file`'s folder stands in {@link SLOWEST_FIRST}. */
-function rank(file: TestSpecification): number {
-  const folder = relative(file.project.config.root, file.moduleId).split('/')[1] ?? '';
-  const at = SLOWEST_FIRST.indexOf(folder);
-  return at === -1 ? SLOWEST_FIRST.length : at;
+/** The folder of test/ that holds `file`, e.g. `integration`. */
+function folderOf(file: TestSpecification): string {
+  return relative(file.project.config.root, file.moduleId).split('/')[1] ?? '';
+}
+
+/** `files` of `folders`, by the folders' order, each folder's as given. */
+function inFolders(files: TestSpecification[], folders: readonly string[]): TestSpecification[] {
+  return folders.flatMap((folder) => files.filter((file) => folderOf(file) === folder));
 }
 
 /**
- * Starts the slowest files first, so that the run ends on short ones: by folder (the local stack's
- * and the docs' files start processes and wait on the clock, the stacks' synthesize), and within
- * a folder as vitest orders them (the last run's durations on this checkout, else the larger file
- * first).
+ * Alternates a file that keeps a core busy with one that mostly waits, so that the two workers
+ * seldom wait at once, each kind the slowest folder first, and within a folder as vitest orders
+ * them (the last run's durations on this checkout, else the larger file first).
  */
-class SlowestFirst extends BaseSequencer {
+class Interleaved extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+    const sorted = await super.sort(files);
+    const waiting = inFolders(sorted, WAITING);
+    const working = [
+      ...inFolders(sorted, WORKING),
+      ...sorted.filter((file) => ![...WAITING, ...WORKING].includes(folderOf(file))),
+    ];
+    return Array.from({ length: Math.max(waiting.length, working.length) }, (_, at) => [
+      working[at],
+      waiting[at],
+    ])
+      .flat()
+      .filter((file) => file !== undefined);
   }
 }
 
@@ -40,11 +61,14 @@ export default defineConfig({
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
       AWS_REGION: 'us-east-1',
+      // Every DynamoDB Local of the run (its own, a file's, each npm start's) lives for seconds
+      // or minutes: C2's compiling cost more CPU than its code saved (docs/measurements.md).
+      JAVA_TOOL_OPTIONS: '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC',
     },
     testTimeout: 30_000,
     hookTimeout: 120_000,
     maxWorkers: availableParallelism(),
-    sequence: { sequencer: SlowestFirst },
+    sequence: { sequencer: Interleaved },
     projects: [
       {
         extends: true,

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   CREDENTIALS_FILE,
   commandLine,
@@ -23,13 +23,12 @@ import {
   exitCodeWithin,
   freshStack,
   START_TIMEOUT_MS,
+  type StackOptions,
   type Started,
   startedStack,
   stopAll,
   waitFor,
 } from '../support/local-stack.ts';
-
-afterEach(stopAll);
 
 /** The first key the banner shows, e.g. the Free key of a new store. */
 function firstToken(started: Started): string {
@@ -45,10 +44,16 @@ function isRunning(pid: number): boolean {
   return commandLine(pid) !== undefined;
 }
 
-describe('DynamoDB Local of the stack', { timeout: START_TIMEOUT_MS + EXIT_TIMEOUT_MS }, () => {
-  it('shows its tables only to the stack credentials, kept in a file only its owner reads', async () => {
-    const stack = await freshStack();
+describe('DynamoDB Local of the stack', () => {
+  // One stack for the checks that only read it.
+  let stack: StackOptions;
+  beforeAll(async () => {
+    stack = await freshStack();
     await startedStack(stack);
+  }, START_TIMEOUT_MS);
+  afterAll(stopAll, EXIT_TIMEOUT_MS);
+
+  it('shows its tables only to the stack credentials, kept in a file only its owner reads', async () => {
     const endpoint = `http://127.0.0.1:${stack.DYNAMODB_PORT}`;
     const credentials = readCredentials(stack.dir);
     const tablesSeenWith = async (local: { accessKeyId: string; secretAccessKey: string }) => {
@@ -69,8 +74,6 @@ describe('DynamoDB Local of the stack', { timeout: START_TIMEOUT_MS + EXIT_TIMEO
   });
 
   it("answers CORS preflights for the stack's own origin only, and runs with telemetry off", async () => {
-    const stack = await freshStack();
-    await startedStack(stack);
     const preflight = (origin: string) =>
       fetch(`http://127.0.0.1:${stack.DYNAMODB_PORT}/`, {
         method: 'OPTIONS',
@@ -96,6 +99,8 @@ describe('DynamoDB Local of the stack', { timeout: START_TIMEOUT_MS + EXIT_TIMEO
 describe('supervision of DynamoDB Local', {
   timeout: 2 * START_TIMEOUT_MS + EXIT_TIMEOUT_MS,
 }, () => {
+  afterEach(stopAll);
+
   it('restarts DynamoDB Local of a stack on disk killed with SIGKILL, says so in one line, and keeps the data', async () => {
     const stack = await freshStack();
     const { started, url } = await startedStack({ ...stack, inMemory: false });

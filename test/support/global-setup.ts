@@ -3,7 +3,8 @@
  * on a free port, with credentials of its own as a local stack has. Its endpoint and credentials
  * are provided as `dynamoEndpoint` and `dynamoCredentials`; test/support/tables-per-file.ts
  * creates each test file's tables on it. Also the run's directory of synthesized CDK apps,
- * `cdkAssemblies` (test/support/synthesized-app.ts), removed after the run.
+ * `cdkAssemblies` (test/support/synthesized-app.ts), removed after the run. Its JVM gets the
+ * project's `JAVA_TOOL_OPTIONS` (vitest.config.ts), which vitest gives only to the workers.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,11 @@ declare module 'vitest' {
 /** Another process may take the free port before java binds it: then try another one. */
 const PORT_ATTEMPTS = 3;
 
-export default async function setup({ provide }: TestProject): Promise<() => Promise<void>> {
+export default async function setup({
+  provide,
+  config,
+}: TestProject): Promise<() => Promise<void>> {
+  process.env.JAVA_TOOL_OPTIONS = config.env.JAVA_TOOL_OPTIONS;
   const assemblies = await mkdtemp(join(tmpdir(), 'petstore-assemblies-'));
   provide('cdkAssemblies', assemblies);
   for (let attempt = 1; ; attempt++) {
