@@ -24,6 +24,7 @@ import {
   COUNTERS_TABLE,
   KEY_HISTORY_INDEX,
   KEYS_TABLE,
+  OWNER_KEYS_INDEX,
   type TableDefinition,
 } from '../shared/dynamodb/tables.ts';
 import type { ApiGatewayAccess, FunctionDefinition, TableAccess } from './routes.ts';
@@ -66,12 +67,25 @@ const ADMIN_FUNCTIONS: Readonly<Record<AdminOperationId, FunctionDefinition>> = 
   listKeys: {
     entry: 'functions/admin/list-keys.ts',
     constructId: 'AdminListKeysFunction',
-    tableAccess: [{ table: KEYS_TABLE, actions: ['dynamodb:Scan'] }, COUNTERS_READ],
+    // Every key: a Scan of the heads, their rows read by BatchGetItem (GetItem after a roll);
+    // an owner's: a Query of its index.
+    tableAccess: [
+      {
+        table: KEYS_TABLE,
+        actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan'],
+        index: OWNER_KEYS_INDEX,
+      },
+      COUNTERS_READ,
+    ],
   },
   createKey: {
     entry: 'functions/admin/create-key.ts',
     constructId: 'AdminCreateKeyFunction',
-    tableAccess: [{ table: KEYS_TABLE, actions: ['dynamodb:PutItem'] }, AUDIT_WRITE],
+    // The key's rows and head; with an account as owner, its account item (UpdateItem).
+    tableAccess: [
+      { table: KEYS_TABLE, actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+      AUDIT_WRITE,
+    ],
     // Registered before the key is stored; undone (DELETE) when storing fails.
     apiGatewayAccess: [
       FIND_USAGE_PLANS,

@@ -1,7 +1,8 @@
 /**
- * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding one `PetstoreStack` per region
- * of the stage (the home region's, then each other region's with its `RegionKeyStack`), and an
- * `AccountStack` per account and region the stages use;
+ * The CDK app: one `cdk.Stage` per entry of `STAGES`, each holding its `PortalEdgeStack` (us-east-1)
+ * and one `PetstoreStack` per region of the stage (the home region's, with the portal, then each
+ * other region's with its `RegionKeyStack`), and an `AccountStack` per account and region the
+ * stages use;
  * cdk-nag's AWS Solutions checks fail an unacknowledged finding, AWS Control Tower's proactive
  * controls (infra/control-tower.ts) a violation.
  */
@@ -10,6 +11,7 @@ import { App, type AppProps, BOOTSTRAP_QUALIFIER_CONTEXT, Stage, Validations } f
 import { FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { AccountStack } from './constructs/account-stack.ts';
+import { CLOUDFRONT_WEB_ACL_REGION, PortalEdgeStack } from './constructs/portal-edge-stack.ts';
 import { RegionKeyStack } from './constructs/region-key-stack.ts';
 import { addControlTowerChecks } from './control-tower.ts';
 import { deploymentConfig } from './deployment-config.ts';
@@ -23,6 +25,9 @@ export const PETSTORE_STACK_ID = 'Petstore';
 export function regionalStackId(region: string): string {
   return `${PETSTORE_STACK_ID}-${region}`;
 }
+
+/** Construct id of a stage's portal edge stack (us-east-1): the CLI selects `<stage>/PortalEdge`. */
+export const PORTAL_EDGE_STACK_ID = 'PortalEdge';
 
 /** Construct id of a stage's key stack in a region other than its home, e.g. `PetstoreKey-us-west-2`. */
 export function regionKeyStackId(region: string): string {
@@ -42,6 +47,8 @@ export interface PetstoreApp {
   readonly regionalStacks: Readonly<Record<StageName, readonly PetstoreStack[]>>;
   /** Each stage's key stacks in its other regions, in the order of its regions. */
   readonly regionKeyStacks: Readonly<Record<StageName, readonly RegionKeyStack[]>>;
+  /** Each stage's portal edge stack: the CloudFront-scope web ACL, in us-east-1. */
+  readonly portalEdgeStacks: Readonly<Record<StageName, PortalEdgeStack>>;
 }
 
 /**
@@ -74,19 +81,30 @@ export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
   const stacks = {} as Record<StageName, PetstoreStack>;
   const regionalStacks = {} as Record<StageName, PetstoreStack[]>;
   const regionKeyStacks = {} as Record<StageName, RegionKeyStack[]>;
+  const portalEdgeStacks = {} as Record<StageName, PortalEdgeStack>;
   for (const stage of STAGES) {
     const {
       environment,
       regions,
       tableSettings,
+      portal,
       stacks: [home, ...others],
     } = config.stages[stage];
     const scope = new Stage(app, stage, { env: environment });
     const common = { stage, regions: [...regions], tableSettings };
+    // An environment-agnostic stage (no region known: only outside the CDK CLI, which always
+    // knows one) keeps its edge stack agnostic too, since a cross-region reference needs both.
+    const edgeRegion = environment.region === undefined ? undefined : CLOUDFRONT_WEB_ACL_REGION;
+    const edge = new PortalEdgeStack(scope, PORTAL_EDGE_STACK_ID, {
+      stage,
+      env: { account: environment.account, region: edgeRegion },
+    });
+    portalEdgeStacks[stage] = edge;
     const homeStack = new PetstoreStack(scope, PETSTORE_STACK_ID, {
       ...common,
       env: environment,
       ...home?.options,
+      portal: { ...portal, webAclArn: edge.webAcl.attrArn },
     });
     stacks[stage] = homeStack;
     regionKeyStacks[stage] = [];
@@ -113,8 +131,19 @@ export function createPetstoreApp(props: AppProps = {}): PetstoreApp {
     });
   }
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  addControlTowerChecks(app);
-  return { app, accountStacks, regionalAccountStacks, stacks, regionalStacks, regionKeyStacks };
+  addControlTowerChecks(
+    app,
+    new Set(STAGES.filter((stage) => config.stages[stage].portal.domain !== undefined)),
+  );
+  return {
+    app,
+    accountStacks,
+    regionalAccountStacks,
+    stacks,
+    regionalStacks,
+    regionKeyStacks,
+    portalEdgeStacks,
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -7,6 +7,7 @@
 import type { Environment } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { GitHubRolesProps } from './constructs/github-roles.ts';
+import type { PortalOptions } from './constructs/portal.ts';
 import {
   bootstrapQualifier,
   domainOptions,
@@ -19,6 +20,7 @@ import {
   stageRegions,
 } from './deployment-context.ts';
 import type { PetstoreStackProps } from './petstore-stack.ts';
+import { portalOptions } from './portal-settings.ts';
 import {
   ACCOUNT_STACK_NAME,
   APP_CONTEXT,
@@ -48,6 +50,8 @@ export interface StageConfig {
   /** The stage's regions, home first (`stageRegions`); empty when environment-agnostic. */
   readonly regions: readonly string[];
   readonly tableSettings: StageTableSettings;
+  /** The developer portal's settings (`portalOptions`), for the home region's stack. */
+  readonly portal: PortalOptions;
   /**
    * Each stack's environment and options, the home region's first, then each other region's in
    * the order of `regions` (their custom domain's certificate is the region's own).
@@ -191,11 +195,13 @@ function stageConfig(scope: Construct, stage: StageName): StageConfig {
     environment,
     ...regions.slice(1).map((region) => ({ account: environment.account, region })),
   ];
+  const stacks = envs.map((env) => ({ env, options: stageOptions(scope, stage, env, regions[0]) }));
   return {
     environment,
     regions,
     tableSettings: tableSettings(scope, stage),
-    stacks: envs.map((env) => ({ env, options: stageOptions(scope, stage, env, regions[0]) })),
+    portal: portalOptions(scope, stage, environment, stacks[0]?.options.domain),
+    stacks,
   };
 }
 

@@ -27,9 +27,11 @@ const REPOSITORY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const QUALIFIER = /^[A-Za-z0-9_-]{1,10}$/;
 const OIDC_PROVIDER_ARN =
   /^arn:aws[a-z-]*:iam::(\d{12}):oidc-provider\/token\.actions\.githubusercontent\.com$/;
-const HOST_NAME =
+/** A lower-case DNS host name, e.g. `api.example.com`. */
+export const HOST_NAME =
   /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
-const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):(\d{12}):certificate\/[0-9a-f-]+$/;
+/** An ACM certificate's ARN; its groups are the region and the account. */
+export const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):(\d{12}):certificate\/[0-9a-f-]+$/;
 const HOSTED_ZONE_ID = /^Z[A-Z0-9]{1,31}$/;
 
 /** A context value as a string (cdk.json may hold numbers or booleans), or undefined when unset. */

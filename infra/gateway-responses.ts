@@ -6,6 +6,7 @@ import { ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from '../shared/http/
 import { RATE_LIMIT_HEADERS } from '../shared/http/rate-limit-headers.ts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/http/unavailable.ts';
 import { REFUSED_SCOPE } from '../shared/keys/scopes.ts';
+import { InvalidIdTokenError } from '../shared/portal/portal-errors.ts';
 import { resourcePaths } from './routes.ts';
 
 /** API Gateway's response types (the `ResponseType` of aws-cdk-lib/aws-apigateway). */
@@ -167,6 +168,25 @@ export const ADMIN_GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
     'The request is not signed (SigV4), or no route matches this path.',
   ),
   ...GATEWAY_RESPONSES.filter((response) => SHARED_WITH_ADMIN.has(response.type)),
+];
+
+/**
+ * The portal API's gateway responses (docs/portal-openapi.yaml): its Cognito authorizer's
+ * refusal is 401 `unauthorized` with `WWW-Authenticate: Bearer`, as the functions' own; an unknown
+ * path 404 `not_found`; the rest as the admin API's. On a stage each also carries the portal's
+ * origin for CORS (the stack adds it; the local gateway too).
+ */
+export const PORTAL_GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
+  // The functions' own words for the same refusal.
+  row('UNAUTHORIZED', 'unauthorized', new InvalidIdTokenError().message, {
+    'WWW-Authenticate': 'Bearer',
+  }),
+  ...GATEWAY_RESPONSES.filter(
+    ({ type }) =>
+      SHARED_WITH_ADMIN.has(type) ||
+      type === 'MISSING_AUTHENTICATION_TOKEN' ||
+      type === 'WAF_FILTERED',
+  ),
 ];
 
 /**

@@ -26,6 +26,7 @@ import { validRetention } from './constructs/audit-table.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { OperationFunction, validBanPolicy } from './constructs/operation-function.ts';
 import { PetstoreApi } from './constructs/petstore-api.ts';
+import { Portal, type PortalOptions } from './constructs/portal.ts';
 import { stageKeyArnReference } from './constructs/region-key-stack.ts';
 import { addSecretScanning } from './constructs/secret-scanning-endpoint.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
@@ -42,7 +43,6 @@ import {
   type StageName,
   type StageSettings,
   stackName,
-  usagePlanOutputName,
 } from './stages.ts';
 import type { StageTableSettings } from './table-settings.ts';
 
@@ -123,6 +123,9 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
 
   /** GitHub's secret scanning keys, for the leaked-key endpoint. @default - GitHub's list */
   readonly secretScanningKeysUrl?: string;
+
+  /** The stage's portal (home region only), its `PortalEdgeStack`'s web ACL. @default - none */
+  readonly portal?: PortalOptions & { readonly webAclArn: string };
 }
 
 /**
@@ -138,9 +141,9 @@ export interface PetstoreStackProps extends Omit<StackProps, 'stackName'> {
  * limiter on the counters table (the primary limit); the {@link PetstoreApi}, with the leaked-key
  * endpoint (`addSecretScanning`: revoking through the home region's tables); the
  * {@link Monitoring} (alarm topic, every alarm notifying it, dashboard). The home region's stack
- * alone adds the admin API and the audit pipe. Every function gets the stage in `PETSTORE_STAGE`
- * and the stage's regions, home first, in `PETSTORE_REGIONS` (Lambda sets its own `AWS_REGION`).
- * Outputs: the names of `STACK_OUTPUTS` (the admin API's in the home region only,
+ * alone adds the admin API, the audit pipe and the {@link Portal}. Every function gets the stage
+ * in `PETSTORE_STAGE` and its regions, home first, in `PETSTORE_REGIONS` (Lambda sets `AWS_REGION`).
+ * Outputs: the names of `STACK_OUTPUTS` (the admin API's and the portal's in the home region only,
  * `RegionalDomainName` with a domain, `HealthCheckId` with latency records) and one
  * `usagePlanOutputName(plan)` per plan.
  *
@@ -287,40 +290,36 @@ export class PetstoreStack extends Stack {
         homeRegion: { region: `${regions[0]}`, keyAlias: stageKeyAlias(props.stage) },
       }),
     });
+    const keyService = {
+      publicApi: this.api,
+      regions: { stage: props.stage, names: regions },
+      retentionDays: validRetention(props.auditRetentionDays ?? settings.auditRetentionDays),
+      ...common,
+      environment,
+    };
     const admin = home
-      ? addAdmin(this, {
-          publicApi: this.api,
-          regions: { stage: props.stage, names: regions },
-          roleArns: props.adminRoleArns,
-          retentionDays: validRetention(props.auditRetentionDays ?? settings.auditRetentionDays),
-          ...common,
-          environment,
-        })
+      ? addAdmin(this, { ...keyService, roleArns: props.adminRoleArns })
       : undefined;
     this.adminApi = admin?.api;
+    const portal =
+      home && props.portal
+        ? new Portal(this, 'Portal', { ...keyService, ...props.portal, stage: props.stage })
+        : undefined;
     const monitoring = new Monitoring(this, 'Monitoring', {
       api: this.api,
-      functions: [...operationFunctions, authorizer, secretScanning, ...(admin?.functions ?? [])],
+      functions: [
+        ...operationFunctions,
+        authorizer,
+        secretScanning,
+        ...(admin?.functions ?? []),
+        ...(portal?.functions ?? []),
+      ],
       tables: this.tables,
       serviceMetric,
       alarmEmail: props.alarmEmail,
       removalPolicy,
     });
 
-    for (const [planId, usagePlan] of this.api.usagePlans) {
-      new CfnOutput(this, usagePlanOutputName(planId), { value: usagePlan.usagePlanId });
-    }
-    new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, { value: this.api.url });
-    new CfnOutput(this, STACK_OUTPUTS.regionalApiBaseUrl, { value: this.api.regionalUrl });
-    const { domain } = this.api;
-    if (domain) {
-      const value = domain.domain.domainNameAliasDomainName;
-      new CfnOutput(this, STACK_OUTPUTS.regionalDomainName, { value });
-    }
-    if (domain?.healthCheck) {
-      new CfnOutput(this, STACK_OUTPUTS.healthCheckId, { value: domain.healthCheck.healthCheckId });
-    }
-    new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.api.restApi.restApiId });
     for (const [name, definition] of [
       [STACK_OUTPUTS.petsTableName, PETS_TABLE],
       [STACK_OUTPUTS.keysTableName, KEYS_TABLE],

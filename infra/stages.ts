@@ -73,7 +73,8 @@ export const STAGE_SETTINGS: Readonly<Record<StageName, StageSettings>> = {
  * "Regions"); its custom domain and the regions operators took out of its DNS (docs/operations.md,
  * "Custom domain" and "Failover");
  * the roles admitted to its admin API and its audit retention (docs/operations.md, "API keys");
- * the list of GitHub's secret scanning keys (docs/operations.md, "Leaked keys").
+ * the list of GitHub's secret scanning keys (docs/operations.md, "Leaked keys");
+ * its developer portal ({@link PortalOption}).
  */
 export type StageOption =
   | 'alarmEmail'
@@ -92,7 +93,22 @@ export type StageOption =
   | 'evacuate'
   | 'adminRoleArns'
   | 'auditRetentionDays'
-  | 'secretScanningKeysUrl';
+  | 'secretScanningKeysUrl'
+  | PortalOption;
+
+/**
+ * The options of a stage's developer portal (docs/operations.md, "Portal"): its user pool's MFA
+ * and sign-up, its mail's sender, the active keys an account may hold, where Enterprise asks,
+ * and its own host name.
+ */
+export type PortalOption =
+  | 'portalMfaRequired'
+  | 'portalInvitationOnly'
+  | 'portalEmailFrom'
+  | 'portalKeyLimit'
+  | 'portalEnterpriseContactUrl'
+  | 'portalDomainName'
+  | 'portalCertificateArn';
 
 /**
  * CDK context keys through which an operator sets a stage's options at deploy time, e.g.
@@ -218,7 +234,27 @@ export const STACK_OUTPUTS = {
   auditRetentionDays: 'AuditRetentionDays',
   /** The stage's regions, comma-separated, the home region first (every region's stack). */
   regions: 'Regions',
+  /** The developer portal's URL, ending in `/` (its own host name, or CloudFront's). */
+  portalUrl: 'PortalUrl',
+  /** Base URL of the portal API, ending in `/portal` (its own execute-api hostname). */
+  portalApiBaseUrl: 'PortalApiBaseUrl',
+  /** Id of the portal's Cognito user pool (accounts: docs/operations.md, "Portal"). */
+  userPoolId: 'PortalUserPoolId',
+  /** Id of the portal's app client (the ID tokens' `aud`). */
+  userPoolClientId: 'PortalUserPoolClientId',
+  /** Name of the bucket the portal's site is served from. */
+  portalBucketName: 'PortalBucketName',
+  /** Id of the portal's CloudFront distribution. */
+  portalDistributionId: 'PortalDistributionId',
 } as const;
+
+/**
+ * CloudFormation stack name of a stage's portal edge stack (us-east-1: the CloudFront-scope web
+ * ACL), e.g. `petstore-production-portal-edge`.
+ */
+export function portalEdgeStackName(stage: StageName): string {
+  return `${stackName(stage)}-portal-edge`;
+}
 
 /** Name of the stack output holding the id of a plan's usage plan, e.g. `UsagePlanIdFree`. */
 export function usagePlanOutputName(plan: StandardPlanId): string {

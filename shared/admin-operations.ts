@@ -40,7 +40,12 @@ export interface AdminOperation {
 
 /** Every operation of the admin API, in docs/admin-openapi.yaml's order. */
 export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
-  { operationId: 'listKeys', method: 'GET', path: KEYS_PATH },
+  {
+    operationId: 'listKeys',
+    method: 'GET',
+    path: KEYS_PATH,
+    queryParameters: ['limit', 'cursor', 'owner'],
+  },
   { operationId: 'createKey', method: 'POST', path: KEYS_PATH },
   { operationId: 'getKey', method: 'GET', path: KEY_PATH },
   { operationId: 'rollKey', method: 'POST', path: `${KEY_PATH}/roll` },
@@ -60,7 +65,7 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     operationId: 'listAuditEntries',
     method: 'GET',
     path: AUDIT_PATH,
-    queryParameters: ['since', 'until', 'actor', 'event'],
+    queryParameters: ['since', 'until', 'actor', 'event', 'limit', 'cursor'],
   },
 ];
 

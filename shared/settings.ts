@@ -37,9 +37,26 @@ export const SettingsSchema = v.object({
   /** Local stack: the admin API's port (a listener of its own, as a host of its own on AWS). */
   ADMIN_PORT: v.optional(Port, '3100'),
   DYNAMODB_PORT: v.optional(Port, '8000'),
+  /** Local stack: the developer portal's port, its OpenID provider's and the portal API's. */
+  PORTAL_PORT: v.optional(Port, '3200'),
+  PORTAL_AUTH_PORT: v.optional(Port, '3300'),
+  PORTAL_API_PORT: v.optional(Port, '3400'),
   PETSTORE_DIR: v.optional(Text),
   /** Local stack with `--regions`: milliseconds before a write reaches the other regions. */
   REPLICATION_LAG_MS: v.optional(WholeNumber, '500'),
+  /** URL of the local stack's stand-in for Cognito's API (AdminDeleteUser); unset on AWS. */
+  COGNITO_ENDPOINT: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  /** The portal API's functions: the user pool, its client, CORS, limits (docs/operations.md). */
+  PORTAL_ISSUER: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  PORTAL_JWKS_URI: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  PORTAL_CLIENT_ID: v.optional(Text),
+  PORTAL_USER_POOL_ID: v.optional(Text),
+  PORTAL_ORIGIN: v.optional(v.pipe(Text, v.url('must be a URL'))),
+  PORTAL_KEY_LIMIT: v.optional(WholeNumber, '5'),
+  PORTAL_ENTERPRISE_CONTACT_URL: v.optional(
+    v.pipe(Text, v.url('must be a URL')),
+    'mailto:sales@example.com',
+  ),
 });
 
 export type Settings = v.InferOutput<typeof SettingsSchema>;

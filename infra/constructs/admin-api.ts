@@ -5,15 +5,7 @@
  * the role ARNs the stage lists.
  */
 import { CfnOutput, Stack, Token, Validations } from 'aws-cdk-lib';
-import {
-  AccessLogFormat,
-  AuthorizationType,
-  EndpointType,
-  LogGroupLogDestination,
-  MethodLoggingLevel,
-  ResponseType,
-  RestApi,
-} from 'aws-cdk-lib/aws-apigateway';
+import { AuthorizationType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   AccountRootPrincipal,
@@ -29,14 +21,12 @@ import { Construct } from 'constructs';
 import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
 import { ADMIN_ROUTES, type AdminRouteDefinition } from '../admin-routes.ts';
 import { ADMIN_GATEWAY_RESPONSES } from '../gateway-responses.ts';
-import { BINARY_MEDIA_TYPES } from '../routes.ts';
 import { regionalStackName, STACK_OUTPUTS, type StageName } from '../stages.ts';
-import { accessLogFormat } from './access-log.ts';
 import { alarmOnSum } from './alarms.ts';
 import type { PetstoreApi } from './petstore-api.ts';
-import { invokedThrough } from './rest-api.ts';
+import { addGatewayResponses, invokedThrough, serviceRestApi } from './rest-api.ts';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
-import { type StageLogs, stageLogGroup } from './stage-key.ts';
+import type { StageLogs } from './stage-key.ts';
 
 /** An IAM role's ARN: `arn:<partition>:iam::<12-digit account>:role/<path and name>`. */
 export const ROLE_ARN = /^arn:aws[a-z-]*:iam::(\d{12}):role\/[\w+=,.@/-]{1,512}$/;
@@ -86,43 +76,20 @@ export class AdminApi extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
     const roleArns = validRoleArns(props.roleArns ?? [], stack.account);
-    const accessLogs = stageLogGroup(this, 'AccessLogs', props.logs);
-    this.restApi = new RestApi(this, 'Default', {
+    this.restApi = serviceRestApi(this, {
       restApiName: `${stack.stackName}-admin`,
       description: 'Petstore admin API (docs/admin-openapi.yaml)',
-      cloudWatchRole: false,
-      endpointTypes: [EndpointType.REGIONAL],
-      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      stageName: ADMIN_API_STAGE_NAME,
+      logs: props.logs,
       defaultMethodOptions: { authorizationType: AuthorizationType.IAM },
       policy: resourcePolicy(stack.account, roleArns),
-      deployOptions: {
-        stageName: ADMIN_API_STAGE_NAME,
-        tracingEnabled: true,
-        // As the public API's (Control Tower's ct-apigateway-pr-1): errors only, no data tracing.
-        loggingLevel: MethodLoggingLevel.ERROR,
-        dataTraceEnabled: false,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.custom(accessLogFormat()),
-      },
     });
-    this.restApi.node.tryRemoveChild('Endpoint');
-    const executionLogs = stageLogGroup(this, 'ExecutionLogs', props.logs, {
-      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${ADMIN_API_STAGE_NAME}`,
-    });
-    this.restApi.deploymentStage.node.addDependency(executionLogs);
     this.invokeRole = new Role(this, 'InvokeRole', {
       assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
       inlinePolicies: { Invoke: this.invokePolicy },
     });
     this.url = this.restApi.url;
-    for (const response of ADMIN_GATEWAY_RESPONSES) {
-      this.restApi.addGatewayResponse(response.type, {
-        type: ResponseType.of(response.type),
-        statusCode: String(response.body.status),
-        templates: { 'application/json': JSON.stringify(response.body) },
-        responseHeaders: { 'Content-Type': "'application/json'" },
-      });
-    }
+    addGatewayResponses(this.restApi, ADMIN_GATEWAY_RESPONSES);
     this.serverErrorsAlarm = alarmOnSum(
       this,
       'ServerErrors',
@@ -211,63 +178,80 @@ function validRoleArns(arns: readonly string[], account: string): string[] {
   return [...arns];
 }
 
-/** What {@link addAdmin} builds the admin API and its functions from. */
-export interface AdminProps extends Omit<ServiceFunctionProps, 'definition'> {
-  /** The stage's public API, whose API keys and usage plans the admin functions manage. */
+/** What the functions of the key service's doors (admin, portal) are built with. */
+export interface KeyServiceProps extends Omit<ServiceFunctionProps, 'definition'> {
+  /** The stage's public API, whose API keys and usage plans the key service manages. */
   readonly publicApi: PetstoreApi;
-  /** The roles the admin API admits (`AdminApiProps.roleArns`). @default - the account's */
-  readonly roleArns?: readonly string[];
   /** Days an audit entry is kept (`AUDIT_RETENTION_DAYS`, output `AuditRetentionDays`). */
   readonly retentionDays: number;
   /**
-   * The stage's regions, the home region (this stack's) first: the admin functions register keys
-   * in each region's usage plans, found by the name of its stack (`regionalStackName`). One
-   * region or none (an environment-agnostic stack) is the default's.
+   * The stage's regions, the home region (this stack's) first: the key service registers keys in
+   * each region's usage plans, found by the name of its stack (`regionalStackName`). One region
+   * or none (an environment-agnostic stack) is the default's.
    * @default - this stack's region alone
    */
   readonly regions?: { readonly stage: StageName; readonly names: readonly string[] };
 }
 
 /**
+ * What a function changing keys through the key service gets beside `props.environment`: the
+ * audit retention and the public API's stack name, RestApi id and usage plan ids
+ * (`USAGE_PLAN_ID_FREE`, …), and with several regions each region's stack name
+ * (`PETSTORE_REGION_STACKS`) and API Gateway grants in each (`apiGatewayRegions`).
+ */
+export function keyServiceFunctions(
+  stack: Stack,
+  { publicApi, retentionDays, regions: given, environment }: KeyServiceProps,
+): Pick<ServiceFunctionProps, 'environment' | 'apiGatewayRegions'> {
+  const regions = given && given.names.length > 1 ? given : undefined;
+  return {
+    environment: {
+      ...environment,
+      AUDIT_RETENTION_DAYS: String(retentionDays),
+      PETSTORE_STACK_NAME: stack.stackName,
+      PUBLIC_REST_API_ID: publicApi.restApi.restApiId,
+      ...Object.fromEntries(
+        [...publicApi.usagePlans].map(([planId, plan]) => [
+          `USAGE_PLAN_ID_${planId.toUpperCase()}`,
+          plan.usagePlanId,
+        ]),
+      ),
+      ...(regions && {
+        PETSTORE_REGION_STACKS: regions.names
+          .map((region, at) =>
+            at === 0 ? stack.stackName : regionalStackName(regions.stage, region),
+          )
+          .join(','),
+      }),
+    },
+    ...(regions && { apiGatewayRegions: regions.names }),
+  };
+}
+
+/** What {@link addAdmin} builds the admin API and its functions from. */
+export interface AdminProps extends KeyServiceProps {
+  /** The roles the admin API admits (`AdminApiProps.roleArns`). @default - the account's */
+  readonly roleArns?: readonly string[];
+}
+
+/**
  * The stage's admin API (`AdminApi`) and one {@link ServiceFunction} per admin route at the
  * stack's scope (construct ids from the rows), each with an alarm on its errors; plain functions,
  * no CodeDeploy canary: admin calls are too few for a canary's alarms to judge a version
- * (docs/operations.md). The functions get the audit retention and the public API's stack name,
- * RestApi id and usage plan ids (`USAGE_PLAN_ID_FREE`, …), and with several regions each
- * region's stack name (`PETSTORE_REGION_STACKS`) and API Gateway grants in each. Outputs
+ * (docs/operations.md). The functions get what {@link keyServiceFunctions} gives. Outputs
  * `AdminApiBaseUrl` and `AuditRetentionDays`.
  *
  * @returns The admin API and its functions, in the route table's order.
  */
 export function addAdmin(stack: Stack, props: AdminProps) {
-  const { publicApi, roleArns, retentionDays, regions: given, ...functionProps } = props;
-  const regions = given && given.names.length > 1 ? given : undefined;
+  const { publicApi, roleArns, retentionDays, regions, ...functionProps } = props;
   const api = new AdminApi(stack, 'AdminApi', { logs: props.logs, roleArns });
-  const environment = {
-    ...props.environment,
-    AUDIT_RETENTION_DAYS: String(retentionDays),
-    PETSTORE_STACK_NAME: stack.stackName,
-    PUBLIC_REST_API_ID: publicApi.restApi.restApiId,
-    ...Object.fromEntries(
-      [...publicApi.usagePlans].map(([planId, plan]) => [
-        `USAGE_PLAN_ID_${planId.toUpperCase()}`,
-        plan.usagePlanId,
-      ]),
-    ),
-    ...(regions && {
-      PETSTORE_REGION_STACKS: regions.names
-        .map((region, at) =>
-          at === 0 ? stack.stackName : regionalStackName(regions.stage, region),
-        )
-        .join(','),
-    }),
-  };
+  const keyService = keyServiceFunctions(stack, props);
   const functions = ADMIN_ROUTES.map((route) => {
     const admin = new ServiceFunction(stack, route.constructId, {
       ...functionProps,
-      environment,
+      ...keyService,
       definition: route,
-      ...(regions && { apiGatewayRegions: regions.names }),
     });
     alarmOnSum(admin, 'Errors', admin.function.metricErrors(), `${route.constructId} errors`);
     api.addOperation(route, admin.function);

@@ -20,6 +20,40 @@ export const DEFAULT_IP_RATE_LIMIT = 20_000;
  */
 export const COUNTED_COMMON_RULES = ['SizeRestrictions_BODY'] as const;
 
+/** A web ACL rule's CloudWatch metrics and sampled requests, under `metricName`. */
+export function visibility(metricName: string): CfnWebACL.VisibilityConfigProperty {
+  return { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName };
+}
+
+/**
+ * `limit`, checked: AWS WAF's rate-based rules count 10 to 2,000,000,000 requests.
+ * @throws Error when `limit` is not a whole number in that range.
+ */
+export function validIpRateLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 10 || limit > 2_000_000_000) {
+    throw new Error(
+      `ipRateLimit must be a whole number from 10 to 2000000000 (requests per IP per 5 minutes); got ${limit}`,
+    );
+  }
+  return limit;
+}
+
+/**
+ * The first rule of a web ACL (priority 0): block a source IP address that sent more than `limit`
+ * requests in the last 5 minutes, until its rate falls below it again.
+ */
+export function rateLimitPerIp(limit: number): CfnWebACL.RuleProperty {
+  return {
+    name: 'RateLimitPerIp',
+    priority: 0,
+    action: { block: {} },
+    statement: {
+      rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: 300 },
+    },
+    visibilityConfig: visibility('RateLimitPerIp'),
+  };
+}
+
 /** Props of {@link ApiWebAcl}. */
 export interface ApiWebAclProps {
   /** The API stage the web ACL guards. */
@@ -35,7 +69,7 @@ export interface ApiWebAclProps {
 }
 
 /**
- * A regional web ACL associated with an API stage: allow by default; the AWS managed common rule
+ * A regional web ACL associated with an API stage (and others, {@link ApiWebAcl.associate}): allow by default; the AWS managed common rule
  * set (but {@link COUNTED_COMMON_RULES}) and known-bad-inputs rule set; a rate-based rule per
  * source IP. Every rule reports CloudWatch metrics and samples.
  *
@@ -47,17 +81,7 @@ export class ApiWebAcl extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiWebAclProps) {
     super(scope, id);
-    const ipRateLimit = props.ipRateLimit ?? DEFAULT_IP_RATE_LIMIT;
-    if (!Number.isInteger(ipRateLimit) || ipRateLimit < 10 || ipRateLimit > 2_000_000_000) {
-      throw new Error(
-        `ipRateLimit must be a whole number from 10 to 2000000000 (requests per IP per 5 minutes); got ${ipRateLimit}`,
-      );
-    }
-    const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
-      cloudWatchMetricsEnabled: true,
-      sampledRequestsEnabled: true,
-      metricName,
-    });
+    const ipRateLimit = validIpRateLimit(props.ipRateLimit ?? DEFAULT_IP_RATE_LIMIT);
     const managed = (
       priority: number,
       name: string,
@@ -83,25 +107,21 @@ export class ApiWebAcl extends Construct {
       defaultAction: { allow: {} },
       visibilityConfig: visibility('PetstoreWebAcl'),
       rules: [
-        {
-          name: 'RateLimitPerIp',
-          priority: 0,
-          action: { block: {} },
-          statement: {
-            rateBasedStatement: {
-              aggregateKeyType: 'IP',
-              limit: ipRateLimit,
-              evaluationWindowSec: 300,
-            },
-          },
-          visibilityConfig: visibility('RateLimitPerIp'),
-        },
+        rateLimitPerIp(ipRateLimit),
         managed(1, 'AWSManagedRulesCommonRuleSet', COUNTED_COMMON_RULES),
         managed(2, 'AWSManagedRulesKnownBadInputsRuleSet'),
       ],
     });
-    new CfnWebACLAssociation(this, 'Association', {
-      resourceArn: props.stage.stageArn,
+    this.associate('Association', props.stage);
+  }
+
+  /**
+   * Guards one more API stage with this web ACL (the portal API's): one ACL and one bill, its
+   * per-IP rate counting the requests to every stage it guards.
+   */
+  associate(id: string, stage: Stage): void {
+    new CfnWebACLAssociation(this, id, {
+      resourceArn: stage.stageArn,
       webAclArn: this.webAcl.attrArn,
     });
   }

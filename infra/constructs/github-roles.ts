@@ -22,6 +22,7 @@ import {
   type StageName,
   stackName,
 } from '../stages.ts';
+import { CLOUDFRONT_WEB_ACL_REGION } from './portal-edge-stack.ts';
 
 /** The issuer of GitHub Actions' OIDC tokens: the prefix of their claims' condition keys. */
 export const GITHUB_OIDC_ISSUER = 'token.actions.githubusercontent.com';
@@ -71,11 +72,12 @@ export interface GitHubRolesProps {
  * A stage's roles trust only tokens whose `sub` is `repo:OWNER/REPO:environment:<stage>` (a job
  * of that GitHub environment, which production guards with required reviewers) and whose `aud` is
  * `sts.amazonaws.com`. The deploy role may only assume the stage's CDK bootstrap roles (deploy,
- * file-publishing, lookup) in each of its regions: what it may change is what `cdk deploy` may.
+ * file-publishing, lookup) in each of its regions and in us-east-1 (the portal's edge stack):
+ * what it may change is what `cdk deploy` may.
  * The rollback role may only make `npm run rollback`'s calls on the stage's own stack, deployment
  * groups and functions in each of its regions (`petstore-<stage>` at home,
  * `petstore-<stage>-<region>` elsewhere). The pull-request role trusts `repo:OWNER/REPO:pull_request` and may
- * assume only the lookup roles (read-only), for `cdk diff`. Role names are fixed, so there is one
+ * assume only the lookup roles (read-only) of those regions, for `cdk diff`. Role names are fixed, so there is one
  * construct per account.
  */
 export class GitHubRoles extends Construct {
@@ -108,12 +110,16 @@ export class GitHubRoles extends Construct {
         resource: 'role',
         resourceName: `cdk-${props.qualifier}-${kind}-role-${stack.account}-${region}`,
       });
+    // A stage also deploys its portal's edge stack, in us-east-1 whatever its regions.
+    const deployRegions = (regions: readonly string[]) => [
+      ...new Set([...regions, CLOUDFRONT_WEB_ACL_REGION]),
+    ];
     this.stageRoles = new Map(
       props.stages.map(({ stage, regions = [stack.region] }) => {
         const role = this.role(githubRoleName(stage), `${props.repository}:environment:${stage}`, {
           AssumeCdkBootstrapRoles: [
             assumeRoles(
-              regions.flatMap((region) =>
+              deployRegions(regions).flatMap((region) =>
                 DEPLOY_BOOTSTRAP_ROLES.map((kind) => bootstrapRoleArn(kind, region)),
               ),
             ),
@@ -177,7 +183,7 @@ export class GitHubRoles extends Construct {
           assumeRoles([
             ...new Set(
               props.stages.flatMap(({ regions = [stack.region] }) =>
-                regions.map((region) => bootstrapRoleArn('lookup', region)),
+                deployRegions(regions).map((region) => bootstrapRoleArn('lookup', region)),
               ),
             ),
           ]),

@@ -2,7 +2,7 @@
  * The API as clients meet it: the RestApi and its `v1` stage, the authorizer, the Error-shaped
  * gateway responses, the 405 answers and the usage plans (the edge backstop).
  */
-import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   AuthorizationType,
   ContentHandling,
@@ -10,7 +10,6 @@ import {
   MockIntegration,
   Period,
   RequestAuthorizer,
-  ResponseType,
   type RestApi,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -36,10 +35,17 @@ import {
 } from '../../shared/plans.ts';
 import { GATEWAY_RESPONSES, methodNotAllowed } from '../gateway-responses.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, type RouteDefinition, resourcePaths } from '../routes.ts';
+import { STACK_OUTPUTS, usagePlanOutputName } from '../stages.ts';
 import { ALARM_PERIOD, alarmOnSum } from './alarms.ts';
 import { ApiDomain, type ApiDomainOptions } from './api-domain.ts';
 import { ApiWebAcl } from './api-web-acl.ts';
-import { createRestApi, invokedThrough } from './rest-api.ts';
+import {
+  addGatewayResponses,
+  createRestApi,
+  executionLogGroup,
+  invokedThrough,
+  quoteHeaders,
+} from './rest-api.ts';
 import { type StageLogs, stageLogGroup } from './stage-key.ts';
 
 /** Props of {@link PetstoreApi}. */
@@ -50,11 +56,7 @@ export interface PetstoreApiProps {
   /** How the access log and the execution log keep their events. */
   readonly logs: StageLogs;
 
-  /**
-   * A regional AWS WAF web ACL on the stage (see {@link ApiWebAcl}).
-   *
-   * @default - no web ACL
-   */
+  /** A regional AWS WAF web ACL on the stage (see {@link ApiWebAcl}). @default - no web ACL */
   readonly webAcl?: { readonly ipRateLimit?: number };
 
   /**
@@ -150,12 +152,7 @@ export class PetstoreApi extends Construct {
       webAcl: props.webAcl !== undefined,
       executeApiEndpoint,
     });
-    // API Gateway writes execution logs to a group of this name, creating it (unencrypted, never
-    // expiring) unless it exists: the stack makes it first, with the stage's key and retention.
-    const executionLogs = stageLogGroup(this, 'ExecutionLogs', props.logs, {
-      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${API_STAGE_NAME}`,
-    });
-    this.restApi.deploymentStage.node.addDependency(executionLogs);
+    executionLogGroup(this, this.restApi, API_STAGE_NAME, props.logs);
     if (props.domain) {
       this.domain = new ApiDomain(this, 'Domain', { ...props.domain, restApi: this.restApi });
     }
@@ -177,14 +174,7 @@ export class PetstoreApi extends Construct {
         "The invoke role's policy that RequestAuthorizer adds for its function: the function and its versions, which only this stack publishes.",
     });
     for (const path of resourcePaths().keys()) this.addMethodNotAllowed(path);
-    for (const response of GATEWAY_RESPONSES) {
-      this.restApi.addGatewayResponse(response.type, {
-        type: ResponseType.of(response.type),
-        statusCode: String(response.body.status),
-        templates: { 'application/json': JSON.stringify(response.body) },
-        responseHeaders: quoteHeaders({ ...response.headers, 'Content-Type': 'application/json' }),
-      });
-    }
+    addGatewayResponses(this.restApi, GATEWAY_RESPONSES);
     this.usagePlans = new Map(PLAN_IDS.map((planId) => [planId, this.addUsagePlan(planId)]));
     if (props.webAcl) {
       this.webAcl = new ApiWebAcl(this, 'WebAcl', {
@@ -224,6 +214,32 @@ export class PetstoreApi extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
+    this.addOutputs();
+  }
+
+  /**
+   * The stack's outputs of the API: each usage plan's id (`usagePlanOutputName`), `ApiBaseUrl`,
+   * `RegionalApiBaseUrl`, `RestApiId`, and with a domain `RegionalDomainName` (and with latency
+   * records `HealthCheckId`).
+   */
+  private addOutputs(): void {
+    const stack = Stack.of(this);
+    for (const [planId, usagePlan] of this.usagePlans) {
+      new CfnOutput(stack, usagePlanOutputName(planId), { value: usagePlan.usagePlanId });
+    }
+    new CfnOutput(stack, STACK_OUTPUTS.apiBaseUrl, { value: this.url });
+    new CfnOutput(stack, STACK_OUTPUTS.regionalApiBaseUrl, { value: this.regionalUrl });
+    const { domain } = this;
+    if (domain) {
+      const value = domain.domain.domainNameAliasDomainName;
+      new CfnOutput(stack, STACK_OUTPUTS.regionalDomainName, { value });
+    }
+    if (domain?.healthCheck) {
+      new CfnOutput(stack, STACK_OUTPUTS.healthCheckId, {
+        value: domain.healthCheck.healthCheckId,
+      });
+    }
+    new CfnOutput(stack, STACK_OUTPUTS.restApiId, { value: this.restApi.restApiId });
   }
 
   /**
@@ -330,16 +346,4 @@ export class PetstoreApi extends Construct {
         'A mock that only answers 405 with the methods the path serves; it reaches no function and no data, and answers as the local gateway does.',
     });
   }
-}
-
-/**
- * Header values as API Gateway mapping expressions: static values in single quotes.
- *
- * @param headers Header name → plain value, e.g. `{ Allow: 'GET, POST' }`.
- * @param prefix Prepended to each name, e.g. `method.response.header.`.
- */
-function quoteHeaders(headers: Record<string, string>, prefix = ''): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [`${prefix}${name}`, `'${value}'`]),
-  );
 }

@@ -11,23 +11,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
 import type { LocalCredentials } from '../../shared/dynamodb/clients.ts';
 import { logger } from '../../shared/logger.ts';
-import { ADMIN_ROUTES, adminResourcePaths } from '../admin-routes.ts';
-import {
-  ADMIN_GATEWAY_RESPONSES,
-  type GatewayResponseType,
-  gatewayResponse,
-} from '../gateway-responses.ts';
-import type { ProxyRequest } from './events.ts';
+import { ADMIN_ROUTES } from '../admin-routes.ts';
+import { ADMIN_GATEWAY_RESPONSES } from '../gateway-responses.ts';
 import { INTEGRATION_TIMEOUT_MS, LambdaInvoker, type OperationHandlers } from './invocation.ts';
-import { matchResource, requestUrl } from './routing.ts';
-import {
-  declaresTooLargeBody,
-  listen,
-  readBody,
-  receivedHeaders,
-  sendError,
-  sendProxyResult,
-} from './server.ts';
+import { answerOperation, type OperationApi } from './operation-gateway.ts';
+import { listen } from './server.ts';
 import { checkSignature, type SigningPrincipal } from './sigv4.ts';
 import { LOCAL_OPERATOR, LOCAL_REGION } from './stack-files.ts';
 
@@ -72,8 +60,12 @@ export interface LocalAdminGateway {
  */
 export async function startAdminGateway(options: AdminGatewayOptions): Promise<LocalAdminGateway> {
   const host = options.host ?? '127.0.0.1';
-  const api: AdminApi = {
-    ...options,
+  const api = {
+    stageName: ADMIN_API_STAGE_NAME,
+    routes: ADMIN_ROUTES,
+    responses: ADMIN_GATEWAY_RESPONSES,
+    principals: options.principals,
+    region: options.region,
     now: options.now ?? Date.now,
     lambda: await LambdaInvoker.create(options.handlers),
     integrationTimeoutMs: options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
@@ -89,76 +81,27 @@ export async function startAdminGateway(options: AdminGatewayOptions): Promise<L
   };
 }
 
-/** The emulated admin API: its options and how it runs functions. */
-interface AdminApi extends Required<Omit<AdminGatewayOptions, 'host' | 'port' | 'handlers'>> {
-  readonly lambda: LambdaInvoker;
-}
-
-/** The admin route table's resource paths. */
-const ADMIN_PATHS = [...adminResourcePaths().keys()];
-
-/** Answers with the admin API's gateway response of a type (`ADMIN_GATEWAY_RESPONSES`). */
-function sendAdminResponse(response: ServerResponse, type: GatewayResponseType): void {
-  sendError(response, gatewayResponse(type, ADMIN_GATEWAY_RESPONSES));
-}
-
 /**
- * Answers one request in API Gateway's order for an AWS_IAM method: route (no route, or no such
- * method on a path: MISSING_AUTHENTICATION_TOKEN, 403, as on a RestApi without ANY mocks),
- * payload limit, the signature (each refusal a 403 of `ADMIN_GATEWAY_RESPONSES`, its reason
- * logged; the body is read first, as its hash is signed), then the function with the signer's
- * identity.
+ * Answers one request as an AWS_IAM method of the admin API (`answerOperation`'s steps): the
+ * signature is checked against the stack's principals (each refusal a 403 of
+ * `ADMIN_GATEWAY_RESPONSES`, its reason logged), and the function gets the signer's identity.
  */
-async function handleAdminRequest(
+function handleAdminRequest(
   request: IncomingMessage,
   response: ServerResponse,
-  api: AdminApi,
+  api: OperationApi & Pick<AdminGatewayOptions, 'principals' | 'region'> & { now(): number },
 ): Promise<void> {
   const requestId = randomUUID();
   response.setHeader('x-amzn-RequestId', requestId);
-  const method = request.method ?? 'GET';
-  const received = requestUrl(request.url ?? '');
-  if ('refusal' in received) return sendError(response, received.refusal);
-  const { pathname, searchParams: query } = received.url;
-  const match = matchResource(pathname, ADMIN_API_STAGE_NAME, ADMIN_PATHS);
-  const route = ADMIN_ROUTES.find((row) => row.path === match?.resource && row.method === method);
-  if (!match || !route) return sendAdminResponse(response, 'MISSING_AUTHENTICATION_TOKEN');
-  if (declaresTooLargeBody(request)) return sendAdminResponse(response, 'REQUEST_TOO_LARGE');
-  const body = await readBody(request);
-  if (body === undefined) return sendAdminResponse(response, 'REQUEST_TOO_LARGE');
-
-  const headers = receivedHeaders(request);
-  const signature = await checkSignature(
-    { method, path: pathname, query, headers, body },
-    api.principals,
-    api.region,
-    api.now(),
-  );
-  if ('refusal' in signature) {
-    logger.info('Admin API refused the signature', { requestId, reason: signature.reason });
-    return sendAdminResponse(response, signature.refusal);
-  }
-  const { accessKeyId, userArn, userId } = signature.principal;
-  const proxyRequest: ProxyRequest = {
-    method,
-    resource: route.path,
-    path: match.path,
-    pathParameters: match.pathParameters,
-    query,
-    headers,
-    body,
-    requestId,
-    sourceIp: request.socket.remoteAddress,
-    stage: ADMIN_API_STAGE_NAME,
-    caller: { accessKey: accessKeyId, userArn, userId },
-  };
-  const integration = await api.lambda.invokeOperation(
-    route,
-    proxyRequest,
-    api.integrationTimeoutMs,
-  );
-  if ('refusal' in integration) return sendAdminResponse(response, integration.refusal);
-  sendProxyResult(response, integration.result);
+  return answerOperation(request, response, api, requestId, async (received) => {
+    const signature = await checkSignature(received, api.principals, api.region, api.now());
+    if ('refusal' in signature) {
+      logger.info('Admin API refused the signature', { requestId, reason: signature.reason });
+      return { refusal: signature.refusal };
+    }
+    const { accessKeyId, userArn, userId } = signature.principal;
+    return { caller: { accessKey: accessKeyId, userArn, userId } };
+  });
 }
 
 /**

@@ -20,7 +20,7 @@ export const NPM_START_ACTOR = 'local:npm-start';
  */
 export async function issueKeysForEmptyStore(): Promise<IssuedKey[]> {
   const keys = createKeyService();
-  if ((await keys.listKeys()).length > 0) return [];
+  if ((await keys.listKeys({ limit: 1 })).keys.length > 0) return [];
   const context = systemAuditContext(NPM_START_ACTOR);
   const issued: IssuedKey[] = [];
   for (const plan of PLAN_IDS)

@@ -5,12 +5,20 @@
 import {
   type AttributeDefinition,
   CreateTableCommand,
+  DescribeTableCommand,
   DescribeTimeToLiveCommand,
+  type GlobalSecondaryIndex,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type KeyAttribute, TABLES, type TableDefinition } from '../../shared/dynamodb/tables.ts';
+import {
+  type IndexDefinition,
+  type KeyAttribute,
+  TABLES,
+  type TableDefinition,
+} from '../../shared/dynamodb/tables.ts';
 
 /**
  * Creates every table of {@link TABLES} that does not exist yet; existing tables and their data
@@ -32,7 +40,8 @@ export async function createTables(
 
 /**
  * Creates one table of `table`'s definition named `TableName` (its keys, GSIs and TTL attribute),
- * unless it exists.
+ * unless it exists; an existing table gets the GSIs it lacks (a store of an earlier version), as
+ * a stack update adds them on AWS.
  */
 export async function createTable(
   client: DynamoDBDocumentClient,
@@ -53,25 +62,50 @@ export async function createTable(
           (key): AttributeDefinition => ({ AttributeName: key.name, AttributeType: key.type }),
         ),
         KeySchema: [{ AttributeName: table.partitionKey.name, KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: indexes.length
-          ? indexes.map((index) => ({
-              IndexName: index.indexName,
-              KeySchema: [
-                { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
-                ...(index.sortKey
-                  ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' as const }]
-                  : []),
-              ],
-              Projection: { ProjectionType: 'ALL' },
-            }))
-          : undefined,
+        GlobalSecondaryIndexes: indexes.length ? indexes.map(globalSecondaryIndex) : undefined,
       }),
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    await addMissingIndexes(client, TableName, indexes, [...attributes.values()]);
   }
   if (table.timeToLiveAttribute)
     await enableTimeToLive(client, TableName, table.timeToLiveAttribute);
+}
+
+/** An index of the definition as CreateTable and UpdateTable take it (every attribute projected). */
+function globalSecondaryIndex(index: IndexDefinition): GlobalSecondaryIndex {
+  return {
+    IndexName: index.indexName,
+    KeySchema: [
+      { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+      ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' as const }] : []),
+    ],
+    Projection: { ProjectionType: 'ALL' },
+  };
+}
+
+/** Creates on the existing table `TableName` each of `indexes` it lacks, one UpdateTable each. */
+async function addMissingIndexes(
+  client: DynamoDBDocumentClient,
+  TableName: string,
+  indexes: readonly IndexDefinition[],
+  attributes: readonly KeyAttribute[],
+): Promise<void> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName }));
+  const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of indexes.filter(({ indexName }) => !existing.has(indexName))) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName,
+        AttributeDefinitions: attributes.map((key) => ({
+          AttributeName: key.name,
+          AttributeType: key.type,
+        })),
+        GlobalSecondaryIndexUpdates: [{ Create: globalSecondaryIndex(index) }],
+      }),
+    );
+  }
 }
 
 async function enableTimeToLive(

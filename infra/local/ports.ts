@@ -47,10 +47,14 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** The ports of the two gateways: the public API's (`PORT`) and the admin API's (`ADMIN_PORT`). */
+/**
+ * The ports of the stack's listeners: the public API's (`PORT`), the admin API's (`ADMIN_PORT`)
+ * and the developer portal's (`PORTAL_PORT`).
+ */
 export interface Ports {
   readonly port: number;
   readonly adminPort: number;
+  readonly portalPort: number;
 }
 
 /**
@@ -59,12 +63,13 @@ export interface Ports {
  *   free one each).
  */
 export function assertDistinctPorts(
-  { port, adminPort }: Ports,
+  { port, adminPort, portalPort }: Ports,
   dynamoPort: number | undefined,
 ): void {
   const named = [
     ['PORT', port, 'the gateway'],
     ['ADMIN_PORT', adminPort, 'the admin API'],
+    ['PORTAL_PORT', portalPort, 'the portal'],
     ['DYNAMODB_PORT', dynamoPort, 'DynamoDB Local'],
   ] as const;
   for (const [index, [name, value, service]] of named.entries()) {
@@ -78,9 +83,13 @@ export function assertDistinctPorts(
 }
 
 /** @throws PortInUseError naming the variable of a port in use. */
-export async function assertPortsFree({ port, adminPort }: Ports, host: string): Promise<void> {
+export async function assertPortsFree(
+  { port, adminPort, portalPort }: Ports,
+  host: string,
+): Promise<void> {
   await assertPortFree(port, host, 'the gateway', 'PORT');
   await assertPortFree(adminPort, host, 'the admin API', 'ADMIN_PORT');
+  await assertPortFree(portalPort, host, 'the portal', 'PORTAL_PORT');
 }
 
 /**

@@ -75,6 +75,17 @@ export function loadOrCreateCredentials(directory: string): LocalCredentials {
   return credentials;
 }
 
+/**
+ * The stack's credentials (`.petstore/dynamodb.env`, created at the first start), put in the
+ * environment where the functions' clients read them, as on Lambda; the shell's are not used.
+ */
+export function useStackCredentials(directory: string): LocalCredentials {
+  const credentials = loadOrCreateCredentials(directory);
+  Object.assign(process.env, credentialsEnv(credentials));
+  delete process.env.AWS_SESSION_TOKEN;
+  return credentials;
+}
+
 /** Writes credentials to `<directory>/dynamodb.env` (mode 0600), creating the directory. */
 export function writeCredentials(directory: string, credentials: LocalCredentials): void {
   mkdirSync(directory, { recursive: true });

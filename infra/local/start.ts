@@ -1,8 +1,9 @@
 /**
  * `npm start [-- --in-memory] [--regions us-east-1,eu-west-1]`: the whole API at
  * http://127.0.0.1:3000/v1 with no AWS account: DynamoDB Local (or the DynamoDB that
- * `DYNAMODB_ENDPOINT` names), the tables, one key per plan for a fresh store, the local gateway, and
- * the admin API at http://127.0.0.1:3100/admin; with `--regions`, a gateway and a DynamoDB Local per
+ * `DYNAMODB_ENDPOINT` names), the tables, one key per plan for a fresh store, the local gateway,
+ * the admin API at http://127.0.0.1:3100/admin and the developer portal at http://127.0.0.1:3200/
+ * with its sign-in and API (portal-site.ts); with `--regions`, a gateway and a DynamoDB Local per
  * region and a model of global tables between them, the admin API in the home region
  * (multi-region-stack.ts, docs/local-stack.md).
  */
@@ -27,14 +28,14 @@ import { MAX_CONCURRENCY_ENV } from './invocation.ts';
 import { provideSecrets } from './local-secrets.ts';
 import { LocalStackError } from './local-stack-errors.ts';
 import { parseRegions, type RunningRegions, startRegions } from './multi-region-stack.ts';
+import { type LocalPortal, startLocalPortal } from './portal-site.ts';
 import { assertDistinctPorts, assertPortsFree, type Ports } from './ports.ts';
 import {
-  credentialsEnv,
   dataDirectory,
-  loadOrCreateCredentials,
   removePidFile,
   stackDirectory,
   stopLeftBehind,
+  useStackCredentials,
   writePidFile,
 } from './stack-files.ts';
 
@@ -59,7 +60,7 @@ async function start(inMemory: boolean): Promise<void> {
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   const settings = readSettings();
   const { PORT: port, DYNAMODB_PORT: dynamoPort, DYNAMODB_ENDPOINT: endpoint } = settings;
-  const ports: Ports = { port, adminPort: settings.ADMIN_PORT };
+  const ports: Ports = { port, adminPort: settings.ADMIN_PORT, portalPort: settings.PORTAL_PORT };
   const directory = stackDirectory();
   assertDistinctPorts(ports, endpoint === undefined ? dynamoPort : undefined);
   if (endpoint !== undefined) return startOnEndpoint(endpoint, ports, directory, inMemory);
@@ -99,6 +100,7 @@ async function start(inMemory: boolean): Promise<void> {
       credentials,
       `DynamoDB Local data: ${dataDir ?? 'in memory'}`,
       ' and DynamoDB Local',
+      inMemory ? undefined : directory,
     );
   } catch (error) {
     await stop();
@@ -228,19 +230,14 @@ async function startOnEndpoint(
   const credentials = useStackCredentials(directory);
   Object.assign(process.env, await prepareExternalDynamoDB(endpoint, credentials));
   provideSecrets(directory);
-  const gateway = await serve(ports, credentials, `DynamoDB: ${endpoint} (DYNAMODB_ENDPOINT)`, '');
+  const gateway = await serve(
+    ports,
+    credentials,
+    `DynamoDB: ${endpoint} (DYNAMODB_ENDPOINT)`,
+    '',
+    directory,
+  );
   stop = () => gateway.close();
-}
-
-/**
- * The stack's credentials (`.petstore/dynamodb.env`, created at the first start), put in the
- * environment where the functions' clients read them, as on Lambda; the shell's are not used.
- */
-function useStackCredentials(directory: string): LocalCredentials {
-  const credentials = loadOrCreateCredentials(directory);
-  Object.assign(process.env, credentialsEnv(credentials));
-  delete process.env.AWS_SESSION_TOKEN;
-  return credentials;
 }
 
 /** The public and the admin gateway, stopped together. */
@@ -255,20 +252,33 @@ interface Gateways {
  * @param credentials The stack's own, the one principal the admin API admits.
  * @param storeLine The banner's line saying where the data is.
  * @param alsoStops What Ctrl-C stops besides the API, e.g. ` and DynamoDB Local`.
+ * @param directory Where the portal's accounts are kept. @default - in memory
  */
 async function serve(
   ports: Ports,
   credentials: LocalCredentials,
   storeLine: string,
   alsoStops: string,
+  directory?: string,
 ): Promise<Gateways> {
   // No CloudWatch here: the functions' EMF metric lines would only clutter the console.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const issued = await issueKeysForEmptyStore();
   const gateway = await startGateway({ port: ports.port, host: HOST });
   let admin: LocalAdminGateway;
+  let portal: LocalPortal;
+  const apiReference = new URL('/docs', gateway.url).href;
   try {
     admin = await startLocalAdminApi(ports.adminPort, HOST, credentials);
+    portal = await startLocalPortal({
+      host: HOST,
+      port: ports.portalPort,
+      apiReferenceUrl: apiReference,
+      directory,
+    }).catch(async (error: unknown) => {
+      await admin.close();
+      throw error;
+    });
   } catch (error) {
     await gateway.close();
     throw error;
@@ -279,13 +289,18 @@ async function serve(
       `Petstore API: ${gateway.url}`,
       `Admin API: ${admin.url}`,
       `Secret scanning: ${gateway.url}${SECRET_SCANNING_PATH}`,
-      `API reference: ${new URL('/docs', gateway.url)}`,
+      `API reference: ${apiReference}`,
+      `Portal: ${portal.url}`,
+      `Portal API: ${portal.backEnd.apiUrl}`,
+      `Portal sign-in (OpenID provider): ${portal.backEnd.issuer}`,
       storeLine,
     ],
     issued,
     alsoStops,
   );
-  return { close: async () => void (await Promise.all([gateway.close(), admin.close()])) };
+  return {
+    close: async () => void (await Promise.all([gateway.close(), admin.close(), portal.close()])),
+  };
 }
 
 /** Whether a signal is being handled: the stack stops once. */
@@ -314,7 +329,7 @@ await runMain(import.meta.url, START_STYLE, (args, output) => {
     )
     .addHelpText(
       'after',
-      '\nEnvironment: PORT (default 3000), ADMIN_PORT (default 3100), DYNAMODB_PORT (default 8000),\nPETSTORE_DIR (default .petstore), DYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB\nLocal is started), REPLICATION_LAG_MS (default 500: with --regions, the lag before a write\nreaches the other regions).',
+      '\nEnvironment: PORT (default 3000), ADMIN_PORT (default 3100), PORTAL_PORT (default 3200: the\ndeveloper portal), PORTAL_AUTH_PORT (default 3300: its sign-in), PORTAL_API_PORT (default\n3400: the portal API), DYNAMODB_PORT (default 8000), PETSTORE_DIR (default .petstore),\nDYNAMODB_ENDPOINT (a DynamoDB of your own: then no DynamoDB Local is started),\nREPLICATION_LAG_MS (default 500: with --regions, the lag before a write reaches the other\nregions).',
     )
     // npm keeps `npm start --in-memory` for itself and passes it on as npm_config_in_memory.
     .action((options: { inMemory?: boolean; regions?: string }) => {

@@ -138,3 +138,17 @@ export interface AuditWindow {
   /** @default - every event */
   readonly event?: AuditEvent;
 }
+
+/** What a page of a window's entries is asked for with (listPets's paging: docs/api.md). */
+export interface AuditPageQuery {
+  /** Most entries on the page, 1 to 100. */
+  readonly limit: number;
+  /** The cursor the page before gave. @default - the first page */
+  readonly cursor?: string;
+}
+
+/** A page of a window's entries, oldest first, and the cursor of the next when more follow. */
+export interface AuditPage {
+  readonly entries: AuditEntry[];
+  readonly cursor?: string;
+}

@@ -8,10 +8,14 @@ import {
   type AuditContext,
   type AuditEntry,
   type AuditEvent,
+  type AuditPage,
+  type AuditPageQuery,
   type AuditWindow,
   auditEntry,
   type FieldChange,
 } from '../audit/entry.ts';
+import { InvalidListCursorError } from '../keys/key-errors.ts';
+import { decodePosition, encodePosition, orderedPage } from '../paging.ts';
 import { requiredSetting, type Settings } from '../settings.ts';
 import type { DynamoDBBase } from './base.ts';
 import { AUDIT_DAY_INDEX, KEY_HISTORY_INDEX } from './tables.ts';
@@ -97,43 +101,58 @@ export class DynamoDBAuditLog {
   }
 
   /**
-   * The stage's entries in a window, oldest first: a Query of `AuditByDay` per UTC day, `actor` and
-   * `event` as filters (a day holds few). @throws InvalidAuditWindowError: empty or over 3,660 days.
+   * A page of a window's entries by (`at`, id): `AuditByDay` day by day, `2 × (limit + 1)` a
+   * Query. @throws InvalidAuditWindowError; InvalidListCursorError.
    */
-  async window(window: AuditWindow, options: { signal?: AbortSignal } = {}): Promise<AuditEntry[]> {
+  async window(
+    window: AuditWindow,
+    page: AuditPageQuery,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<AuditPage> {
     const days = daysOf(window.since, window.until);
+    const after = page.cursor === undefined ? undefined : decodePosition(page.cursor);
+    if (page.cursor !== undefined && !(after && Date.parse(after.sort) >= 0)) {
+      throw new InvalidListCursorError();
+    }
     const filters = [
       ...(window.actor === undefined ? [] : ['#actor.#id = :actor']),
       ...(window.event === undefined ? [] : ['#event = :event']),
     ];
-    const entries: AuditEntry[] = [];
-    for (const day of days) {
-      entries.push(
-        ...(await this.query(
-          {
-            IndexName: AUDIT_DAY_INDEX,
-            KeyConditionExpression: '#day = :day AND #at BETWEEN :since AND :last',
-            ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
-            ExpressionAttributeNames: {
-              '#day': 'day',
-              '#at': 'at',
-              ...(window.actor !== undefined && { '#actor': 'actor', '#id': 'id' }),
-              ...(window.event !== undefined && { '#event': 'event' }),
-            },
-            ExpressionAttributeValues: {
-              ':day': day,
-              ':since': window.since,
-              // `until` is exclusive; BETWEEN is inclusive, and no ISO time sorts between these.
-              ':last': `${window.until.slice(0, -1)}\u0000`,
-              ...(window.actor !== undefined && { ':actor': window.actor }),
-              ...(window.event !== undefined && { ':event': window.event }),
-            },
-          },
-          options.signal,
-        )),
-      );
+    const from = after && after.sort > window.since ? after.sort : window.since;
+    const query = (day: string) => ({
+      IndexName: AUDIT_DAY_INDEX,
+      KeyConditionExpression: '#day = :day AND #at BETWEEN :since AND :last',
+      ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
+      ExpressionAttributeNames: {
+        '#day': 'day',
+        '#at': 'at',
+        ...(window.actor !== undefined && { '#actor': 'actor', '#id': 'id' }),
+        ...(window.event !== undefined && { '#event': 'event' }),
+      },
+      ExpressionAttributeValues: {
+        ':day': day,
+        ':since': from,
+        // `until` is exclusive; BETWEEN is inclusive, and no ISO time sorts between these.
+        ':last': `${window.until.slice(0, -1)}\u0000`,
+        ...(window.actor !== undefined && { ':actor': window.actor }),
+        ...(window.event !== undefined && { ':event': window.event }),
+      },
+      Limit: 2 * (page.limit + 1),
+    });
+    const pagesOf = (day: string) => this.pages(query(day), options.signal);
+    async function* entries() {
+      for (const day of days.filter((each) => each >= from.slice(0, 10))) yield* pagesOf(day);
     }
-    return entries;
+    const found = await orderedPage(
+      entries(),
+      (entry) => ({ sort: entry.at, id: entry.entryId }),
+      page.limit,
+      after,
+    );
+    return {
+      entries: found.items,
+      ...(found.next && { cursor: encodePosition(found.next) }),
+    };
   }
 
   /** Every page of a Query of the table, as entries without the table's own attributes. */
@@ -142,18 +161,26 @@ export class DynamoDBAuditLog {
     signal: AbortSignal | undefined,
   ): Promise<AuditEntry[]> {
     const entries: AuditEntry[] = [];
+    for await (const page of this.pages(input, signal)) entries.push(...page);
+    return entries;
+  }
+
+  /** The pages of a Query of the table, read as they are asked for, as entries. */
+  private async *pages(
+    input: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<AuditEntry[]> {
     const pages = paginateQuery(
       { client: this.client },
       { TableName: this.tableName, ...input },
       ...(signal ? [{ abortSignal: signal }] : []),
     );
     for await (const page of pages) {
-      for (const item of page.Items ?? []) {
+      yield (page.Items ?? []).map((item) => {
         const { day: _day, expiresAt: _expiresAt, ...entry } = item as AuditItem;
-        entries.push(entry);
-      }
+        return entry;
+      });
     }
-    return entries;
   }
 }
 

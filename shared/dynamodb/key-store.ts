@@ -2,19 +2,26 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditContext } from '../audit/entry.ts';
-import type { AuditedKeyStore, ItemWrite, RestoreOutcome } from '../keys/admin-ports.ts';
-import { KeyChangedError } from '../keys/key-errors.ts';
+import { isAccountOwner } from '../keys/accounts.ts';
+import type {
+  AuditedKeyStore,
+  ItemWrite,
+  KeysPage,
+  KeysPageQuery,
+  RestoreOutcome,
+} from '../keys/admin-ports.ts';
+import { KeyChangedError, KeyLimitReachedError } from '../keys/key-errors.ts';
 import {
   type ApiKeyRecord,
   type IssuedKey,
   type KeyChange,
   type KeyTokens,
   type KeyUpdate,
-  type ListedKey,
   updatedKey,
 } from '../keys/key-records.ts';
 import { hashToken } from '../keys/token.ts';
 import { unlessUnavailable } from '../store-errors.ts';
+import { activeKeyAdded, activeKeyCount, activeKeyRemoved } from './account-items.ts';
 import type { DynamoDBAuditLog } from './audit-log.ts';
 import { batchGetItems } from './batch-get.ts';
 import { DynamoDBKeyLookup } from './dynamodb-key-lookup.ts';
@@ -30,7 +37,7 @@ import {
   stillAsRead,
   valuesIfAny,
 } from './key-conditions.ts';
-import { scanKeys } from './key-scan.ts';
+import { keysPage, ownerKeysPage } from './key-scan.ts';
 
 /** Keys table access: the authorizer's lookup, and the key service's audited changes. */
 export class DynamoDBKeyStore extends DynamoDBKeyLookup implements AuditedKeyStore {
@@ -42,23 +49,50 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements AuditedKeySto
     this.auditor = new KeyAuditor(audit);
   }
 
-  /** Puts the token's row, the head and `key.created`. @throws TransactionCanceledException: id or hash taken. */
-  async storeKey({ record }: IssuedKey, context: AuditContext): Promise<void> {
+  /**
+   * Puts the token's row, the head and `key.created`, and a key of an account among its active
+   * keys (below `maxActiveKeys`). @throws KeyLimitReachedError; TransactionCanceledException.
+   */
+  async storeKey(
+    { record }: IssuedKey,
+    context: AuditContext,
+    options: { readonly maxActiveKeys?: number } = {},
+  ): Promise<void> {
     const head: KeyHead = { keyHash: record.keyId, currentHash: record.keyHash };
-    await this.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          ...[record, head].map((Item) => ({
-            Put: {
-              TableName: this.tableName,
-              Item,
-              ConditionExpression: 'attribute_not_exists(keyHash)',
-            },
-          })),
-          this.auditor.created(record, context),
-        ],
-      }),
-    );
+    const { owner, keyId } = record;
+    const { maxActiveKeys } = options;
+    const account = isAccountOwner(owner)
+      ? [activeKeyAdded(this.tableName, owner, keyId, maxActiveKeys)]
+      : [];
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            ...[record, head].map((Item) => ({
+              Put: {
+                TableName: this.tableName,
+                Item,
+                ConditionExpression: 'attribute_not_exists(keyHash)',
+              },
+            })),
+            this.auditor.created(record, context),
+            ...account,
+          ],
+        }),
+      );
+    } catch (error) {
+      // The account item is the last write: its refusal is the limit.
+      const reasons = error instanceof TransactionCanceledException && error.CancellationReasons;
+      if (maxActiveKeys !== undefined && reasons && reasons[3]?.Code === 'ConditionalCheckFailed') {
+        throw new KeyLimitReachedError(maxActiveKeys, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /** The active keys of the account `owner`: its account item's set, strongly consistent. */
+  async activeKeys(owner: string): Promise<number> {
+    return activeKeyCount(this.client, this.tableName, owner);
   }
 
   /**
@@ -94,9 +128,11 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements AuditedKeySto
     return new Map(rows.map((row) => [row.keyHash, row]));
   }
 
-  /** Reads the whole table, strongly consistently: an ops command, not a request path. */
-  async listKeys(): Promise<ListedKey[]> {
-    return scanKeys(this.client, this.tableName);
+  /** A page of an owner's keys (`ownerKeysPage`) or of every key (`keysPage`). */
+  async listKeys({ owner, ...query }: KeysPageQuery): Promise<KeysPage> {
+    return owner === undefined
+      ? keysPage(this.client, this.tableName, query, (keyId) => this.tokensOf(keyId))
+      : ownerKeysPage(this.client, this.tableName, owner, query);
   }
 
   /** One transaction on every row, guarded as read; at most `CHANGE_ATTEMPTS`. */
@@ -125,6 +161,13 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements AuditedKeySto
         },
         ...valuesIfAny({ ...row.ExpressionAttributeValues, ...guard.ExpressionAttributeValues }),
       };
+      // A revocation takes the key out of its account's active keys, once: revokedAt is guarded.
+      const { owner } = current;
+      const leaves = update.event === 'key.revoked' && !current.revokedAt;
+      const account =
+        leaves && isAccountOwner(owner)
+          ? [{ Update: activeKeyRemoved(this.tableName, owner, keyId) }]
+          : [];
       const oldRow = old && {
         ...row,
         TableName: this.tableName,
@@ -139,6 +182,7 @@ export class DynamoDBKeyStore extends DynamoDBKeyLookup implements AuditedKeySto
               ...[currentRow, ...(oldRow ? [oldRow] : [])].map((each) => ({ Update: each })),
               { ConditionCheck: headAsRead(this.tableName, headOf(tokens)) },
               ...(entry ? [entry] : []),
+              ...account,
             ],
           }),
         );

@@ -1,6 +1,8 @@
 /** Each key's usage per UTC day, from the limiter's items in every region. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { counterName } from '../rate-limit/counter-item.ts';
+import { counterName, countsOf } from '../rate-limit/counter-item.ts';
+import { sumOf } from '../rate-limit/cross-region-counts.ts';
+import { instantAt, type KeyCounts } from '../rate-limit/decision.ts';
 import { type DayUsage, everyName, lastUsedDay } from '../rate-limit/key-status.ts';
 import { DEFAULT_SPREAD_POLICY, shardNames } from '../rate-limit/shards.ts';
 import { type WindowBounds, windowAt } from '../rate-limit/windows.ts';
@@ -37,6 +39,41 @@ export class DynamoDBKeyUsage {
     nowMs: number,
     spreadKeyIds: ReadonlySet<string> = new Set(),
   ): Promise<Map<string, DayUsage[]>> {
+    const { usage } = await this.read(keyIds, days, nowMs, spreadKeyIds);
+    return new Map(keyIds.map((keyId) => [keyId, usage(keyId)]));
+  }
+
+  /**
+   * One key's usage on `days` UTC days, newest first, and its counts now (this minute's and
+   * today's, every region's and shard's summed; the latest ban): the same BatchGetItem calls.
+   * @param spread Whether the key may have counted on shards (an Enterprise key).
+   */
+  async keyUsage(
+    keyId: string,
+    days: number,
+    nowMs: number,
+    spread: boolean,
+  ): Promise<{ days: DayUsage[]; now: KeyCounts }> {
+    const { usage, items, windows } = await this.read(
+      [keyId],
+      days,
+      nowMs,
+      new Set(spread ? [keyId] : []),
+    );
+    const [today] = windows;
+    const counts = today
+      ? this.namesOf(keyId, today, spread).map((name) => countsOf(items.get(name)))
+      : [];
+    return { days: usage(keyId), now: sumOf(counts, instantAt(nowMs)) };
+  }
+
+  /** The items of `days` days of each key (`batchGetItems`), and each key's usage per day. */
+  private async read(
+    keyIds: readonly string[],
+    days: number,
+    nowMs: number,
+    spreadKeyIds: ReadonlySet<string>,
+  ) {
     const windows = Array.from({ length: days }, (_, back) =>
       windowAt('day', nowMs - back * 86_400_000),
     );
@@ -47,7 +84,12 @@ export class DynamoDBKeyUsage {
       this.client,
       this.tableName,
       names.map((name) => ({ name })),
-      { projection: { expression: '#n, dayCount, dayRejected', names: { '#n': 'name' } } },
+      {
+        projection: {
+          expression: '#n, dayCount, dayRejected, minuteStart, minuteCount, bannedUntil',
+          names: { '#n': 'name' },
+        },
+      },
     );
     const items = new Map(read.map((item) => [String(item.name), item]));
     const usageOf = (keyId: string, day: WindowBounds): DayUsage => {
@@ -59,6 +101,7 @@ export class DynamoDBKeyUsage {
         refused: sum(everyName(counterName(keyId, day), this.regions), 'dayRejected'),
       };
     };
-    return new Map(keyIds.map((keyId) => [keyId, windows.map((day) => usageOf(keyId, day))]));
+    const usage = (keyId: string) => windows.map((day) => usageOf(keyId, day));
+    return { usage, items, windows };
   }
 }

@@ -53,13 +53,29 @@ export const PETS_TABLE: TableDefinition = {
   ],
 };
 
-/** API keys by `keyHash`: a token's row under its SHA-256 (hex), a key's head under its id. */
+/**
+ * The keys table's index of an owner's keys: partition key `owner`, sort key `createdAt` (ISO
+ * 8601); a key's token rows carry both (its head and account items neither), so a rolled key
+ * stands in it twice, its rows side by side.
+ */
+export const OWNER_KEYS_INDEX = 'OwnerKeys';
+
+/**
+ * API keys by `keyHash`: a token's row under its SHA-256 (hex), a key's head under its id, an
+ * account's active keys under `account#<owner>` (dynamodb/account-items.ts).
+ */
 export const KEYS_TABLE: TableDefinition = {
   constructId: 'KeysTable',
   envVar: 'KEYS_TABLE_NAME',
   localName: 'petstore-keys',
   partitionKey: { name: 'keyHash', type: 'S' },
-  globalSecondaryIndexes: [],
+  globalSecondaryIndexes: [
+    {
+      indexName: OWNER_KEYS_INDEX,
+      partitionKey: { name: 'owner', type: 'S' },
+      sortKey: { name: 'createdAt', type: 'S' },
+    },
+  ],
 };
 
 /** Counters by `name`: the rate limiter's items (rate-limit/counter-item.ts), TTL `expiresAt`. */

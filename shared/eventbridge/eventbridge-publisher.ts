@@ -4,6 +4,7 @@ import {
   PutEventsCommand,
   type PutEventsRequestEntry,
 } from '@aws-sdk/client-eventbridge';
+import { DYNAMODB_CALL_BOUNDS, LOCAL_REGION } from '../dynamodb/clients.ts';
 import { EventsUnavailableError } from '../events/event-errors.ts';
 import type { EventPublisher, ServiceEvent } from '../events/event-publisher.ts';
 import { requiredSetting, type Settings } from '../settings.ts';
@@ -16,29 +17,39 @@ const ENTRIES_PER_CALL = 10;
 const ENTRY_ATTEMPTS = 3;
 
 /**
+ * Settings of another AWS client of a function (Cognito's, EventBridge's), its calls bounded as
+ * DynamoDB's: of the local stand-in at `endpoint` (signed with the settings' credentials), else
+ * of AWS in the function's region.
+ * @throws Error naming the variable when an endpoint comes without credentials.
+ */
+export function boundedClientConfig(settings: Settings, endpoint: string | undefined) {
+  return {
+    maxAttempts: DYNAMODB_CALL_BOUNDS.maxAttempts,
+    requestHandler: {
+      connectionTimeout: DYNAMODB_CALL_BOUNDS.connectionTimeoutMs,
+      requestTimeout: DYNAMODB_CALL_BOUNDS.requestTimeoutMs,
+      // Without it the SDK only logs a warning and keeps waiting.
+      throwOnRequestTimeout: true,
+    },
+    ...(endpoint && {
+      endpoint,
+      region: settings.AWS_REGION ?? LOCAL_REGION,
+      credentials: {
+        accessKeyId: requiredSetting(settings, 'AWS_ACCESS_KEY_ID'),
+        secretAccessKey: requiredSetting(settings, 'AWS_SECRET_ACCESS_KEY'),
+      },
+    }),
+  };
+}
+
+/**
  * A client of `EVENTBRIDGE_ENDPOINT` with the settings' credentials (the local stack's bus), else
  * of AWS in the function's region; each call bounded as DynamoDB's are (3 s to connect, 5 s an
  * attempt, 3 attempts).
  * @throws Error naming the variable when an endpoint comes without credentials.
  */
 export function eventBridgeClientOf(settings: Settings): EventBridgeClient {
-  const endpoint = settings.EVENTBRIDGE_ENDPOINT;
-  return new EventBridgeClient({
-    maxAttempts: 3,
-    requestHandler: {
-      connectionTimeout: 3_000,
-      requestTimeout: 5_000,
-      throwOnRequestTimeout: true,
-    },
-    ...(endpoint && {
-      endpoint,
-      region: settings.AWS_REGION ?? 'us-east-1',
-      credentials: {
-        accessKeyId: requiredSetting(settings, 'AWS_ACCESS_KEY_ID'),
-        secretAccessKey: requiredSetting(settings, 'AWS_SECRET_ACCESS_KEY'),
-      },
-    }),
-  });
+  return new EventBridgeClient(boundedClientConfig(settings, settings.EVENTBRIDGE_ENDPOINT));
 }
 
 /** Events on the default bus of the client's region, ten to a call, the calls in parallel. */

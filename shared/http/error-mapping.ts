@@ -1,4 +1,4 @@
-/** The one mapping from errors to the Error answers of the public and admin APIs. */
+/** The one mapping from errors to the Error answers of the public, admin and portal APIs. */
 import type * as audit from '../audit/audit-errors.ts';
 import type * as events from '../events/event-errors.ts';
 import type * as idempotency from '../idempotency/idempotency-errors.ts';
@@ -6,6 +6,7 @@ import type * as keys from '../keys/key-errors.ts';
 import { logger } from '../logger.ts';
 import type * as pets from '../pets/pet-errors.ts';
 import type { InvalidLimitsError } from '../plans.ts';
+import type * as portal from '../portal/portal-errors.ts';
 import type * as rateLimit from '../rate-limit/rate-limit-errors.ts';
 import type * as secretScanning from '../secret-scanning/secret-scanning-errors.ts';
 import { type StoreUnavailableError, storeErrorOf } from '../store-errors.ts';
@@ -25,13 +26,17 @@ type DomainError =
       | typeof idempotency
       | typeof keys
       | typeof pets
+      | typeof portal
       | typeof rateLimit
       | typeof secretScanning
     >
   | InvalidLimitsError
   | StoreUnavailableError;
 
-/** Each domain error's code by its class's `name` (types only imported: a bundle carries the errors it throws). */
+/**
+ * Each domain error's code by its class's `name` (types only imported: a bundle carries the errors
+ * it throws); `retryAfterSeconds` becomes `Retry-After`, `challenge` `WWW-Authenticate`.
+ */
 const CODE_OF: { readonly [E in DomainError as E['name']]: AnyErrorCode } = {
   InvalidCursorError: 'invalid_parameter',
   PetNotFoundError: 'pet_not_found',
@@ -46,6 +51,10 @@ const CODE_OF: { readonly [E in DomainError as E['name']]: AnyErrorCode } = {
   InvalidLimitsError: 'invalid_body',
   InvalidScopesError: 'invalid_body',
   InvalidAuditWindowError: 'invalid_parameter',
+  KeyLimitReachedError: 'key_limit_reached',
+  InvalidListCursorError: 'invalid_parameter',
+  InvalidIdTokenError: 'unauthorized',
+  EmailNotVerifiedError: 'email_not_verified',
   StoreUnavailableError: 'service_unavailable',
   ApiGatewayStepError: 'service_unavailable',
   EventsUnavailableError: 'service_unavailable',
@@ -74,7 +83,9 @@ export function apiErrorOf(thrown: unknown): ApiError | undefined {
     logger.warn(`${UNAVAILABLE[error.name]} unavailable`, { error: error.cause ?? error });
     return serviceUnavailable(error.message, error);
   }
-  const headers =
-    'retryAfterSeconds' in error ? { 'Retry-After': String(error.retryAfterSeconds) } : undefined;
+  const headers = {
+    ...('retryAfterSeconds' in error && { 'Retry-After': String(error.retryAfterSeconds) }),
+    ...('challenge' in error && { 'WWW-Authenticate': error.challenge }),
+  };
   return new ApiError(code, error.message, { headers, cause: error });
 }

@@ -38,11 +38,19 @@ export const ADMIN_ERROR_CATALOGUE = {
   key_changed: { status: 409 },
 } as const satisfies Record<string, { status: number }>;
 
-export type AnyErrorCode = ErrorCode | keyof typeof ADMIN_ERROR_CATALOGUE;
+/** The codes only the portal API answers, beside those it shares: portal-openapi.yaml. */
+export const PORTAL_ERROR_CATALOGUE = {
+  email_not_verified: { status: 403 },
+  key_limit_reached: { status: 409 },
+} as const satisfies Record<string, { status: number }>;
+
+type ServiceErrorCatalogues = typeof ADMIN_ERROR_CATALOGUE & typeof PORTAL_ERROR_CATALOGUE;
+export type AnyErrorCode = ErrorCode | keyof ServiceErrorCatalogues;
 
 const STATUS_OF: Readonly<Record<AnyErrorCode, { readonly status: number }>> = {
   ...ERROR_CATALOGUE,
   ...ADMIN_ERROR_CATALOGUE,
+  ...PORTAL_ERROR_CATALOGUE,
 };
 
 /** The Error body of the spec; `Code` is the public API's codes unless said otherwise. */

@@ -20,7 +20,10 @@ export type HttpMiddleware<TContext extends Context = Context> = MiddlewareObj<
 export interface HttpMiddlewaresOptions<TContext extends Context = Context> {
   /** What admits a request: the per-key rate limiter, or the admin API's IAM-principal check. */
   readonly admission: HttpMiddleware<TContext>;
-  /** Adds fixed headers to every answer, errors included (getPet's `deprecated`). @default - none */
+  /**
+   * Adds headers to every answer, errors included (getPet's `deprecated`, the portal's CORS).
+   * @default - none
+   */
   readonly headers?: HttpMiddleware;
   /** The query parameters the operation takes; any other, or one twice: 400. @default - none */
   readonly queryParameters?: readonly string[];

@@ -1,5 +1,12 @@
 /** The key service's ports (key-service.ts); their adapters: shared/dynamodb/, shared/apigateway/. */
-import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
+import type {
+  AuditContext,
+  AuditEntry,
+  AuditPage,
+  AuditPageQuery,
+  AuditWindow,
+} from '../audit/entry.ts';
+import type { KeyCounts } from '../rate-limit/decision.ts';
 import type { BanState, DayUsage } from '../rate-limit/key-status.ts';
 import type {
   ApiKeyRecord,
@@ -20,12 +27,31 @@ export interface ItemWrite {
 /** How a restore's writes ended: written, or refused because the live table changed. */
 export type RestoreOutcome = 'written' | 'changed';
 
+/** What a page of keys is asked for with (listPets's paging: docs/api.md). */
+export interface KeysPageQuery {
+  /** Most keys on the page, 1 to 100. */
+  readonly limit: number;
+  /** The cursor the page before gave. @default - the first page */
+  readonly cursor?: string;
+  /** Only this owner's keys, oldest first. @default - every key, in the table's order */
+  readonly owner?: string;
+}
+
+/** A page of keys, and the cursor of the next page when more follow. */
+export interface KeysPage<Key = ListedKey> {
+  readonly keys: Key[];
+  readonly cursor?: string;
+}
+
 /** The keys table as the key service changes it: each change with its entry, guarded as read. */
 export interface AuditedKeyStore {
   /** The key's live tokens, strongly consistent; `undefined`: no such key. @throws KeyChangedError */
   tokensOf(keyId: string): Promise<KeyTokens | undefined>;
-  /** Every key, oldest first, with until when the old token of a rolled key works. */
-  listKeys(): Promise<ListedKey[]>;
+  /**
+   * A page of keys, each with until when the old token of a rolled key works.
+   * @throws InvalidListCursorError for a cursor the store did not give.
+   */
+  listKeys(query: KeysPageQuery): Promise<KeysPage>;
   /**
    * The key each of `tokens` belongs to, as its token's row holds it, by token hash (missing: no
    * key has it); strongly consistent, in batches. @throws StoreUnavailableError
@@ -34,8 +60,19 @@ export interface AuditedKeyStore {
     tokens: readonly string[],
     options?: { readonly signal?: AbortSignal },
   ): Promise<Map<string, ApiKeyRecord>>;
-  /** Stores a key made by `newKey` with its `key.created` entry. */
-  storeKey(issued: IssuedKey, context: AuditContext): Promise<void>;
+  /** How many active keys (issued, not revoked) the account `owner` holds. */
+  activeKeys(owner: string): Promise<number>;
+  /**
+   * Stores a key made by `newKey` with its `key.created` entry; a key of an account (`owner`
+   * `cognito:<sub>`) among the account's active keys, with `maxActiveKeys` only while it holds
+   * fewer.
+   * @throws KeyLimitReachedError when the account holds `maxActiveKeys` already.
+   */
+  storeKey(
+    issued: IssuedKey,
+    context: AuditContext,
+    options?: { readonly maxActiveKeys?: number },
+  ): Promise<void>;
   /**
    * Makes `update` on every token of the key read as `read`, with its entry (none when no recorded
    * field changes); after a concurrent change, on the key read again (with `asRead`: only if the
@@ -66,8 +103,11 @@ export interface AuditedKeyStore {
 export interface AuditReader {
   /** A key's entries, oldest first. */
   history(keyId: string): Promise<AuditEntry[]>;
-  /** The stage's entries in a window, oldest first. @throws InvalidAuditWindowError */
-  window(window: AuditWindow): Promise<AuditEntry[]>;
+  /**
+   * A page of the stage's entries in a window, oldest first.
+   * @throws InvalidAuditWindowError; InvalidListCursorError
+   */
+  window(window: AuditWindow, page: AuditPageQuery): Promise<AuditPage>;
 }
 
 /** The counters table's bans, as an operator lifts them. */
@@ -87,6 +127,17 @@ export interface UsageReader {
     nowMs: number,
     spreadKeyIds?: ReadonlySet<string>,
   ): Promise<Map<string, DayUsage[]>>;
+  /**
+   * One key's `days` days up to the one holding `nowMs`, newest first, and its counts now (this
+   * minute's and today's, summed over regions and shards), from the same reads.
+   * @param spread Whether the key may have counted on shards (an Enterprise key).
+   */
+  keyUsage(
+    keyId: string,
+    days: number,
+    nowMs: number,
+    spread: boolean,
+  ): Promise<{ days: DayUsage[]; now: KeyCounts }>;
 }
 
 /** The API Gateway steps a key change reports, in API Gateway's terms (docs/admin-openapi.yaml). */

@@ -1,6 +1,7 @@
 /** Valibot schemas of the admin API's bodies (strict, never an actor) and parameters (docs/admin-openapi.yaml). */
 import * as v from 'valibot';
 import { AUDIT_EVENTS } from '../audit/entry.ts';
+import { PAGE_QUERY_ENTRIES } from '../paging.ts';
 import { ALL_PLAN_IDS, MAX_PER_DAY, MAX_PER_MINUTE } from '../plans.ts';
 import { RETENTION_DAYS } from '../rate-limit/counter-item.ts';
 import { SCOPES } from './scopes.ts';
@@ -132,8 +133,18 @@ export const UsageQuerySchema = v.object({
   ),
 });
 
-/** Query of listAuditEntries: `since` required, `until` (default now), `actor`, `event`. */
+/** Query of listKeys: `limit`, `cursor` and `owner` (only that owner's keys, oldest first). */
+export const ListKeysQuerySchema = v.object({
+  ...PAGE_QUERY_ENTRIES,
+  owner: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty'))),
+});
+
+/**
+ * Query of listAuditEntries: `since` required, `until` (default now), `actor`, `event`, and the
+ * page's `limit` and `cursor`.
+ */
 export const AuditQuerySchema = v.object({
+  ...PAGE_QUERY_ENTRIES,
   since: InstantSchema,
   until: v.optional(InstantSchema),
   actor: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty'))),

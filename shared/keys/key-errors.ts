@@ -46,3 +46,22 @@ export class KeyNotFoundError extends Error {
 export class ApiGatewayStepError extends Error {
   override readonly name = 'ApiGatewayStepError';
 }
+
+/** An account holds its most active keys: a create would pass the limit (HTTP 409). */
+export class KeyLimitReachedError extends Error {
+  override readonly name = 'KeyLimitReachedError';
+
+  /** @param max The most active keys an account may hold. */
+  constructor(max: number, options?: ErrorOptions) {
+    super(`The account holds ${max} active keys, the most it may; revoke one first.`, options);
+  }
+}
+
+/** A `cursor` of a list of keys or audit entries that this service did not issue (HTTP 400). */
+export class InvalidListCursorError extends Error {
+  override readonly name = 'InvalidListCursorError';
+
+  constructor() {
+    super('cursor: is not a cursor this service issued; follow the Link header');
+  }
+}

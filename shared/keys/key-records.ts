@@ -23,8 +23,10 @@ export interface ApiKeyRecord {
   perMinute?: number;
   /** Requests per UTC day: set for Enterprise keys only. */
   perDay?: number;
-  /** Free text naming who holds the key. */
+  /** Who holds the key: free text, or an account of the portal's user pool (`cognito:<sub>`). */
   owner?: string;
+  /** What its holder calls the key (the portal's keys have one). */
+  name?: string;
   /** What the key may call (`keyScopes`: `pets:write` comes with `pets:read`). */
   scopes: Scope[];
   /** Value of the key's API Gateway API key (the usage identifier), not the bearer token. */
@@ -106,6 +108,8 @@ export function customLimits(
 export interface NewKeyInput {
   readonly plan: PlanId;
   readonly owner?: string;
+  /** What its holder calls the key. @default - none */
+  readonly name?: string;
   /** An Enterprise key's own limits (required for Enterprise, refused otherwise). */
   readonly limits?: RequestLimits;
   /** ISO 8601 time from which the key is refused. @default - never */
@@ -130,6 +134,7 @@ export function newKey(input: NewKeyInput): IssuedKey {
     plan: input.plan,
     ...limits,
     owner: input.owner,
+    ...(input.name !== undefined && { name: input.name }),
     scopes,
     usageIdentifier: randomBytes(24).toString('base64url'),
     createdAt: new Date().toISOString(),

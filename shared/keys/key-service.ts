@@ -3,10 +3,23 @@
  * reads the key once and writes its audit entry in its own transaction, after API Gateway's steps
  * (docs/architecture.md, "The key service"; docs/operations.md, "The admin API").
  */
-import type { AuditContext, AuditEntry, AuditWindow } from '../audit/entry.ts';
+import type {
+  AuditContext,
+  AuditEntry,
+  AuditPage,
+  AuditPageQuery,
+  AuditWindow,
+} from '../audit/entry.ts';
 import { ENTERPRISE_PLAN, type PlanId, planName, type RequestLimits } from '../plans.ts';
 import { RETENTION_DAYS } from '../rate-limit/counter-item.ts';
-import { type BanState, type DayUsage, lastUsedDay } from '../rate-limit/key-status.ts';
+import {
+  type BanState,
+  type DayUsage,
+  type KeyUsageNow,
+  lastUsedDay,
+  windowsNow,
+} from '../rate-limit/key-status.ts';
+import { ownerScopeOf } from './accounts.ts';
 import type {
   ApiGatewayStep,
   ApiGatewaySteps,
@@ -15,6 +28,8 @@ import type {
   AuditReader,
   BanAdministration,
   ItemWrite,
+  KeysPage,
+  KeysPageQuery,
   RestoreOutcome,
   UsageReader,
 } from './admin-ports.ts';
@@ -22,10 +37,9 @@ import { KeyNotFoundError, KeyRevokedError } from './key-errors.ts';
 import {
   type ApiKeyRecord,
   customLimits,
-  type KeyChange,
   type KeyTokens,
   type KeyUpdate,
-  type ListedKey,
+  limitsOfKey,
   type NewKeyInput,
   newKey,
   type RolledKey,
@@ -33,6 +47,14 @@ import {
   updatedKey,
 } from './key-records.ts';
 import { keyScopes, type Scope } from './scopes.ts';
+import {
+  type KeyStatus,
+  keyStatuses,
+  type ShownChange,
+  type ShownKey,
+  shownChange,
+  shownKey,
+} from './shown-key.ts';
 import { mayBeKeyOf, type TokenStage } from './token.ts';
 import { stepFailed, UndoSteps, undoneAfter } from './undo.ts';
 
@@ -50,39 +72,7 @@ export interface KeyServicePorts {
   readonly now?: () => number;
 }
 
-/** A key as the admin API shows it: never a token, its hash or the usage identifier. */
-export type ShownKey = Omit<ListedKey, 'keyHash' | 'usageIdentifier' | 'graceUntil'>;
-
-/** A key with its ban and its last day used, as `listKeys` and `getKey` answer it. */
-export interface KeyStatus {
-  readonly key: ShownKey;
-  /** ISO 8601 end of the ban in force. */
-  readonly bannedUntil?: string;
-  /** Last UTC day (`YYYY-MM-DD`) with a request, within `RETENTION_DAYS`. */
-  readonly lastUsed?: string;
-}
-
-/** A key before and after a change, as shown, with what API Gateway did in each region. */
-export interface ShownChange {
-  readonly previous: ShownKey;
-  readonly key: ShownKey;
-  readonly apiGateway: ApiGatewaySteps;
-}
-
-/** API Gateway's part of a change it does not hold (expiry, scopes): no region, no step. */
-const NO_API_GATEWAY_STEPS: ApiGatewaySteps = { regions: [], steps: [] };
-
-export function shownKey(record: ApiKeyRecord | ListedKey): ShownKey {
-  const { keyHash: _hash, usageIdentifier: _usage, graceUntil: _grace, ...shown } = record;
-  return shown;
-}
-
-/** `changed` as the admin API shows it, with API Gateway's steps (none: expiry, scopes). */
-function shownChange(changed: KeyChange, apiGateway = NO_API_GATEWAY_STEPS): ShownChange {
-  return { previous: shownKey(changed.previous), key: shownKey(changed.record), apiGateway };
-}
-
-/** The key service of a stage (or the local stack). */
+/** The key service of a stage (or the local stack); an account acts on its own keys only. */
 export class KeyService {
   private readonly now: () => number;
 
@@ -92,11 +82,14 @@ export class KeyService {
 
   /**
    * Issues a key (its token shown once): on a stage its API key first, undone if the transaction of
-   * its rows and `key.created` fails. @throws InvalidLimitsError; InvalidScopesError; ApiGatewayStepError.
+   * its rows and `key.created` fails; an account's key counts among its active keys (below
+   * `maxActiveKeys`). @throws InvalidLimitsError; InvalidScopesError; ApiGatewayStepError;
+   * KeyLimitReachedError.
    */
   async createKey(
     input: Omit<NewKeyInput, 'tokenStage'>,
     context: AuditContext,
+    options: { readonly maxActiveKeys?: number } = {},
   ): Promise<{ key: ShownKey; token: string; apiGateway: ApiGatewaySteps }> {
     const issued = newKey({ ...input, tokenStage: this.ports.tokenStage });
     const { apiGateway } = this.ports;
@@ -107,7 +100,7 @@ export class KeyService {
           stepFailed('API Gateway refused the key', 'No key was issued.'),
         )
       : [];
-    await undo.run(() => this.ports.keys.storeKey(issued, context), undoneAfter);
+    await undo.run(() => this.ports.keys.storeKey(issued, context, options), undoneAfter);
     return {
       key: shownKey(issued.record),
       token: issued.token,
@@ -115,14 +108,23 @@ export class KeyService {
     };
   }
 
-  /** Every key, oldest first, with its ban and last day used. */
-  async listKeys(): Promise<KeyStatus[]> {
-    return this.withStatus(await this.ports.keys.listKeys());
+  /** A page of keys with their bans and last days used. @throws InvalidListCursorError */
+  async listKeys(query: KeysPageQuery): Promise<KeysPage<KeyStatus>> {
+    const page = await this.ports.keys.listKeys(query);
+    return { ...page, keys: await keyStatuses(this.ports, this.now(), page.keys) };
   }
 
-  /** @throws KeyNotFoundError */
-  async getKey(keyId: string): Promise<KeyStatus> {
-    const [status] = await this.withStatus([await this.existing(keyId)]);
+  /** How many active keys (issued, not revoked) the account `owner` holds. */
+  async activeKeys(owner: string): Promise<number> {
+    return this.ports.keys.activeKeys(owner);
+  }
+
+  /**
+   * @param owner Only a key of this owner: another's is not found. @default - any key
+   * @throws KeyNotFoundError
+   */
+  async getKey(keyId: string, owner?: string): Promise<KeyStatus> {
+    const [status] = await keyStatuses(this.ports, this.now(), [await this.existing(keyId, owner)]);
     return status as KeyStatus;
   }
 
@@ -131,7 +133,7 @@ export class KeyService {
    * ends now (`key.rolled`). @throws KeyNotFoundError; KeyRevokedError; KeyChangedError.
    */
   async rollKey(keyId: string, graceSeconds: number, context: AuditContext): Promise<RolledKey> {
-    const read = await this.read(keyId);
+    const read = await this.read(keyId, ownerScopeOf(context.actor));
     const { token, graceUntil, tokens } = rolledKey(read.current, {
       graceSeconds,
       tokenStage: this.ports.tokenStage,
@@ -172,7 +174,7 @@ export class KeyService {
     context: AuditContext,
   ): Promise<ShownChange> {
     const own = customLimits(plan, limits);
-    const read = await this.read(keyId);
+    const read = await this.read(keyId, ownerScopeOf(context.actor));
     const { current } = read;
     if (current.revokedAt) {
       throw new KeyRevokedError(keyId, {
@@ -234,7 +236,7 @@ export class KeyService {
 
   /** Lifts a key's ban (`key.unbanned`). @returns The ban lifted, or `undefined`. @throws KeyNotFoundError */
   async unbanKey(keyId: string, context: AuditContext): Promise<BanState | undefined> {
-    await this.existing(keyId);
+    await this.existing(keyId, ownerScopeOf(context.actor));
     return this.ports.bans.unban(keyId, this.now(), context);
   }
 
@@ -247,6 +249,42 @@ export class KeyService {
     return { days: daily.slice(0, days), lastUsed: lastUsedDay(daily) };
   }
 
+  /**
+   * A key's requests per UTC day for `days` days, newest first, and what is left of its limits
+   * this minute and today (none this minute while it is banned), from the limiter's counters.
+   * @param owner Only a key of this owner: another's is not found. @default - any key
+   * @throws KeyNotFoundError.
+   */
+  async usageNow(keyId: string, days: number, owner?: string): Promise<KeyUsageNow> {
+    const record = await this.existing(keyId, owner);
+    const nowMs = this.now();
+    const spread = record.plan === ENTERPRISE_PLAN.id;
+    const usage = await this.ports.usage.keyUsage(keyId, days, nowMs, spread);
+    return { days: usage.days, ...windowsNow(usage.now, limitsOfKey(record), nowMs) };
+  }
+
+  /**
+   * Revokes every key of the account `context.actor` names that is not revoked yet (each with
+   * its `key.revoked` entry), page by page of its keys.
+   * @returns The ids of the keys revoked now.
+   * @throws KeyChangedError.
+   */
+  async revokeAccountKeys(context: AuditContext): Promise<string[]> {
+    const owner = ownerScopeOf(context.actor);
+    if (owner === undefined) throw new Error('Only an account actor revokes its own keys');
+    const revoked: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.ports.keys.listKeys({ owner, limit: 100, cursor });
+      for (const key of page.keys.filter((each) => !each.revokedAt)) {
+        await this.revokeKey(key.keyId, context);
+        revoked.push(key.keyId);
+      }
+      cursor = page.cursor;
+    } while (cursor);
+    return revoked;
+  }
+
   /** A key's audit entries, oldest first. @throws KeyNotFoundError for a key never issued. */
   async history(keyId: string): Promise<AuditEntry[]> {
     const entries = await this.ports.audit.history(keyId);
@@ -254,9 +292,9 @@ export class KeyService {
     return entries;
   }
 
-  /** The stage's entries in a window, oldest first. @throws InvalidAuditWindowError */
-  async auditWindow(window: AuditWindow): Promise<AuditEntry[]> {
-    return this.ports.audit.window(window);
+  /** A page of a window's entries. @throws InvalidAuditWindowError; InvalidListCursorError */
+  async auditWindow(window: AuditWindow, page: AuditPageQuery): Promise<AuditPage> {
+    return this.ports.audit.window(window, page);
   }
 
   /** Puts back a key's items as a restore decided them, with their `key.restored` entry. */
@@ -272,44 +310,29 @@ export class KeyService {
     return { regions: (await this.ports.apiGateway?.regions()) ?? [], steps };
   }
 
-  /** The key's live tokens, read once. @throws KeyNotFoundError */
-  private async read(keyId: string): Promise<KeyTokens> {
+  /**
+   * The key's live tokens, read once; a key of another owner than `owner` (when given) is not
+   * found, exactly as an unknown one. @throws KeyNotFoundError
+   */
+  private async read(keyId: string, owner?: string): Promise<KeyTokens> {
     const tokens = await this.ports.keys.tokensOf(keyId);
-    if (!tokens) throw new KeyNotFoundError(keyId);
+    if (!tokens || (owner !== undefined && tokens.current.owner !== owner)) {
+      throw new KeyNotFoundError(keyId);
+    }
     return tokens;
   }
 
-  /** @throws KeyNotFoundError */
-  private async existing(keyId: string): Promise<ApiKeyRecord> {
-    return (await this.read(keyId)).current;
+  /** @throws KeyNotFoundError (of another owner than `owner`, when given, too) */
+  private async existing(keyId: string, owner?: string): Promise<ApiKeyRecord> {
+    return (await this.read(keyId, owner)).current;
   }
 
-  /** `update` on the key as read now, with its entry. @throws KeyNotFoundError; KeyChangedError */
+  /**
+   * `update` on the key as read now (an account's own keys only), with its entry.
+   * @throws KeyNotFoundError; KeyChangedError
+   */
   private async change(keyId: string, update: KeyUpdate, context: AuditContext) {
-    return this.ports.keys.changeKey(await this.read(keyId), update, context);
-  }
-
-  /** Keys with their ban (one GetItem each) and last day used (BatchGetItem). */
-  private async withStatus(keys: readonly (ApiKeyRecord | ListedKey)[]): Promise<KeyStatus[]> {
-    const now = this.now();
-    const enterprise = keys.filter((record) => record.plan === ENTERPRISE_PLAN.id);
-    const [bans, usage] = await Promise.all([
-      Promise.all(keys.map((record) => this.ports.bans.banState(record.keyId, now))),
-      this.ports.usage.dailyUsage(
-        keys.map((record) => record.keyId),
-        RETENTION_DAYS,
-        now,
-        new Set(enterprise.map((record) => record.keyId)),
-      ),
-    ]);
-    return keys.map((record, index) => {
-      const ban = bans[index];
-      const lastUsed = lastUsedDay(usage.get(record.keyId) ?? []);
-      return {
-        key: shownKey(record),
-        ...(ban && { bannedUntil: new Date(ban.bannedUntil * 1000).toISOString() }),
-        ...(lastUsed && { lastUsed }),
-      };
-    });
+    const read = await this.read(keyId, ownerScopeOf(context.actor));
+    return this.ports.keys.changeKey(read, update, context);
   }
 }

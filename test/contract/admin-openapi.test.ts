@@ -20,50 +20,16 @@ import {
   conformingAnswers,
   document,
   documented,
+  errorResponses,
+  examples,
   type Node,
   nonConformity,
-  pointerSegment,
+  queryParameterNames,
   STATUS_OF,
 } from '../support/admin-openapi.ts';
 import { ban } from '../support/keys-command.ts';
 
 const schemas = (document.components as Node).schemas as Record<string, Node>;
-
-/** Every `example` of the document beside a `schema`, as [JSON pointer of the schema, example]. */
-function examples(node: unknown, pointer = ''): [string, unknown][] {
-  if (!node || typeof node !== 'object') return [];
-  const here = node as Node;
-  const own: [string, unknown][] =
-    'example' in here && (pointer.startsWith('/components/schemas/') || 'schema' in here)
-      ? [[pointer.startsWith('/components/schemas/') ? pointer : `${pointer}/schema`, here.example]]
-      : [];
-  return [
-    ...own,
-    ...Object.entries(here).flatMap(([key, value]) =>
-      key === 'example' ? [] : examples(value, `${pointer}/${pointerSegment(key)}`),
-    ),
-  ];
-}
-
-/** Every response object of the document, `$ref`s followed, with its status. */
-function errorResponses(): { label: string; status: number; codes: string[] }[] {
-  const components = (document.components as Node).responses as Record<string, Node>;
-  return documented().flatMap(({ operation }) =>
-    Object.entries(operation.responses as Record<string, Node>)
-      .filter(([status]) => Number(status) >= 400)
-      .map(([status, response]) => {
-        const resolved =
-          typeof response.$ref === 'string'
-            ? (components[response.$ref.split('/').pop() as string] as Node)
-            : response;
-        return {
-          label: `${operation.operationId} ${status}`,
-          status: Number(status),
-          codes: resolved['x-error-codes'] as string[],
-        };
-      }),
-  );
-}
 
 describe('docs/admin-openapi.yaml', () => {
   it('documents exactly the admin route table: operation ids, methods and paths', () => {
@@ -84,9 +50,7 @@ describe('docs/admin-openapi.yaml', () => {
     'documents the query parameters %s takes',
     (_, row) => {
       const found = documented().find(({ operation }) => operation.operationId === row.operationId);
-      const names = ((found?.operation.parameters ?? []) as Node[])
-        .filter((parameter) => parameter.in === 'query')
-        .map((parameter) => parameter.name);
+      const names = queryParameterNames(document, found?.operation ?? {});
       expect(names.sort()).toEqual([...(row.queryParameters ?? [])].sort());
     },
   );
@@ -110,7 +74,7 @@ describe('docs/admin-openapi.yaml', () => {
 
   it('gives each error code the status of its catalogue, and lists every admin and gateway code', () => {
     const listed = new Set<string>();
-    for (const { label, status, codes } of errorResponses()) {
+    for (const { label, status, codes } of errorResponses(document, documented())) {
       expect(codes, label).toBeDefined();
       for (const code of codes) {
         expect(STATUS_OF[code]?.status, `${label}: ${code}`).toBe(status);

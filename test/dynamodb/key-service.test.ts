@@ -3,6 +3,7 @@
  * between plans and expiring keys, as the keys table holds them, each change reading the key once.
  * Rolls and concurrent changes: key-rolls.test.ts; the audit entries: key-service-writes.test.ts.
  */
+
 import { describe, expect, it, vi } from 'vitest';
 import {
   InvalidScopesError,
@@ -10,6 +11,7 @@ import {
   KeyRevokedError,
 } from '../../shared/keys/key-errors.ts';
 import { InvalidLimitsError } from '../../shared/plans.ts';
+import { everyKey } from '../support/every-key.ts';
 import {
   currentOf,
   enterpriseKeyExpiring,
@@ -54,17 +56,18 @@ describe('the key service on DynamoDB', () => {
   });
 
   it('refuses to revoke an unknown key, and creates no record', async () => {
-    const before = (await store.listKeys()).length;
+    const before = (await everyKey(store)).length;
     await expect(service.revokeKey('key_ffffffffffffffff', TEST_CONTEXT)).rejects.toThrow(
       KeyNotFoundError,
     );
-    expect(await store.listKeys()).toHaveLength(before);
+    expect(await everyKey(store)).toHaveLength(before);
   });
 
-  it('lists every key, oldest first', async () => {
+  it("lists an owner's keys oldest first, a page at a time", async () => {
+    const owner = `owner-${Date.now()}`;
     const issue = async (iso: string) => {
       setNow(iso);
-      return (await issueKey({ plan: 'free', owner: iso })).record.keyId;
+      return (await issueKey({ plan: 'free', owner })).record.keyId;
     };
     // Issued out of order, so that neither issue order nor hash order is oldest first.
     const middle = await issue('2020-06-01T00:00:00.000Z');
@@ -72,11 +75,12 @@ describe('the key service on DynamoDB', () => {
     const oldest = await issue('2020-05-31T00:00:00.000Z');
     vi.useRealTimers();
 
-    const listed = (await service.listKeys()).map(({ key }) => key);
+    const first = await service.listKeys({ owner, limit: 2 });
+    const second = await service.listKeys({ owner, limit: 2, cursor: first.cursor });
 
-    const createdAt = listed.map((key) => key.createdAt);
-    expect(createdAt).toEqual([...createdAt].sort());
-    expect(listed.slice(0, 3).map((key) => key.keyId)).toEqual([oldest, middle, newest]);
+    expect(first.keys.map(({ key }) => key.keyId)).toEqual([oldest, middle]);
+    expect(second.keys.map(({ key }) => key.keyId)).toEqual([newest]);
+    expect(second.cursor).toBeUndefined();
   });
 
   it.each([
@@ -87,17 +91,17 @@ describe('the key service on DynamoDB', () => {
   ] as const)(
     'refuses to issue a $plan key with limits $limits, and stores nothing',
     async ({ plan, limits, error }) => {
-      const before = await store.listKeys();
+      const before = await everyKey(store);
 
       await expect(service.createKey({ plan, limits }, TEST_CONTEXT)).rejects.toThrow(error);
 
-      expect(await store.listKeys()).toEqual(before);
+      expect(await everyKey(store)).toEqual(before);
     },
   );
 
   it('refuses a key or a change with no scope, and changes nothing', async () => {
     const { record } = await issueKey({ plan: 'free' });
-    const before = await store.listKeys();
+    const before = await everyKey(store);
 
     await expect(
       service.createKey({ plan: 'free', scopes: [] }, TEST_CONTEXT),
@@ -106,7 +110,7 @@ describe('the key service on DynamoDB', () => {
       InvalidScopesError,
     );
 
-    expect(await store.listKeys()).toEqual(before);
+    expect(await everyKey(store)).toEqual(before);
   });
 
   it('moves a key from a standard plan to Enterprise, storing its limits', async () => {
@@ -180,13 +184,13 @@ describe('the key service on DynamoDB', () => {
   });
 
   it('refuses to move an unknown key, and creates no record', async () => {
-    const before = await store.listKeys();
+    const before = await everyKey(store);
 
     await expect(
       service.setPlan('key_eeeeeeeeeeeeeeee', 'pro', undefined, TEST_CONTEXT),
     ).rejects.toThrow(KeyNotFoundError);
 
-    expect(await store.listKeys()).toEqual(before);
+    expect(await everyKey(store)).toEqual(before);
   });
 
   it('removes the expiry of a key', async () => {

@@ -114,13 +114,11 @@ describe('a leaked-key report', () => {
     expect(labels(result)).toEqual(['true_positive']);
     expect((await store.findByToken(token))?.revokedAt).toBeDefined();
     const until = new Date(Date.now() + 1_000).toISOString();
-    const trail = await service.auditWindow({
-      since,
-      until,
-      actor: 'github-secret-scanning',
-      event: 'key.revoked',
-    });
-    expect(trail.map(({ keyId }) => keyId)).toContain(record.keyId);
+    const trail = await service.auditWindow(
+      { since, until, actor: 'github-secret-scanning', event: 'key.revoked' },
+      { limit: 100 },
+    );
+    expect(trail.entries.map(({ keyId }) => keyId)).toContain(record.keyId);
   });
 
   it('answers 503 with Retry-After while the home region cannot be reached, and changes nothing', async () => {

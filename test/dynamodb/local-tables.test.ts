@@ -1,7 +1,7 @@
 import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTables } from '../../infra/local/create-tables.ts';
+import { createTable, createTables } from '../../infra/local/create-tables.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import {
   COUNTERS_TABLE,
@@ -46,13 +46,26 @@ describe('createTables', () => {
     ]);
   });
 
-  it('creates the keys table keyed by hash, with no GSI', async () => {
+  it('creates the keys table keyed by hash, with its owner index', async () => {
     const { Table } = await client.send(
       new DescribeTableCommand({ TableName: process.env[KEYS_TABLE.envVar] }),
     );
 
     expect(Table?.KeySchema).toEqual([{ AttributeName: 'keyHash', KeyType: 'HASH' }]);
-    expect(Table?.GlobalSecondaryIndexes).toBeUndefined();
+    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['OwnerKeys']);
+  });
+
+  it('adds the indexes an existing table lacks, as a store of an earlier version has it', async () => {
+    const TableName = `${KEYS_TABLE.localName}-earlier`;
+    await createTable(client, { ...KEYS_TABLE, globalSecondaryIndexes: [] }, TableName);
+    await client.send(new PutCommand({ TableName, Item: { keyHash: 'h', keyId: 'key_1' } }));
+
+    await createTable(client, KEYS_TABLE, TableName);
+
+    const { Table } = await client.send(new DescribeTableCommand({ TableName }));
+    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['OwnerKeys']);
+    const { Item } = await client.send(new GetCommand({ TableName, Key: { keyHash: 'h' } }));
+    expect(Item).toEqual({ keyHash: 'h', keyId: 'key_1' });
   });
 
   it('enables TTL on the counters table', async () => {

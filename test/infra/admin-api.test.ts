@@ -17,6 +17,7 @@ import { stageOptions } from '../../infra/deployment-config.ts';
 import { STACK_OUTPUTS, STAGES } from '../../infra/stages.ts';
 import { ADMIN_API_STAGE_NAME } from '../../shared/admin-operations.ts';
 import { AUDIT_DAY_INDEX, AUDIT_TABLE, KEY_HISTORY_INDEX } from '../../shared/dynamodb/tables.ts';
+import { grantedPairs, rowPairs } from '../support/function-grants.ts';
 import {
   ADMIN_FUNCTION_IDS,
   FUNCTION_IDS,
@@ -134,40 +135,9 @@ describe.each(STAGES)('the %s stage', (stage) => {
     });
 
     it('grants each admin function exactly the DynamoDB and API Gateway calls of its row', () => {
-      const policies = Object.values(template().findResources('AWS::IAM::Policy'));
       for (const route of ADMIN_ROUTES) {
-        const role = { Ref: logicalId(stack(), `${route.constructId}/Role`) };
-        const policy = policies.find(
-          (p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([role]),
-        );
-        const all = (policy?.Properties.PolicyDocument.Statement ?? []) as Statement[];
-        // As (action, resource) pairs: CDK merges statements that share actions or resources.
-        const granted = all
-          .filter((statement) => statement.Effect === 'Allow')
-          .flatMap((statement) =>
-            [statement.Action]
-              .flat()
-              .flatMap((action) =>
-                [statement.Resource].flat().map((resource) => `${action} ${resolve(resource)}`),
-              ),
-          )
-          .filter((pair) => /^(dynamodb|apigateway):/.test(pair))
-          .map((pair) => pair.replace(/ arn:[^ ]*:apigateway:[^:]*::/, ' '))
-          .sort();
-        const expected = [
-          ...route.tableAccess.flatMap(({ table, actions, index }) => {
-            const arn = resolve(arnOf(table.constructId));
-            const resources = index ? [arn, `${arn}/index/${index}`] : [arn];
-            return actions.flatMap((action) =>
-              resources.map((resource) => `${action} ${resource}`),
-            );
-          }),
-          // A stage of one region: no look-up of other regions' usage plans.
-          ...(route.apiGatewayAccess ?? [])
-            .filter(({ otherRegionsOnly }) => !otherRegionsOnly)
-            .flatMap(({ method, paths }) => paths.map((path) => `apigateway:${method} ${path}`)),
-        ].sort();
-        expect(granted).toEqual(expected);
+        const role = logicalId(stack(), `${route.constructId}/Role`);
+        expect(grantedPairs(template(), role)).toEqual(rowPairs(route, arnOf));
       }
     });
   });

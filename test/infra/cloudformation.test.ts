@@ -1,6 +1,6 @@
 /**
  * What CloudFormation itself checks before it creates a stack, on every synthesized template (the
- * account stack and both stages): no dependency cycle (walked here, independently of any linter)
+ * account stack and both stages, with their portal edge stacks): no dependency cycle (walked here, independently of any linter)
  * and no cfn-lint finding beyond those `.cfnlintrc.yaml` ignores with a reason.
  */
 import { Template } from 'aws-cdk-lib/assertions';
@@ -84,8 +84,11 @@ describe('dependency cycles', () => {
     expect(dependencyCycle(templates[stage])).toBeUndefined();
   });
 
-  it(`the account stack ${ACCOUNT_STACK_NAME} has none`, () => {
+  it(`the account stack ${ACCOUNT_STACK_NAME} and each portal edge stack have none`, () => {
     expect(dependencyCycle(petstore.accountStacks.staging.template)).toBeUndefined();
+    for (const stage of STAGES) {
+      expect(dependencyCycle(petstore.portalEdgeStacks[stage].template)).toBeUndefined();
+    }
   });
 
   it('are found where a Ref, GetAtt, Sub, DependsOn or UpdatePolicy closes a loop', () => {
@@ -132,10 +135,11 @@ describe('dependency cycles', () => {
 
 describe('cfn-lint', () => {
   it('finds no error and no warning in any synthesized template', () => {
-    // GIVEN the templates of the whole app: the account stack and both stages
+    // GIVEN the templates of the whole app: the account stack and both stages, each with its
+    // portal edge stack
     // WHEN cfn-lint reads them with the repository's settings
     const result = cfnLintTemplates(petstore.directory);
-    expect(result.files).toHaveLength(1 + STAGES.length);
+    expect(result.files).toHaveLength(1 + 2 * STAGES.length);
 
     // THEN it reports nothing, and exits 0
     expect(result.findings, result.stderr).toEqual([]);

@@ -1,76 +1,53 @@
 /**
  * AWS Control Tower's proactive controls (the Guard rules of `@cdklabs/cdk-validator-cfnguard`, run
- * by its cfn-guard 3.1): every stack of the app passes them but for the one documented exception,
- * a violation fails the synthesis, and each control the stacks meet fails on a deliberate breach of
- * a synthesized template. Also what the controls ask of the stack: the stage's KMS key on every
- * table and log group, execution logging at ERROR without data tracing, a year of logs, the
- * CreateGrant guard on every key, and an invoke role in place of Lambda permissions.
+ * by its cfn-guard 3.1): every stack of the app passes them but for the documented exceptions (the
+ * functions' VPC, the portal's buckets and distribution), a violation fails the synthesis, and
+ * each control the stacks meet fails on a deliberate breach of a synthesized template. What the
+ * controls ask of each stage's stack: test/infra/control-tower-stack.test.ts.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { App, Stack, Stage } from 'aws-cdk-lib';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { stageKeyAlias } from '../../infra/constructs/stage-key.ts';
 import { addControlTowerChecks, CONTROL_TOWER_EXCEPTIONS } from '../../infra/control-tower.ts';
-import { STAGE_SETTINGS, STAGES } from '../../infra/stages.ts';
-import { TABLES } from '../../shared/dynamodb/tables.ts';
-import { API_STAGE_NAME } from '../../shared/paths.ts';
+import { STAGES } from '../../infra/stages.ts';
 import {
-  logicalId,
-  outdir,
-  petstore,
-  synthesizeStages,
-  templates,
-} from '../support/petstore-app.ts';
+  breakBucket,
+  breakDistribution,
+  brokenControls,
+  type CfnTemplate,
+  controlsBroken,
+  NO_RESOURCE,
+  resourcesOf,
+} from '../support/guard-controls.ts';
+import { outdir, petstore, synthesizeStages, templates } from '../support/petstore-app.ts';
 
 // The whole app is synthesized with its checks on: a violation anywhere fails this hook.
 synthesizeStages();
 
-type CfnTemplate = {
-  Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
-};
-
-/** Where Guard reports a check on the template rather than on a resource (ct-kms-pr-3 does). */
-const NO_RESOURCE = '(no resource)';
-
-/**
- * The controls (e.g. `ct-kms-pr-3`) that `template` breaks, by the logical id of each resource
- * (or {@link NO_RESOURCE}).
- */
-function brokenControls(
-  template: CfnTemplate,
-  rules = new CfnGuardValidator(),
-): Map<string, string[]> {
-  const path = join(outdir, `checked-${Math.random().toString(36).slice(2)}.template.json`);
-  writeFileSync(path, JSON.stringify(template));
-  const report = rules.validate({ templatePaths: [path] } as never);
-  const broken = new Map<string, Set<string>>();
-  for (const { description, violatingResources } of report.violations) {
-    const [, service, number] = /\[CT\.([A-Z]+)\.PR\.(\d+)\]/.exec(description) ?? [];
-    for (const { resourceLogicalId = NO_RESOURCE } of violatingResources) {
-      const controls = broken.get(resourceLogicalId) ?? new Set();
-      broken.set(resourceLogicalId, controls.add(`ct-${service?.toLowerCase()}-pr-${number}`));
-    }
-  }
-  return new Map([...broken].map(([id, controls]) => [id, [...controls].sort()]));
-}
-
-/** The controls that `template` breaks, on whichever resources. */
-const controlsBroken = (template: CfnTemplate, rules?: CfnGuardValidator) =>
-  [...new Set([...brokenControls(template, rules).values()].flat())].sort();
-
 /** Bound of a test that runs Guard over a stage: seconds of CPU, a minute on a busy machine. */
 const GUARD_TIMEOUT_MS = 120_000;
 
-/** The rules as the app runs them: the app-wide exceptions disabled. */
+/** The rules as the app runs them on a stage whose portal has no host name of its own. */
 const appRules = () =>
-  new CfnGuardValidator({ disabledRules: Object.keys(CONTROL_TOWER_EXCEPTIONS.app) });
+  new CfnGuardValidator({
+    disabledRules: Object.keys({
+      ...CONTROL_TOWER_EXCEPTIONS.app,
+      ...CONTROL_TOWER_EXCEPTIONS.portalWithoutDomain,
+    }),
+  });
 
-/** The resources of `template` of `type`, with their logical ids. */
-const resourcesOf = (template: CfnTemplate, type: string) =>
-  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+/** The portal's exceptions: the app's (but ct-lambda-pr-3), then a stage's without a domain. */
+const PORTAL_EXCEPTIONS = [
+  'ct-s3-pr-2',
+  'ct-s3-pr-9',
+  'ct-s3-pr-10',
+  'ct-cloudfront-pr-4',
+  'ct-cloudfront-pr-6',
+  'ct-cloudfront-pr-7',
+  'ct-cloudfront-pr-9',
+];
 
 /**
  * A deliberate breach of one control, made in a copy of the staging template on resources no
@@ -99,7 +76,10 @@ const withoutGrantGuard = (properties: Record<string, unknown>) => {
   );
 };
 
-/** One breach per control that the stacks meet, each named by its control. */
+/** The controls a breach's name begins with, e.g. `ct-s3-pr-3, ct-s3-pr-6: …`, sorted. */
+const controlsOf = (name: string) => (name.split(':')[0] ?? '').split(', ').sort();
+
+/** One breach per control that the stacks meet, each named by its control(s). */
 const BREACHES: Record<string, Breach> = {
   'ct-apigateway-pr-1: a stage without execution logging': (template) =>
     resourcesOf(template, 'AWS::ApiGateway::Stage').map(([id, stage]) => {
@@ -141,31 +121,155 @@ const BREACHES: Record<string, Breach> = {
       };
       return ['Permission'];
     },
+  'ct-s3-pr-1: a bucket without its public access blocks': breakBucket('S3Pr1', (properties) => {
+    delete properties.PublicAccessBlockConfiguration;
+  }),
+  'ct-s3-pr-3, ct-s3-pr-6: a versioned bucket without lifecycle rules': breakBucket(
+    'S3Pr6',
+    (properties) => {
+      delete properties.LifecycleConfiguration;
+    },
+  ),
+  'ct-s3-pr-4: a bucket without event notifications': breakBucket('S3Pr4', (properties) => {
+    delete properties.NotificationConfiguration;
+  }),
+  'ct-s3-pr-5: a bucket with a canned ACL': breakBucket('S3Pr5', (properties) => {
+    properties.AccessControl = 'LogDeliveryWrite';
+  }),
+  'ct-s3-pr-11: a bucket without versioning': breakBucket('S3Pr11', (properties) => {
+    delete properties.VersioningConfiguration;
+  }),
+  "ct-s3-pr-8: the portal's bucket policy admitting plain HTTP": (template) => {
+    const [id, policy] =
+      resourcesOf(template, 'AWS::S3::BucketPolicy').find(([logicalId]) =>
+        logicalId.startsWith('PortalSiteBucketPolicy'),
+      ) ?? [];
+    if (!id || !policy) throw new Error("No portal bucket's policy in the template");
+    const document = policy.Properties.PolicyDocument as { Statement: { Effect: string }[] };
+    document.Statement = document.Statement.filter((statement) => statement.Effect !== 'Deny');
+    return [id];
+  },
+  'ct-cloudfront-pr-1: a distribution without a default root object': breakDistribution(
+    'CloudFrontPr1',
+    (config) => {
+      delete config.DefaultRootObject;
+    },
+  ),
+  'ct-cloudfront-pr-3: a distribution that serves HTTP': breakDistribution(
+    'CloudFrontPr3',
+    (config) => {
+      (config.DefaultCacheBehavior as Record<string, unknown>).ViewerProtocolPolicy = 'allow-all';
+    },
+  ),
+  'ct-cloudfront-pr-5: a distribution without standard logging': breakDistribution(
+    'CloudFrontPr5',
+    (config) => {
+      delete config.Logging;
+    },
+  ),
+  'ct-cloudfront-pr-10: an S3 origin without origin access control': breakDistribution(
+    'CloudFrontPr10',
+    (config) => {
+      const [origin] = config.Origins as Record<string, unknown>[];
+      if (origin) delete origin.OriginAccessControlId;
+    },
+  ),
+  'ct-wafv2-pr-1: a web ACL without rules': (template) => {
+    const [, webAcl] =
+      resourcesOf(
+        petstore.portalEdgeStacks.staging.template.toJSON() as CfnTemplate,
+        'AWS::WAFv2::WebACL',
+      )[0] ?? [];
+    if (!webAcl) throw new Error('No web ACL in the edge stack');
+    template.Resources.EmptyWebAcl = {
+      ...webAcl,
+      Properties: { ...webAcl.Properties, Rules: [] },
+    };
+    return ['EmptyWebAcl'];
+  },
 };
 
 describe('the Control Tower checks', () => {
-  it('disable exactly ct-lambda-pr-3, for the whole app, with its reason; no stage adds any', () => {
-    expect(Object.keys(CONTROL_TOWER_EXCEPTIONS.app)).toEqual(['ct-lambda-pr-3']);
-    expect(CONTROL_TOWER_EXCEPTIONS.app['ct-lambda-pr-3']).toMatch(/VPC.*\$/);
+  it("disable exactly ct-lambda-pr-3 and the portal's, each with its reason; no stage adds any", () => {
+    const { app, portalWithoutDomain } = CONTROL_TOWER_EXCEPTIONS;
+    expect(Object.keys(app).sort()).toEqual(
+      ['ct-lambda-pr-3', ...PORTAL_EXCEPTIONS.slice(0, 4)].sort(),
+    );
+    expect(Object.keys(portalWithoutDomain)).toEqual(PORTAL_EXCEPTIONS.slice(4));
+    expect(app['ct-lambda-pr-3']).toMatch(/VPC.*\$/);
+    for (const reason of [...Object.values(app), ...Object.values(portalWithoutDomain)]) {
+      expect(reason.length).toBeGreaterThan(100);
+    }
     for (const stage of STAGES) expect(CONTROL_TOWER_EXCEPTIONS.stages[stage]).toEqual({});
   });
 
-  // Every rule: exactly ct-lambda-pr-3 broken says that the app's rules (the ones the shared
-  // synthesis runs, ct-lambda-pr-3 disabled) find nothing.
+  // Every rule: exactly the exceptions broken says that the app's rules (the ones the shared
+  // synthesis runs, the exceptions disabled) find nothing.
   it.each(STAGES)(
-    'pass %s but for ct-lambda-pr-3 (its functions are in no VPC)',
+    "pass %s but for ct-lambda-pr-3 (its functions are in no VPC) and the portal's exceptions",
     (stage) => {
       const template = templates[stage].toJSON() as CfnTemplate;
 
-      expect(controlsBroken(template)).toEqual(['ct-lambda-pr-3']);
+      expect(controlsBroken(outdir, template)).toEqual(
+        ['ct-lambda-pr-3', ...PORTAL_EXCEPTIONS].sort(),
+      );
     },
     GUARD_TIMEOUT_MS,
   );
 
-  it('pass the account stack', () => {
-    const template = petstore.accountStacks.staging.template.toJSON() as CfnTemplate;
+  it('pass the account stack and each portal edge stack, no rule disabled', () => {
+    for (const stack of [
+      petstore.accountStacks.staging,
+      ...Object.values(petstore.portalEdgeStacks),
+    ]) {
+      expect(controlsBroken(outdir, stack.template.toJSON() as CfnTemplate)).toEqual([]);
+    }
+  });
 
-    expect(controlsBroken(template)).toEqual([]);
+  it("meet ct-cloudfront-pr-6, -7 and -9 with the portal's certificate, TLS 1.2 and SNI, each broken alone", () => {
+    // GIVEN the portal's distribution, its origin access control and buckets, with a certificate
+    // of its own (ct-cloudfront-pr-10's Guard rule fails to run on an origin whose control is gone)
+    const withCertificate = (change: (certificate: Record<string, string>) => void) => {
+      const types = [
+        'AWS::S3::Bucket',
+        'AWS::CloudFront::Distribution',
+        'AWS::CloudFront::OriginAccessControl',
+      ];
+      const { Resources } = templates.staging.toJSON() as CfnTemplate;
+      const template: CfnTemplate = {
+        Resources: Object.fromEntries(
+          Object.entries(structuredClone(Resources)).filter(([, each]) =>
+            types.includes(each.Type),
+          ),
+        ),
+      };
+      const certificate: Record<string, string> = {
+        AcmCertificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/0a1b2c3d',
+        MinimumProtocolVersion: 'TLSv1.2_2021',
+        SslSupportMethod: 'sni-only',
+      };
+      change(certificate);
+      for (const [, distribution] of resourcesOf(template, 'AWS::CloudFront::Distribution')) {
+        (distribution.Properties.DistributionConfig as Record<string, unknown>).ViewerCertificate =
+          certificate;
+      }
+      // WHEN the rules check it, only the app's exceptions disabled
+      const rules = new CfnGuardValidator({
+        disabledRules: Object.keys(CONTROL_TOWER_EXCEPTIONS.app),
+      });
+      return controlsBroken(outdir, template, rules);
+    };
+
+    // THEN it meets them, and each change breaks what it should
+    expect(withCertificate(() => {})).toEqual([]);
+    expect(withCertificate((c) => delete c.AcmCertificateArn)).toEqual([
+      'ct-cloudfront-pr-6',
+      'ct-cloudfront-pr-7',
+    ]);
+    expect(withCertificate((c) => (c.SslSupportMethod = 'vip'))).toEqual(['ct-cloudfront-pr-7']);
+    expect(withCertificate((c) => (c.MinimumProtocolVersion = 'TLSv1'))).toEqual([
+      'ct-cloudfront-pr-9',
+    ]);
   });
 
   it("fail the synthesis on a violation in a stage's stack or in a stack of the app", () => {
@@ -192,99 +296,24 @@ describe('the Control Tower checks', () => {
     beforeAll(() => {
       const template = structuredClone(templates.staging.toJSON()) as CfnTemplate;
       for (const [name, breach] of Object.entries(BREACHES)) breached[name] = breach(template);
-      broken = brokenControls(template, appRules());
+      broken = brokenControls(outdir, template, appRules());
     }, GUARD_TIMEOUT_MS);
 
     // THEN each breached resource breaks its control and no other
     it.each(Object.keys(BREACHES))('%s', (name) => {
-      const [control] = name.split(':');
+      const controls = controlsOf(name);
       expect(breached[name]?.length).toBeGreaterThan(0);
-      for (const id of breached[name] ?? []) expect([id, broken.get(id)]).toEqual([id, [control]]);
+      for (const id of breached[name] ?? []) expect([id, broken.get(id)]).toEqual([id, controls]);
     });
 
     it('breaks no other control, and none on a resource that no breach touched', () => {
       const named = [...broken.keys()].filter((id) => id !== NO_RESOURCE);
-      const controls = Object.keys(BREACHES).map((name) => name.split(':')[0]);
+      const controls = Object.keys(BREACHES).flatMap(controlsOf);
 
       expect(named.sort()).toEqual(Object.values(breached).flat().sort());
       expect([...new Set([...broken.values()].flat())].sort()).toEqual(
         [...new Set(controls)].sort(),
       );
-    });
-  });
-});
-
-describe.each(STAGES)('the %s stack, as the controls ask', (stage) => {
-  const stack = () => petstore.stacks[stage];
-  const template = () => templates[stage];
-  const keyRef = () => ({ 'Fn::GetAtt': [logicalId(stack(), 'Key'), 'Arn'] });
-
-  it('has one customer managed key of its own: rotated, aliased after the stage, kept as its tables', () => {
-    const key = template().toJSON().Resources[logicalId(stack(), 'Key')];
-
-    expect(key?.Type).toBe('AWS::KMS::Key');
-    expect(key?.Properties.EnableKeyRotation).toBe(true);
-    expect(key?.DeletionPolicy).toBe(stage === 'production' ? 'Retain' : 'Delete');
-    template().hasResourceProperties('AWS::KMS::Alias', {
-      AliasName: stageKeyAlias(stage),
-      TargetKeyId: keyRef(),
-    });
-    const [table] = Object.values(template().findResources('AWS::DynamoDB::Table'));
-    expect(key?.DeletionPolicy).toBe(table?.DeletionPolicy);
-  });
-
-  it('encrypts every table and every log group with it, and keeps every log group a year', () => {
-    const tables = Object.values(template().findResources('AWS::DynamoDB::Table'));
-    const logGroups = Object.values(template().findResources('AWS::Logs::LogGroup'));
-
-    expect(tables).toHaveLength(TABLES.length);
-    for (const table of tables) {
-      expect(table.Properties.SSESpecification).toEqual({
-        KMSMasterKeyId: keyRef(),
-        SSEEnabled: true,
-        SSEType: 'KMS',
-      });
-    }
-    expect(logGroups.length).toBeGreaterThanOrEqual(6);
-    for (const logGroup of logGroups) {
-      expect(logGroup.Properties.KmsKeyId).toEqual(keyRef());
-      expect(logGroup.Properties.RetentionInDays).toBe(STAGE_SETTINGS[stage].logRetentionDays);
-    }
-    expect(STAGE_SETTINGS[stage].logRetentionDays).toBe(365);
-  });
-
-  it('logs the execution of every method at ERROR, without data tracing, to a log group of its own', () => {
-    template().hasResourceProperties('AWS::ApiGateway::Stage', {
-      StageName: API_STAGE_NAME,
-      MethodSettings: [
-        { ResourcePath: '/*', HttpMethod: '*', LoggingLevel: 'ERROR', DataTraceEnabled: false },
-      ],
-    });
-    template().hasResourceProperties('AWS::Logs::LogGroup', {
-      LogGroupName: {
-        'Fn::Join': [
-          '',
-          ['API-Gateway-Execution-Logs_', { Ref: logicalId(stack(), 'Api') }, `/${API_STAGE_NAME}`],
-        ],
-      },
-    });
-  });
-
-  it('invokes its functions through an invoke role, with no Lambda permission', () => {
-    template().resourceCountIs('AWS::Lambda::Permission', 0);
-    const invokeRole = logicalId(stack(), 'Api/InvokeRole');
-    // The admin API's methods go through its own invoke role (test/infra/admin-api.test.ts).
-    const adminApi = { Ref: logicalId(stack(), 'AdminApi') };
-    const adminRole = logicalId(stack(), 'AdminApi/InvokeRole');
-    for (const method of Object.values(template().findResources('AWS::ApiGateway::Method'))) {
-      if (method.Properties.Integration.Type !== 'AWS_PROXY') continue;
-      const admin = JSON.stringify(method.Properties.RestApiId) === JSON.stringify(adminApi);
-      expect(method.Properties.Integration.Credentials).toEqual({
-        'Fn::GetAtt': [admin ? adminRole : invokeRole, 'Arn'],
-      });
-    }
-    template().hasResourceProperties('AWS::ApiGateway::Authorizer', {
-      AuthorizerCredentials: { 'Fn::GetAtt': [invokeRole, 'Arn'] },
     });
   });
 });

@@ -3,12 +3,12 @@
  * region from the context, one account stack per account and region the stages use (the GitHub
  * roles in the first of each account), nothing an account or region holds once made twice, each
  * setting refused with a message that says what is allowed, and cdk-nag and cfn-lint on an app of
- * two accounts with the roles and a custom domain.
+ * two accounts with the roles, a custom domain and the portal's settings (`TWO_ACCOUNTS_CONTEXT`,
+ * synthesized once per run and shared with test/infra/portal-settings.test.ts).
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PetstoreApp } from '../../infra/app.ts';
 import { githubSettings, stageEnvironment } from '../../infra/deployment-context.ts';
 import {
@@ -28,10 +28,18 @@ import {
   ENVIRONMENTS,
   environmentContext,
   GITHUB_CONTEXT,
+  TWO_ACCOUNTS_CONTEXT,
 } from '../support/deployment-app.ts';
+import {
+  SYNTHESIS_TIMEOUT_MS,
+  type SynthesizedApp,
+  synthesizedApp,
+} from '../support/synthesized-app.ts';
 
-// The first app of the file loads the CDK's modules cold: many seconds on a busy machine.
-vi.setConfig({ testTimeout: 90_000 });
+// The first app of the file loads the CDK's modules cold, and each synthesizes the whole app with
+// its checks (Guard over every stage, the portal's resources included): 40 s alone at load
+// average 6, over 90 s beside another file's synthesis at load average 13.
+vi.setConfig({ testTimeout: 180_000 });
 
 /** The distinct account stacks of an app, in stage order. */
 function accountStacks(app: PetstoreApp) {
@@ -214,32 +222,24 @@ describe('deployment settings refused', () => {
   });
 });
 
-describe('the app in two accounts with the GitHub roles and a custom domain', () => {
-  /** Each stage in its own account, the repository, and production's domain with its zone. */
-  function fullApp() {
-    const { account, region } = ENVIRONMENTS.production;
-    return deploymentApp({
-      ...GITHUB_CONTEXT,
-      ...environmentContext(),
-      [contextKey('production', 'domainName')]: 'api.example.com',
-      [contextKey('production', 'certificateArn')]:
-        `arn:aws:acm:${region}:${account}:certificate/0a1b2c3d-0000-4000-8000-000000000000`,
-      [contextKey('production', 'hostedZoneId')]: 'Z0123456789ABCDEFGHIJ',
-      [contextKey('production', 'hostedZoneName')]: 'example.com',
-    });
-  }
+describe('the app in two accounts with the GitHub roles, a custom domain and every portal setting', () => {
+  // GIVEN each stage in its own account, the repository, production's domain with its zone and
+  // its portal's settings (TWO_ACCOUNTS_CONTEXT): synthesized once per run, its checks on
+  let petstore: SynthesizedApp;
+  beforeAll(async () => {
+    petstore = await synthesizedApp(TWO_ACCOUNTS_CONTEXT);
+  }, SYNTHESIS_TIMEOUT_MS);
 
-  it('has no unacknowledged cdk-nag (AWS Solutions) finding', () => {
-    expect(new AwsSolutionsChecks().validateScope(fullApp().app).violations).toEqual([]);
+  it('has no unacknowledged cdk-nag (AWS Solutions) finding: the synthesis, which fails on one, passed', () => {
+    expect(petstore.stacks.production.errors).toEqual([]);
+    expect(petstore.stacks.staging.errors).toEqual([]);
   });
 
   it('passes cfn-lint in every template', () => {
-    // GIVEN each stage in its own account, the repository, and production's domain with its zone
-    const app = fullApp();
-
-    // WHEN the whole app is synthesized and cfn-lint reads every template
-    const result = cfnLintTemplates(app.app.synth().directory);
-    expect(result.files).toHaveLength(2 + STAGES.length);
+    // WHEN cfn-lint reads every template of the assembly
+    const result = cfnLintTemplates(petstore.directory);
+    // Two account stacks; each stage's home stack and its portal's edge stack in us-east-1.
+    expect(result.files).toHaveLength(2 + 2 * STAGES.length);
 
     // THEN it reports nothing, and exits 0
     expect(result.findings, result.stderr).toEqual([]);

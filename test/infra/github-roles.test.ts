@@ -7,8 +7,8 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PetstoreApp } from '../../infra/app.ts';
 import { GITHUB_OIDC_AUDIENCE, GITHUB_OIDC_ISSUER } from '../../infra/constructs/github-roles.ts';
+import { CLOUDFRONT_WEB_ACL_REGION } from '../../infra/constructs/portal-edge-stack.ts';
 import {
   ACCOUNT_STACK_OUTPUTS,
   APP_CONTEXT,
@@ -25,8 +25,10 @@ import {
   environmentContext,
   GITHUB_CONTEXT,
   REPOSITORY,
+  TWO_ACCOUNTS_CONTEXT,
 } from '../support/deployment-app.ts';
 import { bootstrapRoles, roleNamed } from '../support/github-roles-template.ts';
+import { SYNTHESIS_TIMEOUT_MS, synthesizedApp } from '../support/synthesized-app.ts';
 import { admits } from '../support/trust-policy.ts';
 
 /** Sample claims of a GitHub Actions token: `sub` as given, the STS audience unless overridden. */
@@ -41,14 +43,14 @@ function providerRef(template: Template) {
   return { Ref: ids[0] };
 }
 
-let split: PetstoreApp;
 const templates = {} as Record<StageName, Template>;
 
-beforeAll(() => {
-  // GIVEN the repository, and each stage in its own account and region
-  split = deploymentApp({ ...GITHUB_CONTEXT, ...environmentContext() });
-  for (const stage of STAGES) templates[stage] = Template.fromStack(split.accountStacks[stage]);
-});
+beforeAll(async () => {
+  // GIVEN the repository, and each stage in its own account and region: the app of two accounts
+  // that deploy-targets and portal-settings read too, synthesized once per run
+  const split = await synthesizedApp(TWO_ACCOUNTS_CONTEXT);
+  for (const stage of STAGES) templates[stage] = split.accountStacks[stage].template;
+}, SYNTHESIS_TIMEOUT_MS);
 
 describe.each(STAGES)("the %s role, in its own account's stack", (stage) => {
   const other = STAGES.find((each) => each !== stage) as StageName;
@@ -76,7 +78,7 @@ describe.each(STAGES)("the %s role, in its own account's stack", (stage) => {
     );
   });
 
-  it("may only assume its account's deploy, file-publishing and lookup roles in its region", () => {
+  it("may only assume its account's deploy, file-publishing and lookup roles in its region and us-east-1", () => {
     const role = roleNamed(templates[stage], githubRoleName(stage));
 
     expect(role.ManagedPolicyArns).toBeUndefined();
@@ -89,10 +91,15 @@ describe.each(STAGES)("the %s role, in its own account's stack", (stage) => {
             {
               Effect: 'Allow',
               Action: 'sts:AssumeRole',
-              Resource: bootstrapRoles(
-                ['deploy', 'file-publishing', 'lookup'],
-                ENVIRONMENTS[stage],
-              ),
+              // The CDK sorts a merged statement's resources.
+              Resource: deployRegions(stage)
+                .flatMap((region) =>
+                  bootstrapRoles(['deploy', 'file-publishing', 'lookup'], {
+                    account: ENVIRONMENTS[stage].account,
+                    region,
+                  }),
+                )
+                .sort(),
             },
           ],
         },
@@ -175,18 +182,26 @@ describe.each(STAGES)("the pull-request role in the %s account's stack", (stage)
     expect(admitted(`repo:${REPOSITORY}:pull_request`, 'sts.amazonaws.com.evil')).toBe(false);
   });
 
-  it("may only assume the account's lookup role", () => {
+  it("may only assume the account's lookup roles, its region's and us-east-1's", () => {
     expect(role().ManagedPolicyArns).toBeUndefined();
+    const lookups = deployRegions(stage).flatMap((region) =>
+      bootstrapRoles(['lookup'], { account: ENVIRONMENTS[stage].account, region }),
+    );
     expect(role().Policies?.[0]?.PolicyDocument.Statement).toEqual([
       {
         Effect: 'Allow',
         Action: 'sts:AssumeRole',
-        Resource: bootstrapRoles(['lookup'], ENVIRONMENTS[stage])[0],
+        Resource: lookups.length === 1 ? lookups[0] : lookups,
       },
     ]);
     expect(role().Policies).toHaveLength(1);
   });
 });
+
+/** The regions a stage's roles reach: its own and us-east-1 (its portal's edge stack). */
+const deployRegions = (stage: StageName) => [
+  ...new Set([ENVIRONMENTS[stage].region, CLOUDFRONT_WEB_ACL_REGION]),
+];
 
 describe('every GitHub role', () => {
   it('matches its subject exactly: StringEquals on sub and aud, no wildcard anywhere', () => {
@@ -256,8 +271,10 @@ describe('GitHub role options', { timeout: 300_000 }, () => {
       GITHUB_PULL_REQUEST_ROLE_NAME,
     );
     const { account, region } = ENVIRONMENTS.staging;
-    expect(role.Policies[0].PolicyDocument.Statement[0].Resource).toBe(
-      `arn:aws:iam::${account}:role/cdk-pets2-lookup-role-${account}-${region}`,
+    expect(role.Policies[0].PolicyDocument.Statement[0].Resource).toEqual(
+      [region, 'us-east-1'].map(
+        (each) => `arn:aws:iam::${account}:role/cdk-pets2-lookup-role-${account}-${each}`,
+      ),
     );
     const stage = app.app.synth().getStackArtifact(app.stacks.staging.artifactId);
     expect(stage.assumeRoleArn).toContain(':role/cdk-pets2-deploy-role-');

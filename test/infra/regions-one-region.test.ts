@@ -1,8 +1,8 @@
 /**
  * One region per stage, as before issue 41 (item 9): production's template against main's synth
- * (logical ids and types, outputs; operations added since bring their own), plus the Regions and
- * RegionalApiBaseUrl outputs; the 1.0.0 tables' conversion steps: retain, detach, import. Several
- * regions: regions.test.ts.
+ * (logical ids and types, outputs; operations and the portal added since bring their own), plus
+ * the Regions and RegionalApiBaseUrl outputs; the 1.0.0 tables' conversion steps: retain, detach,
+ * import. Several regions: regions.test.ts.
  */
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -11,8 +11,8 @@ import { createPetstoreApp, type PetstoreApp } from '../../infra/app.ts';
 import { ROUTES } from '../../infra/routes.ts';
 import { SECRET_SCANNING_ROUTE } from '../../infra/secret-scanning-route.ts';
 import { STACK_OUTPUTS } from '../../infra/stages.ts';
-import { TABLES } from '../../shared/dynamodb/tables.ts';
-import { logicalId, outdir } from '../support/petstore-app.ts';
+import { KEYS_TABLE, OWNER_KEYS_INDEX, TABLES } from '../../shared/dynamodb/tables.ts';
+import { logicalId, outdir, PORTAL_OUTPUTS } from '../support/petstore-app.ts';
 import { context, HOME, type Resource, resourcesOf } from '../support/regions-app.ts';
 import mainOneRegion from './one-region-production.json' with { type: 'json' };
 
@@ -31,6 +31,19 @@ const ADDED_OPERATIONS = [...ROUTES, SECRET_SCANNING_ROUTE]
       .map((_, end, segments) => `Api${lettersOf(segments.slice(0, end + 1).join('/'))}`)
       .filter((prefix) => prefix !== 'Api' && !isInMain(prefix)),
   ]);
+
+/**
+ * Logical-id prefixes of what the developer portal added since that synth, all new: its construct
+ * (`Portal`: the user pool, the portal API and its functions, the site), aws-cdk-lib's
+ * BucketDeployment function (at the stack's scope), the public web ACL's association with the
+ * portal API, and the alarm of the keys table's new index.
+ */
+const ADDED_BY_PORTAL = [
+  'Portal',
+  'CustomCDKBucketDeployment',
+  'ApiWebAclPortalApiAssociation',
+  `Monitoring${KEYS_TABLE.constructId}${OWNER_KEYS_INDEX}ThrottlesAlarm`,
+];
 
 function isInMain(prefix: string): boolean {
   return Object.keys(mainOneRegion.resources).some((id) => id.startsWith(prefix));
@@ -71,13 +84,19 @@ describe('one region, as before', () => {
     };
     const resources = Object.fromEntries(
       Object.entries(template.Resources)
-        .filter(([id]) => !ADDED_OPERATIONS.some((prefix) => id.startsWith(prefix)))
+        .filter(([id]) => ![...ADDED_OPERATIONS, ...ADDED_BY_PORTAL].some((p) => id.startsWith(p)))
         .map(([id, { Type }]) => [id.replace(CONTENT_HASH, '$1'), Type])
         .sort(([a], [b]) => String(a).localeCompare(String(b))),
     );
     expect(resources).toEqual(mainOneRegion.resources);
     expect(Object.keys(template.Outputs).sort()).toEqual(
-      [...mainOneRegion.outputs, STACK_OUTPUTS.regions, STACK_OUTPUTS.regionalApiBaseUrl].sort(),
+      [
+        ...mainOneRegion.outputs,
+        STACK_OUTPUTS.regions,
+        STACK_OUTPUTS.regionalApiBaseUrl,
+        // The portal's, new since that synth.
+        ...PORTAL_OUTPUTS,
+      ].sort(),
     );
   });
 

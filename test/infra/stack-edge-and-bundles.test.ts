@@ -56,7 +56,8 @@ describe.each(STAGES)('the %s stage', (stage) => {
     it(`${STAGE_SETTINGS[stage].webAcl ? 'puts' : 'puts no'} web ACL in front of the stage`, () => {
       const count = STAGE_SETTINGS[stage].webAcl ? 1 : 0;
       template().resourceCountIs('AWS::WAFv2::WebACL', count);
-      template().resourceCountIs('AWS::WAFv2::WebACLAssociation', count);
+      // The public API's stage and the portal API's (test/infra/portal-accounts.test.ts).
+      template().resourceCountIs('AWS::WAFv2::WebACLAssociation', 2 * count);
     });
 
     it('logs each request as one JSON line, numbers as numbers, with the integration, path, user agent and trace id', () => {

@@ -8,7 +8,12 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../infra/routes.ts';
 import { STACK_OUTPUTS, STAGES, stackName } from '../../infra/stages.ts';
-import { AUDIT_DAY_INDEX, KEY_HISTORY_INDEX, TABLES } from '../../shared/dynamodb/tables.ts';
+import {
+  AUDIT_DAY_INDEX,
+  KEY_HISTORY_INDEX,
+  OWNER_KEYS_INDEX,
+  TABLES,
+} from '../../shared/dynamodb/tables.ts';
 import { FUNCTION_IDS, logicalId, stageOf, synthesizeStages } from '../support/petstore-app.ts';
 import { policyAllows, resolve, SAMPLE_ENVIRONMENT } from '../support/resource-policy.ts';
 
@@ -208,6 +213,7 @@ describe.each(STAGES)('the %s stage', (stage) => {
       );
       expect(indexes.map(({ indexName }) => indexName)).toEqual([
         'status-index',
+        OWNER_KEYS_INDEX,
         KEY_HISTORY_INDEX,
         AUDIT_DAY_INDEX,
       ]);

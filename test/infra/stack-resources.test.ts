@@ -101,13 +101,22 @@ describe.each(STAGES)('the %s stage', (stage) => {
       });
     });
 
-    it('gives the keys table no GSI and the counters table its TTL, and nothing else', () => {
+    it("gives the keys table the OwnerKeys GSI (an account's keys: partition key owner, sort key createdAt) and the counters table its TTL, and nothing else", () => {
       const resources = template().toJSON().Resources;
       const keys = resources[logicalId(stack(), KEYS_TABLE.constructId)].Properties;
       const counters = resources[logicalId(stack(), COUNTERS_TABLE.constructId)].Properties;
       const pets = resources[logicalId(stack(), PETS_TABLE.constructId)].Properties;
 
-      expect(keys.GlobalSecondaryIndexes).toBeUndefined();
+      expect(keys.GlobalSecondaryIndexes).toEqual([
+        {
+          IndexName: 'OwnerKeys',
+          KeySchema: [
+            { AttributeName: 'owner', KeyType: 'HASH' },
+            { AttributeName: 'createdAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ]);
       expect(counters.TimeToLiveSpecification).toEqual({
         AttributeName: 'expiresAt',
         Enabled: true,
@@ -140,7 +149,8 @@ describe.each(STAGES)('the %s stage', (stage) => {
     });
 
     it('runs one Node.js 24 arm64 ESM function per route plus the authorizer', () => {
-      template().resourceCountIs('AWS::Lambda::Function', ALL_FUNCTION_IDS.length);
+      // + the portal's BucketDeployment function (aws-cdk-lib's), which uploads its page
+      template().resourceCountIs('AWS::Lambda::Function', ALL_FUNCTION_IDS.length + 1);
       for (const id of FUNCTION_IDS) {
         const { Properties } = template().toJSON().Resources[logicalId(stack(), id)];
         expect(Properties).toMatchObject({
@@ -247,7 +257,8 @@ describe.each(STAGES)('the %s stage', (stage) => {
       );
       const policies = Object.values(template().findResources('AWS::IAM::Policy'));
 
-      expect(policies).toHaveLength(ALL_FUNCTION_IDS.length + 2); // + authorizer invoke, audit pipe
+      // + the authorizer's invoke role, the audit pipe and the portal's BucketDeployment
+      expect(policies).toHaveLength(ALL_FUNCTION_IDS.length + 3);
       for (const id of FUNCTION_IDS) {
         const role = { Ref: logicalId(stack(), `${id}/Role`) };
         const policy = policies.find(

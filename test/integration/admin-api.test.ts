@@ -13,6 +13,7 @@ import { LOCAL_OPERATOR, LOCAL_REGION } from '../../infra/local/stack-files.ts';
 import { DynamoDBAuditLog } from '../../shared/dynamodb/audit-log.ts';
 import { createDocumentClient } from '../../shared/dynamodb/clients.ts';
 import { readSettings } from '../../shared/settings.ts';
+import { everyKey } from '../support/every-key.ts';
 import { operatorCredentials } from '../support/keys-command-runner.ts';
 import { seedKey } from '../support/test-keys.ts';
 
@@ -46,8 +47,13 @@ function admin(signer = credentials, fetch?: typeof globalThis.fetch): AdminApiC
 /** Everything a refused request could have changed: the keys and the audit trail since `since`. */
 async function state(since: string) {
   return {
-    keys: await service.listKeys(),
-    entries: await audit.window({ since, until: new Date(Date.now() + 60_000).toISOString() }),
+    keys: await everyKey(service),
+    entries: (
+      await audit.window(
+        { since, until: new Date(Date.now() + 60_000).toISOString() },
+        { limit: 100 },
+      )
+    ).entries,
   };
 }
 

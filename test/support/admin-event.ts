@@ -5,8 +5,8 @@
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createKeyService } from '../../functions/admin/composition-root.ts';
-import { createProxyEvent } from '../../infra/local/events.ts';
 import { type AdminOperationId, adminOperationOf } from '../../shared/admin-operations.ts';
+import { type OperationRequest, operationEvent } from './operation-event.ts';
 
 /** The principal that signs the requests of the tests: an assumed role's session. */
 export const SIGNER = 'arn:aws:sts::111111111111:assumed-role/petstore-operators/alice';
@@ -18,11 +18,7 @@ export const USER_AGENT = 'aws-sdk-js/3 petstore-keys';
 export const service = createKeyService();
 
 /** What a test sends to one admin operation. */
-export interface AdminRequest {
-  readonly keyId?: string;
-  /** A JSON body, sent as application/json; a string as is. */
-  readonly body?: unknown;
-  readonly query?: Record<string, string>;
+export interface AdminRequest extends OperationRequest {
   /** The signer's principal ARN; `null`: no IAM identity at all. @default SIGNER */
   readonly arn?: string | null;
   readonly headers?: Record<string, string>;
@@ -33,28 +29,12 @@ export function adminEvent(
   operationId: AdminOperationId,
   request: AdminRequest = {},
 ): APIGatewayProxyEvent {
-  const { method, path } = adminOperationOf(operationId);
-  const keyId = request.keyId ?? '';
-  const body =
-    request.body === undefined
-      ? null
-      : typeof request.body === 'string'
-        ? request.body
-        : JSON.stringify(request.body);
-  const event = createProxyEvent({
-    method,
-    resource: path,
-    path: path.replace('{keyId}', keyId),
-    pathParameters: path.includes('{keyId}') ? { keyId } : null,
-    query: new URLSearchParams(request.query ?? {}),
-    headers: {
-      ...(body !== null && { 'Content-Type': 'application/json' }),
-      'User-Agent': USER_AGENT,
-      ...request.headers,
-    },
-    body: body === null ? null : Buffer.from(body),
-    sourceIp: '203.0.113.7',
-  });
+  const event = operationEvent(
+    adminOperationOf(operationId),
+    request,
+    { 'User-Agent': USER_AGENT, ...request.headers },
+    { sourceIp: '203.0.113.7' },
+  );
   const arn = request.arn === undefined ? SIGNER : request.arn;
   Object.assign(event.requestContext.identity, {
     userArn: arn,

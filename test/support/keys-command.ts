@@ -3,6 +3,7 @@
  * tables on DynamoDB Local (the local stack's, and a "deployed stage"'s on those tables too:
  * `keys-command-runner.ts`), and the fixtures of test/dynamodb/keys/.
  */
+
 import { createServer } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll } from 'vitest';
@@ -17,6 +18,7 @@ import type { ApiKeyRecord } from '../../shared/keys/key-records.ts';
 import { KeyService } from '../../shared/keys/key-service.ts';
 import type { RequestLimits } from '../../shared/plans.ts';
 import { readSettings, requiredSetting } from '../../shared/settings.ts';
+import { everyKey } from './every-key.ts';
 import { keysCommandOn, localStackAt, startAdminApis } from './keys-command-runner.ts';
 import { useDeployedStageOf } from './stage-mocks.ts';
 import { seedKey } from './test-keys.ts';
@@ -72,7 +74,7 @@ export function enterpriseKey(limits: RequestLimits = { perMinute: 600, perDay: 
 
 /** The ids of the keys not revoked. */
 export async function activeKeyIds(): Promise<string[]> {
-  return (await keys.listKeys()).filter((key) => !key.revokedAt).map((key) => key.keyId);
+  return (await everyKey(keys)).filter((key) => !key.revokedAt).map((key) => key.keyId);
 }
 
 /** The local stack as the command sees it: its admin API on this file's tables. */

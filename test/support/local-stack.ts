@@ -32,6 +32,8 @@ export interface StackOptions {
   readonly DYNAMODB_PORT: number;
   /** The admin API's port. @default 0 - a free one, which the banner's `Admin API:` line names */
   readonly ADMIN_PORT?: number;
+  /** The portal's port. @default 0 - a free one, which the banner's `Portal:` line names */
+  readonly PORTAL_PORT?: number;
   /** The stack's directory (`PETSTORE_DIR`). */
   readonly dir: string;
   /** @default true */
@@ -119,6 +121,10 @@ export function startLocalStack(options: StackOptions): Started {
         PORT: String(options.PORT),
         DYNAMODB_PORT: String(options.DYNAMODB_PORT),
         ADMIN_PORT: String(options.ADMIN_PORT ?? 0),
+        PORTAL_PORT: String(options.PORTAL_PORT ?? 0),
+        // The portal API's and its sign-in's: free ones, which the banner names.
+        PORTAL_API_PORT: '0',
+        PORTAL_AUTH_PORT: '0',
         PETSTORE_DIR: options.dir,
         ...options.env,
       },

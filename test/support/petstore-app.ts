@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll } from 'vitest';
 import { ADMIN_ROUTES } from '../../infra/admin-routes.ts';
+import { PORTAL_ROUTES } from '../../infra/portal-routes.ts';
 import { AUTHORIZER, ROUTES } from '../../infra/routes.ts';
 import { SECRET_SCANNING_ROUTE } from '../../infra/secret-scanning-route.ts';
-import { STAGES, type StageName } from '../../infra/stages.ts';
+import { STACK_OUTPUTS, STAGES, type StageName } from '../../infra/stages.ts';
 import { API_STAGE_NAME } from '../../shared/paths.ts';
 import type { BanPolicy } from '../../shared/rate-limit/rate-limiter.ts';
 import type { SecretDefinition } from '../../shared/secret-definitions.ts';
@@ -36,6 +37,19 @@ export const FUNCTION_IDS = [...OPERATION_IDS, 'AuthorizerFunction'];
 /** Construct ids of the admin API's functions, one per admin route. */
 export const ADMIN_FUNCTION_IDS = ADMIN_ROUTES.map((route) => route.constructId);
 
+/** The outputs of the home stack's portal (infra/constructs/portal.ts). */
+export const PORTAL_OUTPUTS = [
+  STACK_OUTPUTS.portalUrl,
+  STACK_OUTPUTS.portalApiBaseUrl,
+  STACK_OUTPUTS.userPoolId,
+  STACK_OUTPUTS.userPoolClientId,
+  STACK_OUTPUTS.portalBucketName,
+  STACK_OUTPUTS.portalDistributionId,
+];
+
+/** Construct ids of the portal API's functions, one per portal route. */
+export const PORTAL_FUNCTION_IDS = PORTAL_ROUTES.map((route) => route.constructId);
+
 /** Construct id of the leaked-key endpoint's function (infra/secret-scanning-route.ts). */
 export const SECRET_SCANNING_FUNCTION_ID = SECRET_SCANNING_ROUTE.constructId;
 
@@ -50,11 +64,15 @@ export const SECRET_SCANNING_KEY_ACTIONS = [
   'dynamodb:UpdateItem',
 ];
 
-/** Construct ids of every function: the public API's, the leaked-key endpoint's, the admin API's. */
+/**
+ * Construct ids of every function: the public API's, the leaked-key endpoint's, the admin API's and
+ * the portal API's.
+ */
 export const ALL_FUNCTION_IDS = [
   ...FUNCTION_IDS,
   SECRET_SCANNING_FUNCTION_ID,
   ...ADMIN_FUNCTION_IDS,
+  ...PORTAL_FUNCTION_IDS,
 ];
 
 /** The secrets that the definition of the function `constructId` names (its row's `secrets`). */

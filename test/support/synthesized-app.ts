@@ -48,6 +48,7 @@ export interface SynthesizedApp {
   readonly regionKeyStacks: Readonly<Record<StageName, readonly SynthesizedStack[]>>;
   readonly accountStacks: Readonly<Record<StageName, SynthesizedStack>>;
   readonly regionalAccountStacks: readonly SynthesizedStack[];
+  readonly portalEdgeStacks: Readonly<Record<StageName, SynthesizedStack>>;
 }
 
 /** What the synthesizing file leaves beside the assembly: the stacks' roles, or its failure. */
@@ -59,6 +60,7 @@ type Outcome =
       readonly regionKeyStacks: Record<StageName, string[]>;
       readonly accountStacks: Record<StageName, string>;
       readonly regionalAccountStacks: string[];
+      readonly portalEdgeStacks: Record<StageName, string>;
     };
 
 /** Written last, so its presence says the assembly is complete. */
@@ -166,6 +168,7 @@ function synthesize(directory: string, context: Record<string, unknown>): Outcom
     regionKeyStacks: byStage((stage) => paths(petstore.regionKeyStacks[stage])),
     accountStacks: byStage((stage) => petstore.accountStacks[stage].node.path),
     regionalAccountStacks: paths(petstore.regionalAccountStacks),
+    portalEdgeStacks: byStage((stage) => petstore.portalEdgeStacks[stage].node.path),
   };
 }
 
@@ -197,6 +200,7 @@ function read(directory: string, outcome: Exclude<Outcome, { failure: string }>)
     regionKeyStacks: byStage((stage) => outcome.regionKeyStacks[stage].map(stackAt)),
     accountStacks: byStage((stage) => stackAt(outcome.accountStacks[stage])),
     regionalAccountStacks: outcome.regionalAccountStacks.map(stackAt),
+    portalEdgeStacks: byStage((stage) => stackAt(outcome.portalEdgeStacks[stage])),
   };
 }
 

@@ -21,6 +21,7 @@ const NAMED_ONCE = ['infra', 'functions', 'shared', 'bench', 'test/support'];
 const HANDLER_FOLDERS: ReadonlyMap<string, string> = new Map([
   ['functions', 'functions/handlers'],
   ['functions/admin', 'functions/admin/handlers'],
+  ['functions/portal', 'functions/portal/handlers'],
 ]);
 
 /** Tracked files matching `patterns` (git pathspecs), relative to the repository's root. */

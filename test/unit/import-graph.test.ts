@@ -2,15 +2,21 @@
  * The import graph of shared/, read by dependency-cruiser: the folders show the hexagon
  * (docs/architecture.md, "Layout"). Rules and ports (shared/<feature>/ and the root files) reach
  * neither the AWS SDK nor aws-lambda, however indirectly; nothing in http/ reaches an adapter;
- * only the adapters (dynamodb/, apigateway/, eventbridge/) import the AWS SDK; no folder imports another that
- * imports it back, and no file another that imports it back however indirectly; and the
- * runtime (functions/ and shared/) imports nothing of infra/, the deployment folder.
+ * only the adapters (dynamodb/, apigateway/, eventbridge/, cognito/) import the AWS SDK; no folder
+ * imports another that imports it back, and no file another that imports it back however
+ * indirectly; and the runtime (functions/ and shared/) imports nothing of infra/, the deployment
+ * folder.
  */
 import { cruise, type IModule } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 /** The folders of adapters: the only ones that talk to AWS. */
-const ADAPTERS = ['shared/dynamodb/', 'shared/apigateway/', 'shared/eventbridge/'];
+const ADAPTERS = [
+  'shared/dynamodb/',
+  'shared/apigateway/',
+  'shared/eventbridge/',
+  'shared/cognito/',
+];
 
 /** Whether `path` is in an adapters' folder. */
 const isAdapter = (path: string) => ADAPTERS.some((folder) => path.startsWith(folder));
@@ -22,6 +28,7 @@ const FEATURES = [
   'shared/keys/',
   'shared/rate-limit/',
   'shared/events/',
+  'shared/portal/',
 ];
 
 /** The keys table's writer, the key service's store: no unaudited write of a key exists. */

@@ -23,8 +23,13 @@ describe('readSettings', () => {
       PORT: 3000,
       ADMIN_PORT: 3100,
       DYNAMODB_PORT: 8000,
+      PORTAL_PORT: 3200,
+      PORTAL_AUTH_PORT: 3300,
+      PORTAL_API_PORT: 3400,
       PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: 2773,
       REPLICATION_LAG_MS: 500,
+      PORTAL_KEY_LIMIT: 5,
+      PORTAL_ENTERPRISE_CONTACT_URL: 'mailto:sales@example.com',
       SECRET_SCANNING_KEYS_URL: 'https://api.github.com/meta/public_keys/secret_scanning',
     });
   });

@@ -9,7 +9,8 @@ import { jsonBody } from '../../../shared/http/json-body.ts';
 import { jsonResponse } from '../../../shared/http/responses.ts';
 import { parseOrThrow } from '../../../shared/http/validation.ts';
 import { RollKeyBodySchema } from '../../../shared/keys/admin-schemas.ts';
-import { type KeyService, shownKey } from '../../../shared/keys/key-service.ts';
+import type { KeyService } from '../../../shared/keys/key-service.ts';
+import { shownKey } from '../../../shared/keys/shown-key.ts';
 import { keyIdOf } from './key-id.ts';
 
 /** The Lambda handler of rollKey. */

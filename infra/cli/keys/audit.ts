@@ -16,7 +16,7 @@ import {
   stageOption,
 } from './command.ts';
 import { DURATION_FORMAT, durationParser, parseInstant } from './duration.ts';
-import { dataOf, openTarget, type Target } from './target.ts';
+import { dataOf, everyPage, openTarget, type Target } from './target.ts';
 
 /** The columns of a listing of entries. */
 const HEADER = ['TIME', 'EVENT', 'KEY ID', 'ACTOR', 'CHANGES', 'REASON'];
@@ -130,14 +130,15 @@ function parseSince(text: string): string {
   }
 }
 
-/** The stage's entries in the window, from listAuditEntries. */
+/** The stage's entries in the window, from listAuditEntries, every page of it (100 a page). */
 async function auditWindow(
   target: Target,
   { since, until, actor, event }: WindowOptions,
 ): Promise<AdminSchemas['AuditEntry'][]> {
-  const query = { since, until, actor, event };
-  const { entries } = await dataOf(target.admin.GET('/audit', { params: { query } }));
-  return entries;
+  return everyPage({ since, until, actor, event, limit: 100 }, async (query) => {
+    const answer = await target.admin.GET('/audit', { params: { query } });
+    return { items: (await dataOf(Promise.resolve(answer))).entries, response: answer.response };
+  });
 }
 
 /**

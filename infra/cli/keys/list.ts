@@ -1,8 +1,8 @@
 /**
  * `list`: one line per key with its plan, limits (docs/rate-limits.md), scopes, ban state, status
  * (with its old token's grace), expiry, last day used, owner and creation time, from the admin
- * API's listKeys; never a token, hash or usage identifier. `--dormant D` keeps the keys unused
- * for D.
+ * API's listKeys, every page of it; never a token, hash or usage identifier. `--dormant D` keeps
+ * the keys unused for D; `--owner O` lists O's keys alone, oldest first.
  */
 import { Option } from 'commander';
 import { keyRefusal, limitsOfKey } from '../../../shared/keys/key-records.ts';
@@ -15,7 +15,7 @@ import { type KeysCommandDependencies, type KeysSubcommand, stageOption } from '
 import { durationParser } from './duration.ts';
 import { formatCount } from './format.ts';
 import { describeScopes } from './scope.ts';
-import { dataOf, openTarget, type Target } from './target.ts';
+import { dataOf, everyPage, openTarget, type Target } from './target.ts';
 
 /** The listing's header row. */
 const HEADER = [
@@ -35,9 +35,12 @@ const HEADER = [
 /** What LAST USED shows for a key with no request in the days the counters table keeps. */
 export const NOT_USED = `not in ${RETENTION_DAYS} days`;
 
-/** `list [--dormant DURATION] [--stage S]`. */
+/** Keys a page of the admin API's listKeys holds: its most. */
+const PAGE_SIZE = 100;
+
+/** `list [--dormant DURATION] [--owner OWNER] [--stage S]`. */
 export const list: KeysSubcommand = {
-  forms: ['list [--dormant DURATION]'],
+  forms: ['list [--dormant DURATION] [--owner OWNER]'],
   register: (program, dependencies) =>
     program
       .command('list')
@@ -50,10 +53,16 @@ export const list: KeysSubcommand = {
           `Only keys created before and unused for this long (days are UTC days), at most ${RETENTION_DAYS}d, e.g. 30d.`,
         ).argParser(durationParser(RETENTION_DAYS * 86_400, `${RETENTION_DAYS}d`)),
       )
+      .addOption(
+        new Option(
+          '--owner <owner>',
+          "Only this owner's keys, oldest first (a portal account's: cognito:<sub>).",
+        ),
+      )
       .addOption(stageOption())
-      .action(async (options: { dormant?: number; stage?: string }) => {
+      .action(async (options: { dormant?: number; owner?: string; stage?: string }) => {
         const target = await openTarget(parseStage(options.stage), dependencies);
-        await listKeys(target, options.dormant, dependencies);
+        await listKeys(target, options, dependencies);
       }),
 };
 
@@ -61,21 +70,27 @@ export const list: KeysSubcommand = {
  * Prints the target's keys as aligned columns under `HEADER` (counts with thousands separators,
  * times in ISO 8601), or a line saying there are none.
  *
- * @param dormantSeconds Only keys created more than this long ago whose last day used ended
- *   more than this long ago; @default - every key
+ * @param options.dormant Only keys created more than this many seconds ago whose last day used
+ *   ended more than this long ago; @default - every key
+ * @param options.owner Only this owner's keys. @default - every owner's
  * @throws Error when the admin API fails or cannot be reached.
  */
 async function listKeys(
   target: Target,
-  dormantSeconds: number | undefined,
+  { dormant: dormantSeconds, owner }: { dormant?: number; owner?: string },
   { stdout }: KeysCommandDependencies,
 ): Promise<void> {
   const now = Date.now();
-  const { keys: all } = await dataOf(target.admin.GET('/keys'));
+  const all = await everyPage({ limit: PAGE_SIZE, owner }, async (query) => {
+    const answer = await target.admin.GET('/keys', { params: { query } });
+    return { items: (await dataOf(Promise.resolve(answer))).keys, response: answer.response };
+  });
   if (all.length === 0) {
-    stdout(`No keys on ${target.description}.`);
+    stdout(`No keys${owner === undefined ? '' : ` of ${owner}`} on ${target.description}.`);
     return;
   }
+  // Every page read: the keys oldest first, as an owner's come and as the listing always showed.
+  all.sort((a, b) => a.key.createdAt.localeCompare(b.key.createdAt));
   const shown = all.filter(
     ({ key, lastUsed }) =>
       dormantSeconds === undefined || isDormant(key, lastUsed, dormantSeconds, now),

@@ -123,6 +123,33 @@ export async function dataOf<Data>(call: Promise<{ readonly data?: Data }>): Pro
 }
 
 /**
+ * Every item of a list of the admin API, page after page: `page` is called with the first query,
+ * then with the query of each answer's `Link: <…>; rel="next"` (the link followed as given, never
+ * built), until an answer has none.
+ * @param page One call of the list's operation, and the items its answer holds.
+ * @throws Error as the calls do.
+ */
+export async function everyPage<Item, Query extends object>(
+  first: Query,
+  page: (query: Query) => Promise<{ readonly items: Item[]; readonly response: Response }>,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  for (let query: Query | undefined = first; query !== undefined; ) {
+    const answer = await page(query);
+    items.push(...answer.items);
+    query = nextPageQuery<Query>(answer.response);
+  }
+  return items;
+}
+
+/** The query of the `rel="next"` link of an answer's `Link` header, or `undefined`: the last page. */
+function nextPageQuery<Query>(response: Response): Query | undefined {
+  const link = response.headers.get('link')?.match(/^<([^>]*)>;\s*rel="next"$/);
+  if (!link?.[1]) return undefined;
+  return Object.fromEntries(new URL(link[1], response.url).searchParams) as Query;
+}
+
+/**
  * The target's errors for the operator, as an openapi-fetch middleware: an unknown key
  * (`key_not_found`) as `unknownKey` says it, any other refusal with the API's message, an admin
  * API that does not answer (or not JSON) with what to do.

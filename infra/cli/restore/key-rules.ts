@@ -2,6 +2,7 @@
  * The restore rules of the keys table (docs/operations.md, "Recovering lost pets or keys"): put
  * back what is missing, never widen access. Pure: two scans in, a `RestorePlan` out.
  */
+import { isAccountItem } from '../../../shared/dynamodb/account-items.ts';
 import type { KeyHead } from '../../../shared/dynamodb/key-conditions.ts';
 import { isHead } from '../../../shared/dynamodb/key-conditions.ts';
 import type { ItemWrite } from '../../../shared/keys/admin-ports.ts';
@@ -35,6 +36,8 @@ function keysOf(items: readonly Item[]): Map<string, StoredKey> {
     return key;
   };
   for (const item of items) {
+    // An account's set of active keys is the key service's count, not a key: never put back.
+    if (isAccountItem(item)) continue;
     if (isHeadItem(item)) entry(item.keyHash).head = item;
     else {
       const row = item as Item & ApiKeyRecord;

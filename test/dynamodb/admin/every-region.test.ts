@@ -5,6 +5,7 @@
  * create, re-plan or revoke reaches both regions, a roll neither; a failure in the second region
  * undoes the first region's steps and writes no key and no audit entry.
  */
+
 import {
   APIGatewayClient,
   CreateApiKeyCommand,
@@ -23,6 +24,7 @@ import { createDocumentClient } from '../../../shared/dynamodb/clients.ts';
 import { DynamoDBKeyStore } from '../../../shared/dynamodb/key-store.ts';
 import { PLAN_IDS } from '../../../shared/plans.ts';
 import { readSettings, requiredSetting } from '../../../shared/settings.ts';
+import { everyKey } from '../../support/every-key.ts';
 import { HOME, OTHER, STACKS, twoRegionKeyService } from '../../support/two-region-stage.ts';
 
 const service = twoRegionKeyService();
@@ -210,7 +212,7 @@ describe('the admin API on a stage of two regions', () => {
 
   it('undoes the home region when the second region refuses a new key: no key, no audit entry', async () => {
     failNext = `${OTHER} CreateUsagePlanKeyCommand`;
-    const before = (await keys.listKeys()).length;
+    const before = (await everyKey(keys)).length;
 
     await expect(service.createKey({ plan: 'free' }, context)).rejects.toThrow(
       `API Gateway refused the key (CreateUsagePlanKeyCommand throttled in ${OTHER}); undone: delete API Gateway API key ${OTHER}-apikey-1, delete API Gateway API key ${HOME}-apikey-1. No key was issued.`,
@@ -218,7 +220,7 @@ describe('the admin API on a stage of two regions', () => {
 
     expect(apiKeysEverywhere()).toEqual([]);
     expect(Object.values(state).map(({ planKeys }) => planKeys.size)).toEqual([0, 0]);
-    expect((await keys.listKeys()).length).toBe(before);
+    expect((await everyKey(keys)).length).toBe(before);
   });
 
   it('puts the home region back when the second region refuses a move: plan and history unchanged', async () => {

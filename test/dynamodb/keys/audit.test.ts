@@ -81,7 +81,7 @@ describe('keys command history and audit', () => {
 
   it('prints each kind of actor by its id, and an account with its name', async () => {
     const { key } = await service.createKey(
-      { plan: 'free' },
+      { plan: 'free', owner: 'cognito:5f1c2a' },
       systemAuditContext('local:npm-start'),
     );
     await service.revokeKey(key.keyId, {

@@ -8,6 +8,7 @@ import {
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { describe, expect, it } from 'vitest';
 import { STACK_OUTPUTS, stackName } from '../../../infra/stages.ts';
+import { everyKey } from '../../support/every-key.ts';
 import {
   activeKeyIds,
   apiGateway,
@@ -229,7 +230,7 @@ describe('keys command on a deployed stage', () => {
         },
       ],
     });
-    const before = await keys.listKeys();
+    const before = await everyKey(keys);
 
     const { code, stderr } = await keysCommand(['create', '--plan', 'pro', '--stage', 'staging']);
 
@@ -237,7 +238,7 @@ describe('keys command on a deployed stage', () => {
     expect(stderr).toEqual([
       `keys: Stack petstore-staging has no output ${STACK_OUTPUTS.adminApiBaseUrl}: deploy the stage again.`,
     ]);
-    expect(await keys.listKeys()).toEqual(before);
+    expect(await everyKey(keys)).toEqual(before);
     expect(apiGateway.calls()).toEqual([]);
   });
 });

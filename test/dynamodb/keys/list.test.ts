@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { everyKey } from '../../support/every-key.ts';
 import { ban, enterpriseKey, keys, keysCommand, seedKey } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack', () => {
@@ -28,7 +29,7 @@ describe('keys command on the local stack', () => {
       'CREATED',
     ]);
     const rows = stdout.slice(1).map((line) => line.split(/\s{2,}/));
-    expect(rows).toHaveLength((await keys.listKeys()).length);
+    expect(rows).toHaveLength((await everyKey(keys)).length);
     expect(rows).toContainEqual([
       issued.record.keyId,
       'Pro',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashToken } from '../../../shared/keys/token.ts';
+import { everyKey } from '../../support/every-key.ts';
 import {
   apiGateway,
   ban,
@@ -52,7 +53,7 @@ describe('keys command on the local stack', () => {
   it('lists a rolled key once, with the end of its old token', async () => {
     const { record } = await seedKey({ plan: 'free', owner: 'roll list' });
     await keysCommand(['roll', record.keyId, '--grace', '15m']);
-    const old = (await keys.listKeys()).find((key) => key.keyId === record.keyId);
+    const old = (await everyKey(keys)).find((key) => key.keyId === record.keyId);
 
     const { stdout } = await keysCommand(['list']);
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { everyKey } from '../../support/every-key.ts';
 import { keys, keysCommand } from '../../support/keys-command.ts';
 
 describe('keys command on the local stack: scopes', () => {
@@ -54,14 +55,14 @@ describe('keys command on the local stack: scopes', () => {
     [['set-scope', 'key_0000000000000000', '--scope', 'admin'], 'Unknown scope "admin"'],
     [['set-scope', 'key_0000000000000000'], 'set-scope needs --scope pets:read|pets:write.'],
   ])('refuses %j as a usage error naming the valid scopes', async (args, message) => {
-    const before = await keys.listKeys();
+    const before = await everyKey(keys);
 
     const { code, stderr } = await keysCommand(args);
 
     expect(code).toBe(2);
     expect(stderr[0]).toContain(message);
     if (message.startsWith('Unknown')) expect(stderr[0]).toContain('use pets:read, pets:write.');
-    expect(await keys.listKeys()).toEqual(before);
+    expect(await everyKey(keys)).toEqual(before);
   });
 
   it('answers exit status 1 for set-scope on an unknown key', async () => {

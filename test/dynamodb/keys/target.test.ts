@@ -1,6 +1,7 @@
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_FORBIDDEN_MESSAGE } from '../../../infra/gateway-responses.ts';
+import { everyKey } from '../../support/every-key.ts';
 import {
   closedPort,
   cloudFormation,
@@ -14,7 +15,7 @@ describe('keys command on the local stack', () => {
   it.each([['set-plan', '--plan', 'pro'], ['unban']])(
     'fails %s with exit status 1 and a clear message when the key id is unknown',
     async (command, ...options) => {
-      const before = await keys.listKeys();
+      const before = await everyKey(keys);
 
       const { code, stdout, stderr } = await keysCommand([
         command,
@@ -27,7 +28,7 @@ describe('keys command on the local stack', () => {
       expect(stderr).toEqual([
         expect.stringMatching(/^keys: No key key_0000000000000000 on the local stack .*list/),
       ]);
-      expect(await keys.listKeys()).toEqual(before);
+      expect(await everyKey(keys)).toEqual(before);
     },
   );
 
@@ -59,7 +60,7 @@ describe('keys command on the local stack', () => {
   });
 
   it('changes nothing and says why when the admin API refuses the signature', async () => {
-    const before = await keys.listKeys();
+    const before = await everyKey(keys);
 
     const { code, stderr } = await keysCommand(['create', '--plan', 'free'], {
       ...localStack,
@@ -68,7 +69,7 @@ describe('keys command on the local stack', () => {
 
     expect(code).toBe(1);
     expect(stderr).toEqual([`keys: ${ADMIN_FORBIDDEN_MESSAGE}`]);
-    expect(await keys.listKeys()).toEqual(before);
+    expect(await everyKey(keys)).toEqual(before);
   });
 });
 
