@@ -5,10 +5,12 @@
  * rolls it, revokes it (its tokens refused), and signs out; a second account sees none of the
  * first's keys and gets 404 for each of them on every portal API route. Every action by keyboard
  * alone, axe-core on every page, the CSP enforced throughout (an inline script refused, no other
- * violation), the keys page's JavaScript measured, and a screenshot of each page written to
- * docs/portal/ for docs/portal.md.
+ * violation), the keys page's JavaScript measured, and a screenshot of each page: written to
+ * docs/portal/ for docs/portal.md with `npm run screenshots`, else to a directory of its own.
  */
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '../../infra/repository.ts';
@@ -25,7 +27,10 @@ import {
 /** The most JavaScript the signed-in keys page may load, uncompressed (docs/measurements.md). */
 const JS_BUDGET_BYTES = 400 * 1024;
 
-const SCREENSHOTS = resolve(REPOSITORY_ROOT, 'docs/portal');
+/** docs/portal/ only when asked (`UPDATE_SCREENSHOTS=1`): every run's dates and ids differ. */
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
+  ? resolve(REPOSITORY_ROOT, 'docs/portal')
+  : mkdtempSync(join(tmpdir(), 'portal-screenshots-'));
 const PASSWORD = 'correct horse battery staple';
 
 let started: Started;
@@ -47,6 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stopAll();
+  if (!process.env.UPDATE_SCREENSHOTS) rmSync(SCREENSHOTS, { recursive: true, force: true });
 });
 
 /** A browser context of its own (an account's), its CSP violations and the ID token it sends. */
